@@ -1,0 +1,39 @@
+/** Game configuration: the paper's constants as defaults, each overridable and validated. */
+import { z } from 'zod';
+
+export const configSchema = z.strictObject({
+  /** Ψ_l: steps in a leader turn. */
+  leaderSteps: z.number().int().min(1).max(100).default(5),
+  /** Ψ_f: steps in a follower turn. */
+  followerSteps: z.number().int().min(1).max(100).default(10),
+  /** Turns each player starts with. */
+  turnsPerPlayer: z.number().int().min(1).max(1000).default(6),
+  /** Extra turns for each player after the 1st, 2nd, ... set; 0 after the schedule ends (the original's). */
+  extraTurns: z.array(z.number().int().min(0).max(100)).max(1000).default([5, 4, 4, 3, 3, 2, 2, 1, 1, 1]),
+  /** Cards on the board. */
+  cardCount: z.number().int().min(3).max(200).default(21),
+  /**
+   * The original disables End Turn while the queue is empty; rule 3 is then reached by the
+   * leader's timeout. Set true to let End Turn itself skip the follower's turn.
+   */
+  endTurnWithEmptyQueue: z.boolean().default(false),
+  /** Longest instruction, in characters. */
+  maxInstructionLength: z.number().int().min(1).max(10_000).default(300),
+  /** The follower's view: a cone of this full angle and this range in hexes. */
+  view: z
+    .strictObject({
+      fovDegrees: z.number().min(1).max(360).default(120),
+      range: z.number().int().min(0).max(50).default(5),
+    })
+    .prefault({}),
+});
+
+export type GameConfig = z.output<typeof configSchema>;
+export type GameConfigInput = z.input<typeof configSchema>;
+
+/** Fills in defaults and validates; throws a ZodError naming the bad field. */
+export function makeConfig(overrides: GameConfigInput = {}): GameConfig {
+  return configSchema.parse(overrides);
+}
+
+export const DEFAULT_CONFIG: GameConfig = makeConfig();

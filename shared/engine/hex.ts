@@ -1,0 +1,83 @@
+/**
+ * Hex geometry in the original CerealBar's offset "odd-r" coordinates:
+ * x is the column, y the row; y grows to the north and odd rows sit half a hex
+ * to the east. Headings are the six hex directions, clockwise from north-east.
+ */
+
+export const HEADINGS = ['NE', 'E', 'SE', 'SW', 'W', 'NW'] as const;
+export type Heading = (typeof HEADINGS)[number];
+
+/** Degrees clockwise from north, as in the original client. */
+export const HEADING_DEGREES: Readonly<Record<Heading, number>> = { NE: 30, E: 90, SE: 150, SW: 210, W: 270, NW: 330 };
+
+export interface Cell {
+  readonly x: number;
+  readonly y: number;
+}
+
+export interface Pose extends Cell {
+  readonly heading: Heading;
+}
+
+type Offset = readonly [dx: number, dy: number];
+
+// The original's neighbour rule: the column offset of a diagonal step depends on the row's parity.
+const EVEN_ROW_STEP: Readonly<Record<Heading, Offset>> = {
+  NE: [0, 1], E: [1, 0], SE: [0, -1], SW: [-1, -1], W: [-1, 0], NW: [-1, 1],
+};
+const ODD_ROW_STEP: Readonly<Record<Heading, Offset>> = {
+  NE: [1, 1], E: [1, 0], SE: [1, -1], SW: [0, -1], W: [-1, 0], NW: [0, 1],
+};
+
+/** The cell one step from `cell` in direction `heading` (it may lie off the map). */
+export function stepFrom(cell: Cell, heading: Heading): Cell {
+  const [dx, dy] = (cell.y & 1 ? ODD_ROW_STEP : EVEN_ROW_STEP)[heading];
+  return { x: cell.x + dx, y: cell.y + dy };
+}
+
+/** The six neighbours of a cell, in HEADINGS order (some may lie off the map). */
+export function neighbours(cell: Cell): Cell[] {
+  return HEADINGS.map((heading) => stepFrom(cell, heading));
+}
+
+export function rotateRight(heading: Heading): Heading {
+  return HEADINGS[(HEADINGS.indexOf(heading) + 1) % 6];
+}
+
+export function rotateLeft(heading: Heading): Heading {
+  return HEADINGS[(HEADINGS.indexOf(heading) + 5) % 6];
+}
+
+export function opposite(heading: Heading): Heading {
+  return HEADINGS[(HEADINGS.indexOf(heading) + 3) % 6];
+}
+
+/** Number of rotations (each RL or RR) needed to turn from `from` to `to`: 0 to 3. */
+export function rotationDistance(from: Heading, to: Heading): number {
+  const d = Math.abs(HEADINGS.indexOf(from) - HEADINGS.indexOf(to));
+  return Math.min(d, 6 - d);
+}
+
+/** Steps between two cells on an unobstructed hex grid. */
+export function hexDistance(a: Cell, b: Cell): number {
+  const aq = a.x - (a.y - (a.y & 1)) / 2;
+  const bq = b.x - (b.y - (b.y & 1)) / 2;
+  const dq = aq - bq;
+  const dr = a.y - b.y;
+  return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
+}
+
+/** Centre of a cell in units where neighbouring centres are 1 apart; +x east, +z north. */
+export function cellCentre(cell: Cell): { x: number; z: number } {
+  return { x: cell.x + (cell.y & 1) * 0.5, z: (cell.y * Math.sqrt(3)) / 2 };
+}
+
+/** Unit vector (east, north) of a heading. */
+export function headingVector(heading: Heading): { x: number; z: number } {
+  const radians = (HEADING_DEGREES[heading] * Math.PI) / 180;
+  return { x: Math.sin(radians), z: Math.cos(radians) };
+}
+
+export function isHeading(value: unknown): value is Heading {
+  return typeof value === 'string' && (HEADINGS as readonly string[]).includes(value);
+}

@@ -1,0 +1,12 @@
+/** The CerealBar engine: pure, deterministic, no I/O; runs in Node and in the browser. */
+export * from './cards';
+export * from './config';
+export * from './errors';
+export * from './hex';
+export * from './map';
+export * from './placement';
+export * from './rng';
+export * from './snapshot';
+export * from './state';
+export * from './transition';
+export * from './view';

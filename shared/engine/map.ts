@@ -1,0 +1,192 @@
+/**
+ * The static world: terrain and props on a hex grid, the map file format
+ * (validated with zod), and the derived lookup tables the engine uses.
+ */
+import { z } from 'zod';
+import { COLORS, COUNTS, SHAPES } from './cards';
+import { HEADINGS, type Cell, neighbours } from './hex';
+
+/** One letter per terrain in map files; grass and path are walkable, the others are obstacles. */
+export const TERRAIN_LETTERS = {
+  G: 'grass',
+  P: 'path',
+  W: 'water',
+  D: 'deep_water',
+  H: 'hill',
+} as const;
+export type TerrainLetter = keyof typeof TERRAIN_LETTERS;
+export type Terrain = (typeof TERRAIN_LETTERS)[TerrainLetter];
+const WALKABLE_LETTERS = new Set<string>(['G', 'P']);
+
+/** Props are obstacles; `variant` picks the look (tree kind, hut colour, plant kind, ...). */
+export const PROP_TYPES = ['tree', 'hut', 'house', 'windmill', 'tower', 'tent', 'lamp', 'plant'] as const;
+export type PropType = (typeof PROP_TYPES)[number];
+
+export const MAP_FORMAT = 'cerealbar-map';
+export const MAP_FORMAT_VERSION = 1;
+
+const cellSchema = z.object({ x: z.number().int(), y: z.number().int() });
+export const poseSchema = cellSchema.extend({ heading: z.enum(HEADINGS) });
+
+const propSchema = z.object({
+  x: z.number().int(),
+  y: z.number().int(),
+  type: z.enum(PROP_TYPES),
+  variant: z.string().max(40).default(''),
+  rotation: z.enum(HEADINGS).default('NE'),
+});
+
+export const mapSchema = z
+  .object({
+    format: z.literal(MAP_FORMAT),
+    version: z.literal(MAP_FORMAT_VERSION),
+    name: z.string().max(200).default(''),
+    seed: z.number().int().optional(),
+    width: z.number().int().min(3).max(100),
+    height: z.number().int().min(3).max(100),
+    /** terrain[y] is row y (south to north), one letter per column. */
+    terrain: z.array(z.string().regex(/^[GPWDH]*$/, 'terrain rows use only the letters G P W D H')),
+    props: z.array(propSchema).default([]),
+    /** Optional fixed start poses; otherwise a game picks them with its seed. */
+    spawn: z.object({ leader: poseSchema, follower: poseSchema }).optional(),
+    /** Optional fixed initial cards (hand-made maps such as the tutorial); otherwise a game draws them. */
+    cards: z
+      .array(
+        cellSchema.extend({
+          color: z.enum(COLORS),
+          shape: z.enum(SHAPES),
+          count: z.union(COUNTS.map((count) => z.literal(count))),
+        }),
+      )
+      .optional(),
+  })
+  .superRefine((map, ctx) => {
+    if (map.terrain.length !== map.height) {
+      ctx.addIssue({ code: 'custom', path: ['terrain'], message: `has ${map.terrain.length} rows, height is ${map.height}` });
+      return;
+    }
+    map.terrain.forEach((row, y) => {
+      if (row.length !== map.width) {
+        ctx.addIssue({ code: 'custom', path: ['terrain', y], message: `row ${y} has ${row.length} cells, width is ${map.width}` });
+      }
+    });
+    const seen = new Set<number>();
+    map.props.forEach((prop, i) => {
+      const where = ['props', i];
+      if (prop.x < 0 || prop.y < 0 || prop.x >= map.width || prop.y >= map.height) {
+        ctx.addIssue({ code: 'custom', path: where, message: `prop at (${prop.x}, ${prop.y}) is off the map` });
+      } else if (seen.has(prop.y * map.width + prop.x)) {
+        ctx.addIssue({ code: 'custom', path: where, message: `two props on (${prop.x}, ${prop.y})` });
+      }
+      seen.add(prop.y * map.width + prop.x);
+    });
+  });
+
+/** A map as stored in a map file or a log header. */
+export type GameMap = z.output<typeof mapSchema>;
+export type Prop = GameMap['props'][number];
+
+/**
+ * Lookup tables derived once from a map. `walkable` marks grass and path cells without a prop;
+ * `region` marks the connected walkable region where players and cards live.
+ */
+export interface World {
+  readonly map: GameMap;
+  readonly width: number;
+  readonly height: number;
+  readonly walkable: Uint8Array;
+  readonly region: Uint8Array;
+  /** Cells where cards may be placed: in the region and not on the map's edge. */
+  readonly cardCells: readonly number[];
+}
+
+export function cellIndex(world: { width: number }, cell: Cell): number {
+  return cell.y * world.width + cell.x;
+}
+
+export function cellAt(world: { width: number }, index: number): Cell {
+  return { x: index % world.width, y: Math.floor(index / world.width) };
+}
+
+export function inBounds(world: { width: number; height: number }, cell: Cell): boolean {
+  return cell.x >= 0 && cell.y >= 0 && cell.x < world.width && cell.y < world.height;
+}
+
+export function terrainAt(map: GameMap, cell: Cell): Terrain {
+  return TERRAIN_LETTERS[map.terrain[cell.y][cell.x] as TerrainLetter];
+}
+
+export function isWalkable(world: World, cell: Cell): boolean {
+  return inBounds(world, cell) && world.walkable[cellIndex(world, cell)] === 1;
+}
+
+/** Walkable cells connected to `start` (a cell index), as a 0/1 mask. */
+export function connectedRegion(width: number, height: number, walkable: Uint8Array, start: number): Uint8Array {
+  const region = new Uint8Array(width * height);
+  if (!walkable[start]) return region;
+  const stack = [start];
+  region[start] = 1;
+  while (stack.length > 0) {
+    const index = stack.pop()!;
+    for (const next of neighbours({ x: index % width, y: Math.floor(index / width) })) {
+      if (next.x < 0 || next.y < 0 || next.x >= width || next.y >= height) continue;
+      const n = next.y * width + next.x;
+      if (walkable[n] && !region[n]) {
+        region[n] = 1;
+        stack.push(n);
+      }
+    }
+  }
+  return region;
+}
+
+function walkableMask(map: GameMap): Uint8Array {
+  const walkable = new Uint8Array(map.width * map.height);
+  for (let y = 0; y < map.height; y++) {
+    for (let x = 0; x < map.width; x++) walkable[y * map.width + x] = WALKABLE_LETTERS.has(map.terrain[y][x]) ? 1 : 0;
+  }
+  for (const prop of map.props) walkable[prop.y * map.width + prop.x] = 0;
+  return walkable;
+}
+
+/** The largest connected walkable region (ties: the one holding the lowest cell index). */
+function largestRegion(map: GameMap, walkable: Uint8Array): Uint8Array {
+  const seen = new Uint8Array(walkable.length);
+  let best: Uint8Array = new Uint8Array(walkable.length);
+  let bestSize = 0;
+  for (let i = 0; i < walkable.length; i++) {
+    if (!walkable[i] || seen[i]) continue;
+    const region = connectedRegion(map.width, map.height, walkable, i);
+    let size = 0;
+    for (let j = 0; j < region.length; j++) {
+      if (region[j]) {
+        seen[j] = 1;
+        size++;
+      }
+    }
+    if (size > bestSize) {
+      best = region;
+      bestSize = size;
+    }
+  }
+  return best;
+}
+
+/**
+ * Derives the world's lookup tables. The play region is the component holding the map's
+ * leader spawn when it has one, otherwise the largest walkable component.
+ */
+export function buildWorld(map: GameMap): World {
+  const walkable = walkableMask(map);
+  const region = map.spawn
+    ? connectedRegion(map.width, map.height, walkable, cellIndex(map, map.spawn.leader))
+    : largestRegion(map, walkable);
+  const cardCells: number[] = [];
+  for (let y = 1; y < map.height - 1; y++) {
+    for (let x = 1; x < map.width - 1; x++) {
+      const i = y * map.width + x;
+      if (region[i]) cardCells.push(i);
+    }
+  }
+  return { map, width: map.width, height: map.height, walkable, region, cardCells };
+}

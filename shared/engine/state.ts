@@ -1,0 +1,130 @@
+/** The game state and how a game starts. */
+import type { Card } from './cards';
+import { type GameConfig } from './config';
+import { GameSetupError } from './errors';
+import type { Pose } from './hex';
+import { buildWorld, cellIndex, type GameMap, type World } from './map';
+import { drawCards, placementProblem } from './placement';
+import { Draw, seedRng, type RngState } from './rng';
+
+export const ROLES = ['leader', 'follower'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Instruction {
+  readonly id: number;
+  readonly text: string;
+}
+
+export interface Turn {
+  readonly role: Role;
+  readonly stepsLeft: number;
+}
+
+/**
+ * Everything the rules need, as an immutable value: every transition returns a new state and
+ * shares what did not change. `world` and `config` never change during a game.
+ */
+export interface GameState {
+  readonly config: GameConfig;
+  readonly world: World;
+  readonly turn: Turn;
+  /** Turns left for each player, counting the current round (a leader turn and its follower turn). */
+  readonly turnsLeft: number;
+  readonly score: number;
+  /** Instructions not yet marked DONE; the head is the current one. */
+  readonly queue: readonly Instruction[];
+  /** The instruction most recently marked DONE (the follower sees it with the current one). */
+  readonly previousInstruction: Instruction | null;
+  readonly leader: Pose;
+  readonly follower: Pose;
+  readonly cards: readonly Card[];
+  readonly nextCardId: number;
+  readonly nextInstructionId: number;
+  readonly rng: RngState;
+  readonly gameOver: boolean;
+}
+
+/** What a game starts from, besides its map and config: recorded in every log header. */
+export interface InitialSetup {
+  readonly leader: Pose;
+  readonly follower: Pose;
+  readonly cards: readonly Card[];
+  readonly rng: RngState;
+}
+
+/** Builds the first state from an explicit setup, checking that it obeys the placement rules. */
+export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup): GameState {
+  const world = buildWorld(map);
+  for (const role of ROLES) {
+    const pose = setup[role];
+    if (pose.x < 0 || pose.y < 0 || pose.x >= world.width || pose.y >= world.height || !world.region[cellIndex(world, pose)]) {
+      throw new GameSetupError(`the ${role} starts at (${pose.x}, ${pose.y}), outside the walkable play region`);
+    }
+  }
+  if (setup.cards.length !== config.cardCount) {
+    throw new GameSetupError(`the game needs ${config.cardCount} cards, the setup has ${setup.cards.length}`);
+  }
+  const problem = placementProblem(
+    world,
+    new Set([cellIndex(world, setup.leader), cellIndex(world, setup.follower)]),
+    setup.cards.map((card) => ({ ...card, selected: false })),
+    setup.cards.map((_, i) => i),
+    [],
+  );
+  if (problem) throw new GameSetupError(`initial cards: ${problem}`);
+  if (setup.cards.some((card) => card.selected)) throw new GameSetupError('initial cards must not be selected');
+  return {
+    config,
+    world,
+    turn: { role: 'leader', stepsLeft: config.leaderSteps },
+    turnsLeft: config.turnsPerPlayer,
+    score: 0,
+    queue: [],
+    previousInstruction: null,
+    leader: setup.leader,
+    follower: setup.follower,
+    cards: setup.cards,
+    nextCardId: setup.cards.length,
+    nextInstructionId: 0,
+    rng: setup.rng,
+    gameOver: false,
+  };
+}
+
+/**
+ * A new game on `map` with everything the map leaves open (start poses, cards) drawn from `seed`.
+ * Throws GameSetupError when the map cannot hold a game.
+ */
+export function createGame(config: GameConfig, map: GameMap, seed: number): GameState {
+  return startGame(config, map, drawSetup(config, map, seed));
+}
+
+export function drawSetup(config: GameConfig, map: GameMap, seed: number): InitialSetup {
+  const world = buildWorld(map);
+  const draw = new Draw(seedRng(seed));
+  const needed = config.cardCount + 2;
+  if (world.cardCells.length < needed) {
+    throw new GameSetupError(`the play region has ${world.cardCells.length} inner cells; ${needed} are needed for the cards and players`);
+  }
+  let leader: Pose;
+  let follower: Pose;
+  if (map.spawn) {
+    ({ leader, follower } = map.spawn);
+  } else {
+    // The original spawns players on path cells, facing north-east.
+    const paths = world.cardCells.filter((i) => map.terrain[Math.floor(i / map.width)][i % map.width] === 'P');
+    const starts = paths.length >= 2 ? paths : world.cardCells;
+    const leaderCell = draw.pick(starts);
+    let followerCell = draw.pick(starts);
+    while (followerCell === leaderCell) followerCell = draw.pick(starts);
+    leader = { x: leaderCell % map.width, y: Math.floor(leaderCell / map.width), heading: 'NE' };
+    follower = { x: followerCell % map.width, y: Math.floor(followerCell / map.width), heading: 'NE' };
+  }
+  const occupied = new Set([cellIndex(world, leader), cellIndex(world, follower)]);
+  const cards = map.cards ? fixedCards(map) : drawCards(draw, world, occupied, config.cardCount, 0, []);
+  return { leader, follower, cards, rng: draw.state() };
+}
+
+function fixedCards(map: GameMap): Card[] {
+  return (map.cards ?? []).map((card, id) => ({ id, ...card, selected: false }));
+}

@@ -1,0 +1,252 @@
+/**
+ * The transition function of Table 2 (rules 1-8): `step(state, action)` returns the next state
+ * and what happened, or refuses the action with a typed error and leaves the state as it was.
+ */
+import { SET_SIZE, isValidSet, type Card } from './cards';
+import { actionError, type ActionError } from './errors';
+import { opposite, rotateLeft, rotateRight, stepFrom, type Pose } from './hex';
+import { cellIndex, isWalkable } from './map';
+import { drawCards, placementProblem } from './placement';
+import { Draw } from './rng';
+import type { GameState, Instruction, Role, Turn } from './state';
+
+export const MOVES = ['MF', 'MB', 'RL', 'RR'] as const;
+export type Move = (typeof MOVES)[number];
+
+/** Every action a game accepts. A timeout is injected by whoever keeps time (the server). */
+export type Action =
+  | { readonly type: 'move'; readonly actor: Role; readonly move: Move }
+  | { readonly type: 'instruction'; readonly actor: Role; readonly text: string }
+  | { readonly type: 'endTurn'; readonly actor: Role }
+  | { readonly type: 'done'; readonly actor: Role }
+  | { readonly type: 'timeout'; readonly actor: 'server'; readonly role: Role };
+export type ActionType = Action['type'];
+export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
+
+/** Why control changed hands. */
+export type TurnEndReason = 'end-turn' | 'timeout' | 'out-of-steps' | 'all-done';
+
+export interface SetOutcome {
+  /** The three cards that formed the set (they leave the board). */
+  readonly cards: readonly number[];
+  /** The cards placed in their stead. */
+  readonly added: readonly Card[];
+  readonly extraTurns: number;
+}
+
+/** What an accepted action did: recorded in the log and checked on replay. */
+export interface Outcome {
+  /** The mover's pose after a move, also when the move was blocked. */
+  readonly pose?: Pose;
+  /** The move changed nothing: an obstacle or the map's edge was in the way. */
+  readonly blocked?: true;
+  /** Ids of the cards whose selection flipped. */
+  readonly toggled?: readonly number[];
+  readonly set?: SetOutcome;
+  /** Id of the instruction issued or marked done. */
+  readonly instruction?: number;
+  readonly turnEnded?: { readonly reason: TurnEndReason; readonly followerSkipped?: true };
+  readonly turn: Turn;
+  readonly turnsLeft: number;
+  readonly score: number;
+  readonly gameOver: boolean;
+}
+
+export type StepResult =
+  | { readonly ok: true; readonly state: GameState; readonly outcome: Outcome }
+  | { readonly ok: false; readonly error: ActionError };
+
+export interface StepOptions {
+  /**
+   * Replacement cards to use if this action makes a set, instead of drawing them: replay uses the
+   * cards a log recorded. They are checked against the placement rules.
+   */
+  readonly replacementCards?: readonly Card[];
+}
+
+function refuse(code: ActionError['code'], message: string): StepResult {
+  return { ok: false, error: actionError(code, message) };
+}
+
+function accept(state: GameState, outcome: Omit<Outcome, 'turn' | 'turnsLeft' | 'score' | 'gameOver'>): StepResult {
+  return {
+    ok: true,
+    state,
+    outcome: { ...outcome, turn: state.turn, turnsLeft: state.turnsLeft, score: state.score, gameOver: state.gameOver },
+  };
+}
+
+export function step(state: GameState, action: Action, options: StepOptions = {}): StepResult {
+  if (state.gameOver) return refuse('GAME_OVER', 'the game is over');
+  switch (action?.type) {
+    case 'move':
+      return move(state, action, options);
+    case 'instruction':
+      return instruct(state, action);
+    case 'endTurn':
+      return endTurn(state, action);
+    case 'done':
+      return markDone(state, action);
+    case 'timeout':
+      return timeout(state, action);
+    default:
+      return refuse('MALFORMED_ACTION', `unknown action type ${JSON.stringify((action as { type?: unknown })?.type)}`);
+  }
+}
+
+function checkTurn(state: GameState, actor: unknown): StepResult | null {
+  if (actor !== 'leader' && actor !== 'follower') return refuse('MALFORMED_ACTION', `unknown actor ${JSON.stringify(actor)}`);
+  if (actor !== state.turn.role) return refuse('NOT_YOUR_TURN', `it is the ${state.turn.role}'s turn`);
+  return null;
+}
+
+/** Rules 4, 7 and 8: a world action costs a step; the follower's last step hands control back. */
+function move(state: GameState, action: Extract<Action, { type: 'move' }>, options: StepOptions): StepResult {
+  const refused = checkTurn(state, action.actor);
+  if (refused) return refused;
+  if (state.turn.stepsLeft <= 0) return refuse('NO_STEPS_LEFT', `the ${action.actor} has no steps left this turn`);
+  const role = action.actor;
+  const from = state[role];
+  let to: Pose;
+  switch (action.move) {
+    case 'RL':
+      to = { x: from.x, y: from.y, heading: rotateLeft(from.heading) };
+      break;
+    case 'RR':
+      to = { x: from.x, y: from.y, heading: rotateRight(from.heading) };
+      break;
+    case 'MF':
+    case 'MB': {
+      const cell = stepFrom(from, action.move === 'MF' ? from.heading : opposite(from.heading));
+      // A move that would not change the pose changes nothing and costs no step.
+      if (!isWalkable(state.world, cell)) return accept(state, { pose: from, blocked: true });
+      to = { x: cell.x, y: cell.y, heading: from.heading };
+      break;
+    }
+    default:
+      return refuse('MALFORMED_ACTION', `unknown move ${JSON.stringify(action.move)}`);
+  }
+
+  let next: GameState = { ...state, [role]: to, turn: { role, stepsLeft: state.turn.stepsLeft - 1 } };
+  let toggled: number[] | undefined;
+  let set: SetOutcome | undefined;
+  if (to.x !== from.x || to.y !== from.y) {
+    const entered = state.cards.findIndex((card) => card.x === to.x && card.y === to.y);
+    if (entered >= 0) {
+      const cards = state.cards.slice();
+      cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
+      toggled = [cards[entered].id];
+      next = { ...next, cards };
+      const made = completeSet(next, options);
+      if (made && 'error' in made) return { ok: false, error: made.error };
+      if (made) ({ state: next, set } = made);
+    }
+  }
+  let turnEnded: Outcome['turnEnded'];
+  if (role === 'follower' && next.turn.stepsLeft === 0) {
+    next = endRound(next);
+    turnEnded = { reason: 'out-of-steps' };
+  }
+  return accept(next, { pose: to, ...(toggled && { toggled }), ...(set && { set }), ...(turnEnded && { turnEnded }) });
+}
+
+/** When the selection is a valid set: remove it, score, add extra turns and new cards. */
+function completeSet(
+  state: GameState,
+  options: StepOptions,
+): { state: GameState; set: SetOutcome } | { error: ActionError } | null {
+  const selected = state.cards.filter((card) => card.selected);
+  if (selected.length !== SET_SIZE || !isValidSet(selected)) return null;
+  const remaining = state.cards.filter((card) => !card.selected);
+  const occupied = new Set<number>(remaining.map((card) => cellIndex(state.world, card)));
+  occupied.add(cellIndex(state.world, state.leader));
+  occupied.add(cellIndex(state.world, state.follower));
+  let added: readonly Card[];
+  let rng = state.rng;
+  if (options.replacementCards) {
+    const ids = selected.map((_, i) => state.nextCardId + i);
+    const problem = placementProblem(state.world, occupied, options.replacementCards, ids, remaining);
+    if (problem) return { error: actionError('BAD_REPLACEMENT_CARDS', problem) };
+    added = options.replacementCards;
+  } else {
+    const draw = new Draw(state.rng);
+    added = drawCards(draw, state.world, occupied, SET_SIZE, state.nextCardId, remaining);
+    rng = draw.state();
+  }
+  const extraTurns = state.config.extraTurns[state.score] ?? 0;
+  return {
+    state: {
+      ...state,
+      cards: [...remaining, ...added],
+      nextCardId: state.nextCardId + SET_SIZE,
+      score: state.score + 1,
+      turnsLeft: state.turnsLeft + extraTurns,
+      rng,
+    },
+    set: { cards: selected.map((card) => card.id), added, extraTurns },
+  };
+}
+
+/** A round (a leader turn and its follower turn, played or skipped) ends; the leader plays next. */
+function endRound(state: GameState): GameState {
+  const turnsLeft = state.turnsLeft - 1;
+  if (turnsLeft <= 0) return { ...state, turnsLeft: 0, turn: { role: 'leader', stepsLeft: 0 }, gameOver: true };
+  return { ...state, turnsLeft, turn: { role: 'leader', stepsLeft: state.config.leaderSteps } };
+}
+
+/** Rules 2 and 3: the leader hands control to the follower, or, with an empty queue, skips its turn. */
+function passControl(state: GameState, reason: TurnEndReason): StepResult {
+  if (state.queue.length > 0) {
+    return accept({ ...state, turn: { role: 'follower', stepsLeft: state.config.followerSteps } }, { turnEnded: { reason } });
+  }
+  return accept(endRound(state), { turnEnded: { reason, followerSkipped: true } });
+}
+
+/** Rule 1: an instruction joins the end of the queue and costs no step. */
+function instruct(state: GameState, action: Extract<Action, { type: 'instruction' }>): StepResult {
+  if (action.actor === 'follower') return refuse('FOLLOWER_CANNOT_INSTRUCT', 'only the leader can give instructions');
+  const refused = checkTurn(state, action.actor);
+  if (refused) return refused;
+  if (typeof action.text !== 'string' || action.text.trim().length === 0) {
+    return refuse('EMPTY_INSTRUCTION', 'an instruction needs some text');
+  }
+  if (action.text.length > state.config.maxInstructionLength) {
+    return refuse('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters`);
+  }
+  const instruction: Instruction = { id: state.nextInstructionId, text: action.text };
+  return accept(
+    { ...state, queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 },
+    { instruction: instruction.id },
+  );
+}
+
+function endTurn(state: GameState, action: Extract<Action, { type: 'endTurn' }>): StepResult {
+  if (action.actor === 'follower') {
+    return refuse('FOLLOWER_CANNOT_END_TURN', "the follower's turn ends by DONE on the last instruction, running out of steps or time");
+  }
+  const refused = checkTurn(state, action.actor);
+  if (refused) return refused;
+  if (state.queue.length === 0 && !state.config.endTurnWithEmptyQueue) {
+    return refuse('EMPTY_QUEUE', 'give the follower an instruction before ending the turn');
+  }
+  return passControl(state, 'end-turn');
+}
+
+/** Rules 5 and 6: DONE removes the current instruction; after the last one the leader plays. */
+function markDone(state: GameState, action: Extract<Action, { type: 'done' }>): StepResult {
+  if (action.actor === 'leader') return refuse('LEADER_CANNOT_MARK_DONE', 'only the follower marks instructions done');
+  const refused = checkTurn(state, action.actor);
+  if (refused) return refused;
+  const [finished, ...rest] = state.queue;
+  const next: GameState = { ...state, queue: rest, previousInstruction: finished };
+  if (rest.length > 0) return accept(next, { instruction: finished.id });
+  return accept(endRound(next), { instruction: finished.id, turnEnded: { reason: 'all-done' } });
+}
+
+/** A turn out of time ends like the leader's End Turn (rule 2 or 3) or the follower's last step (rule 7). */
+function timeout(state: GameState, action: Extract<Action, { type: 'timeout' }>): StepResult {
+  if (action.actor !== 'server') return refuse('MALFORMED_ACTION', 'only the server declares a timeout');
+  if (action.role !== state.turn.role) return refuse('STALE_TIMEOUT', `the ${action.role}'s turn is already over`);
+  if (action.role === 'leader') return passControl(state, 'timeout');
+  return accept(endRound(state), { turnEnded: { reason: 'timeout' } });
+}
