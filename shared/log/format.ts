@@ -1,0 +1,110 @@
+/**
+ * The game log: JSON Lines with a self-contained header, one line per accepted action with the
+ * outcome the engine produced, and an end line. docs/log-format.md describes it for readers.
+ */
+import { z } from 'zod';
+import { COLORS, COUNTS, SHAPES } from '../engine/cards';
+import { configSchema } from '../engine/config';
+import { mapSchema, poseSchema } from '../engine/map';
+import { ROLES } from '../engine/state';
+import { MOVES, type Action, type Outcome } from '../engine/transition';
+
+export const LOG_FORMAT = 'cerealbar-log';
+export const LOG_FORMAT_VERSION = 1;
+
+export const END_REASONS = ['turns-exhausted', 'abandoned', 'interrupted', 'server-shutdown'] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
+const int = z.number().int();
+const nonNegative = int.min(0);
+
+export const cardSchema = z.strictObject({
+  id: nonNegative,
+  x: int,
+  y: int,
+  color: z.enum(COLORS),
+  shape: z.enum(SHAPES),
+  count: z.literal(COUNTS),
+  selected: z.boolean(),
+});
+
+export const headerSchema = z.strictObject({
+  kind: z.literal('header'),
+  format: z.literal(LOG_FORMAT),
+  formatVersion: z.literal(LOG_FORMAT_VERSION),
+  engineVersion: z.string().min(1),
+  gameId: z.string().min(1).max(200),
+  startedAt: z.iso.datetime(),
+  seed: int,
+  config: configSchema,
+  map: mapSchema,
+  initial: z.strictObject({
+    leader: poseSchema,
+    follower: poseSchema,
+    cards: z.array(cardSchema),
+    rng: z.array(z.number()).min(1),
+  }),
+  /** Free-form facts about the game: pool, opaque player ids, crowdsourcing ids, who played. */
+  meta: z.record(z.string(), z.unknown()).default({}),
+});
+
+const roleSchema = z.enum(ROLES);
+const turnSchema = z.strictObject({ role: roleSchema, stepsLeft: nonNegative });
+
+export const outcomeSchema = z.strictObject({
+  pose: poseSchema.strict().optional(),
+  blocked: z.literal(true).optional(),
+  toggled: z.array(nonNegative).optional(),
+  set: z
+    .strictObject({
+      cards: z.array(nonNegative),
+      added: z.array(cardSchema),
+      extraTurns: nonNegative,
+    })
+    .optional(),
+  instruction: nonNegative.optional(),
+  turnEnded: z
+    .strictObject({
+      reason: z.enum(['end-turn', 'timeout', 'out-of-steps', 'all-done']),
+      followerSkipped: z.literal(true).optional(),
+    })
+    .optional(),
+  turn: turnSchema,
+  turnsLeft: nonNegative,
+  score: nonNegative,
+  gameOver: z.boolean(),
+});
+
+const eventBase = { kind: z.literal('event'), seq: int.min(1), t: nonNegative, outcome: outcomeSchema };
+
+/** One accepted action; `type` and `payload` together with `actor` make the engine's Action. */
+export const eventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...eventBase, type: z.literal('move'), actor: roleSchema, payload: z.strictObject({ move: z.enum(MOVES) }) }),
+  z.strictObject({ ...eventBase, type: z.literal('instruction'), actor: roleSchema, payload: z.strictObject({ text: z.string() }) }),
+  z.strictObject({ ...eventBase, type: z.literal('endTurn'), actor: roleSchema, payload: z.strictObject({}) }),
+  z.strictObject({ ...eventBase, type: z.literal('done'), actor: roleSchema, payload: z.strictObject({}) }),
+  z.strictObject({ ...eventBase, type: z.literal('timeout'), actor: z.literal('server'), payload: z.strictObject({ role: roleSchema }) }),
+]);
+
+export const endSchema = z.strictObject({
+  kind: z.literal('end'),
+  t: nonNegative,
+  reason: z.enum(END_REASONS),
+  score: nonNegative,
+});
+
+export type LogHeader = z.output<typeof headerSchema>;
+export type LogEvent = z.output<typeof eventSchema>;
+export type LogEnd = z.output<typeof endSchema>;
+export type LogLine = LogHeader | LogEvent | LogEnd;
+
+/** The engine action an event line records. */
+export function eventAction(event: LogEvent): Action {
+  return { type: event.type, actor: event.actor, ...event.payload } as Action;
+}
+
+/** The event line for an accepted action. */
+export function eventLine(seq: number, t: number, action: Action, outcome: Outcome): LogEvent {
+  const { type, actor, ...payload } = action;
+  return { kind: 'event', seq, t, actor, type, payload, outcome } as LogEvent;
+}

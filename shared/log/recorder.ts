@@ -1,0 +1,98 @@
+/** Records a game as it is played: every accepted action becomes a log line at once. */
+import type { GameConfig } from '../engine/config';
+import type { GameMap } from '../engine/map';
+import { startGame, type GameState, type InitialSetup } from '../engine/state';
+import { step, type Action, type StepResult } from '../engine/transition';
+import { ENGINE_VERSION } from '../version';
+import { LOG_FORMAT, LOG_FORMAT_VERSION, eventLine, type EndReason, type LogEnd, type LogHeader, type LogLine } from './format';
+
+export interface HeaderFields {
+  readonly gameId: string;
+  readonly startedAt: Date;
+  readonly seed: number;
+  readonly config: GameConfig;
+  readonly map: GameMap;
+  readonly setup: InitialSetup;
+  readonly meta?: Record<string, unknown>;
+}
+
+export function makeHeader(fields: HeaderFields): LogHeader {
+  return {
+    kind: 'header',
+    format: LOG_FORMAT,
+    formatVersion: LOG_FORMAT_VERSION,
+    engineVersion: ENGINE_VERSION,
+    gameId: fields.gameId,
+    startedAt: fields.startedAt.toISOString(),
+    seed: fields.seed,
+    config: fields.config,
+    map: fields.map,
+    initial: {
+      leader: fields.setup.leader,
+      follower: fields.setup.follower,
+      cards: fields.setup.cards.map((card) => ({ ...card })),
+      rng: [...fields.setup.rng],
+    },
+    meta: fields.meta ?? {},
+  };
+}
+
+/** The first state of the game a header describes. */
+export function stateFromHeader(header: LogHeader): GameState {
+  return startGame(header.config, header.map, header.initial);
+}
+
+/** One log line as text, without the newline. */
+export function serializeLine(line: LogLine): string {
+  return JSON.stringify(line);
+}
+
+/**
+ * Plays a game through the engine and hands each log line to `write` as soon as the engine
+ * accepts the action; refused actions are returned to the caller and never logged.
+ */
+export class GameRecorder {
+  private seq = 0;
+  private lastT = 0;
+  private ended = false;
+  state: GameState;
+
+  constructor(
+    readonly header: LogHeader,
+    private readonly write: (line: LogLine) => void,
+  ) {
+    this.state = stateFromHeader(header);
+    write(header);
+  }
+
+  /** Applies an action at `t` ms since the start; times earlier than the last one are clamped. */
+  apply(action: Action, t: number): StepResult {
+    if (this.ended) throw new Error('the log is closed');
+    const result = step(this.state, action);
+    if (result.ok) {
+      this.state = result.state;
+      this.lastT = Math.max(this.lastT, Math.round(t));
+      this.seq += 1;
+      this.write(eventLine(this.seq, this.lastT, action, result.outcome));
+    }
+    return result;
+  }
+
+  /** Closes the log; a game that is over always ends with 'turns-exhausted'. */
+  end(t: number, reason: EndReason): LogEnd {
+    if (this.ended) throw new Error('the log is already closed');
+    this.ended = true;
+    const line: LogEnd = {
+      kind: 'end',
+      t: Math.max(this.lastT, Math.round(t)),
+      reason: this.state.gameOver ? 'turns-exhausted' : reason,
+      score: this.state.score,
+    };
+    this.write(line);
+    return line;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+}
