@@ -4,17 +4,17 @@ import { MOVES, ROLES, snapshot, type Action, type GameState, type Role } from '
 import { makeHeader, serializeLine, GameRecorder } from '../shared/log/recorder';
 import type { LogLine } from '../shared/log/format';
 import { replay } from '../shared/log/replay';
-import { makeState } from './fixtures';
+import { card, makeState } from './fixtures';
 
 /** What to do, and whether to do it as the player in control or (one time in ten) as the other one. */
 const intents = fc.array(
   fc.record({
     kind: fc.constantFrom('move', 'move', 'move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout'),
-    move: fc.constantFrom(...MOVES),
+    move: fc.constantFrom<(typeof MOVES)[number]>('MF', 'MF', 'MF', 'MB', 'RL', 'RR'),
     wrongRole: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     text: fc.string({ maxLength: 20 }),
   }),
-  { maxLength: 300 },
+  { minLength: 50, maxLength: 400 },
 );
 function toAction(state: GameState, i: { kind: string; move: (typeof MOVES)[number]; wrongRole: boolean; text: string }): Action {
   const role: Role = i.wrongRole ? ROLES.find((r) => r !== state.turn.role)! : state.turn.role;
@@ -35,8 +35,21 @@ function toAction(state: GameState, i: { kind: string; move: (typeof MOVES)[numb
 /** Counted across runs, to show that the random play really reaches sets and game ends. */
 const seen = { sets: 0, gameOvers: 0, refusals: 0 };
 
+/**
+ * Six cards with all colours and shapes different near both players: any three selected cards
+ * with different counts form a set, so random walks make sets often.
+ */
+const SET_RICH_CARDS = [
+  card(0, 2, 4, { color: 'red', shape: 'star', count: 1 }),
+  card(1, 3, 4, { color: 'blue', shape: 'heart', count: 2 }),
+  card(2, 3, 5, { color: 'green', shape: 'cube', count: 3 }),
+  card(3, 2, 2, { color: 'pink', shape: 'torus', count: 1 }),
+  card(4, 2, 1, { color: 'yellow', shape: 'plus', count: 2 }),
+  card(5, 1, 3, { color: 'black', shape: 'diamond', count: 3 }),
+];
+
 function record(intentList: Parameters<typeof toAction>[1][], seed: number) {
-  const start = makeState({ config: { turnsPerPlayer: 3 } });
+  const start = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 6 } });
   const header = makeHeader({
     gameId: `property-${seed}`,
     startedAt: new Date(0),
