@@ -178,7 +178,7 @@ function largestRegion(map: GameMap, walkable: Uint8Array): Uint8Array {
  */
 export function buildWorld(map: GameMap): World {
   const walkable = walkableMask(map);
-  const region = map.spawn
+  const region = map.spawn && inBounds(map, map.spawn.leader)
     ? connectedRegion(map.width, map.height, walkable, cellIndex(map, map.spawn.leader))
     : largestRegion(map, walkable);
   const cardCells: number[] = [];

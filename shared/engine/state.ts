@@ -99,7 +99,13 @@ export function createGame(config: GameConfig, map: GameMap, seed: number): Game
   return startGame(config, map, drawSetup(config, map, seed));
 }
 
+/** Seeds are integers in [0, 2^32): the generator uses 32 bits of seed. */
+export const MAX_SEED = 2 ** 32 - 1;
+
 export function drawSetup(config: GameConfig, map: GameMap, seed: number): InitialSetup {
+  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) {
+    throw new GameSetupError(`the seed must be an integer from 0 to ${MAX_SEED}, got ${seed}`);
+  }
   const world = buildWorld(map);
   const draw = new Draw(seedRng(seed));
   const needed = config.cardCount + 2;
