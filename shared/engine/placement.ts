@@ -66,15 +66,15 @@ export function placementProblem(
   expectedIds: readonly number[],
   board: readonly CardFace[],
 ): string | null {
-  if (cards.length !== expectedIds.length) return `expected ${expectedIds.length} new cards, got ${cards.length}`;
+  if (cards.length !== expectedIds.length) return `expected ${expectedIds.length} cards, got ${cards.length}`;
   const cardCells = new Set(world.cardCells);
   const used = new Set<number>();
   for (const [i, card] of cards.entries()) {
-    if (card.id !== expectedIds[i]) return `new card ${i} has id ${card.id}, expected ${expectedIds[i]}`;
-    if (card.selected) return `new card ${card.id} is selected`;
+    if (card.id !== expectedIds[i]) return `card ${i} has id ${card.id}, expected ${expectedIds[i]}`;
+    if (card.selected) return `card ${card.id} is selected`;
     const index = cellIndex(world, card);
-    if (!cardCells.has(index)) return `new card ${card.id} at (${card.x}, ${card.y}) is not on a reachable inner cell`;
-    if (occupied.has(index) || used.has(index)) return `new card ${card.id} at (${card.x}, ${card.y}) is on an occupied cell`;
+    if (!cardCells.has(index)) return `card ${card.id} at (${card.x}, ${card.y}) is not on a reachable inner cell`;
+    if (occupied.has(index) || used.has(index)) return `card ${card.id} at (${card.x}, ${card.y}) is on an occupied cell`;
     used.add(index);
   }
   if (!hasValidSet([...board, ...cards])) return 'the board would hold no valid set';

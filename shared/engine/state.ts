@@ -67,12 +67,11 @@ export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup)
   const problem = placementProblem(
     world,
     new Set([cellIndex(world, setup.leader), cellIndex(world, setup.follower)]),
-    setup.cards.map((card) => ({ ...card, selected: false })),
+    setup.cards,
     setup.cards.map((_, i) => i),
     [],
   );
   if (problem) throw new GameSetupError(`initial cards: ${problem}`);
-  if (setup.cards.some((card) => card.selected)) throw new GameSetupError('initial cards must not be selected');
   return {
     config,
     world,

@@ -96,7 +96,7 @@ describe('replay refuses corrupt logs, naming the line', () => {
     ['a header without the map', () => tamper((l) => { delete l[0].map; }), 1, /bad header: map/],
     ['a map row of the wrong width', () => tamper((l) => { l[0].map.terrain[3] = 'GG'; }), 1, /bad header: map.terrain.3: row 3 has 2 cells/],
     ['a config out of range', () => tamper((l) => { l[0].config.leaderSteps = -1; }), 1, /bad header: config.leaderSteps/],
-    ['an initial card in the water', () => tamper((l) => { Object.assign(l[0].initial.cards[4], { x: 4, y: 2 }); }), 1, /cannot start a game: initial cards: new card 4 at \(4, 2\)/],
+    ['an initial card in the water', () => tamper((l) => { Object.assign(l[0].initial.cards[4], { x: 4, y: 2 }); }), 1, /cannot start a game: initial cards: card 4 at \(4, 2\)/],
     ['a player off the map', () => tamper((l) => { l[0].initial.leader.x = 40; }), 1, /cannot start a game: the leader starts at \(40, 1\)/],
     ['a line that is not an object', () => tamper((l) => { l.splice(3, 0, [1, 2] as never); }), 4, /must be a JSON object/],
     ['an unknown line kind', () => tamper((l) => { l[2].kind = 'chat'; }), 3, /unknown line kind "chat"/],
