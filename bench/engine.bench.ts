@@ -1,0 +1,96 @@
+/**
+ * Engine benchmarks, on one core: transitions per second, full self-play games per second, log size
+ * per game and replay speed. Run with `npm run bench` (optionally `-- --games N`).
+ */
+import { generateMap } from '../shared/maps/generate';
+import { makeConfig, step, type Action, type GameState } from '../shared/engine';
+import { eventAction, type LogLine } from '../shared/log/format';
+import { serializeLine, stateFromHeader } from '../shared/log/recorder';
+import { replay } from '../shared/log/replay';
+import { playSelfPlayGame } from '../shared/selfplay/game';
+
+const gamesArg = process.argv.indexOf('--games');
+const GAMES = gamesArg > 0 ? Number(process.argv[gamesArg + 1]) : 500;
+const config = makeConfig();
+
+/** Runs `body` repeatedly for at least `minMs`; returns the work units per second. */
+function rate(minMs: number, body: () => number): number {
+  let units = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minMs) {
+    units += body();
+    elapsed = performance.now() - start;
+  }
+  return (units * 1000) / elapsed;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// Maps are generated once: the figure for self-play is the games themselves.
+const maps = Array.from({ length: GAMES }, (_, seed) => generateMap(seed));
+const games = maps.map((map, seed) => {
+  const lines: LogLine[] = [];
+  playSelfPlayGame({ seed, map, config, startedAt: new Date(0) }, (line) => lines.push(line));
+  return lines;
+});
+
+// 1. Transitions: the self-play games' actions applied with step(), nothing else.
+const scripts: { start: GameState; actions: Action[] }[] = games.map((lines) => ({
+  start: stateFromHeader(lines[0] as Extract<LogLine, { kind: 'header' }>),
+  actions: lines.filter((l): l is Extract<LogLine, { kind: 'event' }> => l.kind === 'event').map(eventAction),
+}));
+const transitionsPerSecond = rate(3000, () => {
+  let n = 0;
+  for (const { start, actions } of scripts) {
+    let state = start;
+    for (const action of actions) {
+      const result = step(state, action);
+      if (!result.ok) throw new Error(`refused: ${result.error.code}`);
+      state = result.state;
+    }
+    n += actions.length;
+  }
+  return n;
+});
+
+// 2. Whole self-play games, scripted leader and follower, logs built in memory and dropped.
+let next = 0;
+const gamesPerSecond = rate(3000, () => {
+  const seed = next++ % GAMES;
+  playSelfPlayGame({ seed, map: maps[seed], config }, () => {});
+  return 1;
+});
+const withMapsPerSecond = rate(2000, () => {
+  const seed = next++ % GAMES;
+  playSelfPlayGame({ seed, map: generateMap(seed), config }, () => {});
+  return 1;
+});
+
+// 3. Log sizes.
+const texts = games.map((lines) => lines.map((l) => `${serializeLine(l)}\n`).join(''));
+const bytes = texts.map((t) => Buffer.byteLength(t));
+const headerBytes = games.map((lines) => Buffer.byteLength(serializeLine(lines[0])) + 1);
+const events = games.map((lines) => lines.length - 2);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const scores = games.map((lines) => (lines[lines.length - 1] as Extract<LogLine, { kind: 'end' }>).score);
+
+// 4. Replay: parse, validate, re-simulate and check every outcome.
+const replayEventsPerSecond = rate(3000, () => {
+  let n = 0;
+  for (const text of texts.slice(0, 100)) n += replay(text).events;
+  return n;
+});
+
+console.log(`cerealbar engine benchmark: ${GAMES} self-play games (seeds 0-${GAMES - 1}), Node ${process.version}, one core`);
+console.table({
+  'engine transitions / s': fmt(transitionsPerSecond),
+  'self-play games / s (maps pre-generated)': fmt(gamesPerSecond),
+  'self-play games / s (with map generation)': fmt(withMapsPerSecond),
+  'mean score per game': mean(scores).toFixed(2),
+  'mean events per game': fmt(mean(events)),
+  'mean log size per game (bytes)': fmt(mean(bytes)),
+  '  of which the header (bytes)': fmt(mean(headerBytes)),
+  'replay events / s (checked)': fmt(replayEventsPerSecond),
+  'replay games / s (checked)': fmt(replayEventsPerSecond / mean(events)),
+});

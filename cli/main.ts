@@ -1,0 +1,34 @@
+/** The `cerealbar` command line. Each command lives in cli/commands/. */
+import { Command, CommanderError } from 'commander';
+import { ENGINE_VERSION } from '../shared/version';
+import { registerMapsCommands } from './commands/maps';
+import { registerReplayCommand } from './commands/replay';
+import { registerSelfPlayCommand } from './commands/selfplay';
+import { CliError } from './errors';
+
+export function buildProgram(): Command {
+  const program = new Command('cerealbar')
+    .description('CerealBar: a collaborative instruction-following game for research')
+    .version(ENGINE_VERSION, '-V, --version', 'print the engine version')
+    .showHelpAfterError()
+    .exitOverride();
+  registerReplayCommand(program);
+  registerSelfPlayCommand(program);
+  registerMapsCommands(program);
+  return program;
+}
+
+export function runCli(argv: string[]): number {
+  try {
+    buildProgram().parse(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof CliError) {
+      process.stderr.write(`cerealbar: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`cerealbar: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+    return 70;
+  }
+}
