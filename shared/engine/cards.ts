@@ -62,6 +62,11 @@ export function hasValidSet(cards: readonly CardFace[]): boolean {
   return false;
 }
 
+const PLURAL_SHAPES: Readonly<Record<Shape, string>> = {
+  torus: 'toruses', plus: 'pluses', star: 'stars', cube: 'cubes', heart: 'hearts', diamond: 'diamonds', triangle: 'triangles',
+};
+
+/** "1 red star", "3 blue toruses". */
 export function describeCard(face: CardFace): string {
-  return `${face.count} ${face.color} ${face.shape}${face.count > 1 ? 's' : ''}`;
+  return `${face.count} ${face.color} ${face.count > 1 ? PLURAL_SHAPES[face.shape] : face.shape}`;
 }

@@ -98,6 +98,8 @@ export interface World {
   readonly region: Uint8Array;
   /** Cells where cards may be placed: in the region and not on the map's edge. */
   readonly cardCells: readonly number[];
+  /** cardCellMask[i] is 1 when cell i is one of `cardCells`. */
+  readonly cardCellMask: Uint8Array;
 }
 
 export function cellIndex(world: { width: number }, cell: Cell): number {
@@ -172,21 +174,37 @@ function largestRegion(map: GameMap, walkable: Uint8Array): Uint8Array {
   return best;
 }
 
+const worlds = new WeakMap<GameMap, World>();
+
 /**
- * Derives the world's lookup tables. The play region is the component holding the map's
- * leader spawn when it has one, otherwise the largest walkable component.
+ * Derives the world's lookup tables, once per map object (maps are never mutated). The play
+ * region is the component holding the map's leader spawn when it has one, otherwise the largest
+ * walkable component.
  */
 export function buildWorld(map: GameMap): World {
+  let world = worlds.get(map);
+  if (!world) {
+    world = deriveWorld(map);
+    worlds.set(map, world);
+  }
+  return world;
+}
+
+function deriveWorld(map: GameMap): World {
   const walkable = walkableMask(map);
   const region = map.spawn && inBounds(map, map.spawn.leader)
     ? connectedRegion(map.width, map.height, walkable, cellIndex(map, map.spawn.leader))
     : largestRegion(map, walkable);
   const cardCells: number[] = [];
+  const cardCellMask = new Uint8Array(map.width * map.height);
   for (let y = 1; y < map.height - 1; y++) {
     for (let x = 1; x < map.width - 1; x++) {
       const i = y * map.width + x;
-      if (region[i]) cardCells.push(i);
+      if (region[i]) {
+        cardCells.push(i);
+        cardCellMask[i] = 1;
+      }
     }
   }
-  return { map, width: map.width, height: map.height, walkable, region, cardCells };
+  return { map, width: map.width, height: map.height, walkable, region, cardCells, cardCellMask };
 }

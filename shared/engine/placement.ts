@@ -1,7 +1,7 @@
 /** Where cards go: drawing new cards on free cells so that the board holds a valid set. */
 import { COLORS, COUNTS, SHAPES, SET_SIZE, hasValidSet, type Card, type CardFace } from './cards';
 import type { Draw } from './rng';
-import { cellIndex, type World } from './map';
+import { cellIndex, inBounds, type World } from './map';
 
 /** Attempts at random faces before the new cards are drawn as a set of their own. */
 const RANDOM_ATTEMPTS = 100;
@@ -31,7 +31,8 @@ export function drawCards(
   firstId: number,
   board: readonly CardFace[],
 ): Card[] {
-  const free = world.cardCells.length - world.cardCells.filter((i) => occupied.has(i)).length;
+  let free = world.cardCells.length;
+  for (const index of occupied) free -= world.cardCellMask[index];
   if (free < count) throw new RangeError(`only ${free} free cells for ${count} cards`);
   const cells: number[] = [];
   while (cells.length < count) {
@@ -67,13 +68,12 @@ export function placementProblem(
   board: readonly CardFace[],
 ): string | null {
   if (cards.length !== expectedIds.length) return `expected ${expectedIds.length} cards, got ${cards.length}`;
-  const cardCells = new Set(world.cardCells);
   const used = new Set<number>();
   for (const [i, card] of cards.entries()) {
     if (card.id !== expectedIds[i]) return `card ${i} has id ${card.id}, expected ${expectedIds[i]}`;
     if (card.selected) return `card ${card.id} is selected`;
     const index = cellIndex(world, card);
-    if (!cardCells.has(index)) return `card ${card.id} at (${card.x}, ${card.y}) is not on a reachable inner cell`;
+    if (!inBounds(world, card) || !world.cardCellMask[index]) return `card ${card.id} at (${card.x}, ${card.y}) is not on a reachable inner cell`;
     if (occupied.has(index) || used.has(index)) return `card ${card.id} at (${card.x}, ${card.y}) is on an occupied cell`;
     used.add(index);
   }

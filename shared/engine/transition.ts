@@ -8,7 +8,7 @@ import { opposite, rotateLeft, rotateRight, stepFrom, type Pose } from './hex';
 import { cellIndex, isWalkable } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
-import type { GameState, Instruction, Role, Turn } from './state';
+import { updateState, type GameState, type Instruction, type Role, type Turn } from './state';
 
 export const MOVES = ['MF', 'MB', 'RL', 'RR'] as const;
 export type Move = (typeof MOVES)[number];
@@ -68,11 +68,30 @@ function refuse(code: ActionError['code'], message: string): StepResult {
   return { ok: false, error: actionError(code, message) };
 }
 
-function accept(state: GameState, outcome: Omit<Outcome, 'turn' | 'turnsLeft' | 'score' | 'gameOver'>): StepResult {
+/**
+ * What an action did besides the turn counters. Every call site names every field (undefined when
+ * absent) so that outcomes share one shape, which keeps `step` fast; JSON leaves undefined out.
+ */
+type Effects = { readonly [K in 'pose' | 'blocked' | 'toggled' | 'set' | 'instruction' | 'turnEnded']-?: Outcome[K] | undefined };
+
+const NO_EFFECTS: Effects = { pose: undefined, blocked: undefined, toggled: undefined, set: undefined, instruction: undefined, turnEnded: undefined };
+
+function accept(state: GameState, effects: Effects): StepResult {
   return {
     ok: true,
     state,
-    outcome: { ...outcome, turn: state.turn, turnsLeft: state.turnsLeft, score: state.score, gameOver: state.gameOver },
+    outcome: {
+      pose: effects.pose,
+      blocked: effects.blocked,
+      toggled: effects.toggled,
+      set: effects.set,
+      instruction: effects.instruction,
+      turnEnded: effects.turnEnded,
+      turn: state.turn,
+      turnsLeft: state.turnsLeft,
+      score: state.score,
+      gameOver: state.gameOver,
+    },
   };
 }
 
@@ -119,7 +138,7 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
     case 'MB': {
       const cell = stepFrom(from, action.move === 'MF' ? from.heading : opposite(from.heading));
       // A move that would not change the pose changes nothing and costs no step.
-      if (!isWalkable(state.world, cell)) return accept(state, { pose: from, blocked: true });
+      if (!isWalkable(state.world, cell)) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
       to = { x: cell.x, y: cell.y, heading: from.heading };
       break;
     }
@@ -127,7 +146,8 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
       return refuse('MALFORMED_ACTION', `unknown move ${JSON.stringify(action.move)}`);
   }
 
-  let next: GameState = { ...state, [role]: to, turn: { role, stepsLeft: state.turn.stepsLeft - 1 } };
+  const turn: Turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
+  let next = role === 'leader' ? updateState(state, { leader: to, turn }) : updateState(state, { follower: to, turn });
   let toggled: number[] | undefined;
   let set: SetOutcome | undefined;
   if (to.x !== from.x || to.y !== from.y) {
@@ -136,7 +156,7 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
       const cards = state.cards.slice();
       cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
       toggled = [cards[entered].id];
-      next = { ...next, cards };
+      next = updateState(next, { cards });
       const made = completeSet(next, options);
       if (made && 'error' in made) return { ok: false, error: made.error };
       if (made) ({ state: next, set } = made);
@@ -147,7 +167,7 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
     next = endRound(next);
     turnEnded = { reason: 'out-of-steps' };
   }
-  return accept(next, { pose: to, ...(toggled && { toggled }), ...(set && { set }), ...(turnEnded && { turnEnded }) });
+  return accept(next, { pose: to, blocked: undefined, toggled, set, instruction: undefined, turnEnded });
 }
 
 /** When the selection is a valid set: remove it, score, add extra turns and new cards. */
@@ -175,14 +195,13 @@ function completeSet(
   }
   const extraTurns = state.config.extraTurns[state.score] ?? 0;
   return {
-    state: {
-      ...state,
+    state: updateState(state, {
       cards: [...remaining, ...added],
       nextCardId: state.nextCardId + SET_SIZE,
       score: state.score + 1,
       turnsLeft: state.turnsLeft + extraTurns,
       rng,
-    },
+    }),
     set: { cards: selected.map((card) => card.id), added, extraTurns },
   };
 }
@@ -190,16 +209,16 @@ function completeSet(
 /** A round (a leader turn and its follower turn, played or skipped) ends; the leader plays next. */
 function endRound(state: GameState): GameState {
   const turnsLeft = state.turnsLeft - 1;
-  if (turnsLeft <= 0) return { ...state, turnsLeft: 0, turn: { role: 'leader', stepsLeft: 0 }, gameOver: true };
-  return { ...state, turnsLeft, turn: { role: 'leader', stepsLeft: state.config.leaderSteps } };
+  if (turnsLeft <= 0) return updateState(state, { turnsLeft: 0, turn: { role: 'leader', stepsLeft: 0 }, gameOver: true });
+  return updateState(state, { turnsLeft, turn: { role: 'leader', stepsLeft: state.config.leaderSteps } });
 }
 
 /** Rules 2 and 3: the leader hands control to the follower, or, with an empty queue, skips its turn. */
 function passControl(state: GameState, reason: TurnEndReason): StepResult {
   if (state.queue.length > 0) {
-    return accept({ ...state, turn: { role: 'follower', stepsLeft: state.config.followerSteps } }, { turnEnded: { reason } });
+    return accept(updateState(state, { turn: { role: 'follower', stepsLeft: state.config.followerSteps } }), { ...NO_EFFECTS, turnEnded: { reason } });
   }
-  return accept(endRound(state), { turnEnded: { reason, followerSkipped: true } });
+  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
 }
 
 /** Rule 1: an instruction joins the end of the queue and costs no step. */
@@ -215,8 +234,8 @@ function instruct(state: GameState, action: Extract<Action, { type: 'instruction
   }
   const instruction: Instruction = { id: state.nextInstructionId, text: action.text };
   return accept(
-    { ...state, queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 },
-    { instruction: instruction.id },
+    updateState(state, { queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 }),
+    { ...NO_EFFECTS, instruction: instruction.id },
   );
 }
 
@@ -237,10 +256,11 @@ function markDone(state: GameState, action: Extract<Action, { type: 'done' }>): 
   if (action.actor === 'leader') return refuse('LEADER_CANNOT_MARK_DONE', 'only the follower marks instructions done');
   const refused = checkTurn(state, action.actor);
   if (refused) return refused;
+  if (state.queue.length === 0) return refuse('EMPTY_QUEUE', 'there is no instruction to mark done');
   const [finished, ...rest] = state.queue;
-  const next: GameState = { ...state, queue: rest, previousInstruction: finished };
-  if (rest.length > 0) return accept(next, { instruction: finished.id });
-  return accept(endRound(next), { instruction: finished.id, turnEnded: { reason: 'all-done' } });
+  const next = updateState(state, { queue: rest, previousInstruction: finished });
+  if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished.id });
+  return accept(endRound(next), { ...NO_EFFECTS, instruction: finished.id, turnEnded: { reason: 'all-done' } });
 }
 
 /** A turn out of time ends like the leader's End Turn (rule 2 or 3) or the follower's last step (rule 7). */
@@ -248,5 +268,5 @@ function timeout(state: GameState, action: Extract<Action, { type: 'timeout' }>)
   if (action.actor !== 'server') return refuse('MALFORMED_ACTION', 'only the server declares a timeout');
   if (action.role !== state.turn.role) return refuse('STALE_TIMEOUT', `the ${action.role}'s turn is already over`);
   if (action.role === 'leader') return passControl(state, 'timeout');
-  return accept(endRound(state), { turnEnded: { reason: 'timeout' } });
+  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason: 'timeout' } });
 }

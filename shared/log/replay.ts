@@ -143,7 +143,7 @@ export function replay(text: string, options: ReplayOptions = {}): ReplayResult 
       replacementCards: usedRecordedCards ? event.outcome.set?.added : undefined,
     });
     if (!result.ok) throw new LogError(line, `the engine refuses this ${event.type} by the ${event.actor}: ${result.error.code}: ${result.error.message}`);
-    const difference = firstDifference(event.outcome, JSON.parse(JSON.stringify(result.outcome)));
+    const difference = firstDifference(event.outcome, result.outcome);
     if (difference) throw new LogError(line, `outcome differs from the rules: ${difference}`);
     state = result.state;
     options.onState?.(state, event);

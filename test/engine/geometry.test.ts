@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   HEADINGS,
   allDifferent,
+  describeCard,
   cellCentre,
   hasValidSet,
   hexDistance,
@@ -100,6 +101,12 @@ describe('card rules', () => {
     expect(hasValidSet([a, { ...a, count: 2 }, b, c])).toBe(true);
     expect(hasValidSet([a, { ...b, color: 'red' }, c])).toBe(false);
     expect(allDifferent([a])).toBe(true);
+  });
+
+  test('cards are described in words, with plurals', () => {
+    expect(describeCard(a)).toBe('1 red star');
+    expect(describeCard({ color: 'blue', shape: 'torus', count: 3 })).toBe('3 blue toruses');
+    expect(describeCard({ color: 'pink', shape: 'plus', count: 2 })).toBe('2 pink pluses');
   });
 });
 

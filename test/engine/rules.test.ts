@@ -319,6 +319,10 @@ describe('actions that are not defined are refused and change nothing', () => {
     expectRefused(followerTurn(1), timeout('leader'), 'STALE_TIMEOUT');
   });
 
+  test('DONE with an empty queue (a hand-built state the rules never reach)', () => {
+    expectRefused({ ...followerTurn(1), queue: [] }, done, 'EMPTY_QUEUE');
+  });
+
   test('malformed actions', () => {
     const state = makeState();
     expectRefused(state, { type: 'fly', actor: 'leader' } as never, 'MALFORMED_ACTION');
