@@ -3,7 +3,7 @@
  * per game and replay speed. Run with `npm run bench` (optionally `-- --games N`).
  */
 import { generateMap } from '../shared/maps/generate';
-import { makeConfig, step, type Action, type GameState } from '../shared/engine';
+import { makeConfig, step } from '../shared/engine';
 import { eventAction, type LogLine } from '../shared/log/format';
 import { serializeLine, stateFromHeader } from '../shared/log/recorder';
 import { replay } from '../shared/log/replay';
@@ -29,20 +29,25 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 // Maps are generated once: the figure for self-play is the games themselves.
 const maps = Array.from({ length: GAMES }, (_, seed) => generateMap(seed));
+// Each game is kept as its start state and actions (for step) and its log text (for replay).
 const games = maps.map((map, seed) => {
   const lines: LogLine[] = [];
   playSelfPlayGame({ seed, map, config, startedAt: new Date(0) }, (line) => lines.push(line));
-  return lines;
+  const header = lines[0] as Extract<LogLine, { kind: 'header' }>;
+  const events = lines.filter((l): l is Extract<LogLine, { kind: 'event' }> => l.kind === 'event');
+  return {
+    start: stateFromHeader(header),
+    actions: events.map(eventAction),
+    text: lines.map((l) => `${serializeLine(l)}\n`).join(''),
+    headerBytes: Buffer.byteLength(serializeLine(header)) + 1,
+    score: (lines[lines.length - 1] as Extract<LogLine, { kind: 'end' }>).score,
+  };
 });
 
 // 1. Transitions: the self-play games' actions applied with step(), nothing else.
-const scripts: { start: GameState; actions: Action[] }[] = games.map((lines) => ({
-  start: stateFromHeader(lines[0] as Extract<LogLine, { kind: 'header' }>),
-  actions: lines.filter((l): l is Extract<LogLine, { kind: 'event' }> => l.kind === 'event').map(eventAction),
-}));
 const transitionsPerSecond = rate(3000, () => {
   let n = 0;
-  for (const { start, actions } of scripts) {
+  for (const { start, actions } of games) {
     let state = start;
     for (const action of actions) {
       const result = step(state, action);
@@ -68,17 +73,14 @@ const withMapsPerSecond = rate(2000, () => {
 });
 
 // 3. Log sizes.
-const texts = games.map((lines) => lines.map((l) => `${serializeLine(l)}\n`).join(''));
-const bytes = texts.map((t) => Buffer.byteLength(t));
-const headerBytes = games.map((lines) => Buffer.byteLength(serializeLine(lines[0])) + 1);
-const events = games.map((lines) => lines.length - 2);
+const bytes = games.map((g) => Buffer.byteLength(g.text));
+const events = games.map((g) => g.actions.length);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const scores = games.map((lines) => (lines[lines.length - 1] as Extract<LogLine, { kind: 'end' }>).score);
 
 // 4. Replay: parse, validate, re-simulate and check every outcome.
 const replayEventsPerSecond = rate(3000, () => {
   let n = 0;
-  for (const text of texts.slice(0, 100)) n += replay(text).events;
+  for (const { text } of games.slice(0, 100)) n += replay(text).events;
   return n;
 });
 
@@ -87,10 +89,10 @@ console.table({
   'engine transitions / s': fmt(transitionsPerSecond),
   'self-play games / s (maps pre-generated)': fmt(gamesPerSecond),
   'self-play games / s (with map generation)': fmt(withMapsPerSecond),
-  'mean score per game': mean(scores).toFixed(2),
+  'mean score per game': mean(games.map((g) => g.score)).toFixed(2),
   'mean events per game': fmt(mean(events)),
   'mean log size per game (bytes)': fmt(mean(bytes)),
-  '  of which the header (bytes)': fmt(mean(headerBytes)),
+  '  of which the header (bytes)': fmt(mean(games.map((g) => g.headerBytes))),
   'replay events / s (checked)': fmt(replayEventsPerSecond),
   'replay games / s (checked)': fmt(replayEventsPerSecond / mean(events)),
 });

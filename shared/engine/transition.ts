@@ -95,7 +95,9 @@ function accept(state: GameState, effects: Effects): StepResult {
   };
 }
 
-export function step(state: GameState, action: Action, options: StepOptions = {}): StepResult {
+const NO_OPTIONS: StepOptions = {};
+
+export function step(state: GameState, action: Action, options: StepOptions = NO_OPTIONS): StepResult {
   if (state.gameOver) return refuse('GAME_OVER', 'the game is over');
   switch (action?.type) {
     case 'move':

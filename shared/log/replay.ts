@@ -89,22 +89,37 @@ export function parseLog(text: string): ParsedLog {
   return { header: header.data, events, end };
 }
 
-/** The first place two JSON values differ, as "path: recorded X, replay gives Y", or null. */
-export function firstDifference(recorded: unknown, replayed: unknown, path = 'outcome'): string | null {
+interface Difference {
+  /** Keys from the outside in (built on the way out, so equal values cost no strings). */
+  readonly path: string[];
+  readonly recorded: unknown;
+  readonly replayed: unknown;
+}
+
+function findDifference(recorded: unknown, replayed: unknown): Difference | null {
   if (Object.is(recorded, replayed)) return null;
   const bothObjects = typeof recorded === 'object' && typeof replayed === 'object' && recorded !== null && replayed !== null;
-  if (bothObjects && Array.isArray(recorded) === Array.isArray(replayed)) {
-    const a = recorded as Record<string, unknown>;
-    const b = replayed as Record<string, unknown>;
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    for (const key of keys) {
-      const difference = firstDifference(a[key], b[key], `${path}.${key}`);
-      if (difference) return difference;
-    }
-    return null;
+  if (!bothObjects || Array.isArray(recorded) !== Array.isArray(replayed)) return { path: [], recorded, replayed };
+  const a = recorded as Record<string, unknown>;
+  const b = replayed as Record<string, unknown>;
+  for (const key in a) {
+    const difference = findDifference(a[key], b[key]);
+    if (difference) return (difference.path.unshift(key), difference);
   }
+  for (const key in b) {
+    if (key in a) continue;
+    const difference = findDifference(undefined, b[key]);
+    if (difference) return (difference.path.unshift(key), difference);
+  }
+  return null;
+}
+
+/** The first place two JSON values differ, as "path: recorded X, replay gives Y", or null. */
+export function firstDifference(recorded: unknown, replayed: unknown, path = 'outcome'): string | null {
+  const difference = findDifference(recorded, replayed);
+  if (!difference) return null;
   const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
-  return `${path}: recorded ${show(recorded)}, replay gives ${show(replayed)}`;
+  return `${[path, ...difference.path].join('.')}: recorded ${show(difference.recorded)}, replay gives ${show(difference.replayed)}`;
 }
 
 export interface ReplayOptions {
