@@ -19,7 +19,7 @@ const STRUCTURES = new Set(['hut', 'house', 'windmill', 'tower', 'tent']);
  * and in every release with the same ENGINE_VERSION: change the generator's output only on
  * purpose, then bump ENGINE_VERSION and update this.
  */
-const PINNED_DIGEST_OF_SEED_1 = '56079e54e395214f';
+const PINNED_DIGEST_OF_SEED_1 = '265af60b3ad07d42';
 
 const letterAt = (map: GameMap, cell: Cell) => map.terrain[cell.y][cell.x];
 const key = (cell: Cell) => `${cell.x},${cell.y}`;

@@ -35,6 +35,30 @@ export function stepFrom(cell: Cell, heading: Heading): Cell {
   return { x: cell.x + dx, y: cell.y + dy };
 }
 
+const neighbourTables = new Map<string, Int32Array>();
+
+/**
+ * For hot loops (planners, generators): `table[i * 6 + d]` is the index of the cell one step from
+ * cell `i` (= y * width + x) in `HEADINGS[d]`, or -1 off the map. Built once per map size.
+ */
+export function neighbourTable(width: number, height: number): Int32Array {
+  const key = `${width}x${height}`;
+  let table = neighbourTables.get(key);
+  if (table) return table;
+  table = new Int32Array(width * height * HEADINGS.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      HEADINGS.forEach((heading, d) => {
+        const next = stepFrom({ x, y }, heading);
+        const inside = next.x >= 0 && next.y >= 0 && next.x < width && next.y < height;
+        table![(y * width + x) * HEADINGS.length + d] = inside ? next.y * width + next.x : -1;
+      });
+    }
+  }
+  neighbourTables.set(key, table);
+  return table;
+}
+
 /** The six neighbours of a cell, in HEADINGS order (some may lie off the map). */
 export function neighbours(cell: Cell): Cell[] {
   return HEADINGS.map((heading) => stepFrom(cell, heading));

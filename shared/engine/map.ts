@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { COLORS, COUNTS, SHAPES } from './cards';
-import { HEADINGS, type Cell, neighbours } from './hex';
+import { HEADINGS, type Cell, neighbourTable } from './hex';
 
 /** One letter per terrain in map files; grass and path are walkable, the others are obstacles. */
 export const TERRAIN_LETTERS = {
@@ -126,14 +126,14 @@ export function isWalkable(world: World, cell: Cell): boolean {
 export function connectedRegion(width: number, height: number, walkable: Uint8Array, start: number): Uint8Array {
   const region = new Uint8Array(width * height);
   if (!walkable[start]) return region;
+  const table = neighbourTable(width, height);
   const stack = [start];
   region[start] = 1;
   while (stack.length > 0) {
     const index = stack.pop()!;
-    for (const next of neighbours({ x: index % width, y: Math.floor(index / width) })) {
-      if (next.x < 0 || next.y < 0 || next.x >= width || next.y >= height) continue;
-      const n = next.y * width + next.x;
-      if (walkable[n] && !region[n]) {
+    for (let d = index * 6; d < index * 6 + 6; d++) {
+      const n = table[d];
+      if (n >= 0 && walkable[n] && !region[n]) {
         region[n] = 1;
         stack.push(n);
       }
@@ -151,14 +151,14 @@ function walkableMask(map: GameMap): Uint8Array {
   return walkable;
 }
 
-/** The largest connected walkable region (ties: the one holding the lowest cell index). */
-function largestRegion(map: GameMap, walkable: Uint8Array): Uint8Array {
+/** The largest connected walkable region, as a 0/1 mask (ties: the one holding the lowest cell index). */
+export function largestRegion(width: number, height: number, walkable: Uint8Array): Uint8Array {
   const seen = new Uint8Array(walkable.length);
   let best: Uint8Array = new Uint8Array(walkable.length);
   let bestSize = 0;
   for (let i = 0; i < walkable.length; i++) {
     if (!walkable[i] || seen[i]) continue;
-    const region = connectedRegion(map.width, map.height, walkable, i);
+    const region = connectedRegion(width, height, walkable, i);
     let size = 0;
     for (let j = 0; j < region.length; j++) {
       if (region[j]) {
@@ -194,7 +194,7 @@ function deriveWorld(map: GameMap): World {
   const walkable = walkableMask(map);
   const region = map.spawn && inBounds(map, map.spawn.leader)
     ? connectedRegion(map.width, map.height, walkable, cellIndex(map, map.spawn.leader))
-    : largestRegion(map, walkable);
+    : largestRegion(map.width, map.height, walkable);
   const cardCells: number[] = [];
   const cardCellMask = new Uint8Array(map.width * map.height);
   for (let y = 1; y < map.height - 1; y++) {

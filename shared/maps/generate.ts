@@ -8,8 +8,8 @@
  * cannot split a walkable area in two (see `keepsNeighboursConnected`), so the largest walkable
  * area after the terrain steps stays whole; the spawns are drawn inside it.
  */
-import { HEADINGS, type Cell, type Pose } from '../engine/hex';
-import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap, type Prop, type PropType } from '../engine/map';
+import { HEADINGS, neighbourTable, type Cell, type Pose } from '../engine/hex';
+import { MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, type GameMap, type Prop, type PropType } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 
 export interface GenerateOptions {
@@ -106,32 +106,6 @@ function scaled(canvas: Canvas, count: number): number {
 
 // ---------------------------------------------------------------------------------------------
 // Canvas
-
-const neighbourTables = new Map<string, Int32Array>();
-
-// odd-r steps in HEADINGS order NE, E, SE, SW, W, NW, for even and odd rows (see hex.ts).
-const EVEN_ROW_STEPS = [[0, 1], [1, 0], [0, -1], [-1, -1], [-1, 0], [-1, 1]] as const;
-const ODD_ROW_STEPS = [[1, 1], [1, 0], [1, -1], [0, -1], [-1, 0], [0, 1]] as const;
-
-/** The neighbour table depends only on the size, so it is built once per size. */
-function neighbourTable(width: number, height: number): Int32Array {
-  const key = `${width}x${height}`;
-  const cached = neighbourTables.get(key);
-  if (cached) return cached;
-  const table = new Int32Array(width * height * 6);
-  for (let y = 0; y < height; y++) {
-    const steps = y & 1 ? ODD_ROW_STEPS : EVEN_ROW_STEPS;
-    for (let x = 0; x < width; x++) {
-      for (let h = 0; h < 6; h++) {
-        const nx = x + steps[h][0];
-        const ny = y + steps[h][1];
-        table[(y * width + x) * 6 + h] = nx >= 0 && ny >= 0 && nx < width && ny < height ? ny * width + nx : -1;
-      }
-    }
-  }
-  neighbourTables.set(key, table);
-  return table;
-}
 
 function newCanvas(width: number, height: number): Canvas {
   const area = width * height;
@@ -477,24 +451,12 @@ function drawSpawn(canvas: Canvas, draw: Draw): { leader: Pose; follower: Pose }
 
 /** The cells of the largest connected walkable area (ties: the one with the lowest cell). */
 function largestWalkableArea(canvas: Canvas): number[] {
-  const seen = new Uint8Array(canvas.area);
-  let best: number[] = [];
-  for (let start = 0; start < canvas.area; start++) {
-    if (seen[start] || !isWalkable(canvas, start)) continue;
-    seen[start] = 1;
-    const area = [start];
-    for (let k = 0; k < area.length; k++) {
-      for (let h = 0; h < 6; h++) {
-        const n = canvas.neighbours[area[k] * 6 + h];
-        if (n >= 0 && !seen[n] && isWalkable(canvas, n)) {
-          seen[n] = 1;
-          area.push(n);
-        }
-      }
-    }
-    if (area.length > best.length) best = area;
-  }
-  return best;
+  const walkable = new Uint8Array(canvas.area);
+  for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable(canvas, i) ? 1 : 0;
+  const region = largestRegion(canvas.width, canvas.height, walkable);
+  const cells: number[] = [];
+  for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
+  return cells;
 }
 
 function toMap(canvas: Canvas, seed: number, spawn: { leader: Pose; follower: Pose }): GameMap {

@@ -15,7 +15,7 @@
  * engine's own geometry (stepFrom, rotateLeft, ...).
  */
 import type { Card } from '../engine/cards';
-import { HEADINGS, opposite, rotateLeft, rotateRight, stepFrom, type Cell, type Heading, type Pose } from '../engine/hex';
+import { HEADINGS, neighbourTable as hexNeighbourTable, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
 import { cellIndex, type World } from '../engine/map';
 import type { Move } from '../engine/transition';
 
@@ -195,26 +195,7 @@ const RL = 2;
 const RR = 3;
 const MOVE_NAMES: readonly Move[] = ['MF', 'MB', 'RL', 'RR'];
 
-/**
- * For every cell and heading, the walkable cell one step away (or -1). The step depends only on
- * the row's parity, so it is taken from the engine's stepFrom once per parity; whether a cell is
- * walkable comes from the world's own table.
- */
+/** For every cell and heading, the walkable cell one step away (or NONE). */
 function neighbourTable(world: World): Int32Array {
-  const { width, height, walkable } = world;
-  const table = new Int32Array(width * height * DIRECTIONS).fill(NONE);
-  const offsets = [0, 1].map((row) => HEADINGS.map((heading) => stepFrom({ x: 0, y: row }, heading)).map((c) => [c.x, c.y - row]));
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      for (let h = 0; h < DIRECTIONS; h++) {
-        const [dx, dy] = offsets[y & 1][h];
-        const nx = x + dx;
-        const ny = y + dy;
-        if (nx >= 0 && ny >= 0 && nx < width && ny < height && walkable[ny * width + nx]) {
-          table[(y * width + x) * DIRECTIONS + h] = ny * width + nx;
-        }
-      }
-    }
-  }
-  return table;
+  return hexNeighbourTable(world.width, world.height).map((n) => (n >= 0 && world.walkable[n] ? n : NONE));
 }
