@@ -1,0 +1,319 @@
+/**
+ * The `cerealbar` room: one game between a leader and a follower. It validates messages, routes
+ * them to the engine, keeps the turn clock, mirrors the state to each player's view and logs every
+ * accepted action before anyone sees its effect. Every rule lives in shared/engine.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { Room, ServerError, type Client, type Delayed } from '@colyseus/core';
+import { StateView } from '@colyseus/schema';
+import { z } from 'zod';
+import type { GameConfig } from '../../shared/engine/config';
+import { makeConfig } from '../../shared/engine/config';
+import type { GameMap } from '../../shared/engine/map';
+import { drawSetup, MAX_SEED, ROLES, type Role } from '../../shared/engine/state';
+import type { Action, Move, StepResult } from '../../shared/engine/transition';
+import type { EndReason, LogLine } from '../../shared/log/format';
+import { GameRecorder, makeHeader } from '../../shared/log/recorder';
+import { generateMap } from '../../shared/maps/generate';
+import {
+  clientMessageSchemas,
+  joinOptionsSchema,
+  MAX_INSTRUCTION_LENGTH,
+  sanitizeInstruction,
+  type ClientMessageType,
+  type ErrorCode,
+  type JoinOptions,
+} from '../../shared/protocol/messages';
+import { GameRoomState, LeaderOnlyState, PlayerState } from '../state/schema';
+import type { GameLogWriter, SeatRecord } from '../store/types';
+import { fillLeaderView, mirrorState, updateFollowerView } from './sync';
+
+/** What the room needs from the process that runs it. */
+export interface RoomServices {
+  startLog(header: ReturnType<typeof makeHeader>, info: { pool: string; seats: SeatRecord[] }): GameLogWriter;
+}
+
+export const roomSettingsSchema = z.object({
+  leaderTurnSeconds: z.number().positive().max(3600).default(45),
+  followerTurnSeconds: z.number().positive().max(3600).default(15),
+  /** How long a dropped player's seat is kept. */
+  reconnectSeconds: z.number().min(0).max(3600).default(30),
+  /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
+  seed: z.number().int().min(0).max(MAX_SEED).optional(),
+  /** Plays on this map instead of one generated from the seed. */
+  map: z.custom<GameMap>().optional(),
+  config: z.custom<GameConfig>().optional(),
+});
+export type RoomSettings = z.input<typeof roomSettingsSchema>;
+
+export interface GameRoomOptions extends Partial<JoinOptions> {
+  services: RoomServices;
+  settings?: RoomSettings;
+}
+
+interface Seat {
+  readonly role: Role;
+  readonly record: SeatRecord;
+  client: Client | null;
+}
+
+export class GameRoom extends Room<{ state: GameRoomState }> {
+  maxClients = 2;
+  state = new GameRoomState({
+    phase: 'waiting',
+    gameId: '',
+    pool: 'default',
+    turnRole: 'leader',
+    stepsLeft: 0,
+    turnsLeft: 0,
+    score: 0,
+    turnDeadline: 0,
+    leaderTurnSeconds: 45,
+    followerTurnSeconds: 15,
+    leader: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
+    follower: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
+    leaderOnly: new LeaderOnlyState(),
+    endReason: '',
+  });
+
+  private services!: RoomServices;
+  private settings!: z.output<typeof roomSettingsSchema>;
+  private readonly seats = new Map<Role, Seat>();
+  private recorder: GameRecorder | null = null;
+  private writer: GameLogWriter | null = null;
+  private startedAt = 0;
+  private turnTimer: Delayed | null = null;
+  /** Ids of instructions the follower has been able to see (sent at the start of its turn). */
+  private readonly sent = new Set<number>();
+  private readonly views = new Map<Role, StateView>();
+
+  onCreate(options: GameRoomOptions): void {
+    this.services = options.services;
+    this.settings = roomSettingsSchema.parse(options.settings ?? {});
+    this.state.pool = options.pool ?? 'default';
+    this.state.leaderTurnSeconds = this.settings.leaderTurnSeconds;
+    this.state.followerTurnSeconds = this.settings.followerTurnSeconds;
+    this.setMetadata({ pool: this.state.pool, open: [...ROLES] });
+    for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
+      this.onMessage(type, (client, message) => this.handle(client, type, message));
+    }
+    this.onMessage('*', (client, type) => this.refuse(client, String(type), 'UNKNOWN_MESSAGE', `there is no message type ${JSON.stringify(type)}`));
+  }
+
+  /** Checks the join options and that the asked-for seat is free; the seat is taken in onJoin. */
+  onAuth(_client: Client, options: unknown): JoinOptions {
+    const parsed = joinOptionsSchema.safeParse(options ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
+    }
+    if (this.state.phase !== 'waiting') throw new ServerError(409, 'this game has already started');
+    if (!this.freeRole(parsed.data.role)) throw new ServerError(409, `the ${parsed.data.role} seat is taken`);
+    return parsed.data;
+  }
+
+  onJoin(client: Client, _options: unknown, auth: JoinOptions): void {
+    const role = this.freeRole(auth.role)!;
+    this.seats.set(role, {
+      role,
+      client,
+      record: {
+        role,
+        playerId: randomUUID(),
+        kind: 'human',
+        ...(auth.workerId && { workerId: auth.workerId }),
+        ...(auth.assignmentId && { assignmentId: auth.assignmentId }),
+        ...(auth.hitId && { hitId: auth.hitId }),
+      },
+    });
+    this.state[role].connected = true;
+    const view = new StateView();
+    client.view = view;
+    this.views.set(role, view);
+    if (role === 'leader') fillLeaderView(view, this.state);
+    const open = ROLES.filter((r) => !this.seats.has(r));
+    this.setMetadata({ pool: this.state.pool, open });
+    client.send('seat', { role, playerId: this.seats.get(role)!.record.playerId });
+    if (open.length === 0) this.startGame();
+  }
+
+  /** A dropped player keeps its seat for the reconnection window. */
+  async onDrop(client: Client): Promise<void> {
+    const seat = this.seatOf(client);
+    if (!seat || this.state.phase === 'ended') return;
+    this.state[seat.role].connected = false;
+    this.notifyPartner(seat.role, 'partnerDisconnected');
+    await this.allowReconnection(client, this.settings.reconnectSeconds);
+  }
+
+  onReconnect(client: Client): void {
+    const seat = this.seatOf(client);
+    if (!seat) return;
+    this.state[seat.role].connected = true;
+    this.notifyPartner(seat.role, 'partnerReconnected');
+    if (this.recorder) client.send('map', { map: this.recorder.header.map });
+  }
+
+  /** A player gone for good (left, or did not come back in time) abandons the game. */
+  onLeave(client: Client): void {
+    const seat = this.seatOf(client);
+    if (!seat) return;
+    seat.client = null;
+    this.state[seat.role].connected = false;
+    if (this.state.phase === 'playing') {
+      this.notifyPartner(seat.role, 'partnerLeft');
+      this.finish('abandoned');
+    } else if (this.state.phase === 'waiting') {
+      this.seats.delete(seat.role);
+      this.views.delete(seat.role);
+      this.setMetadata({ pool: this.state.pool, open: ROLES.filter((r) => !this.seats.has(r)) });
+    }
+  }
+
+  onBeforeShutdown(): void {
+    this.finish('server-shutdown');
+    void this.disconnect();
+  }
+
+  onDispose(): void {
+    this.finish('server-shutdown');
+  }
+
+  private freeRole(wanted: JoinOptions['role']): Role | null {
+    if (wanted !== 'any') return this.seats.has(wanted) ? null : wanted;
+    return ROLES.find((role) => !this.seats.has(role)) ?? null;
+  }
+
+  private seatOf(client: Client): Seat | undefined {
+    return [...this.seats.values()].find((seat) => seat.client?.sessionId === client.sessionId);
+  }
+
+  private startGame(): void {
+    void this.lock();
+    const seed = this.settings.seed ?? randomInt(0, MAX_SEED);
+    const config = this.settings.config ?? makeConfig();
+    const map = this.settings.map ?? generateMap(seed);
+    const gameId = `g${Date.now().toString(36)}-${this.roomId}`;
+    const header = makeHeader({
+      gameId,
+      startedAt: new Date(),
+      seed,
+      config,
+      map,
+      setup: drawSetup(config, map, seed),
+      meta: { source: 'server', pool: this.state.pool, players: [...this.seats.values()].map((seat) => seat.record) },
+    });
+    this.writer = this.services.startLog(header, { pool: this.state.pool, seats: [...this.seats.values()].map((seat) => seat.record) });
+    this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
+    this.startedAt = Date.now();
+    this.state.gameId = gameId;
+    this.state.phase = 'playing';
+    this.broadcast('map', { map });
+    this.beginTurn();
+    this.sync();
+  }
+
+  private writeLog(line: LogLine): void {
+    if (line.kind === 'header') return; // startLog wrote it
+    if (line.kind === 'end') this.writer?.end(line);
+    else this.writer?.append(line);
+  }
+
+  private handle(client: Client, type: ClientMessageType, message: unknown): void {
+    const seat = this.seatOf(client);
+    if (!seat) return this.refuse(client, type, 'NOT_A_PLAYER', 'you have no seat in this game');
+    if (this.state.phase === 'waiting') return this.refuse(client, type, 'GAME_NOT_STARTED', 'waiting for the other player');
+    if (this.state.phase === 'ended') return this.refuse(client, type, 'GAME_ENDED', `the game is over (${this.state.endReason})`);
+    const parsed = clientMessageSchemas[type].safeParse(message ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      return this.refuse(client, type, 'BAD_MESSAGE', `bad ${type} message: ${where}${issue.message}`);
+    }
+    const action = this.toAction(seat.role, type, parsed.data);
+    if ('code' in action) return this.refuse(client, type, action.code, action.message);
+    const result = this.apply(action);
+    if (!result.ok) this.refuse(client, type, result.error.code, result.error.message);
+  }
+
+  private toAction(role: Role, type: ClientMessageType, message: Record<string, unknown>): Action | { code: ErrorCode; message: string } {
+    switch (type) {
+      case 'move':
+        return { type: 'move', actor: role, move: message.action as Move };
+      case 'instruction': {
+        const text = sanitizeInstruction(message.text as string);
+        if (text.length === 0) return { code: 'EMPTY_INSTRUCTION', message: 'an instruction needs some text' };
+        if (text.length > MAX_INSTRUCTION_LENGTH) {
+          return { code: 'INSTRUCTION_TOO_LONG', message: `instructions are at most ${MAX_INSTRUCTION_LENGTH} characters, this one has ${text.length}` };
+        }
+        return { type: 'instruction', actor: role, text };
+      }
+      case 'endTurn':
+        return { type: 'endTurn', actor: role };
+      case 'done':
+        return { type: 'done', actor: role };
+    }
+  }
+
+  /** Applies an action: logged first, then mirrored to the clients. */
+  private apply(action: Action): StepResult {
+    const result = this.recorder!.apply(action, Date.now() - this.startedAt);
+    if (!result.ok) return result;
+    const ended = result.outcome.turnEnded;
+    if (ended?.followerSkipped) this.notify('follower', 'turnSkipped');
+    if (ended?.reason === 'timeout') this.broadcast('notice', { kind: 'timeout', role: action.type === 'timeout' ? action.role : action.actor });
+    if (result.state.gameOver) {
+      this.finish('turns-exhausted');
+      return result;
+    }
+    if (ended) this.beginTurn();
+    this.sync();
+    return result;
+  }
+
+  /** A turn begins: the follower now sees the queued instructions, and the clock restarts. */
+  private beginTurn(): void {
+    const state = this.recorder!.state;
+    if (state.turn.role === 'follower') for (const instruction of state.queue) this.sent.add(instruction.id);
+    this.turnTimer?.clear();
+    const role = state.turn.role;
+    const seconds = role === 'leader' ? this.settings.leaderTurnSeconds : this.settings.followerTurnSeconds;
+    this.state.turnDeadline = Date.now() + seconds * 1000;
+    this.turnTimer = this.clock.setTimeout(() => this.apply({ type: 'timeout', actor: 'server', role }), seconds * 1000);
+  }
+
+  /** Brings the synced state and the follower's view up to date. */
+  private sync(): void {
+    const state = this.recorder!.state;
+    mirrorState(this.state, state, this.sent);
+    const followerView = this.views.get('follower');
+    if (followerView) updateFollowerView(followerView, this.state, state);
+  }
+
+  /** Ends the game once, for whatever reason, and closes its log. */
+  private finish(reason: EndReason): void {
+    if (this.state.phase === 'ended') return;
+    this.turnTimer?.clear();
+    this.turnTimer = null;
+    const wasPlaying = this.state.phase === 'playing';
+    this.state.phase = 'ended';
+    this.state.turnDeadline = 0;
+    if (!wasPlaying || !this.recorder) return;
+    const end = this.recorder.end(Date.now() - this.startedAt, reason);
+    this.state.endReason = end.reason;
+    if (this.recorder.state.gameOver) this.sync();
+    this.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score });
+  }
+
+  private refuse(client: Client, refused: string, code: ErrorCode, message: string): void {
+    client.send('error', { code, message, refused });
+  }
+
+  private notify(role: Role, kind: string): void {
+    this.seats.get(role)?.client?.send('notice', { kind });
+  }
+
+  private notifyPartner(role: Role, kind: string): void {
+    this.notify(role === 'leader' ? 'follower' : 'leader', kind);
+  }
+}
