@@ -1,7 +1,17 @@
+/**
+ * ts-jest for our TypeScript. A few dependencies of Colyseus ship only ES modules, which Node
+ * itself can require but Jest's module loader cannot: those are compiled to CommonJS too.
+ */
+const ESM_ONLY_PACKAGES = ['rou3'];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };

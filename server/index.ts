@@ -4,11 +4,27 @@
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server } from '@colyseus/core';
+import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 import express from 'express';
 import { ROOM_NAME } from '../shared/protocol/messages';
-import { GameRoom, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { GameRoom, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+
+/**
+ * Matchmaking for the game room: players meet when their pool and code are equal. A left-out
+ * pool or code counts as the default, so quick play never lands in a private game (Colyseus
+ * itself would skip filters a client leaves out).
+ */
+class GameRoomHandler extends RegisteredHandler<GameRoom> {
+  constructor(defaultOptions: Pick<GameRoomOptions, 'services' | 'settings'>) {
+    super(GameRoom, defaultOptions);
+    this.name = ROOM_NAME;
+  }
+
+  override getFilterOptions(options: Record<string, unknown>): { pool: unknown; code: unknown } {
+    return { pool: options.pool ?? 'default', code: options.code ?? '' };
+  }
+}
 
 export interface GameServerOptions {
   /** 0 picks a free port. */
@@ -33,7 +49,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({ transport: new WebSocketTransport({ server: http }), greet: false, gracefullyShutdown: false });
-  colyseus.define(ROOM_NAME, GameRoom, { services: options.services, settings: options.roomSettings }).filterBy(['pool', 'code']);
+  matchMaker.addRoomType(new GameRoomHandler({ services: options.services, settings: options.roomSettings }));
   await colyseus.listen(options.port, options.host);
   const port = (http.address() as AddressInfo).port;
   return {

@@ -38,6 +38,8 @@ export const roomSettingsSchema = z.object({
   followerTurnSeconds: z.number().positive().max(3600).default(15),
   /** How long a dropped player's seat is kept. */
   reconnectSeconds: z.number().min(0).max(3600).default(30),
+  /** Milliseconds between state patches (Colyseus's patch rate; the turn clock ticks with it too). */
+  patchRateMs: z.number().int().min(5).max(1000).default(50),
   /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
   seed: z.number().int().min(0).max(MAX_SEED).optional(),
   /** Plays on this map instead of one generated from the seed. */
@@ -63,6 +65,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     phase: 'waiting',
     gameId: '',
     pool: 'default',
+    seq: 0,
     turnRole: 'leader',
     stepsLeft: 0,
     turnsLeft: 0,
@@ -77,6 +80,8 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   });
 
   private services!: RoomServices;
+  /** The private game's code ('' for quick play). */
+  private code = '';
   private settings!: z.output<typeof roomSettingsSchema>;
   private readonly seats = new Map<Role, Seat>();
   private recorder: GameRecorder | null = null;
@@ -93,7 +98,9 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     this.state.pool = options.pool ?? 'default';
     this.state.leaderTurnSeconds = this.settings.leaderTurnSeconds;
     this.state.followerTurnSeconds = this.settings.followerTurnSeconds;
-    this.setMetadata({ pool: this.state.pool, open: [...ROLES] });
+    this.setPatchRate(this.settings.patchRateMs);
+    this.code = options.code ?? '';
+    this.listOpenSeats();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.handle(client, type, message));
     }
@@ -131,10 +138,8 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     client.view = view;
     this.views.set(role, view);
     if (role === 'leader') fillLeaderView(view, this.state);
-    const open = ROLES.filter((r) => !this.seats.has(r));
-    this.setMetadata({ pool: this.state.pool, open });
     client.send('seat', { role, playerId: this.seats.get(role)!.record.playerId });
-    if (open.length === 0) this.startGame();
+    if (this.listOpenSeats().length === 0) this.startGame();
   }
 
   /** A dropped player keeps its seat for the reconnection window. */
@@ -166,7 +171,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     } else if (this.state.phase === 'waiting') {
       this.seats.delete(seat.role);
       this.views.delete(seat.role);
-      this.setMetadata({ pool: this.state.pool, open: ROLES.filter((r) => !this.seats.has(r)) });
+      this.listOpenSeats();
     }
   }
 
@@ -177,6 +182,13 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
 
   onDispose(): void {
     this.finish('server-shutdown');
+  }
+
+  /** Publishes the open seats with the matchmaking fields (setMetadata replaces, so all of them). */
+  private listOpenSeats(): Role[] {
+    const open = ROLES.filter((role) => !this.seats.has(role));
+    void this.setMetadata({ pool: this.state.pool, code: this.code, open });
+    return open;
   }
 
   private freeRole(wanted: JoinOptions['role']): Role | null {
@@ -259,6 +271,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   private apply(action: Action): StepResult {
     const result = this.recorder!.apply(action, Date.now() - this.startedAt);
     if (!result.ok) return result;
+    this.state.seq += 1;
     const ended = result.outcome.turnEnded;
     if (ended?.followerSkipped) this.notify('follower', 'turnSkipped');
     if (ended?.reason === 'timeout') this.broadcast('notice', { kind: 'timeout', role: action.type === 'timeout' ? action.role : action.actor });

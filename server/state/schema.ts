@@ -60,6 +60,8 @@ export const GameRoomState = schema(
     phase: t.string(),
     gameId: t.string(),
     pool: t.string(),
+    /** Number of actions the game has accepted: the log's last event seq. */
+    seq: t.uint32(),
     turnRole: t.string(),
     stepsLeft: t.uint8(),
     turnsLeft: t.uint16(),

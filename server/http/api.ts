@@ -1,0 +1,189 @@
+/**
+ * The HTTP API for whoever runs studies: a health check, and behind a bearer token the game index
+ * and each game's log. Every /api answer is JSON (the log download excepted), errors included:
+ * `{error: {code, message}}`.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId, type GameStore } from '../store/GameStore';
+import type { GameFilter, GameRecord } from '../store/types';
+
+export interface ApiDeps {
+  readonly store: GameStore;
+  readonly adminToken: string;
+}
+
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+/** The admin token from ADMIN_TOKEN, or a fresh random one the caller should print for the operator. */
+export function resolveAdminToken(env: NodeJS.ProcessEnv): { token: string; generated: boolean } {
+  const given = env.ADMIN_TOKEN;
+  if (given === undefined) return { token: randomBytes(32).toString('base64url'), generated: true };
+  if (given.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${given.length}); unset it to have a random token generated`);
+  }
+  // A token with spaces or control characters could never be sent in an Authorization header.
+  if (!/^[\x21-\x7e]+$/.test(given)) throw new Error('ADMIN_TOKEN must consist of visible ASCII characters only (no spaces)');
+  return { token: given, generated: false };
+}
+
+export function mountApi(app: express.Application, deps: ApiDeps): void {
+  const startedAt = Date.now();
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000) });
+  });
+
+  const api = express.Router();
+  api.use(requireAdminToken(deps.adminToken));
+  api.get('/games', (req, res) => listGames(deps.store, req, res));
+  api.get('/games/:id', (req, res) => getGame(deps.store, req.params.id, res));
+  api.get('/games/:id/log', (req, res, next) => downloadLog(deps.store, req.params.id, res, next));
+  api.use((_req, res) => sendError(res, 404, 'NOT_FOUND', 'no such API endpoint'));
+  api.use(handleError);
+  app.use('/api', api);
+}
+
+function sendError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  res.status(status).json({ error: { code, message, ...extra } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authorization
+
+function requireAdminToken(adminToken: string): express.RequestHandler {
+  const expected = Buffer.from(adminToken, 'utf8');
+  return (req, res, next) => {
+    // Game data is personal data (crowdsourcing ids): no cache may keep it.
+    res.setHeader('Cache-Control', 'no-store');
+    const presented = bearerToken(req.get('authorization'));
+    if (presented === null) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return sendError(res, 401, 'UNAUTHORIZED', 'send the admin token as "Authorization: Bearer <token>"');
+    }
+    if (!tokensMatch(Buffer.from(presented, 'utf8'), expected)) return sendError(res, 403, 'FORBIDDEN', 'the token is not the admin token');
+    next();
+  };
+}
+
+function bearerToken(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer +(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+/** Constant time for tokens of the right length, so the response time tells nothing about the token. */
+function tokensMatch(presented: Buffer, expected: Buffer): boolean {
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The game index
+
+/** Query values arrive as strings (an array when a parameter is repeated, which is refused). */
+const digits = (name: string) => z.string({ error: `${name} must be given once` }).regex(/^\d{1,15}$/, `${name} must be a non-negative integer`).transform(Number);
+
+const time = (name: string) =>
+  z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: `${name} must be an ISO 8601 date (2026-01-31) or date and time with a zone (2026-01-31T12:00:00Z)`,
+  });
+
+const listQuerySchema = z
+  .strictObject(
+    {
+      from: time('from').optional(),
+      to: time('to').optional(),
+      pool: z.string({ error: 'pool must be given once' }).min(1, 'pool must not be empty').optional(),
+      minScore: digits('minScore').optional(),
+      limit: digits('limit')
+        .pipe(z.number().min(1, 'limit must be at least 1').max(MAX_LIST_LIMIT, `limit must be at most ${MAX_LIST_LIMIT}`))
+        .optional(),
+      offset: digits('offset').optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')}` : undefined) },
+  )
+  .transform((query) => ({
+    ...query,
+    from: query.from === undefined ? undefined : startOf(query.from),
+    to: query.to === undefined ? undefined : endOf(query.to),
+  }))
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
+    error: 'from must not be later than to',
+    path: ['from'],
+  });
+
+const isDateOnly = (value: string) => value.length === 10;
+
+/** A date alone means from its first millisecond (UTC). */
+function startOf(value: string): string {
+  return isDateOnly(value) ? `${value}T00:00:00.000Z` : new Date(value).toISOString();
+}
+
+/** A date alone means up to its last millisecond (UTC), since the bounds are inclusive. */
+function endOf(value: string): string {
+  return isDateOnly(value) ? `${value}T23:59:59.999Z` : new Date(value).toISOString();
+}
+
+/** The parameter an issue is about: the unknown key, or the field it was found in. */
+function parameterOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return issue.keys[0];
+  return String(issue.path[0] ?? 'query');
+}
+
+function listGames(store: GameStore, req: Request, res: Response): void {
+  const parsed = listQuerySchema.safeParse(req.query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return sendError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
+  }
+  const filter: GameFilter = { ...parsed.data, limit: parsed.data.limit ?? DEFAULT_LIST_LIMIT, offset: parsed.data.offset ?? 0 };
+  res.json({ games: store.listGames(filter).map(publicRecord), limit: filter.limit, offset: filter.offset });
+}
+
+/** A game as the API shows it: the log's URL instead of its place on the server's disk. */
+function publicRecord(record: GameRecord): Omit<GameRecord, 'logPath'> & { logUrl: string } {
+  const { logPath: _serverPath, ...rest } = record;
+  return { ...rest, logUrl: `/api/games/${record.gameId}/log` };
+}
+
+function findGame(store: GameStore, gameId: string, res: Response): GameRecord | null {
+  // An unsafe id cannot name a game; refusing it first keeps it out of every path.
+  const record = isSafeGameId(gameId) ? store.getGame(gameId) : null;
+  if (!record) sendError(res, 404, 'NOT_FOUND', `no game ${JSON.stringify(gameId)}`);
+  return record;
+}
+
+function getGame(store: GameStore, gameId: string, res: Response): void {
+  const record = findGame(store, gameId, res);
+  if (record) res.json(publicRecord(record));
+}
+
+function downloadLog(store: GameStore, gameId: string, res: Response, next: NextFunction): void {
+  const record = findGame(store, gameId, res);
+  if (!record) return;
+  // The headers are set only once the file is found, so a missing log can still be answered in JSON.
+  const options = { cacheControl: false, headers: { 'Content-Type': 'application/x-ndjson' } };
+  res.download(record.logPath, `${gameId}.jsonl`, options, (error) => {
+    if (!error) return;
+    if (res.headersSent) return next(error); // cut off mid-stream: the client sees a short body
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return sendError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
+    next(error);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** Express calls a handler with four parameters for errors; none of them reaches the client. */
+function handleError(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  const status = clientErrorStatus(error);
+  if (status === null) process.stderr.write(`api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
+  if (res.headersSent) return next(error); // express closes the connection
+  if (status !== null) return sendError(res, status, 'BAD_REQUEST', 'the request is malformed');
+  sendError(res, 500, 'INTERNAL', 'internal error');
+}
+
+/** Express marks the request's own faults (an undecodable %-escape in the path) with a 4xx status. */
+function clientErrorStatus(error: unknown): number | null {
+  const status = (error as { status?: unknown })?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}

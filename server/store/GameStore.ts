@@ -1,0 +1,527 @@
+/**
+ * Where games are kept: one append-only JSON Lines log per game (dataDir/logs/<gameId>.jsonl, see
+ * docs/log-format.md) and a SQLite index (dataDir/games.sqlite) to find games by time, pool and
+ * score. The log is the record; the index follows it, and recover() repairs both after a crash.
+ *
+ * One process at a time may use a data directory: recover() takes every open game it does not
+ * write itself for an interrupted one.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
+import { serializeLine } from '../../shared/log/recorder';
+import { replay } from '../../shared/log/replay';
+import type { GameFilter, GameLogWriter, GameRecord, SeatRecord } from './types';
+
+export const MAX_GAME_ID_LENGTH = 100;
+const SAFE_GAME_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_GAME_ID_LENGTH}}$`);
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
+
+const LOGS_DIR = 'logs';
+const INDEX_FILE = 'games.sqlite';
+
+/** Game ids become file names, so only letters, digits, `_` and `-` are allowed. */
+export function isSafeGameId(gameId: string): boolean {
+  return SAFE_GAME_ID.test(gameId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS games (
+    game_id    TEXT PRIMARY KEY,
+    pool       TEXT NOT NULL,
+    score      INTEGER NOT NULL DEFAULT 0,
+    started_at TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, so text order is time order
+    ended_at   TEXT,
+    end_reason TEXT,
+    log_path   TEXT NOT NULL,  -- relative to the data directory, so the directory can move
+    note       TEXT            -- what recover() found wrong with the log, if anything
+  );
+  CREATE TABLE IF NOT EXISTS seats (
+    game_id       TEXT NOT NULL REFERENCES games (game_id),
+    role          TEXT NOT NULL,
+    player_id     TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    worker_id     TEXT,
+    assignment_id TEXT,
+    hit_id        TEXT,
+    PRIMARY KEY (game_id, role)
+  );
+  CREATE INDEX IF NOT EXISTS games_by_started_at ON games (started_at);
+  CREATE INDEX IF NOT EXISTS games_by_pool ON games (pool);
+`;
+
+const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note';
+
+interface GameRow {
+  readonly game_id: string;
+  readonly pool: string;
+  readonly score: number;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly end_reason: string | null;
+  readonly log_path: string;
+  readonly note: string | null;
+}
+
+interface SeatRow {
+  readonly role: SeatRecord['role'];
+  readonly player_id: string;
+  readonly kind: SeatRecord['kind'];
+  readonly worker_id: string | null;
+  readonly assignment_id: string | null;
+  readonly hit_id: string | null;
+}
+
+/** How a game ended, as the index records it. */
+interface GameClosing {
+  readonly score: number;
+  readonly endedAt: string;
+  readonly endReason: LogEnd['reason'];
+  readonly note: string | null;
+}
+
+interface ListParams {
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly pool: string | null;
+  readonly minScore: number | null;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** The SQL side of the store: prepared once, used by the store and by its log writers. */
+class GameIndex {
+  private readonly insertGameRow;
+  private readonly insertSeatRow;
+  private readonly selectGame;
+  private readonly selectSeats;
+  private readonly selectOpenGames;
+  private readonly selectGames;
+  private readonly updateScore;
+  private readonly updateClosing;
+  private readonly insertGameWithSeats;
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(SCHEMA);
+    this.insertGameRow = db.prepare<[string, string, string, string]>(
+      'INSERT INTO games (game_id, pool, started_at, log_path) VALUES (?, ?, ?, ?)',
+    );
+    this.insertSeatRow = db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
+      'INSERT INTO seats (game_id, role, player_id, kind, worker_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectGame = db.prepare<[string], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE game_id = ?`);
+    this.selectSeats = db.prepare<[string], SeatRow>(
+      'SELECT role, player_id, kind, worker_id, assignment_id, hit_id FROM seats WHERE game_id = ? ORDER BY rowid',
+    );
+    this.selectOpenGames = db.prepare<[], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE ended_at IS NULL ORDER BY started_at`);
+    // One statement for every filter combination: a missing filter is bound as NULL.
+    this.selectGames = db.prepare<ListParams, GameRow>(`
+      SELECT ${GAME_COLUMNS} FROM games
+      WHERE (@from IS NULL OR started_at >= @from)
+        AND (@to IS NULL OR started_at <= @to)
+        AND (@pool IS NULL OR pool = @pool)
+        AND (@minScore IS NULL OR score >= @minScore)
+      ORDER BY started_at DESC, game_id DESC
+      LIMIT @limit OFFSET @offset`);
+    this.updateScore = db.prepare<[number, string]>('UPDATE games SET score = ? WHERE game_id = ?');
+    this.updateClosing = db.prepare<[number, string, string, string | null, string]>(
+      'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ? WHERE game_id = ?',
+    );
+    this.insertGameWithSeats = db.transaction((game: { gameId: string; pool: string; startedAt: string; logPath: string }, seats: readonly SeatRecord[]) => {
+      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath);
+      for (const seat of seats) {
+        this.insertSeatRow.run(game.gameId, seat.role, seat.playerId, seat.kind, seat.workerId ?? null, seat.assignmentId ?? null, seat.hitId ?? null);
+      }
+    });
+  }
+
+  insertGame(game: { gameId: string; pool: string; startedAt: string; logPath: string }, seats: readonly SeatRecord[]): void {
+    this.insertGameWithSeats(game, seats);
+  }
+
+  get(gameId: string): GameRow | undefined {
+    return this.selectGame.get(gameId);
+  }
+
+  seats(gameId: string): SeatRecord[] {
+    return this.selectSeats.all(gameId).map(seatRecord);
+  }
+
+  openGames(): GameRow[] {
+    return this.selectOpenGames.all();
+  }
+
+  list(params: ListParams): GameRow[] {
+    return this.selectGames.all(params);
+  }
+
+  setScore(gameId: string, score: number): void {
+    this.updateScore.run(score, gameId);
+  }
+
+  close(gameId: string, closing: GameClosing): void {
+    this.updateClosing.run(closing.score, closing.endedAt, closing.endReason, closing.note, gameId);
+  }
+
+  shutdown(): void {
+    this.db.close();
+  }
+}
+
+function seatRecord(row: SeatRow): SeatRecord {
+  return {
+    role: row.role,
+    playerId: row.player_id,
+    kind: row.kind,
+    ...(row.worker_id !== null && { workerId: row.worker_id }),
+    ...(row.assignment_id !== null && { assignmentId: row.assignment_id }),
+    ...(row.hit_id !== null && { hitId: row.hit_id }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log files
+
+/** Writes all of `bytes` at the end of the file (write(2) may write less than asked). */
+function writeAll(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
+function lineBytes(line: LogLine): Buffer {
+  return Buffer.from(`${serializeLine(line)}\n`, 'utf8');
+}
+
+/** Opens a new log for appending; an existing file is never reused, so no log is ever mixed with another. */
+function createLogFile(path: string, gameId: string): number {
+  try {
+    return openSync(path, 'ax');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`game ${gameId}: the log file ${path} already exists`);
+    throw error;
+  }
+}
+
+/** Appends one line and flushes it to disk. */
+function appendDurably(path: string, line: LogLine): void {
+  const fd = openSync(path, 'a');
+  try {
+    writeAll(fd, lineBytes(line));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** An ISO 8601 time in the one form the index stores (UTC, milliseconds), so text order is time order. */
+function normalizeTime(value: string, what: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new RangeError(`${what} is not an ISO 8601 time: ${JSON.stringify(value)}`);
+  return isoTime(ms);
+}
+
+type WriterState = 'open' | 'ended' | 'detached' | 'failed';
+
+/**
+ * Appends to one game's log. Each line goes to the kernel with one synchronous write before
+ * append() returns, so a process killed right after loses none of it; end() also flushes to disk.
+ */
+class LogFileWriter implements GameLogWriter {
+  private state: WriterState = 'open';
+  private failure: Error | null = null;
+  private score = 0;
+
+  constructor(
+    private readonly gameId: string,
+    private fd: number,
+    private readonly startedAtMs: number,
+    private readonly index: GameIndex,
+    private readonly onFinished: (writer: LogFileWriter) => void,
+  ) {}
+
+  /** Appends an event; an end line is handed to end(), as GameRecorder writes it like any other line. */
+  append(line: LogLine): void {
+    if (line.kind === 'header') throw new Error(`game ${this.gameId}: the header is written by startGame, not append`);
+    if (line.kind === 'end') return this.end(line);
+    this.write(line);
+    // The index keeps the score current for lists of live games, but only touches the row when it changes.
+    if (line.outcome.score !== this.score) {
+      this.score = line.outcome.score;
+      this.index.setScore(this.gameId, this.score);
+    }
+  }
+
+  end(line: LogEnd): void {
+    this.write(line);
+    fsyncSync(this.fd);
+    this.finish('ended');
+    this.index.close(this.gameId, { score: line.score, endedAt: isoTime(this.startedAtMs + line.t), endReason: line.reason, note: null });
+  }
+
+  /** Closes the file without ending the game (the store is closing); recover() ends it at the next start. */
+  detach(): void {
+    if (this.state !== 'open') return;
+    fsyncSync(this.fd);
+    this.finish('detached');
+  }
+
+  private write(line: LogLine): void {
+    this.checkOpen();
+    try {
+      writeAll(this.fd, lineBytes(line));
+    } catch (error) {
+      // A failed write may leave part of a line; writing more after it would bury it mid-file,
+      // where recovery cannot cut it off. So the log stops here and recover() repairs its end.
+      this.failure = error as Error;
+      this.finish('failed');
+      throw error;
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.state === 'open') return;
+    const why: Record<Exclude<WriterState, 'open'>, string> = {
+      ended: 'the game has ended',
+      detached: 'the store was closed',
+      failed: `an earlier write failed (${this.failure?.message})`,
+    };
+    throw new Error(`game ${this.gameId}: cannot write to the log: ${why[this.state]}`);
+  }
+
+  private finish(state: Exclude<WriterState, 'open'>): void {
+    this.state = state;
+    try {
+      closeSync(this.fd);
+    } finally {
+      this.fd = -1;
+      this.onFinished(this);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery
+
+/** What had to be done to the end of a log before it could be read. */
+interface TailRepair {
+  /** The log's complete lines. */
+  readonly text: string;
+  /** Null when the log ended cleanly. */
+  readonly note: string | null;
+}
+
+/**
+ * Makes the log end with a complete line: a cut-off last line is truncated away, and a last line
+ * that is complete JSON but lost its newline gets the newline back. Earlier lines are untouched.
+ */
+function repairTail(path: string): TailRepair {
+  const bytes = readFileSync(path);
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return { text: bytes.toString('utf8'), note: null };
+  const keep = bytes.lastIndexOf(0x0a) + 1;
+  const tail = bytes.subarray(keep);
+  if (isJsonObject(tail.toString('utf8'))) {
+    appendNewline(path);
+    return { text: `${bytes.toString('utf8')}\n`, note: 'added the missing newline after the last line' };
+  }
+  truncateSync(path, keep);
+  return { text: bytes.subarray(0, keep).toString('utf8'), note: `removed a cut-off last line (${tail.length} bytes)` };
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+function appendNewline(path: string): void {
+  const fd = openSync(path, 'a');
+  try {
+    writeAll(fd, Buffer.from('\n'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function joinNotes(...notes: (string | null)[]): string | null {
+  const present = notes.filter((note): note is string => note !== null);
+  return present.length > 0 ? present.join('; ') : null;
+}
+
+/**
+ * Closes the log of a game the process never ended: repairs its last line, replays it for the
+ * score, and appends the end line. A log that cannot be replayed is left as it is, and the index
+ * keeps the last score it saw.
+ */
+function recoverLog(path: string, startedAtMs: number, lastIndexedScore: number): GameClosing {
+  let modified: Date;
+  try {
+    modified = statSync(path).mtime;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { score: lastIndexedScore, endedAt: isoTime(startedAtMs), endReason: 'interrupted', note: `the log file is missing: ${path}` };
+  }
+  const repair = repairTail(path);
+  let lastT = 0;
+  let result;
+  try {
+    result = replay(repair.text, {
+      allowOpen: true,
+      onState: (_, event) => {
+        if (event) lastT = event.t;
+      },
+    });
+  } catch (error) {
+    // The log is the record: keep it as it is for whoever investigates, and say why in the index.
+    const note = `the log cannot be replayed: ${(error as Error).message}`;
+    return { score: lastIndexedScore, endedAt: modified.toISOString(), endReason: 'interrupted', note: joinNotes(repair.note, note) };
+  }
+  if (result.end) {
+    // The process stopped between writing the end line and updating the index.
+    const note = joinNotes(repair.note, 'the log already had its end line');
+    return { score: result.end.score, endedAt: isoTime(startedAtMs + result.end.t), endReason: result.end.reason, note };
+  }
+  // Replay insists that a game whose turns ran out ends with 'turns-exhausted', whatever stopped it.
+  const end: LogEnd = { kind: 'end', t: lastT, reason: result.final.gameOver ? 'turns-exhausted' : 'interrupted', score: result.final.score };
+  appendDurably(path, end);
+  return { score: end.score, endedAt: isoTime(startedAtMs + end.t), endReason: end.reason, note: repair.note };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+export interface StartInfo {
+  readonly pool: string;
+  readonly seats: SeatRecord[];
+}
+
+export class GameStore {
+  private readonly writers = new Map<string, LogFileWriter>();
+
+  private constructor(
+    /** Absolute. */
+    readonly dataDir: string,
+    private readonly index: GameIndex,
+  ) {}
+
+  /** Opens (creating if needed) the store in `dataDir`: the index games.sqlite and the logs/ directory. */
+  static open(dataDir: string): GameStore {
+    const root = resolve(dataDir);
+    mkdirSync(join(root, LOGS_DIR), { recursive: true });
+    const db = new Database(join(root, INDEX_FILE));
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      return new GameStore(root, new GameIndex(db));
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** Creates the game's log with its header line and lists the game in the index. */
+  startGame(header: LogHeader, info: StartInfo): GameLogWriter {
+    const { gameId } = header;
+    if (!isSafeGameId(gameId)) {
+      throw new Error(`unsafe game id ${JSON.stringify(gameId)}: use only letters, digits, _ and -, at most ${MAX_GAME_ID_LENGTH} characters`);
+    }
+    if (info.pool === '') throw new Error(`game ${gameId}: the pool must not be empty`);
+    const startedAt = normalizeTime(header.startedAt, `game ${gameId}: header.startedAt`);
+    if (this.index.get(gameId)) throw new Error(`game ${gameId} already exists in the index`);
+
+    const logPath = `${LOGS_DIR}/${gameId}.jsonl`;
+    const absolutePath = join(this.dataDir, logPath);
+    const fd = createLogFile(absolutePath, gameId);
+    try {
+      writeAll(fd, lineBytes(header));
+      this.index.insertGame({ gameId, pool: info.pool, startedAt, logPath }, info.seats);
+    } catch (error) {
+      // The file is ours and holds nothing but the header: remove it so the id can be used again.
+      closeSync(fd);
+      unlinkSync(absolutePath);
+      throw error;
+    }
+    const writer = new LogFileWriter(gameId, fd, Date.parse(startedAt), this.index, () => this.writers.delete(gameId));
+    this.writers.set(gameId, writer);
+    return writer;
+  }
+
+  /**
+   * Ends every game the index shows as still running (except those this store is writing): each
+   * gets an end line 'interrupted' with its score from replay. Call at server start.
+   */
+  recover(): { recovered: string[] } {
+    const recovered: string[] = [];
+    for (const row of this.index.openGames()) {
+      if (this.writers.has(row.game_id)) continue;
+      const closing = recoverLog(this.absolute(row.log_path), Date.parse(row.started_at), row.score);
+      this.index.close(row.game_id, closing);
+      recovered.push(row.game_id);
+    }
+    return { recovered };
+  }
+
+  /** Games newest first. */
+  listGames(filter: GameFilter = {}): GameRecord[] {
+    const rows = this.index.list({
+      from: filter.from === undefined ? null : normalizeTime(filter.from, 'filter.from'),
+      to: filter.to === undefined ? null : normalizeTime(filter.to, 'filter.to'),
+      pool: filter.pool ?? null,
+      minScore: filter.minScore === undefined ? null : checkFinite(filter.minScore, 'filter.minScore'),
+      limit: checkInteger(filter.limit ?? DEFAULT_LIST_LIMIT, 'filter.limit', 1, MAX_LIST_LIMIT),
+      offset: checkInteger(filter.offset ?? 0, 'filter.offset', 0, Number.MAX_SAFE_INTEGER),
+    });
+    return rows.map((row) => this.record(row));
+  }
+
+  getGame(gameId: string): GameRecord | null {
+    const row = this.index.get(gameId);
+    return row ? this.record(row) : null;
+  }
+
+  /** Closes the index. Logs still being written are flushed and closed; their games stay open for recover(). */
+  close(): void {
+    for (const writer of [...this.writers.values()]) writer.detach();
+    this.index.shutdown();
+  }
+
+  private record(row: GameRow): GameRecord {
+    return {
+      gameId: row.game_id,
+      pool: row.pool,
+      seats: this.index.seats(row.game_id),
+      score: row.score,
+      startedAt: row.started_at,
+      endedAt: row.ended_at,
+      endReason: row.end_reason as GameRecord['endReason'],
+      logPath: this.absolute(row.log_path),
+      ...(row.note !== null && { note: row.note }),
+    };
+  }
+
+  private absolute(logPath: string): string {
+    return resolve(this.dataDir, logPath);
+  }
+}
+
+function checkFinite(value: number, what: string): number {
+  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${value}`);
+  return value;
+}
+
+function checkInteger(value: number, what: string, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${what} must be an integer from ${min} to ${max}, got ${value}`);
+  return value;
+}

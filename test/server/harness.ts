@@ -1,0 +1,86 @@
+/** A game server on a free port with logs kept in memory, and real websocket clients for it. */
+import { Client, type Room } from '@colyseus/sdk';
+import WebSocket from 'ws';
+import type { LogLine } from '../../shared/log/format';
+import { serializeLine } from '../../shared/log/recorder';
+import { startGameServer, type RunningGameServer } from '../../server/index';
+import type { RoomSettings } from '../../server/rooms/GameRoom';
+
+// Node 20 has no global WebSocket, and the SDK's reconnect() looks for one.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+
+export interface TestServer {
+  readonly server: RunningGameServer;
+  readonly url: string;
+  /** Every log line written, per game, in order. */
+  readonly logs: LogLine[][];
+  logText(game?: number): string;
+}
+
+export async function startTestServer(roomSettings: RoomSettings = {}): Promise<TestServer> {
+  const logs: LogLine[][] = [];
+  const server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    roomSettings: { patchRateMs: 10, ...roomSettings },
+    services: {
+      startLog: (header) => {
+        const lines: LogLine[] = [header];
+        logs.push(lines);
+        return { append: (line) => lines.push(line), end: (line) => lines.push(line) };
+      },
+    },
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${server.port}`,
+    logs,
+    logText: (game = 0) => logs[game].map((line) => `${serializeLine(line)}\n`).join(''),
+  };
+}
+
+/** A connected player: its room, and every message the server sent it. */
+export interface Player {
+  readonly room: Room;
+  readonly messages: { type: string; payload: any }[];
+  /** The state as this client decoded it (any: the client decodes by reflection). */
+  readonly state: any;
+  errors(): { code: string; message: string; refused: string }[];
+}
+
+export async function join(url: string, options: Record<string, unknown>): Promise<Player> {
+  const room = await new Client(url).joinOrCreate('cerealbar', options);
+  return track(room);
+}
+
+export function track(room: Room): Player {
+  const messages: Player['messages'] = [];
+  room.onMessage('*', (type, payload) => messages.push({ type: String(type), payload }));
+  return {
+    room,
+    messages,
+    get state() {
+      return room.state as any;
+    },
+    errors: () => messages.filter((m) => m.type === 'error').map((m) => m.payload),
+  };
+}
+
+/** Waits until `condition` holds, checking every few milliseconds; fails with `what` on timeout. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A leader and a follower in one game that has started. */
+export async function startGame(url: string, options: Record<string, unknown> = {}): Promise<{ leader: Player; follower: Player }> {
+  const leader = await join(url, { role: 'leader', ...options });
+  const follower = await join(url, { role: 'follower', ...options });
+  await waitFor(() => leader.state.phase === 'playing' && follower.state.phase === 'playing', 'both players to see the game start');
+  return { leader, follower };
+}
