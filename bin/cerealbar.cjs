@@ -1,4 +1,8 @@
 #!/usr/bin/env node
 // The `cerealbar` command: runs the TypeScript CLI through tsx, so no build step is needed.
 require('tsx/cjs');
-process.exitCode = require('../cli/main.ts').runCli(process.argv.slice(2));
+require('../cli/main.ts')
+  .runCli(process.argv.slice(2))
+  .then((code) => {
+    process.exitCode = code;
+  });

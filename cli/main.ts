@@ -4,6 +4,7 @@ import { ENGINE_VERSION } from '../shared/version';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
 import { registerSelfPlayCommand } from './commands/selfplay';
+import { registerServeCommand } from './commands/serve';
 import { CliError } from './errors';
 
 export function buildProgram(): Command {
@@ -15,12 +16,13 @@ export function buildProgram(): Command {
   registerReplayCommand(program);
   registerSelfPlayCommand(program);
   registerMapsCommands(program);
+  registerServeCommand(program);
   return program;
 }
 
-export function runCli(argv: string[]): number {
+export async function runCli(argv: string[]): Promise<number> {
   try {
-    buildProgram().parse(argv, { from: 'user' });
+    await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

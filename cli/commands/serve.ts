@@ -1,0 +1,79 @@
+/** `cerealbar serve`: the game server, the HTTP API and the client, on an embedded store. */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { mountApi, resolveAdminToken } from '../../server/http/api';
+import { startGameServer } from '../../server/index';
+import { GameStore } from '../../server/store/GameStore';
+import { CliError } from '../errors';
+import { integerOption } from '../options';
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  data: string;
+  leaderSeconds: number;
+  followerSeconds: number;
+  reconnectSeconds: number;
+}
+
+const secondsOption = (name: string) => integerOption(name, 1, 3600);
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the game server with the HTTP API, storing games and logs in a data directory')
+    .option('--port <port>', 'port to listen on', integerOption('--port', 0, 65535), 2567)
+    .option('--host <host>', 'address to listen on', '0.0.0.0')
+    .option('--data <dir>', 'directory for the game index and logs (created if missing)', 'data')
+    .option('--leader-seconds <s>', "seconds in a leader's turn", secondsOption('--leader-seconds'), 45)
+    .option('--follower-seconds <s>', "seconds in a follower's turn", secondsOption('--follower-seconds'), 15)
+    .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
+    .action(async (options: ServeOptions) => {
+      let admin: { token: string; generated: boolean };
+      try {
+        admin = resolveAdminToken(process.env);
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+      const dataDir = resolve(options.data);
+      let store: GameStore;
+      try {
+        store = GameStore.open(dataDir);
+      } catch (error) {
+        throw new CliError(`${dataDir}: cannot open the game store: ${(error as Error).message}`);
+      }
+      const { recovered } = store.recover();
+      const server = await startGameServer({
+        port: options.port,
+        host: options.host,
+        services: { startLog: (header, info) => store.startGame(header, info) },
+        roomSettings: {
+          leaderTurnSeconds: options.leaderSeconds,
+          followerTurnSeconds: options.followerSeconds,
+          reconnectSeconds: options.reconnectSeconds,
+        },
+        routes: (app) => mountApi(app, { store, adminToken: admin.token }),
+      }).catch((error: NodeJS.ErrnoException) => {
+        store.close();
+        const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
+        throw new CliError(`cannot start the server: ${why}`);
+      });
+      const say = (line: string) => process.stdout.write(`${line}\n`);
+      say(`CerealBar server listening on http://localhost:${server.port} (game rooms over WebSocket on the same port)`);
+      say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} interrupted game(s): ${recovered.join(', ')})` : ''}`);
+      say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
+      say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        say(`${signal}: ending games and closing logs...`);
+        await server.close();
+        store.close();
+        say('stopped');
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+    });
+}
