@@ -11,9 +11,10 @@ import { ROOM_NAME } from '../shared/protocol/messages';
 import { GameRoom, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 
 /**
- * Matchmaking for the game room: players meet when their pool and code are equal. A left-out
- * pool or code counts as the default, so quick play never lands in a private game (Colyseus
- * itself would skip filters a client leaves out).
+ * Matchmaking for the game room: players meet when their pool and code are equal and the seat
+ * they ask for is open. A left-out pool or code counts as the default, so quick play never lands
+ * in a private game (Colyseus itself would skip filters a client leaves out). A leader who asks
+ * for the scripted follower always gets a room of its own.
  */
 class GameRoomHandler extends RegisteredHandler<GameRoom> {
   constructor(defaultOptions: Pick<GameRoomOptions, 'services' | 'settings'>) {
@@ -21,8 +22,13 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
     this.name = ROOM_NAME;
   }
 
-  override getFilterOptions(options: Record<string, unknown>): { pool: unknown; code: unknown } {
-    return { pool: options.pool ?? 'default', code: options.code ?? '' };
+  override getFilterOptions(options: Record<string, unknown>): Record<string, unknown> {
+    const filter: Record<string, unknown> = { pool: options.pool ?? 'default', code: options.code ?? '' };
+    if (options.role === 'leader') filter.leaderOpen = true;
+    if (options.role === 'follower') filter.followerOpen = true;
+    // No room lists this field, so the matchmaker creates a new room.
+    if (options.botFollower === true) filter.botGame = true;
+    return filter;
   }
 }
 

@@ -26,6 +26,7 @@ import {
 } from '../../shared/protocol/messages';
 import { GameRoomState, LeaderOnlyState, PlayerState } from '../state/schema';
 import type { GameLogWriter, SeatRecord } from '../store/types';
+import { FollowerBot } from '../bots/followerBot';
 import { fillLeaderView, mirrorState, updateFollowerView } from './sync';
 
 /** What the room needs from the process that runs it. */
@@ -38,6 +39,8 @@ export const roomSettingsSchema = z.object({
   followerTurnSeconds: z.number().positive().max(3600).default(15),
   /** How long a dropped player's seat is kept. */
   reconnectSeconds: z.number().min(0).max(3600).default(30),
+  /** Milliseconds between the scripted follower's actions, so that a human leader can follow them. */
+  botStepMs: z.number().int().min(0).max(10_000).default(400),
   /** Milliseconds between state patches (Colyseus's patch rate; the turn clock ticks with it too). */
   patchRateMs: z.number().int().min(5).max(1000).default(50),
   /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
@@ -91,6 +94,8 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** Ids of instructions the follower has been able to see (sent at the start of its turn). */
   private readonly sent = new Set<number>();
   private readonly views = new Map<Role, StateView>();
+  private bot: FollowerBot | null = null;
+  private botTimer: Delayed | null = null;
 
   onCreate(options: GameRoomOptions): void {
     this.services = options.services;
@@ -115,6 +120,11 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
       throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
     }
     if (this.state.phase !== 'waiting') throw new ServerError(409, 'this game has already started');
+    if (parsed.data.botFollower) {
+      if (parsed.data.role === 'follower') throw new ServerError(400, 'only a leader can ask for the scripted follower');
+      if (this.seats.size > 0) throw new ServerError(409, 'this game already has players; ask for the scripted follower in a new game');
+      return { ...parsed.data, role: 'leader' };
+    }
     if (!this.freeRole(parsed.data.role)) throw new ServerError(409, `the ${parsed.data.role} seat is taken`);
     return parsed.data;
   }
@@ -139,6 +149,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     this.views.set(role, view);
     if (role === 'leader') fillLeaderView(view, this.state);
     client.send('seat', { role, playerId: this.seats.get(role)!.record.playerId });
+    if (auth.botFollower) this.seatBot();
     if (this.listOpenSeats().length === 0) this.startGame();
   }
 
@@ -175,6 +186,13 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     }
   }
 
+  /** Seats the scripted follower, which acts from the server on its turns. */
+  private seatBot(): void {
+    this.bot = new FollowerBot();
+    this.seats.set('follower', { role: 'follower', client: null, record: { role: 'follower', playerId: randomUUID(), kind: 'bot' } });
+    this.state.follower.connected = true;
+  }
+
   onBeforeShutdown(): void {
     this.finish('server-shutdown');
     void this.disconnect();
@@ -187,13 +205,15 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** Publishes the open seats with the matchmaking fields (setMetadata replaces, so all of them). */
   private listOpenSeats(): Role[] {
     const open = ROLES.filter((role) => !this.seats.has(role));
-    void this.setMetadata({ pool: this.state.pool, code: this.code, open });
+    void this.setMetadata({ pool: this.state.pool, code: this.code, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
     return open;
   }
 
+  /** The seat for a player asking for `wanted`: either seat is drawn at random when both are open. */
   private freeRole(wanted: JoinOptions['role']): Role | null {
     if (wanted !== 'any') return this.seats.has(wanted) ? null : wanted;
-    return ROLES.find((role) => !this.seats.has(role)) ?? null;
+    const open = ROLES.filter((role) => !this.seats.has(role));
+    return open.length === 0 ? null : open[randomInt(open.length)];
   }
 
   private seatOf(client: Client): Seat | undefined {
@@ -293,6 +313,19 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     const seconds = role === 'leader' ? this.settings.leaderTurnSeconds : this.settings.followerTurnSeconds;
     this.state.turnDeadline = Date.now() + seconds * 1000;
     this.turnTimer = this.clock.setTimeout(() => this.apply({ type: 'timeout', actor: 'server', role }), seconds * 1000);
+    if (role === 'follower' && this.bot) this.scheduleBot();
+  }
+
+  /** The bot acts every botStepMs until its turn ends. */
+  private scheduleBot(): void {
+    this.botTimer?.clear();
+    this.botTimer = this.clock.setTimeout(() => {
+      const state = this.recorder!.state;
+      if (this.state.phase !== 'playing' || state.turn.role !== 'follower') return;
+      const result = this.apply(this.bot!.decide(state));
+      if (!result.ok) throw new Error(`the scripted follower's action was refused: ${result.error.code}`);
+      if (this.recorder!.state.turn.role === 'follower' && !result.outcome.turnEnded) this.scheduleBot();
+    }, this.settings.botStepMs);
   }
 
   /** Brings the synced state and the follower's view up to date. */
@@ -308,6 +341,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     if (this.state.phase === 'ended') return;
     this.turnTimer?.clear();
     this.turnTimer = null;
+    this.botTimer?.clear();
     const wasPlaying = this.state.phase === 'playing';
     this.state.phase = 'ended';
     this.state.turnDeadline = 0;

@@ -1,0 +1,92 @@
+/** How players meet: open seats, fair roles, private codes, pools, and the scripted follower. */
+import { describeCard } from '../../shared/engine/cards';
+import { readCardRequest } from '../../shared/selfplay/instructions';
+import { join, startTestServer, waitFor, type Player, type TestServer } from './harness';
+
+jest.setTimeout(60_000);
+
+let ts: TestServer;
+beforeEach(async () => {
+  ts = await startTestServer({ seed: 11, botStepMs: 5 });
+});
+afterEach(async () => {
+  await ts.server.close();
+});
+
+const roleOf = async (player: Player): Promise<string> => {
+  await waitFor(() => player.messages.some((m) => m.type === 'seat'), 'a seat');
+  return player.messages.find((m) => m.type === 'seat')!.payload.role;
+};
+
+test('two players asking for the same seat wait in different games; a follower joins the first', async () => {
+  const first = await join(ts.url, { role: 'leader' });
+  const second = await join(ts.url, { role: 'leader' });
+  expect(second.room.roomId).not.toBe(first.room.roomId);
+  const follower = await join(ts.url, { role: 'follower' });
+  expect(follower.room.roomId).toBe(first.room.roomId);
+  await waitFor(() => first.state.phase === 'playing', 'the first game to start');
+  expect(second.state.phase).toBe('waiting');
+});
+
+test('players asking for either seat get one at random, and always meet', async () => {
+  const roles = new Set<string>();
+  for (let i = 0; i < 12; i++) {
+    const a = await join(ts.url, { role: 'any', code: `fair${i}` });
+    const b = await join(ts.url, { role: 'any', code: `fair${i}` });
+    expect(b.room.roomId).toBe(a.room.roomId);
+    const [ra, rb] = [await roleOf(a), await roleOf(b)];
+    expect(new Set([ra, rb])).toEqual(new Set(['leader', 'follower']));
+    roles.add(ra);
+  }
+  expect(roles).toEqual(new Set(['leader', 'follower']));
+});
+
+test('quick play never lands in a private game, and pools stay apart', async () => {
+  const privateLeader = await join(ts.url, { role: 'leader', code: 'lab7' });
+  const expertLeader = await join(ts.url, { role: 'leader', pool: 'expert' });
+  const quick = await join(ts.url, { role: 'any' });
+  expect(quick.room.roomId).not.toBe(privateLeader.room.roomId);
+  expect(quick.room.roomId).not.toBe(expertLeader.room.roomId);
+  const expertFollower = await join(ts.url, { role: 'any', pool: 'expert' });
+  expect(expertFollower.room.roomId).toBe(expertLeader.room.roomId);
+  expect(await roleOf(expertFollower)).toBe('follower');
+  await waitFor(() => expertFollower.state.pool === 'expert', 'the pool in the state');
+});
+
+describe('the scripted follower', () => {
+  test('a leader who asks for it plays at once; the bot walks to the named card and marks DONE', async () => {
+    const leader = await join(ts.url, { role: 'leader', botFollower: true });
+    await waitFor(() => leader.state.phase === 'playing' && leader.state.cards.size === 21, 'the game to start');
+    expect(leader.state.follower.connected).toBe(true);
+    const cards = [...leader.state.cards.values()] as any[];
+    const target = cards.find((c) => cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1);
+    leader.room.send('instruction', { text: `please pick up the ${describeCard(target)}` });
+    leader.room.send('endTurn', {});
+    await waitFor(() => leader.state.turnRole === 'follower', 'the follower turn');
+    await waitFor(() => leader.state.turnRole === 'leader', 'the bot to finish its turn', 10_000);
+    const log = ts.logs[0];
+    const followerEvents = log.filter((l: any) => l.kind === 'event' && l.actor === 'follower') as any[];
+    expect(followerEvents.length).toBeGreaterThan(0);
+    const reached = followerEvents.some((e) => e.outcome.toggled?.includes(target.id));
+    const done = followerEvents.some((e) => e.type === 'done');
+    // Either it got there and said DONE, or it ran out of its ten steps on the way.
+    expect(reached ? done : followerEvents.filter((e) => e.type === 'move').length === 10).toBe(true);
+    expect(log[0]).toMatchObject({ meta: { players: expect.arrayContaining([expect.objectContaining({ role: 'follower', kind: 'bot' })]) } });
+  });
+
+  test('only a leader can ask for it', async () => {
+    await expect(join(ts.url, { role: 'follower', botFollower: true })).rejects.toThrow(/only a leader can ask for the scripted follower/);
+  });
+
+  test('a leader asking for it never joins a waiting human', async () => {
+    const waiting = await join(ts.url, { role: 'follower' });
+    const leader = await join(ts.url, { role: 'leader', botFollower: true });
+    expect(leader.room.roomId).not.toBe(waiting.room.roomId);
+  });
+});
+
+test('reading a card request out of an instruction', () => {
+  expect(readCardRequest('pick up the 2 red stars')).toEqual({ color: 'red', shape: 'star', count: 2, select: true });
+  expect(readCardRequest('Unselect the three blue toruses!')).toEqual({ color: 'blue', shape: 'torus', count: 3, select: false });
+  expect(readCardRequest('go left twice')).toBeNull();
+});
