@@ -72,7 +72,11 @@ export interface Usage {
 }
 
 /** Server process to benchmark. */
-export type ServerToBench = { type: 'ready'; port: number; dataDir: string } | { type: 'usage'; id: number; usage: Usage; logFiles: number };
+export type ServerToBench =
+  | { type: 'ready'; port: number; dataDir: string }
+  | { type: 'usage'; id: number; usage: Usage }
+  /** Sent while stopping, after every game was ended: the logs the store wrote. */
+  | { type: 'stopped'; logFiles: number; logBytes: number };
 export type BenchToServer = { type: 'usage'; id: number } | { type: 'stop' };
 
 export interface WorkerConfig {

@@ -240,12 +240,12 @@ describe('bad messages get a specific error and change nothing', () => {
     expect(replay(ts.logText()).end?.reason).toBe('abandoned');
   });
 
-  test('bad join options and a taken seat are refused', async () => {
+  test('bad join options, and a taken seat asked for by room id, are refused', async () => {
     const ts = await serve();
     await expect(join(ts.url, { role: 'captain' })).rejects.toThrow(/bad join option role/);
     await expect(join(ts.url, { pool: 'has spaces' })).rejects.toThrow(/bad join option pool/);
-    await join(ts.url, { role: 'leader', code: 'lab1' });
-    await expect(join(ts.url, { role: 'leader', code: 'lab1' })).rejects.toThrow(/the leader seat is taken/);
+    const first = await join(ts.url, { role: 'leader', code: 'lab1' });
+    await expect(new Client(ts.url).joinById(first.room.roomId, { role: 'leader' })).rejects.toThrow(/the leader seat is taken/);
     const second = await join(ts.url, { role: 'any', code: 'lab1' });
     await waitFor(() => second.messages.some((m) => m.type === 'seat'), 'a seat');
     expect(second.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
