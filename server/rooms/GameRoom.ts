@@ -64,6 +64,8 @@ interface Seat {
 
 export class GameRoom extends Room<{ state: GameRoomState }> {
   maxClients = 2;
+  /** Far above what a person or a sane bot sends; a client over it is disconnected by Colyseus. */
+  maxMessagesPerSecond = 100;
   state = new GameRoomState({
     phase: 'waiting',
     gameId: '',

@@ -85,6 +85,19 @@ describe('the scripted follower', () => {
   });
 });
 
+test('crowdsourcing ids are kept as given, with an opaque player id, in the log header', async () => {
+  const ids = { workerId: 'A1B2C3', assignmentId: 'asg-9', hitId: 'hit 42' };
+  const leader = await join(ts.url, { role: 'leader', code: 'crowd', ...ids });
+  await join(ts.url, { role: 'follower', code: 'crowd' });
+  await waitFor(() => leader.state.phase === 'playing', 'the game to start');
+  const players = (ts.logs[0][0] as any).meta.players;
+  expect(players).toEqual([
+    { role: 'leader', playerId: expect.stringMatching(/^[0-9a-f-]{36}$/), kind: 'human', ...ids },
+    { role: 'follower', playerId: expect.stringMatching(/^[0-9a-f-]{36}$/), kind: 'human' },
+  ]);
+  expect(players[0].playerId).toBe(leader.messages.find((m) => m.type === 'seat')!.payload.playerId);
+});
+
 test('reading a card request out of an instruction', () => {
   expect(readCardRequest('pick up the 2 red stars')).toEqual({ color: 'red', shape: 'star', count: 2, select: true });
   expect(readCardRequest('Unselect the three blue toruses!')).toEqual({ color: 'blue', shape: 'torus', count: 3, select: false });
