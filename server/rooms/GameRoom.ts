@@ -167,6 +167,9 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   onReconnect(client: Client): void {
     const seat = this.seatOf(client);
     if (!seat) return;
+    // The returning connection is a new Client object with the same session id.
+    seat.client = client;
+    client.view = this.views.get(seat.role);
     this.state[seat.role].connected = true;
     this.notifyPartner(seat.role, 'partnerReconnected');
     if (this.recorder) client.send('map', { map: this.recorder.header.map });

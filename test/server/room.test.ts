@@ -274,6 +274,9 @@ describe('reconnection', () => {
     back.room.send('move', { action: 'RL' });
     await waitFor(() => leader.state.seq === 3, 'a move by the returned follower');
     expect(leader.state.follower.heading).toBe('NW');
+    // Notices reach the returned connection.
+    await leader.room.leave(true);
+    await waitFor(() => back.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerLeft'), 'the returned follower to hear the leader left');
   });
 
   test('a player who does not come back in time abandons the game', async () => {
