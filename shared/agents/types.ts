@@ -1,0 +1,77 @@
+/**
+ * What a follower agent sees and does. The same observation reaches an agent offline (evaluation,
+ * the headless environment) and live (playing against a human leader through the server).
+ */
+import type { Card } from '../engine/cards';
+import type { Pose } from '../engine/hex';
+import type { GameMap } from '../engine/map';
+import type { Instruction } from '../engine/state';
+
+export const OBSERVATION_VERSION = 1;
+
+/** The follower's actions: the four moves, and DONE for "the current instruction is finished". */
+export const AGENT_ACTIONS = ['MF', 'MB', 'RL', 'RR', 'DONE'] as const;
+export type AgentAction = (typeof AGENT_ACTIONS)[number];
+
+/** A card the follower saw earlier but does not see now, as it was when last seen. */
+export interface RememberedCard extends Card {
+  /** How many follower observations ago it was last seen (1 = the previous one). */
+  readonly seenAgo: number;
+}
+
+/**
+ * Everything a human follower could know at this moment, and nothing more (unless `oracle`).
+ * Cells are `{x, y}` in the engine's odd-r coordinates; see docs/agents.md.
+ */
+export interface FollowerObservation {
+  readonly version: typeof OBSERVATION_VERSION;
+  /** The instruction to carry out now, and the one finished before it. */
+  readonly instruction: Instruction | null;
+  readonly previousInstruction: Instruction | null;
+  readonly pose: Pose;
+  readonly stepsLeft: number;
+  readonly turnsLeft: number;
+  readonly score: number;
+  /** Cells inside the follower's view (the engine's view function). */
+  readonly visibleCells: readonly { readonly x: number; readonly y: number }[];
+  /** Cards inside the view now. */
+  readonly visibleCards: readonly Card[];
+  /** Cards seen before and not in view now, in their last seen state. */
+  readonly rememberedCards: readonly RememberedCard[];
+  /** The leader's pose when it is inside the view. */
+  readonly leader: Pose | null;
+  /** Present only for oracle agents, which are given the full state (clearly not a human's view). */
+  readonly oracle?: {
+    readonly cards: readonly Card[];
+    readonly leader: Pose;
+    readonly queue: readonly Instruction[];
+  };
+}
+
+/** Static facts given once per episode (the map does not change during a game). */
+export interface EpisodeStart {
+  readonly map: GameMap;
+  /** The episode's name, e.g. "<gameId>#<instruction index>", for reports and errors. */
+  readonly episodeId: string;
+  /**
+   * Privileged data from the recorded game, given only to agents that declare `needsRecording`
+   * (the oracles): the human follower's actions for each instruction of the episode, by
+   * instruction id, and the ids of the cards the human follower changed for it.
+   */
+  readonly recording?: {
+    readonly actions: Readonly<Record<number, readonly AgentAction[]>>;
+    readonly changedCards: Readonly<Record<number, readonly number[]>>;
+  };
+}
+
+export interface FollowerAgent {
+  readonly name: string;
+  /** Oracle agents: receive the full state in each observation. */
+  readonly wantsOracleObservation?: boolean;
+  /** Oracle agents: receive the recorded human actions in EpisodeStart. */
+  readonly needsRecording?: boolean;
+  reset(start: EpisodeStart): void | Promise<void>;
+  act(observation: FollowerObservation): AgentAction | Promise<AgentAction>;
+  /** Frees what the agent holds (a child process, for example). */
+  close?(): void | Promise<void>;
+}
