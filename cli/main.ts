@@ -1,6 +1,7 @@
 /** The `cerealbar` command line. Each command lives in cli/commands/. */
 import { Command, CommanderError } from 'commander';
 import { ENGINE_VERSION } from '../shared/version';
+import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
 import { registerSelfPlayCommand } from './commands/selfplay';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerSelfPlayCommand(program);
   registerMapsCommands(program);
   registerServeCommand(program);
+  registerEvalCommand(program);
   return program;
 }
 

@@ -1,0 +1,132 @@
+/**
+ * Evaluating an agent over log files, in this thread or spread over worker threads (one agent
+ * per worker; each worker takes whole logs).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { createAgent } from '../../shared/agents/registry';
+import { LogError } from '../../shared/log/replay';
+import { loadRecording } from '../../shared/eval/recording';
+import { runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { CliError } from '../errors';
+
+/** What one thread reports back. */
+export interface EvalBatchResult {
+  readonly episodes: EpisodeResult[];
+  readonly skippedLogs: { file: string; error: string }[];
+}
+
+/** The .jsonl files among `paths` (files, or directories searched one level deep), sorted. */
+export function findLogs(paths: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      throw new CliError(`${path}: no such file or directory`);
+    }
+    if (!isDirectory) files.push(path);
+    else files.push(...readdirSync(path).filter((name) => name.endsWith('.jsonl')).sort().map((name) => join(path, name)));
+  }
+  if (files.length === 0) throw new CliError(`no .jsonl logs in ${paths.join(', ')}`);
+  return files;
+}
+
+/** Runs every episode of `files` with a fresh agent, in this thread. `onEpisode` counts progress. */
+export async function evaluateFiles(
+  agentSpec: string,
+  files: readonly string[],
+  options: EvalOptions,
+  onEpisode: () => void = () => {},
+): Promise<EvalBatchResult> {
+  let agent = await startAgent(agentSpec);
+  const episodes: EpisodeResult[] = [];
+  const skippedLogs: { file: string; error: string }[] = [];
+  try {
+    for (const file of files) {
+      let recording;
+      try {
+        recording = loadRecording(readFileSync(file, 'utf8'));
+      } catch (error) {
+        if (!(error instanceof LogError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+        skippedLogs.push({ file, error: (error as Error).message });
+        continue;
+      }
+      for (let index = 0; index < recording.instructions.length; index++) {
+        const result = await runEpisode(agent, recording, index, options);
+        episodes.push({ ...result, file } as EpisodeResult);
+        onEpisode();
+        // A failed agent (crashed, hung, out of step) starts afresh for the next example.
+        if (result.error) {
+          await agent.close?.();
+          agent = await startAgent(agentSpec);
+        }
+      }
+    }
+  } finally {
+    await agent.close?.();
+  }
+  return { episodes, skippedLogs };
+}
+
+async function startAgent(agentSpec: string) {
+  try {
+    return await createAgent(agentSpec);
+  } catch (error) {
+    throw new CliError(`cannot start the agent ${JSON.stringify(agentSpec)}: ${(error as Error).message}`);
+  }
+}
+
+/** Counts the episodes of each log without running them (for the progress bar). */
+export function countEpisodes(files: readonly string[]): number {
+  let total = 0;
+  for (const file of files) {
+    try {
+      total += loadRecording(readFileSync(file, 'utf8')).instructions.length;
+    } catch {
+      // Reported when the log is evaluated.
+    }
+  }
+  return total;
+}
+
+/** Splits the logs over `workers` threads, largest first, and merges what they return in file order. */
+export async function evaluateInWorkers(
+  agentSpec: string,
+  files: readonly string[],
+  options: EvalOptions,
+  workers: number,
+  onEpisode: () => void,
+): Promise<EvalBatchResult> {
+  const shares: string[][] = Array.from({ length: Math.min(workers, files.length) }, () => []);
+  const sizes = shares.map(() => 0);
+  for (const file of [...files].sort((a, b) => statSync(b).size - statSync(a).size)) {
+    const smallest = sizes.indexOf(Math.min(...sizes));
+    shares[smallest].push(file);
+    sizes[smallest] += statSync(file).size;
+  }
+  const results = await Promise.all(shares.map((share) => runWorker(agentSpec, share, options, onEpisode)));
+  const order = new Map(files.map((file, i) => [file, i]));
+  const episodes = results
+    .flatMap((r) => r.episodes)
+    .sort((a, b) => order.get((a as unknown as { file: string }).file)! - order.get((b as unknown as { file: string }).file)! || a.index - b.index);
+  return { episodes, skippedLogs: results.flatMap((r) => r.skippedLogs) };
+}
+
+function runWorker(agentSpec: string, files: string[], options: EvalOptions, onEpisode: () => void): Promise<EvalBatchResult> {
+  const script = join(__dirname, `worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+  // Under tsx the worker must load TypeScript too.
+  const execArgv = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
+  const worker = new Worker(script, { workerData: { agentSpec, files, options }, execArgv });
+  return new Promise((resolve, reject) => {
+    worker.on('message', (message: { kind: 'episode' } | { kind: 'done'; result: EvalBatchResult } | { kind: 'failed'; error: string }) => {
+      if (message.kind === 'episode') onEpisode();
+      else if (message.kind === 'done') resolve(message.result);
+      else reject(new CliError(message.error));
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => code !== 0 && reject(new CliError(`an evaluation worker stopped with exit code ${code}`)));
+  });
+}

@@ -1,0 +1,161 @@
+/**
+ * Built-in follower agents, as baselines that need nothing but the observation:
+ * - `random`: a uniformly random move each step, and DONE with probability 1/10, so that an
+ *   episode lasts 10 actions on average. Seeded from the episode id: a run is reproducible.
+ * - `heuristic`: reads the card an instruction names (colour, shape, count, "unselect") and walks
+ *   to the nearest known card that fits; it also follows bare moves ("turn left", "go forward 3").
+ */
+import type { Card } from '../engine/cards';
+import { buildWorld } from '../engine/map';
+import { Draw, seedRng } from '../engine/rng';
+import { MOVES, type Move } from '../engine/transition';
+import { PathPlanner } from '../selfplay/pathing';
+import { matchingCards, readCardRequest, type CardRequest } from '../selfplay/instructions';
+import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
+
+export const BUILTIN_AGENT_NAMES = ['random', 'heuristic'] as const;
+export type BuiltinAgentName = (typeof BUILTIN_AGENT_NAMES)[number];
+
+/** The built-in agent called `name`, or null when there is none by that name. */
+export function createBuiltinAgent(name: string): FollowerAgent | null {
+  switch (name) {
+    case 'random':
+      return new RandomAgent();
+    case 'heuristic':
+      return new HeuristicAgent();
+    default:
+      return null;
+  }
+}
+
+export const RANDOM_DONE_PROBABILITY = 0.1;
+
+export class RandomAgent implements FollowerAgent {
+  readonly name = 'random';
+  private draw = new Draw(seedRng(0));
+
+  reset(start: EpisodeStart): void {
+    this.draw = new Draw(seedRng(hashString(start.episodeId)));
+  }
+
+  act(): AgentAction {
+    return this.draw.chance(RANDOM_DONE_PROBABILITY) ? 'DONE' : this.draw.pick(MOVES);
+  }
+}
+
+/** FNV-1a: a stable 32-bit seed from a string (episode ids are strings). */
+export function hashString(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** Turns in place (six make a full circle) before the heuristic gives up looking for its card. */
+export const MAX_LOOKING_TURNS = 6;
+/** Repeats are capped at a follower turn's default steps: a larger number is more likely misread than meant. */
+const MAX_REPEATS = 10;
+
+/** What the heuristic is doing for the current instruction. */
+type Plan =
+  | { readonly kind: 'card'; readonly request: CardRequest; target: Card | null; turnsLooking: number }
+  | { readonly kind: 'moves'; readonly moves: Move[] };
+
+export class HeuristicAgent implements FollowerAgent {
+  readonly name = 'heuristic';
+  private paths: PathPlanner | null = null;
+  private instructionId: number | null = null;
+  private plan: Plan = { kind: 'moves', moves: [] };
+
+  reset(start: EpisodeStart): void {
+    this.paths = new PathPlanner(buildWorld(start.map));
+    this.instructionId = null;
+  }
+
+  act(obs: FollowerObservation): AgentAction {
+    if (!obs.instruction) return 'DONE';
+    if (obs.instruction.id !== this.instructionId) {
+      this.instructionId = obs.instruction.id;
+      this.plan = planFor(obs.instruction.text);
+    }
+    if (this.plan.kind === 'moves') return this.plan.moves.shift() ?? 'DONE';
+    return this.cardStep(this.plan, obs);
+  }
+
+  /** Toward the target card; DONE once stepping on it changed its selection, or when no card fits. */
+  private cardStep(plan: Extract<Plan, { kind: 'card' }>, obs: FollowerObservation): AgentAction {
+    const known = knownCards(obs);
+    if (plan.target) {
+      const target = plan.target;
+      const now = known.find((card) => card.id === target.id);
+      // Standing on it with its selection changed, or with it gone (it completed a set): done.
+      if (obs.pose.x === target.x && obs.pose.y === target.y && now?.selected !== target.selected) return 'DONE';
+      // Elsewhere, take in what changed meanwhile; a card that vanished is replaced by the next best.
+      plan.target = now ?? null;
+    }
+    plan.target ??= this.nearestMatch(plan.request, known, obs);
+    const move = plan.target && this.planner().nextMove(known, obs.pose, plan.target);
+    if (move) return move;
+    plan.target = null;
+    // Nothing fits, or it cannot be reached: look around, then give up.
+    if (plan.turnsLooking >= MAX_LOOKING_TURNS) return 'DONE';
+    plan.turnsLooking++;
+    return 'RR';
+  }
+
+  /** The matching card with the shortest walk (other known cards are walls); ties by id. */
+  private nearestMatch(request: CardRequest, known: readonly Card[], obs: FollowerObservation): Card | null {
+    let best: { card: Card; steps: number } | null = null;
+    for (const card of matchingCards(request, known)) {
+      const steps = this.planner().pathLength(known, obs.pose, card);
+      if (steps >= 0 && (!best || steps < best.steps || (steps === best.steps && card.id < best.card.id))) best = { card, steps };
+    }
+    return best?.card ?? null;
+  }
+
+  private planner(): PathPlanner {
+    if (!this.paths) throw new Error('the heuristic agent acts before reset()');
+    return this.paths;
+  }
+}
+
+/** Visible and remembered cards, by id (remembered ones as last seen). */
+function knownCards(obs: FollowerObservation): Card[] {
+  return [...obs.visibleCards, ...obs.rememberedCards].sort((a, b) => a.id - b.id);
+}
+
+function planFor(text: string): Plan {
+  const request = readCardRequest(text);
+  if (request) return { kind: 'card', request, target: null, turnsLooking: 0 };
+  return { kind: 'moves', moves: readMoves(text) };
+}
+
+const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, once: 1, twice: 2,
+};
+const TURN_MOVES: Readonly<Record<string, readonly Move[]>> = { left: ['RL'], right: ['RR'], around: ['RR', 'RR', 'RR'] };
+const MOVE_PHRASES = new RegExp(
+  String.raw`turn\s+(around|left|right)|(?:go|move|walk|step)\s+(forward|ahead|straight|backwards?|back)` +
+    String.raw`(?:\s+(\d+|${Object.keys(NUMBER_WORDS).join('|')})\b)?`,
+  'g',
+);
+
+/**
+ * Bare moves, in the order given: "turn left", "turn right", "turn around" (three right turns),
+ * "go/move/walk/step forward|ahead|straight [N]" and "go/move/walk/step back|backward(s) [N]".
+ */
+export function readMoves(text: string): Move[] {
+  const moves: Move[] = [];
+  for (const [, turn, way, times] of text.toLowerCase().matchAll(MOVE_PHRASES)) {
+    if (turn) moves.push(...TURN_MOVES[turn]);
+    else moves.push(...Array<Move>(repeats(times)).fill(way.startsWith('back') ? 'MB' : 'MF'));
+  }
+  return moves;
+}
+
+function repeats(word: string | undefined): number {
+  if (word === undefined) return 1;
+  return Math.min(Math.max(/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word], 1), MAX_REPEATS);
+}

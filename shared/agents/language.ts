@@ -1,0 +1,221 @@
+/**
+ * The follower's observation as text, for agents that read rather than see: in the spirit of
+ * LangNav (language as the perceptual representation), each thing in view is named with where it
+ * lies relative to the follower ("2 hexes ahead, slightly to the left: a card with 3 red stars").
+ * Directions are egocentric, measured from the follower's heading, because that is how a human
+ * follower with a first-person camera thinks of them and how instructions are phrased.
+ *
+ * The text is a pure function of the observation and the map: no randomness, a fixed order
+ * (nearest first, ties broken by angle then cell), integers only. It never describes a cell out of
+ * view, except that it reports the map's edge right ahead (a human sees the border).
+ */
+import { describeCard, type Card } from '../engine/cards';
+import { cellCentre, hexDistance, HEADING_DEGREES, stepFrom, type Cell, type Heading, type Pose } from '../engine/hex';
+import { inBounds, isWalkable, buildWorld, terrainAt, type GameMap, type Prop } from '../engine/map';
+import type { FollowerObservation } from './types';
+
+export const COMPASS_WORDS: Readonly<Record<Heading, string>> = {
+  NE: 'north-east', E: 'east', SE: 'south-east', SW: 'south-west', W: 'west', NW: 'north-west',
+};
+
+/** At most this many kinds of landmarks are listed: the nearest ones matter most, and text costs tokens. */
+export const MAX_LANDMARK_GROUPS = 6;
+
+/**
+ * Where `cell` lies as seen from `pose`: degrees clockwise from the heading, in (-180, 180]
+ * (negative is to the left). Measured between cell centres on the real hex layout.
+ */
+export function relativeBearing(pose: Pose, cell: Cell): number {
+  const eye = cellCentre(pose);
+  const centre = cellCentre(cell);
+  const bearing = (Math.atan2(centre.x - eye.x, centre.z - eye.z) * 180) / Math.PI;
+  let relative = bearing - HEADING_DEGREES[pose.heading];
+  while (relative <= -180) relative += 360;
+  while (relative > 180) relative -= 360;
+  // Rounded so that mirror-image cells get exactly opposite bearings (ties then sort left first).
+  return Math.round(relative * 1e6) / 1e6;
+}
+
+/**
+ * Seven sectors each side, 30 degrees wide around the directions in which hex cells line up
+ * (0, 30, 60, ... degrees). No cell centre lies on a sector boundary (an odd multiple of 15
+ * degrees cannot be reached on the hex lattice), so rounding never decides a word.
+ */
+const SECTORS: readonly { readonly upTo: number; readonly words: (side: string) => string }[] = [
+  { upTo: 15, words: () => 'straight ahead' },
+  { upTo: 45, words: (side) => `ahead, slightly to the ${side}` },
+  { upTo: 75, words: (side) => `ahead to the ${side}` },
+  { upTo: 105, words: (side) => `to the ${side}` },
+  { upTo: 135, words: (side) => `behind you to the ${side}` },
+  { upTo: 165, words: (side) => `behind you, slightly to the ${side}` },
+  { upTo: 180, words: () => 'behind you' },
+];
+
+/** A relative bearing (degrees, negative to the left) in words: "ahead, slightly to the left". */
+export function directionWords(degrees: number): string {
+  const side = degrees < 0 ? 'left' : 'right';
+  const sector = SECTORS.find(({ upTo }) => Math.abs(degrees) < upTo) ?? SECTORS[SECTORS.length - 1];
+  return sector.words(side);
+}
+
+/** "where you stand", "1 hex straight ahead", "3 hexes behind you to the left". */
+export function describeRelativePosition(pose: Pose, cell: Cell): string {
+  const distance = hexDistance(pose, cell);
+  if (distance === 0) return 'where you stand';
+  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell))}`;
+}
+
+export function describeObservation(obs: FollowerObservation, map: GameMap): string {
+  return [
+    statusLine(obs),
+    `Instruction: ${instructionText(obs.instruction)}`,
+    `Previous instruction: ${instructionText(obs.previousInstruction)}`,
+    ...visibleCardLines(obs),
+    ...rememberedCardLines(obs),
+    ...landmarkLines(obs, map),
+    ...leaderLines(obs),
+    wayAheadLine(obs.pose, map),
+  ].join('\n');
+}
+
+function statusLine(obs: FollowerObservation): string {
+  return (
+    `You face ${COMPASS_WORDS[obs.pose.heading]}. You have ${count(obs.stepsLeft, 'step')} left in this turn ` +
+    `and ${count(obs.turnsLeft, 'turn')} left in the game. The score is ${obs.score}.`
+  );
+}
+
+function instructionText(instruction: FollowerObservation['instruction']): string {
+  // One line per fact: an instruction's own line breaks would break the layout.
+  return instruction ? instruction.text.replace(/\s+/g, ' ').trim() : 'none';
+}
+
+function visibleCardLines(obs: FollowerObservation): string[] {
+  if (obs.visibleCards.length === 0) return ['You see no cards.'];
+  const cards = nearestFirst(obs.pose, obs.visibleCards);
+  return [
+    `Cards in view (${cards.length}):`,
+    ...cards.map((card) => `- ${describeRelativePosition(obs.pose, card)}: ${cardWords(card)}.`),
+  ];
+}
+
+function rememberedCardLines(obs: FollowerObservation): string[] {
+  if (obs.rememberedCards.length === 0) return [];
+  const cards = nearestFirst(obs.pose, obs.rememberedCards);
+  return [
+    `Cards you saw earlier, out of view now (${cards.length}):`,
+    ...cards.map(
+      (card) =>
+        `- Earlier you saw ${cardWords(card)}, about ${describeRelativePosition(obs.pose, card)} ` +
+        `(${count(card.seenAgo, 'observation')} ago).`,
+    ),
+  ];
+}
+
+function cardWords(card: Card): string {
+  return `a card with ${describeCard(card)}${card.selected ? ', selected' : ''}`;
+}
+
+/** The things besides cards that a human would point at: water, hills, paths and every prop. */
+interface LandmarkGroup {
+  readonly label: string;
+  /** Water and path are spread over cells ("water on 3 hexes"); the others are counted ("3 trees"). */
+  readonly mass: boolean;
+  readonly cells: Cell[];
+}
+
+function landmarkLines(obs: FollowerObservation, map: GameMap): string[] {
+  const groups = landmarkGroups(obs, map);
+  if (groups.length === 0) return [];
+  const shown = groups.slice(0, MAX_LANDMARK_GROUPS);
+  const hidden = groups.length - shown.length;
+  return [
+    'Also in view:',
+    ...shown.map((group) => `- ${landmarkWords(obs.pose, group)}.`),
+    ...(hidden > 0 ? [`- and ${count(hidden, 'more kind')} of things further away.`] : []),
+  ];
+}
+
+/** Visible landmarks grouped by label; groups and their cells nearest first. */
+function landmarkGroups(obs: FollowerObservation, map: GameMap): LandmarkGroup[] {
+  const props = new Map(map.props.map((prop) => [prop.y * map.width + prop.x, prop]));
+  const groups = new Map<string, LandmarkGroup>();
+  for (const cell of nearestFirst(obs.pose, obs.visibleCells)) {
+    const landmark = landmarkAt(map, props.get(cell.y * map.width + cell.x), cell);
+    if (!landmark) continue;
+    const group = groups.get(landmark.label) ?? { ...landmark, cells: [] };
+    group.cells.push(cell);
+    groups.set(landmark.label, group);
+  }
+  // Insertion order is the order of each group's nearest cell.
+  return [...groups.values()];
+}
+
+function landmarkAt(map: GameMap, prop: Prop | undefined, cell: Cell): { label: string; mass: boolean } | null {
+  if (prop) return { label: propLabel(prop), mass: false };
+  switch (terrainAt(map, cell)) {
+    case 'water':
+    case 'deep_water':
+      return { label: 'water', mass: true };
+    case 'path':
+      return { label: 'path', mass: true };
+    case 'hill':
+      return { label: 'hill', mass: false };
+    default:
+      return null;
+  }
+}
+
+/** Huts are told apart by colour ("the red hut"), a landmark instructions use; other variants are looks only. */
+function propLabel(prop: Prop): string {
+  return prop.type === 'hut' && /^[a-z]+$/.test(prop.variant) ? `${prop.variant} hut` : prop.type;
+}
+
+function landmarkWords(pose: Pose, group: LandmarkGroup): string {
+  const nearest = describeRelativePosition(pose, group.cells[0]);
+  const n = group.cells.length;
+  if (group.mass) return n === 1 ? `${group.label} on 1 hex, ${nearest}` : `${group.label} on ${n} hexes, the nearest ${nearest}`;
+  return n === 1 ? `${article(group.label)} ${group.label} ${nearest}` : `${n} ${group.label}s, the nearest ${nearest}`;
+}
+
+function leaderLines(obs: FollowerObservation): string[] {
+  if (!obs.leader) return [];
+  return [`The leader is ${describeRelativePosition(obs.pose, obs.leader)}, facing ${COMPASS_WORDS[obs.leader.heading]}.`];
+}
+
+/** Whether MF would move: the cell straight ahead is always in view. */
+function wayAheadLine(pose: Pose, map: GameMap): string {
+  const ahead = stepFrom(pose, pose.heading);
+  if (!inBounds(map, ahead)) return 'The edge of the map is right ahead.';
+  if (isWalkable(buildWorld(map), ahead)) return 'The way ahead is clear.';
+  const prop = map.props.find((p) => p.x === ahead.x && p.y === ahead.y);
+  // A cell that is not walkable holds a prop, water or a hill: always a landmark.
+  const blocker = landmarkAt(map, prop, ahead)!;
+  return `The way ahead is blocked by ${blocker.mass ? blocker.label : `${article(blocker.label)} ${blocker.label}`}.`;
+}
+
+/** Nearest first; ties by angle from straight ahead (left before right), then by row and column. */
+function nearestFirst<T extends Cell>(pose: Pose, cells: readonly T[]): T[] {
+  const keyed = cells.map((cell) => ({ cell, distance: hexDistance(pose, cell), bearing: relativeBearing(pose, cell) }));
+  keyed.sort(
+    (a, b) =>
+      a.distance - b.distance ||
+      Math.abs(a.bearing) - Math.abs(b.bearing) ||
+      a.bearing - b.bearing ||
+      a.cell.y - b.cell.y ||
+      a.cell.x - b.cell.x,
+  );
+  return keyed.map(({ cell }) => cell);
+}
+
+function hexes(n: number): string {
+  return count(n, 'hex', 'hexes');
+}
+
+function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
+}

@@ -1,0 +1,108 @@
+/**
+ * A recorded game seen from the evaluation's side: every state, every event, and for each
+ * instruction what the human follower did with it (appendix F's examples start at the first
+ * follower step of an instruction).
+ */
+import type { Cell, Pose } from '../engine/hex';
+import type { GameState } from '../engine/state';
+import type { Card } from '../engine/cards';
+import type { AgentAction } from '../agents/types';
+import type { LogEvent, LogHeader } from '../log/format';
+import { replay } from '../log/replay';
+
+/** What the human follower did for one instruction. */
+export interface RecordedInstruction {
+  readonly id: number;
+  readonly text: string;
+  /** Index in `states` of the state before the follower's first step for it (j'). */
+  readonly start: number;
+  /** Index in `states` of the state after the follower marked it DONE, or null if it never did. */
+  readonly end: number | null;
+  /** The follower's actions while it was current, DONE included when it was marked. */
+  readonly actions: readonly AgentAction[];
+  /** Cells the follower stood on, from `start` on (consecutive repeats kept: rotations). */
+  readonly path: readonly Cell[];
+  /** Cards whose selection the follower flipped an odd number of times (what it "changed"), in the order it first stepped on them. */
+  readonly changedCards: readonly number[];
+  readonly endPose: Pose;
+}
+
+export interface Recording {
+  readonly header: LogHeader;
+  /** states[0] is the start; states[i] is the state after events[i - 1]. */
+  readonly states: readonly GameState[];
+  readonly events: readonly LogEvent[];
+  /**
+   * Instructions the recorded follower marked DONE, in order: the evaluation's examples. An
+   * instruction the game ended on before it was done is left out (no one could say it was followed).
+   */
+  readonly instructions: readonly RecordedInstruction[];
+  /** Replacement cards of every set made in the game, by the sorted ids of the set's cards. */
+  readonly setReplacements: ReadonlyMap<string, readonly Card[]>;
+}
+
+export const setKey = (cardIds: readonly number[]) => [...cardIds].sort((a, b) => a - b).join(',');
+
+/** Replays a log (throws the replay's LogError when it is inconsistent) and segments it. */
+export function loadRecording(text: string): Recording {
+  const states: GameState[] = [];
+  const events: LogEvent[] = [];
+  const result = replay(text, {
+    allowOpen: true,
+    onState: (state, event) => {
+      states.push(state);
+      if (event) events.push(event);
+    },
+  });
+  const setReplacements = new Map<string, readonly Card[]>();
+  for (const event of events) if (event.outcome.set) setReplacements.set(setKey(event.outcome.set.cards), event.outcome.set.added);
+  const instructions = segment(states, events).filter((instruction) => instruction.end !== null);
+  return { header: result.header, states, events, instructions, setReplacements };
+}
+
+function segment(states: readonly GameState[], events: readonly LogEvent[]): RecordedInstruction[] {
+  const found: RecordedInstruction[] = [];
+  let current: OpenInstruction | null = null;
+  events.forEach((event, i) => {
+    const before = states[i];
+    if (event.actor !== 'follower') return;
+    const head = before.queue[0];
+    if (!current || current.id !== head.id) {
+      current = { id: head.id, text: head.text, start: i, actions: [], path: [cellOf(before.follower)], toggles: new Map(), last: before };
+    }
+    const open = current;
+    open.last = states[i + 1];
+    if (event.type === 'move') {
+      open.actions.push(event.payload.move);
+      open.path.push(cellOf(states[i + 1].follower));
+      for (const id of event.outcome.toggled ?? []) open.toggles.set(id, (open.toggles.get(id) ?? 0) + 1);
+    } else if (event.type === 'done') {
+      open.actions.push('DONE');
+      found.push(close(open, i + 1));
+      current = null;
+    }
+  });
+  if (current) found.push(close(current, null));
+  return found;
+}
+
+/** An instruction the follower is on, while segmenting. */
+interface OpenInstruction {
+  readonly id: number;
+  readonly text: string;
+  readonly start: number;
+  readonly actions: AgentAction[];
+  readonly path: Cell[];
+  /** Times the follower stepped on each card. */
+  readonly toggles: Map<number, number>;
+  /** The state after the follower's last action for it. */
+  last: GameState;
+}
+
+function close(open: OpenInstruction, end: number | null): RecordedInstruction {
+  // A Map keeps insertion order: the order of first toggles.
+  const changedCards = [...open.toggles].filter(([, n]) => n % 2 === 1).map(([id]) => id);
+  return { id: open.id, text: open.text, start: open.start, end, actions: open.actions, path: open.path, changedCards, endPose: open.last.follower };
+}
+
+export const cellOf = (pose: Pose): Cell => ({ x: pose.x, y: pose.y });

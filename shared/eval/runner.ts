@@ -1,0 +1,303 @@
+/**
+ * Evaluation episodes over recorded games (the CerealBar appendix, section F). The agent plays the
+ * follower from the recorded state at the first follower step of an instruction; the recorded
+ * leader turns are replayed open loop whenever the leader has control.
+ *
+ * - single: the agent executes that one instruction, until it says DONE or reaches the action limit.
+ * - cascaded: the agent executes it and every later instruction, as long as the recorded game goes on.
+ *
+ * A set the agent makes that the recorded game also made gets the recorded replacement cards, so the
+ * board stays aligned with the recording; any other set gets cards drawn by the engine's generator.
+ */
+import { step, type Action, type StepResult } from '../engine/transition';
+import type { GameState } from '../engine/state';
+import type { Cell } from '../engine/hex';
+import { ObservationTracker } from '../agents/observation';
+import type { AgentAction, EpisodeStart, FollowerAgent } from '../agents/types';
+import { GeodesicDistance } from './distance';
+import { DEFAULT_SUCCESS_THRESHOLD, pathMetrics, type MetricName } from './metrics';
+import { cellOf, setKey, type RecordedInstruction, type Recording } from './recording';
+
+export type EvalMode = 'single' | 'cascaded';
+
+export interface EvalOptions {
+  readonly mode: EvalMode;
+  /** Most actions (DONE included) an agent may take for one instruction; then DONE is forced. */
+  readonly maxActions: number;
+  /** Success threshold d_th of the path metrics, in hexes. */
+  readonly successThreshold: number;
+}
+
+export const DEFAULT_EVAL_OPTIONS: EvalOptions = { mode: 'single', maxActions: 25, successThreshold: DEFAULT_SUCCESS_THRESHOLD };
+
+/** What the agent did with one instruction. */
+export interface InstructionRun {
+  readonly instructionId: number;
+  readonly actions: AgentAction[];
+  readonly path: Cell[];
+  /** Cards whose selection the agent flipped an odd number of times. */
+  readonly changedCards: number[];
+  /** The agent reached the action limit and DONE was forced. */
+  limitReached: boolean;
+  /** The agent marked it DONE (or DONE was forced). */
+  finished: boolean;
+}
+
+export interface EpisodeResult {
+  readonly episodeId: string;
+  readonly gameId: string;
+  /** Position of the instruction among the recording's instructions (j), and its id. */
+  readonly index: number;
+  readonly instructionId: number;
+  readonly text: string;
+  readonly mode: EvalMode;
+  /** Index of the recorded event the episode starts at (for links into the replay viewer). */
+  readonly startEvent: number;
+  /** Why the agent failed (it crashed, hung, printed garbage, or chose an illegal action). */
+  readonly error: string | null;
+  readonly actions: readonly AgentAction[];
+  readonly limitReached: boolean;
+  readonly single?: {
+    readonly cardAccuracy: number;
+    readonly exactEnvAccuracy: number;
+    readonly relaxedEnvAccuracy: number;
+    readonly sequenceAccuracy: number;
+    readonly metrics: Record<MetricName, number>;
+  };
+  readonly cascaded?: {
+    readonly instructionsFollowed: number;
+    readonly instructionsPossible: number;
+    readonly proportionFollowed: number;
+    readonly pointsScored: number;
+    readonly pointsPossible: number;
+    /** Null when the recorded game scored nothing from this instruction on. */
+    readonly proportionPoints: number | null;
+  };
+}
+
+/** A leader turn of the recording: its actions, ending with the one that ended the turn. */
+interface LeaderTurn {
+  readonly firstEvent: number;
+  readonly actions: readonly Action[];
+}
+
+function leaderTurns(recording: Recording): LeaderTurn[] {
+  const turns: LeaderTurn[] = [];
+  let open: { firstEvent: number; actions: Action[] } | null = null;
+  recording.events.forEach((event, i) => {
+    const isLeaderTurn = recording.states[i].turn.role === 'leader';
+    if (!isLeaderTurn) return;
+    open ??= { firstEvent: i, actions: [] };
+    open.actions.push({ type: event.type, actor: event.actor, ...event.payload } as Action);
+    if (event.outcome.turnEnded || event.outcome.gameOver) {
+      turns.push(open);
+      open = null;
+    }
+  });
+  if (open) turns.push(open);
+  return turns;
+}
+
+/** The episodes of a recording: one per instruction the follower started on. */
+export function episodeIds(recording: Recording): string[] {
+  return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
+}
+
+class AgentFailure extends Error {}
+
+/**
+ * Runs the agent on the episode for the `index`-th recorded instruction. Agent errors do not
+ * throw: they end the episode and are reported in `error`.
+ */
+export async function runEpisode(agent: FollowerAgent, recording: Recording, index: number, options: EvalOptions): Promise<EpisodeResult> {
+  const target = recording.instructions[index];
+  const episodeId = `${recording.header.gameId}#${index}`;
+  const start: EpisodeStart = {
+    map: recording.header.map,
+    episodeId,
+    ...(agent.needsRecording && { recording: recordingFor(recording) }),
+  };
+  const runs: InstructionRun[] = [];
+  let state = recording.states[target.start];
+  let error: string | null = null;
+  try {
+    await agent.reset(start);
+    state = await play(agent, recording, target, options, runs, state);
+  } catch (failure) {
+    error = failure instanceof AgentFailure ? failure.message : `agent failed: ${(failure as Error).message}`;
+  }
+  const first = runs[0] ?? { instructionId: target.id, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false };
+  const base = {
+    episodeId,
+    gameId: recording.header.gameId,
+    index,
+    instructionId: target.id,
+    text: target.text,
+    mode: options.mode,
+    startEvent: target.start,
+    error,
+    actions: runs.flatMap((run) => run.actions),
+    limitReached: runs.some((run) => run.limitReached),
+  };
+  if (options.mode === 'single') return { ...base, single: scoreSingle(recording, target, first, state, options, error) };
+  return { ...base, cascaded: scoreCascade(recording, index, runs, state) };
+}
+
+function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
+  const actions: Record<number, readonly AgentAction[]> = {};
+  const changedCards: Record<number, readonly number[]> = {};
+  const endPoses: Record<number, RecordedInstruction['endPose']> = {};
+  for (const instruction of recording.instructions) {
+    actions[instruction.id] = instruction.actions;
+    changedCards[instruction.id] = instruction.changedCards;
+    endPoses[instruction.id] = instruction.endPose;
+  }
+  return { actions, changedCards, endPoses };
+}
+
+/** Steps the game with the agent as follower and the recorded leader, until the episode ends. */
+async function play(
+  agent: FollowerAgent,
+  recording: Recording,
+  target: RecordedInstruction,
+  options: EvalOptions,
+  runs: InstructionRun[],
+  state: GameState,
+): Promise<GameState> {
+  const tracker = new ObservationTracker();
+  const turns = leaderTurns(recording).filter((turn) => turn.firstEvent > target.start);
+  let nextTurn = 0;
+  while (!state.gameOver) {
+    if (state.turn.role === 'leader') {
+      if (nextTurn >= turns.length) break; // the recorded game has nothing more to say
+      state = replayLeaderTurn(state, turns[nextTurn++], recording);
+      continue;
+    }
+    const instruction = state.queue[0];
+    let run = runs[runs.length - 1];
+    if (!run || run.instructionId !== instruction.id) {
+      if (options.mode === 'single' && runs.length > 0) break;
+      run = { instructionId: instruction.id, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false };
+      runs.push(run);
+    }
+    let chosen: AgentAction;
+    if (run.actions.length >= options.maxActions - 1) {
+      chosen = 'DONE';
+      run.limitReached = true;
+    } else {
+      chosen = await agent.act(tracker.observe(state, { oracle: agent.wantsOracleObservation }));
+    }
+    const action: Action = chosen === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: chosen };
+    const result = stepWithRecordedSets(state, action, recording);
+    if (!result.ok) throw new AgentFailure(`illegal action ${chosen}: ${result.error.code}: ${result.error.message}`);
+    run.actions.push(chosen);
+    if (action.type === 'move') run.path.push(cellOf(result.state.follower));
+    for (const id of result.outcome.toggled ?? []) toggle(run.changedCards, id);
+    state = result.state;
+    if (chosen === 'DONE') {
+      run.finished = true;
+      if (options.mode === 'single') break;
+    }
+  }
+  return state;
+}
+
+function toggle(ids: number[], id: number): void {
+  const at = ids.indexOf(id);
+  if (at >= 0) ids.splice(at, 1);
+  else ids.push(id);
+}
+
+/** A step in which a set the recorded game also made gets the recorded replacement cards. */
+function stepWithRecordedSets(state: GameState, action: Action, recording: Recording): StepResult {
+  const result = step(state, action);
+  if (!result.ok || !result.outcome.set) return result;
+  const recorded = recording.setReplacements.get(setKey(result.outcome.set.cards));
+  if (!recorded) return result;
+  const aligned = step(state, action, { replacementCards: recorded });
+  // Recorded cards may no longer fit (a player stands on one of their cells): keep the drawn ones.
+  return aligned.ok ? aligned : result;
+}
+
+/**
+ * Replays a recorded leader turn, open loop: actions the diverged state refuses are skipped. The
+ * turn is over when an action ends it (rule 3 leaves the leader in control, with a fresh turn);
+ * if none does, the leader's time runs out.
+ */
+function replayLeaderTurn(state: GameState, turn: LeaderTurn, recording: Recording): GameState {
+  const timeout: Action = { type: 'timeout', actor: 'server', role: 'leader' };
+  for (const action of turn.actions) {
+    // End Turn with an empty queue is refused; the leader's time would have run out instead (rule 3).
+    let result = stepWithRecordedSets(state, action, recording);
+    if (!result.ok && action.type === 'endTurn') result = step(state, timeout);
+    if (!result.ok) continue;
+    state = result.state;
+    if (result.outcome.turnEnded || state.gameOver) return state;
+  }
+  const timedOut = step(state, timeout);
+  return timedOut.ok ? timedOut.state : state;
+}
+
+/** The cards as a comparable text: position, face and selection, ids aside (sets may renumber). */
+function boardKey(state: GameState): string {
+  return state.cards
+    .map((card) => `${card.x},${card.y},${card.color},${card.shape},${card.count},${card.selected ? 1 : 0}`)
+    .sort()
+    .join(';');
+}
+
+function scoreSingle(
+  recording: Recording,
+  target: RecordedInstruction,
+  run: InstructionRun,
+  final: GameState,
+  options: EvalOptions,
+  error: string | null,
+): NonNullable<EpisodeResult['single']> {
+  const recordedFinal = recording.states[target.end ?? recording.states.length - 1];
+  const distance = new GeodesicDistance(final.world);
+  const d = (a: Cell, b: Cell) => distance.between(a, b);
+  const metrics = pathMetrics(target.path, run.path, d, options.successThreshold);
+  if (error) return { cardAccuracy: 0, exactEnvAccuracy: 0, relaxedEnvAccuracy: 0, sequenceAccuracy: 0, metrics };
+  const cardsEqual = boardKey(final) === boardKey(recordedFinal);
+  const samePose =
+    final.follower.x === recordedFinal.follower.x && final.follower.y === recordedFinal.follower.y && final.follower.heading === recordedFinal.follower.heading;
+  const near = d(final.follower, recordedFinal.follower) <= options.successThreshold;
+  const sameActions = run.actions.length === target.actions.length && run.actions.every((a, i) => a === target.actions[i]);
+  return {
+    cardAccuracy: cardsEqual ? 1 : 0,
+    exactEnvAccuracy: cardsEqual && samePose ? 1 : 0,
+    relaxedEnvAccuracy: cardsEqual && near ? 1 : 0,
+    sequenceAccuracy: sameActions ? 1 : 0,
+    metrics,
+  };
+}
+
+/**
+ * Appendix F: instructions followed from j on, out of the N - j left (an instruction is followed
+ * when the agent changed exactly the cards the human follower changed for it; the cascade counts
+ * up to the first instruction that is not), and the points scored from j on, out of the points the
+ * recorded game scored from j on. After an agent failure, what it finished before still counts.
+ */
+function scoreCascade(recording: Recording, index: number, runs: readonly InstructionRun[], final: GameState): NonNullable<EpisodeResult['cascaded']> {
+  const possible = recording.instructions.length - index;
+  let followed = 0;
+  for (let k = index; k < recording.instructions.length; k++) {
+    const expected = recording.instructions[k];
+    const run = runs.find((r) => r.instructionId === expected.id);
+    if (!run || !run.finished || setKey(run.changedCards) !== setKey(expected.changedCards)) break;
+    followed++;
+  }
+  const startScore = recording.states[recording.instructions[index].start].score;
+  const recordedScore = recording.states[recording.states.length - 1].score;
+  const pointsPossible = recordedScore - startScore;
+  const pointsScored = final.score - startScore;
+  return {
+    instructionsFollowed: followed,
+    instructionsPossible: possible,
+    proportionFollowed: followed / possible,
+    pointsScored,
+    pointsPossible,
+    proportionPoints: pointsPossible > 0 ? Math.min(1, pointsScored / pointsPossible) : null,
+  };
+}
