@@ -26,7 +26,9 @@ import {
 } from '../../shared/protocol/messages';
 import { GameRoomState, LeaderOnlyState, PlayerState } from '../state/schema';
 import type { GameLogWriter, SeatRecord } from '../store/types';
-import { FollowerBot } from '../bots/followerBot';
+import { HeuristicAgent } from '../../shared/agents/builtin';
+import { ObservationTracker } from '../../shared/agents/observation';
+import type { FollowerAgent } from '../../shared/agents/types';
 import { fillLeaderView, mirrorState, updateFollowerView } from './sync';
 
 /** What the room needs from the process that runs it. */
@@ -96,7 +98,8 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** Ids of instructions the follower has been able to see (sent at the start of its turn). */
   private readonly sent = new Set<number>();
   private readonly views = new Map<Role, StateView>();
-  private bot: FollowerBot | null = null;
+  /** The scripted follower: a built-in agent that sees what a human follower would. */
+  private bot: { agent: FollowerAgent; tracker: ObservationTracker } | null = null;
   private botTimer: Delayed | null = null;
 
   onCreate(options: GameRoomOptions): void {
@@ -172,7 +175,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     client.view = this.views.get(seat.role);
     this.state[seat.role].connected = true;
     this.notifyPartner(seat.role, 'partnerReconnected');
-    if (this.recorder) client.send('map', { map: this.recorder.header.map });
+    if (this.recorder) client.send('map', { map: this.recorder.header.map, config: this.recorder.header.config });
   }
 
   /** A player gone for good (left, or did not come back in time) abandons the game. */
@@ -193,7 +196,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
 
   /** Seats the scripted follower, which acts from the server on its turns. */
   private seatBot(): void {
-    this.bot = new FollowerBot();
+    this.bot = { agent: new HeuristicAgent(), tracker: new ObservationTracker() };
     this.seats.set('follower', { role: 'follower', client: null, record: { role: 'follower', playerId: randomUUID(), kind: 'bot' } });
     this.state.follower.connected = true;
   }
@@ -242,10 +245,11 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     });
     this.writer = this.services.startLog(header, { pool: this.state.pool, seats: [...this.seats.values()].map((seat) => seat.record) });
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
+    if (this.bot) void this.bot.agent.reset({ map, episodeId: gameId });
     this.startedAt = Date.now();
     this.state.gameId = gameId;
     this.state.phase = 'playing';
-    this.broadcast('map', { map });
+    this.broadcast('map', { map, config });
     this.beginTurn();
     this.sync();
   }
@@ -324,10 +328,12 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** The bot acts every botStepMs until its turn ends. */
   private scheduleBot(): void {
     this.botTimer?.clear();
-    this.botTimer = this.clock.setTimeout(() => {
+    this.botTimer = this.clock.setTimeout(async () => {
       const state = this.recorder!.state;
       if (this.state.phase !== 'playing' || state.turn.role !== 'follower') return;
-      const result = this.apply(this.bot!.decide(state));
+      const choice = await this.bot!.agent.act(this.bot!.tracker.observe(state));
+      const action: Action = choice === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: choice };
+      const result = this.apply(action);
       if (!result.ok) throw new Error(`the scripted follower's action was refused: ${result.error.code}`);
       if (this.recorder!.state.turn.role === 'follower' && !result.outcome.turnEnded) this.scheduleBot();
     }, this.settings.botStepMs);

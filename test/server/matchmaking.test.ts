@@ -1,5 +1,7 @@
 /** How players meet: open seats, fair roles, private codes, pools, and the scripted follower. */
 import { describeCard } from '../../shared/engine/cards';
+import { makeConfig } from '../../shared/engine/config';
+import { visibleCells } from '../../shared/engine/view';
 import { readCardRequest } from '../../shared/selfplay/instructions';
 import { join, startTestServer, waitFor, type Player, type TestServer } from './harness';
 
@@ -54,12 +56,21 @@ test('quick play never lands in a private game, and pools stay apart', async () 
 });
 
 describe('the scripted follower', () => {
-  test('a leader who asks for it plays at once; the bot walks to the named card and marks DONE', async () => {
+  test('a leader who asks for it plays at once; the bot walks to a named card in its view and marks DONE', async () => {
+    // Seed 2 starts the follower with a card in view whose face no other card has.
+    await ts.server.close();
+    ts = await startTestServer({ seed: 2, botStepMs: 5 });
     const leader = await join(ts.url, { role: 'leader', botFollower: true });
     await waitFor(() => leader.state.phase === 'playing' && leader.state.cards.size === 21, 'the game to start');
     expect(leader.state.follower.connected).toBe(true);
     const cards = [...leader.state.cards.values()] as any[];
-    const target = cards.find((c) => cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1);
+    const follower = leader.state.follower;
+    const inView = new Set(visibleCells({ width: 25, height: 25 }, { x: follower.x, y: follower.y, heading: follower.heading }, makeConfig().view));
+    // A card the follower can see, and the only one with its face (the bot sees only its view).
+    const target = cards.find(
+      (c) => inView.has(c.y * 25 + c.x) && cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1,
+    );
+    expect(target).toBeDefined();
     leader.room.send('instruction', { text: `please pick up the ${describeCard(target)}` });
     leader.room.send('endTurn', {});
     await waitFor(() => leader.state.turnRole === 'follower', 'the follower turn');
