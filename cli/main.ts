@@ -1,6 +1,7 @@
 /** The `cerealbar` command line. Each command lives in cli/commands/. */
 import { Command, CommanderError } from 'commander';
 import { ENGINE_VERSION } from '../shared/version';
+import { registerAgentCommand } from './commands/agent';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerMapsCommands(program);
   registerServeCommand(program);
   registerEvalCommand(program);
+  registerAgentCommand(program);
   return program;
 }
 

@@ -1,0 +1,112 @@
+/** `cerealbar agent --server URL --agent AGENT`: an agent joins a live game as the follower. */
+import { Client, type Room } from '@colyseus/sdk';
+import type { Command } from 'commander';
+import WebSocket from 'ws';
+import { stateFromFollowerView, type FollowerRoomState } from '../../shared/agents/live';
+import { ObservationTracker } from '../../shared/agents/observation';
+import { AGENT_NAMES, createAgent } from '../../shared/agents/registry';
+import type { FollowerAgent } from '../../shared/agents/types';
+import { configSchema, type GameConfig } from '../../shared/engine/config';
+import { buildWorld, mapSchema, type World } from '../../shared/engine/map';
+import { joinOptionsSchema, ROOM_NAME } from '../../shared/protocol/messages';
+import { CliError } from '../errors';
+
+// Node 20 has no global WebSocket; the SDK's reconnection looks for one.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+
+interface AgentCliOptions {
+  server: string;
+  agent: string;
+  pool?: string;
+  code?: string;
+}
+
+export function registerAgentCommand(program: Command): void {
+  program
+    .command('agent')
+    .description('join a live game on a server as the follower, played by an agent')
+    .requiredOption('--server <url>', 'the game server, e.g. http://localhost:2567')
+    .requiredOption('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol`)
+    .option('--pool <pool>', 'the player pool to join')
+    .option('--code <code>', 'the private game to join')
+    .action(async (cli: AgentCliOptions) => {
+      const options = joinOptionsSchema.safeParse({ role: 'follower', pool: cli.pool, code: cli.code });
+      if (!options.success) throw new CliError(`bad option: ${options.error.issues[0].path.join('.')}: ${options.error.issues[0].message}`);
+      let agent: FollowerAgent;
+      try {
+        agent = await createAgent(cli.agent);
+      } catch (error) {
+        throw new CliError(`cannot start the agent ${JSON.stringify(cli.agent)}: ${(error as Error).message}`);
+      }
+      if (agent.needsRecording) {
+        await agent.close?.();
+        throw new CliError(`the ${agent.name} agent needs a recorded game; it can only be evaluated offline`);
+      }
+      let room: Room;
+      try {
+        room = await new Client(cli.server).joinOrCreate(ROOM_NAME, options.data);
+      } catch (error) {
+        await agent.close?.();
+        throw new CliError(`cannot join a game on ${cli.server}: ${(error as Error).message}`);
+      }
+      const say = (line: string) => process.stdout.write(`${line}\n`);
+      say(`joined ${room.roomId} as the follower, played by ${agent.name}; waiting for the leader`);
+      try {
+        await play(room, agent, say);
+      } finally {
+        await agent.close?.();
+      }
+    });
+}
+
+/** Acts on every follower turn until the game ends; resolves with the final score. */
+function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Promise<void> {
+  let world: World | null = null;
+  let config: GameConfig | null = null;
+  let tracker = new ObservationTracker();
+  let actedAt = -1;
+  let busy = false;
+  return new Promise((resolve, reject) => {
+    const actIfMyTurn = async () => {
+      const state = room.state as FollowerRoomState & { phase: string; seq: number };
+      if (busy || !world || !config || state.phase !== 'playing' || state.turnRole !== 'follower' || state.seq === actedAt) return;
+      busy = true;
+      try {
+        const choice = await agent.act(tracker.observe(stateFromFollowerView(state, world, config)));
+        actedAt = state.seq;
+        if (choice === 'DONE') room.send('done', {});
+        else room.send('move', { action: choice });
+      } catch (error) {
+        say(`agent failed: ${(error as Error).message}`);
+        void room.leave(true);
+        reject(new CliError(`the agent failed: ${(error as Error).message}`));
+      } finally {
+        busy = false;
+      }
+    };
+    room.onMessage('map', async (message: { map: unknown; config: unknown }) => {
+      const map = mapSchema.parse(message.map);
+      world = buildWorld(map);
+      config = configSchema.parse(message.config);
+      tracker = new ObservationTracker();
+      await agent.reset({ map, episodeId: room.roomId });
+      say('the game started');
+      void actIfMyTurn();
+    });
+    room.onMessage('error', (error: { code: string; message: string }) => {
+      say(`refused: ${error.code}: ${error.message}`);
+      actedAt = -1; // act again on the current state
+      void actIfMyTurn();
+    });
+    room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
+      if (notice.kind === 'gameOver') {
+        say(`game over (${notice.reason}), score ${notice.score}`);
+        void room.leave(true);
+        resolve();
+      }
+    });
+    room.onMessage('*', () => {});
+    room.onStateChange(() => void actIfMyTurn());
+    room.onLeave((code) => (code >= 4000 ? reject(new CliError(`the server closed the game (code ${code})`)) : resolve()));
+  });
+}

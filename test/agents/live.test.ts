@@ -1,0 +1,63 @@
+/** A live game: a scripted websocket leader and the heuristic agent through `cerealbar agent`. */
+import { spawn } from 'node:child_process';
+import { join as joinPath } from 'node:path';
+import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
+import { generateMap } from '../../shared/maps/generate';
+import { join, startTestServer, waitFor, type TestServer } from '../server/harness';
+
+jest.setTimeout(90_000);
+
+const BIN = joinPath(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
+
+/** A seed whose follower starts within sight (4 hexes) of a valid set of cards with unique faces. */
+function pickGame(): { seed: number; set: Card[]; state: GameState } {
+  for (let seed = 1; ; seed++) {
+    const state = createGame(makeConfig(), generateMap(seed), seed);
+    const unique = state.cards.filter(
+      (c) => hexDistance(c, state.follower) <= 4 && state.cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1,
+    );
+    for (const a of unique) for (const b of unique) for (const c of unique) {
+      if (a.id < b.id && b.id < c.id && isValidSet([a, b, c])) return { seed, set: [a, b, c], state };
+    }
+  }
+}
+
+let ts: TestServer | null = null;
+afterEach(async () => {
+  await ts?.server.close();
+});
+
+test('the heuristic agent, joined with `cerealbar agent`, completes a set with a scripted leader', async () => {
+  const { seed, set, state } = pickGame();
+  ts = await startTestServer({ seed, leaderTurnSeconds: 60, followerTurnSeconds: 60 });
+  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', 'heuristic', '--code', 'live1']);
+  let output = '';
+  agent.stdout.on('data', (chunk) => (output += chunk));
+  agent.stderr.on('data', (chunk) => (output += chunk));
+  try {
+    await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
+    const leader = await join(ts.url, { role: 'leader', code: 'live1' });
+    await waitFor(() => leader.state.phase === 'playing', 'the game to start');
+    const nearestFirst = [...set].sort((a, b) => hexDistance(a, state.follower) - hexDistance(b, state.follower));
+    for (const card of nearestFirst) leader.room.send('instruction', { text: `pick up the ${describeCard(card)}` });
+    leader.room.send('endTurn', {});
+    // Each time control comes back with instructions left, the leader just ends its turn again.
+    for (;;) {
+      await waitFor(() => leader.state.turnRole === 'follower' || leader.state.score > 0, 'the turn to pass');
+      await waitFor(() => leader.state.turnRole === 'leader' || leader.state.score > 0, 'the follower to play', 30_000);
+      if (leader.state.score > 0) break;
+      const queued = [...leader.state.instructions.values()].filter((i: any) => i.status !== 'done');
+      if (queued.length === 0) throw new Error(`the follower finished without a set; agent output:\n${output}`);
+      leader.room.send('endTurn', {});
+    }
+    expect(leader.state.score).toBe(1);
+    const toggledByFollower = ts.logs[0].flatMap((l: any) => (l.kind === 'event' && l.actor === 'follower' ? (l.outcome.toggled ?? []) : []));
+    expect(toggledByFollower.sort()).toEqual(set.map((c) => c.id).sort());
+    await leader.room.leave(true);
+    const code = await new Promise((resolve) => agent.once('exit', resolve));
+    expect(output).toMatch(/game over \(abandoned\), score 1/);
+    expect(code).toBe(0);
+  } finally {
+    agent.kill('SIGKILL');
+  }
+});
