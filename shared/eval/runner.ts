@@ -76,12 +76,12 @@ export interface EpisodeResult {
 }
 
 /** A leader turn of the recording: its actions, ending with the one that ended the turn. */
-interface LeaderTurn {
+export interface LeaderTurn {
   readonly firstEvent: number;
   readonly actions: readonly Action[];
 }
 
-function leaderTurns(recording: Recording): LeaderTurn[] {
+export function leaderTurns(recording: Recording): LeaderTurn[] {
   const turns: LeaderTurn[] = [];
   let open: { firstEvent: number; actions: Action[] } | null = null;
   recording.events.forEach((event, i) => {
@@ -165,12 +165,11 @@ async function play(
   state: GameState,
 ): Promise<GameState> {
   const tracker = new ObservationTracker();
-  const turns = leaderTurns(recording).filter((turn) => turn.firstEvent > target.start);
-  let nextTurn = 0;
+  const leader = new RecordedLeader(recording, target.start);
   while (!state.gameOver) {
     if (state.turn.role === 'leader') {
-      if (nextTurn >= turns.length) break; // the recorded game has nothing more to say
-      state = replayLeaderTurn(state, turns[nextTurn++], recording);
+      if (leader.exhausted) break; // the recorded game has nothing more to say
+      state = leader.playTurn(state);
       continue;
     }
     const instruction = state.queue[0];
@@ -208,8 +207,33 @@ function toggle(ids: number[], id: number): void {
   else ids.push(id);
 }
 
+/**
+ * The recorded leader, replayed open loop from a point of the recording on: each call to
+ * `playTurn` plays its next recorded turn.
+ */
+export class RecordedLeader {
+  private readonly turns: readonly LeaderTurn[];
+  private next = 0;
+
+  constructor(
+    private readonly recording: Recording,
+    /** Index of the event after which the replayed turns start. */
+    afterEvent: number,
+  ) {
+    this.turns = leaderTurns(recording).filter((turn) => turn.firstEvent > afterEvent);
+  }
+
+  get exhausted(): boolean {
+    return this.next >= this.turns.length;
+  }
+
+  playTurn(state: GameState): GameState {
+    return replayLeaderTurn(state, this.turns[this.next++], this.recording);
+  }
+}
+
 /** A step in which a set the recorded game also made gets the recorded replacement cards. */
-function stepWithRecordedSets(state: GameState, action: Action, recording: Recording): StepResult {
+export function stepWithRecordedSets(state: GameState, action: Action, recording: Recording): StepResult {
   const result = step(state, action);
   if (!result.ok || !result.outcome.set) return result;
   const recorded = recording.setReplacements.get(setKey(result.outcome.set.cards));
