@@ -20,6 +20,7 @@ interface EvalCliOptions {
   html?: string;
   workers: number;
   viewerUrl: string;
+  agentTimeout: number;
 }
 
 /** A progress line on stderr: redrawn in place on a terminal, every 10% otherwise. */
@@ -62,16 +63,18 @@ export function registerEvalCommand(program: Command): void {
     .option('--out <file>', 'write the full report as JSON')
     .option('--html <file>', 'write a self-contained HTML report with plots')
     .option('--workers <n>', 'worker threads (default: one per core)', integerOption('--workers', 1, 256), availableParallelism())
+    .option('--agent-timeout <ms>', 'how long a command-line agent may take to answer one observation', integerOption('--agent-timeout', 10, 600_000), 5000)
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
     .action(async (cli: EvalCliOptions) => {
       if (cli.mode !== 'single' && cli.mode !== 'cascaded') throw new CliError(`--mode must be single or cascaded, got ${JSON.stringify(cli.mode)}`);
       const options: EvalOptions = { mode: cli.mode, maxActions: cli.maxActions, successThreshold: cli.successThreshold };
       const files = findLogs(cli.logs);
       const bar = progress(countEpisodes(files));
+      const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout };
       const result =
         cli.workers > 1 && files.length > 1
-          ? await evaluateInWorkers(cli.agent, files, options, cli.workers, bar.tick)
-          : await evaluateFiles(cli.agent, files, options, bar.tick);
+          ? await evaluateInWorkers(choice, files, options, cli.workers, bar.tick)
+          : await evaluateFiles(choice, files, options, bar.tick);
       bar.end();
       const report: EvalReport = {
         version: REPORT_VERSION,

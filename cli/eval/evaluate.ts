@@ -35,13 +35,19 @@ export function findLogs(paths: readonly string[]): string[] {
 }
 
 /** Runs every episode of `files` with a fresh agent, in this thread. `onEpisode` counts progress. */
+/** Which agent to run: a built-in name or a command line, and the step timeout for a command. */
+export interface AgentChoice {
+  readonly spec: string;
+  readonly stepTimeoutMs?: number;
+}
+
 export async function evaluateFiles(
-  agentSpec: string,
+  choice: AgentChoice,
   files: readonly string[],
   options: EvalOptions,
   onEpisode: () => void = () => {},
 ): Promise<EvalBatchResult> {
-  let agent = await startAgent(agentSpec);
+  let agent = await startAgent(choice);
   const episodes: EpisodeResult[] = [];
   const skippedLogs: { file: string; error: string }[] = [];
   try {
@@ -61,7 +67,7 @@ export async function evaluateFiles(
         // A failed agent (crashed, hung, out of step) starts afresh for the next example.
         if (result.error) {
           await agent.close?.();
-          agent = await startAgent(agentSpec);
+          agent = await startAgent(choice);
         }
       }
     }
@@ -71,11 +77,11 @@ export async function evaluateFiles(
   return { episodes, skippedLogs };
 }
 
-async function startAgent(agentSpec: string) {
+async function startAgent(choice: AgentChoice) {
   try {
-    return await createAgent(agentSpec);
+    return await createAgent(choice.spec, { stepTimeoutMs: choice.stepTimeoutMs });
   } catch (error) {
-    throw new CliError(`cannot start the agent ${JSON.stringify(agentSpec)}: ${(error as Error).message}`);
+    throw new CliError(`cannot start the agent ${JSON.stringify(choice.spec)}: ${(error as Error).message}`);
   }
 }
 
@@ -94,7 +100,7 @@ export function countEpisodes(files: readonly string[]): number {
 
 /** Splits the logs over `workers` threads, largest first, and merges what they return in file order. */
 export async function evaluateInWorkers(
-  agentSpec: string,
+  choice: AgentChoice,
   files: readonly string[],
   options: EvalOptions,
   workers: number,
@@ -107,7 +113,7 @@ export async function evaluateInWorkers(
     shares[smallest].push(file);
     sizes[smallest] += statSync(file).size;
   }
-  const results = await Promise.all(shares.map((share) => runWorker(agentSpec, share, options, onEpisode)));
+  const results = await Promise.all(shares.map((share) => runWorker(choice, share, options, onEpisode)));
   const order = new Map(files.map((file, i) => [file, i]));
   const episodes = results
     .flatMap((r) => r.episodes)
@@ -115,11 +121,11 @@ export async function evaluateInWorkers(
   return { episodes, skippedLogs: results.flatMap((r) => r.skippedLogs) };
 }
 
-function runWorker(agentSpec: string, files: string[], options: EvalOptions, onEpisode: () => void): Promise<EvalBatchResult> {
+function runWorker(choice: AgentChoice, files: string[], options: EvalOptions, onEpisode: () => void): Promise<EvalBatchResult> {
   const script = join(__dirname, `worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   // Under tsx the worker must load TypeScript too.
   const execArgv = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
-  const worker = new Worker(script, { workerData: { agentSpec, files, options }, execArgv });
+  const worker = new Worker(script, { workerData: { choice, files, options }, execArgv });
   return new Promise((resolve, reject) => {
     worker.on('message', (message: { kind: 'episode' } | { kind: 'done'; result: EvalBatchResult } | { kind: 'failed'; error: string }) => {
       if (message.kind === 'episode') onEpisode();

@@ -44,7 +44,8 @@ export class AgentError extends Error {
     detail: string,
     readonly details: AgentErrorDetails = {},
   ) {
-    super(`agent ${JSON.stringify(agent)} ${detail}${details.stderr ? `; its last stderr lines:\n${details.stderr}` : ''}`);
+    const quoted = details.line !== undefined ? `: ${JSON.stringify(details.line)}` : '';
+    super(`agent ${JSON.stringify(agent)} ${detail}${quoted}${details.stderr ? `; its last stderr lines:\n${details.stderr}` : ''}`);
   }
 }
 
