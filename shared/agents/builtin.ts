@@ -10,7 +10,7 @@ import { buildWorld } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 import { MOVES, type Move } from '../engine/transition';
 import { PathPlanner } from '../selfplay/pathing';
-import { matchingCards, readCardRequest, type CardRequest } from '../selfplay/instructions';
+import { matchingCards, readCardRequest, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
 export const BUILTIN_AGENT_NAMES = ['random', 'heuristic'] as const;

@@ -2,7 +2,7 @@
 import { describeCard } from '../../shared/engine/cards';
 import { makeConfig } from '../../shared/engine/config';
 import { visibleCells } from '../../shared/engine/view';
-import { readCardRequest } from '../../shared/selfplay/instructions';
+import { readCardRequest } from '../../shared/agents/instructions';
 import { join, startTestServer, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
