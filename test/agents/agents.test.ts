@@ -19,7 +19,7 @@ import type { LogLine } from '../../shared/log/format';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
-import { readCardRequest } from '../../shared/selfplay/instructions';
+import { readCardRequest } from '../../shared/agents/instructions';
 import { done, endTurn, mv, play, say } from '../engine/helpers';
 import { makeState } from '../fixtures';
 
