@@ -43,8 +43,10 @@ const ACTION_MS: Readonly<Record<Role, Partial<Record<Action['type'], readonly [
   follower: { move: [400, 1_200], done: [300, 1_500] },
 };
 
-/** Mixed into the game seed so the players' draws are independent of the game's own. */
-const PLAYER_SEED_MIX = 0x5eed;
+/** The scripted players' own generator for a game: the seed mixed so that their draws are independent of the game's. */
+export function scriptedPlayersDraw(seed: number): Draw {
+  return new Draw(seedRng(seed ^ 0x5eed));
+}
 
 interface ScriptedPlayer {
   startTurn(state: GameState): void;
@@ -63,7 +65,7 @@ export function playSelfPlayGame(options: SelfPlayOptions, write: (line: LogLine
     meta: { source: 'selfplay', ...options.meta },
   });
   const recorder = new GameRecorder(header, write);
-  const draw = new Draw(seedRng(options.seed ^ PLAYER_SEED_MIX));
+  const draw = scriptedPlayersDraw(options.seed);
   // The leader's plan: which card each instruction is about. The engine keeps only the text.
   const tasks = new Map<number, CardTask>();
   const paths = new PathPlanner(recorder.state.world);
