@@ -7,7 +7,7 @@ import type { StateView } from '@colyseus/schema';
 import { isInvalidSelection } from '../../shared/engine/cards';
 import type { Pose } from '../../shared/engine/hex';
 import type { GameState, Instruction } from '../../shared/engine/state';
-import { visibleCells } from '../../shared/engine/view';
+import { viewFrom } from '../../shared/engine/view';
 import { CardState, InstructionState, type GameRoomState, type PlayerState } from '../state/schema';
 
 function setPose(player: PlayerState, pose: Pose): void {
@@ -83,7 +83,7 @@ export function fillLeaderView(view: StateView, room: GameRoomState): void {
 
 /** Brings the follower's view in line with what it may see now. */
 export function updateFollowerView(view: StateView, room: GameRoomState, state: GameState): void {
-  const visible = new Set(visibleCells(state.world, state.follower, state.config.view));
+  const visible = viewFrom(state.world, state.follower, state.config.view).set;
   const seen = (pose: { x: number; y: number }) => visible.has(pose.y * state.world.width + pose.x);
   show(view, room.leader, seen(state.leader));
   room.cards.forEach((card) => show(view, card, seen(card)));

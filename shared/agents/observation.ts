@@ -8,7 +8,7 @@ import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
 import { cellIndex } from '../engine/map';
 import type { GameState, Instruction } from '../engine/state';
-import { visibleCells } from '../engine/view';
+import { viewFrom } from '../engine/view';
 import { OBSERVATION_VERSION, type FollowerObservation, type RememberedCard } from './types';
 
 export interface ObserveOptions {
@@ -29,8 +29,8 @@ export class ObservationTracker {
 
   observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
     this.observations++;
-    const cells = visibleCells(state.world, state.follower, state.config.view).sort((a, b) => a - b);
-    const inView = new Set(cells);
+    const view = viewFrom(state.world, state.follower, state.config.view);
+    const inView = view.set;
     const visibleCards = state.cards.filter((card) => inView.has(cellIndex(state.world, card))).map(copyCard).sort(byId);
     this.forgetRemovedCards(inView, visibleCards, state.world);
     for (const card of visibleCards) this.sightings.set(card.id, { card, observation: this.observations });
@@ -42,7 +42,7 @@ export class ObservationTracker {
       stepsLeft: state.turn.role === 'follower' ? state.turn.stepsLeft : 0,
       turnsLeft: state.turnsLeft,
       score: state.score,
-      visibleCells: cells.map((i) => ({ x: i % state.world.width, y: Math.floor(i / state.world.width) })),
+      visibleCells: view.cells,
       visibleCards,
       rememberedCards: this.rememberedCards(visibleCards),
       leader: inView.has(cellIndex(state.world, state.leader)) ? copyPose(state.leader) : null,

@@ -2,7 +2,7 @@
  * The follower's view: the hexes inside a cone in front of it. The same function decides what
  * the follower's camera shows, which cards the server sends it, and what agents observe.
  */
-import { cellCentre, headingVector, hexDistance, type Pose } from './hex';
+import { cellCentre, headingVector, hexDistance, type Cell, type Pose } from './hex';
 import type { GameConfig } from './config';
 
 export type ViewConfig = GameConfig['view'];
@@ -10,11 +10,39 @@ export type ViewConfig = GameConfig['view'];
 // Tolerance so that cells exactly on the cone's edge count as seen on every machine.
 const EDGE_TOLERANCE = 1e-9;
 
+/** What the follower sees from one pose: cell indices in ascending order, as a set, and as cells. */
+export interface View {
+  readonly indices: readonly number[];
+  readonly set: ReadonlySet<number>;
+  readonly cells: readonly Readonly<Cell>[];
+}
+
+// A view depends only on the map's size, the pose and the view settings: each is computed once.
+const views = new Map<string, View>();
+
+/** The follower's view from `pose`, shared and frozen (callers must not change it). */
+export function viewFrom(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): View {
+  const key = `${dims.width}x${dims.height}:${view.fovDegrees}:${view.range}:${pose.x},${pose.y},${pose.heading}`;
+  let seen = views.get(key);
+  if (!seen) {
+    const indices = Object.freeze(computeVisibleCells(dims, pose, view));
+    const cells = Object.freeze(indices.map((i) => Object.freeze({ x: i % dims.width, y: Math.floor(i / dims.width) })));
+    seen = { indices, set: new Set(indices), cells };
+    views.set(key, seen);
+  }
+  return seen;
+}
+
 /**
- * Indices (y * width + x) of the cells the follower sees from `pose`: its own cell, and every
- * cell within `range` hexes whose centre lies within half the field of view of its heading.
+ * Indices (y * width + x) of the cells the follower sees from `pose`, in ascending order: its own
+ * cell, and every cell within `range` hexes whose centre lies within half the field of view of
+ * its heading.
  */
 export function visibleCells(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
+  return [...viewFrom(dims, pose, view).indices];
+}
+
+function computeVisibleCells(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
   const eye = cellCentre(pose);
   const facing = headingVector(pose.heading);
   const minCos = Math.cos(((view.fovDegrees / 2) * Math.PI) / 180) - EDGE_TOLERANCE;
@@ -39,5 +67,5 @@ export function visibleCells(dims: { width: number; height: number }, pose: Pose
 }
 
 export function isVisible(dims: { width: number; height: number }, pose: Pose, view: ViewConfig, cell: { x: number; y: number }): boolean {
-  return visibleCells(dims, pose, view).includes(cell.y * dims.width + cell.x);
+  return viewFrom(dims, pose, view).set.has(cell.y * dims.width + cell.x);
 }
