@@ -16,7 +16,7 @@ import { generateMap } from '../shared/maps/generate';
 import { playSelfPlayGame } from '../shared/selfplay/game';
 import { evaluateFiles, evaluateInWorkers } from '../cli/eval/evaluate';
 
-const GAMES = 20;
+const GAMES = 60;
 const dir = mkdtempSync(join(tmpdir(), 'cerealbar-eval-bench-'));
 const files = Array.from({ length: GAMES }, (_, seed) => {
   const lines: LogLine[] = [];
