@@ -44,7 +44,7 @@ export const roomSettingsSchema = z.object({
   /** Milliseconds between the scripted follower's actions, so that a human leader can follow them. */
   botStepMs: z.number().int().min(0).max(10_000).default(400),
   /** Milliseconds between state patches (Colyseus's patch rate; the turn clock ticks with it too). */
-  patchRateMs: z.number().int().min(5).max(1000).default(50),
+  patchRateMs: z.number().int().min(5).max(1000).default(20),
   /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
   seed: z.number().int().min(0).max(MAX_SEED).optional(),
   /** Plays on this map instead of one generated from the seed. */

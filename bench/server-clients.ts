@@ -1,0 +1,259 @@
+/**
+ * A load-generating worker of the server benchmark (forked by bench/server.bench.ts): plays its
+ * share of the game slots, each with two @colyseus/sdk clients (leader and follower, a private
+ * code per game) replaying the seed's self-play script. Each slot starts at its point of the ramp
+ * and, when a game's script is over, leaves and starts a new game, so the number of games stays
+ * up. An action is sent a think time after the game's previous action, and never before the
+ * acting client has seen that previous action. On `report` it sends what it measured since the
+ * last report; on `stop` it leaves every room and exits.
+ */
+import { performance } from 'node:perf_hooks';
+import { Client, type Room } from '@colyseus/sdk';
+import WebSocket from 'ws';
+import { ROOM_NAME } from '../shared/protocol/messages';
+import { buildScript, UsageMonitor, type BenchToWorker, type Script, type WorkerConfig, type WorkerToBench } from './server-common';
+
+// Node 20 has no global WebSocket, and the SDK's reconnection looks for one.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+
+type Role = 'leader' | 'follower';
+type WaitResult = 'ok' | 'stuck' | 'stopped' | 'aborted';
+
+const send = (message: WorkerToBench) => process.send!(message);
+const monitor = new UsageMonitor();
+
+// What is reported, reset at each report.
+let counters = fresh();
+function fresh() {
+  return {
+    gamesStarted: 0,
+    gamesFinished: 0,
+    gamesCutShort: 0,
+    actionsSent: 0,
+    patches: 0,
+    messages: 0,
+    selfLatency: [] as number[],
+    partnerLatency: [] as number[],
+    joinLatency: [] as number[],
+    errors: {} as Record<string, number>,
+    errorSamples: [] as string[],
+  };
+}
+let activeGames = 0;
+
+function error(kind: string, detail: string): void {
+  counters.errors[kind] = (counters.errors[kind] ?? 0) + 1;
+  if (counters.errorSamples.length < 5) counters.errorSamples.push(`${kind}: ${detail}`);
+}
+
+let stopping = false;
+const onStop = new Set<() => void>();
+
+/** Resolves after `ms`, or at once when the worker stops. */
+function sleep(ms: number): Promise<void> {
+  if (stopping || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      onStop.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    onStop.add(done);
+  });
+}
+
+const round2 = (ms: number) => Math.round(ms * 100) / 100;
+
+/** One game: two rooms, what each client has seen, and the send time of each action. */
+class Game {
+  readonly seen: Record<Role, number> = { leader: 0, follower: 0 };
+  readonly phase: Record<Role, string> = { leader: '', follower: '' };
+  private readonly sentAt: number[] = [];
+  private readonly actorOf: Role[] = [];
+  private waiter: (() => void) | null = null;
+  aborted = false;
+  leaving = false;
+
+  readonly rooms: Partial<Record<Role, Room>> = {};
+
+  /** Listens to a player's room from the moment it joined (the seat message comes at once). */
+  attach(role: Role, room: Room): void {
+    this.rooms[role] = room;
+    room.reconnection.enabled = false;
+    room.onStateChange((state: any) => this.onState(role, state));
+    room.onMessage('*', (type, payload: any) => {
+      counters.messages += 1;
+      if (type === 'error') error(`server error ${payload?.code}`, `${role}: ${payload?.message} (refused ${payload?.refused})`);
+    });
+    room.onError((code, message) => error('room error', `${role}: ${code} ${message ?? ''}`));
+    room.onLeave((code, reason) => {
+      if (this.leaving || stopping) return;
+      error('left', `${role}: the connection closed (${code} ${reason ?? ''})`);
+      this.abort();
+    });
+  }
+
+  private onState(role: Role, state: any): void {
+    counters.patches += 1;
+    const now = performance.now();
+    const seq: number = state.seq ?? 0;
+    for (let k = this.seen[role] + 1; k <= seq; k++) {
+      const sentAt = this.sentAt[k];
+      if (sentAt !== undefined) (this.actorOf[k] === role ? counters.selfLatency : counters.partnerLatency).push(round2(now - sentAt));
+    }
+    if (seq > this.seen[role]) this.seen[role] = seq;
+    this.phase[role] = state.phase;
+    this.waiter?.();
+  }
+
+  /** Waits until `condition` holds (checked at each patch), at most `timeoutMs`. */
+  waitFor(condition: () => boolean, timeoutMs: number): Promise<WaitResult> {
+    if (this.aborted) return Promise.resolve('aborted');
+    if (stopping) return Promise.resolve('stopped');
+    if (condition()) return Promise.resolve('ok');
+    return new Promise((resolve) => {
+      const finish = (result: WaitResult) => {
+        clearTimeout(timer);
+        onStop.delete(stopped);
+        this.waiter = null;
+        resolve(result);
+      };
+      const stopped = () => finish('stopped');
+      const timer = setTimeout(() => finish('stuck'), timeoutMs);
+      onStop.add(stopped);
+      this.waiter = () => {
+        if (this.aborted) finish('aborted');
+        else if (condition()) finish('ok');
+      };
+    });
+  }
+
+  act(role: Role, seq: number, type: string, payload: Record<string, unknown>): void {
+    this.sentAt[seq] = performance.now();
+    this.actorOf[seq] = role;
+    this.rooms[role]!.send(type, payload);
+    counters.actionsSent += 1;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.waiter?.();
+  }
+
+  async leave(): Promise<void> {
+    this.leaving = true;
+    await Promise.all(Object.values(this.rooms).map((room) => leaveRoom(room!)));
+  }
+}
+
+const rooms = new Set<Room>();
+
+async function leaveRoom(room: Room): Promise<void> {
+  try {
+    await Promise.race([room.leave(true), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  } catch {
+    // already closed
+  }
+  rooms.delete(room);
+}
+
+async function join(client: Client, options: Record<string, unknown>): Promise<Room> {
+  const room = await client.joinOrCreate(ROOM_NAME, options);
+  rooms.add(room);
+  return room;
+}
+
+/** Plays the first `length` actions of the script (all of them: a whole game), then leaves. */
+async function playGame(config: WorkerConfig, script: Script, client: Client, code: string, length: number): Promise<void> {
+  const joinStart = performance.now();
+  const game = new Game();
+  try {
+    game.attach('leader', await join(client, { role: 'leader', code }));
+    game.attach('follower', await join(client, { role: 'follower', code }));
+  } catch (caught) {
+    error('join failed', (caught as Error).message);
+    await game.leave();
+    await sleep(1000);
+    return;
+  }
+  counters.joinLatency.push(round2(performance.now() - joinStart));
+  const think = () => config.thinkMs * (1 - config.jitter + 2 * config.jitter * Math.random());
+  let active = false;
+  try {
+    if ((await game.waitFor(() => game.phase.leader === 'playing' && game.phase.follower === 'playing', config.stuckMs)) !== 'ok') {
+      if (!stopping && !game.aborted) error('stuck', `game ${code} did not start`);
+      return;
+    }
+    active = true;
+    activeGames += 1;
+    counters.gamesStarted += 1;
+    let next = performance.now() + think();
+    const steps = script.steps.slice(0, length);
+    for (const step of steps) {
+      await sleep(next - performance.now());
+      const seen = await game.waitFor(() => game.seen[step.actor] >= step.seq - 1, config.stuckMs);
+      if (seen === 'stuck') error('stuck', `game ${code}: the ${step.actor} did not see seq ${step.seq - 1} within ${config.stuckMs} ms`);
+      if (seen !== 'ok') return;
+      game.act(step.actor, step.seq, step.type, step.payload);
+      next = performance.now() + think();
+    }
+    const last = steps[steps.length - 1]?.seq ?? 0;
+    const end = await game.waitFor(() => game.seen.leader >= last && game.seen.follower >= last, config.stuckMs);
+    if (end === 'stuck') error('stuck', `game ${code}: the last action was not seen`);
+    if (end === 'ok' && length === script.steps.length) counters.gamesFinished += 1;
+    else if (end === 'ok') counters.gamesCutShort += 1;
+  } finally {
+    if (active) activeGames -= 1;
+    await game.leave();
+  }
+}
+
+/**
+ * Plays game after game in one slot. With `stagger`, the slot's first game stops after a random
+ * number of actions (and is left, so the server logs it as abandoned): the slots' games are then
+ * at all stages, and end and start at a steady rate, as on a server that has been up for a while.
+ */
+async function runSlot(config: WorkerConfig, script: Script, client: Client, slot: number): Promise<void> {
+  await sleep(config.startAt + (slot * config.rampMs) / config.totalGames - Date.now());
+  const total = script.steps.length;
+  for (let round = 0; !stopping; round++) {
+    const length = round === 0 && config.stagger ? 1 + Math.floor(Math.random() * total) : total;
+    await playGame(config, script, client, `bench-${slot}-${round}`, length);
+  }
+}
+
+let running: Promise<unknown> | null = null;
+
+function start(config: WorkerConfig): void {
+  const script = buildScript(config.seed);
+  const client = new Client(config.url);
+  running = Promise.all(config.slots.map((slot) => runSlot(config, script, client, slot)));
+}
+
+async function stop(worker: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const wake of [...onStop]) wake();
+  const force = setTimeout(() => process.exit(1), 20_000);
+  await running;
+  await Promise.all([...rooms].map(leaveRoom));
+  clearTimeout(force);
+  if (process.connected) await new Promise<void>((resolve) => process.send!({ type: 'stopped', worker } satisfies WorkerToBench, undefined, {}, () => resolve()));
+  process.exit(0);
+}
+
+if (!process.send) throw new Error('bench/server-clients must be forked with an IPC channel (it is started by server.bench)');
+const worker = Number(process.argv[2] ?? 0);
+process.on('message', (message: BenchToWorker) => {
+  if (message.type === 'start') start(message.config);
+  else if (message.type === 'stop') void stop(worker);
+  else if (message.type === 'report') {
+    const report = counters;
+    counters = fresh();
+    send({ type: 'report', id: message.id, worker, usage: monitor.snapshot(), activeGames, ...report });
+  }
+});
+process.on('unhandledRejection', (reason) => error('unhandled rejection', String((reason as Error)?.message ?? reason)));
+process.on('disconnect', () => process.exit(1));
+send({ type: 'ready', worker });

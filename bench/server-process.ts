@@ -1,0 +1,150 @@
+/**
+ * The game server under test, as its own process (spawned by bench/server.bench.ts): startGameServer
+ * with the real GameStore on a fresh temporary data directory, on 127.0.0.1 and a free port. Turn
+ * timers are an hour so nothing times out, every game is seeded with `--seed`, and
+ * `--patch-rate-ms` sets the patch rate if given (else the room's default); `--data-parent DIR`
+ * puts the data directory in DIR instead of the system's temporary directory. `--experiment
+ * patch-on-action` changes the room from outside to measure a possible change (see there).
+ *
+ * It talks to the benchmark over stdin/stdout, one JSON object a line (stdout lines starting with
+ * BENCH_PREFIX), not over an IPC channel: with one, Colyseus's optional @pm2/io integration takes
+ * the process for a PM2 child and starts talking to it, which production servers do not do.
+ * It answers `usage` requests with its CPU, memory and event-loop delay; on `stop` (or when stdin
+ * closes: the benchmark went away) it ends every game, closes the store, removes the data
+ * directory (unless --keep-data) and exits, which also writes the CPU profile under --cpu-prof.
+ */
+import './colyseus-cjs'; // first: one copy of @colyseus/core (see there)
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { startGameServer } from '../server/index';
+import { GameRoom, type RoomSettings } from '../server/rooms/GameRoom';
+import { GameStore } from '../server/store/GameStore';
+import { BENCH_PREFIX, numberFlag, parseFlags, UsageMonitor, type BenchToServer, type ServerToBench, type StoreTimings } from './server-common';
+
+async function main(): Promise<void> {
+  const send = (message: ServerToBench) => process.stdout.write(`${BENCH_PREFIX}${JSON.stringify(message)}\n`);
+  const sendAndFlush = (message: ServerToBench) =>
+    new Promise<void>((resolve) => process.stdout.write(`${BENCH_PREFIX}${JSON.stringify(message)}\n`, () => resolve()));
+  const flags = parseFlags(process.argv.slice(2));
+  const seed = numberFlag(flags, 'seed', 2);
+  const keepData = flags.has('keep-data');
+  const roomSettings: RoomSettings = {
+    seed,
+    leaderTurnSeconds: 3600,
+    followerTurnSeconds: 3600,
+    ...(flags.has('patch-rate-ms') && { patchRateMs: numberFlag(flags, 'patch-rate-ms', 50, 5, 1000) }),
+  };
+
+  const experiment = flags.get('experiment');
+  if (experiment === 'patch-on-action') patchOnAction();
+  else if (experiment !== undefined) throw new Error(`unknown --experiment ${JSON.stringify(experiment)} (known: patch-on-action)`);
+
+  const dataDir = mkdtempSync(join(flags.get('data-parent') ?? tmpdir(), 'cerealbar-bench-'));
+  const store = GameStore.open(dataDir);
+  // The store's calls are timed: they run synchronously in the room, on the event loop.
+  const storeTimes = new StoreTimes();
+  const server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    services: {
+      startLog: (header, info) => {
+        const writer = storeTimes.time('startGame', () => store.startGame(header, info));
+        return {
+          append: (line) => storeTimes.time('append', () => writer.append(line)),
+          end: (line) => storeTimes.time('end', () => writer.end(line)),
+        };
+      },
+    },
+    roomSettings,
+  });
+
+  const monitor = new UsageMonitor();
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    const force = setTimeout(() => process.exit(code || 1), 20_000);
+    try {
+      await server.close();
+      store.close();
+    } catch (error) {
+      process.stderr.write(`closing the server: ${(error as Error).stack}\n`);
+    }
+    try {
+      const logs = join(dataDir, 'logs');
+      const files = readdirSync(logs);
+      const bytes = files.reduce((sum, file) => sum + statSync(join(logs, file)).size, 0);
+      await sendAndFlush({ type: 'stopped', logFiles: files.length, logBytes: bytes });
+    } catch (error) {
+      process.stderr.write(`counting the logs: ${(error as Error).message}\n`);
+    }
+    if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    clearTimeout(force);
+    process.exit(code);
+  };
+
+  const onMessage = (message: BenchToServer) => {
+    if (message.type === 'usage') {
+      send({ type: 'usage', id: message.id, usage: monitor.snapshot(), store: storeTimes.take() });
+    } else if (message.type === 'stop') {
+      void stop(0);
+    }
+  };
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() !== '') onMessage(JSON.parse(line) as BenchToServer);
+  });
+  // The benchmark went away (or was killed): never outlive it.
+  process.stdin.on('end', () => void stop(1));
+  process.on('SIGTERM', () => void stop(0));
+  send({ type: 'ready', port: server.port, dataDir });
+}
+
+/** Time spent in the store's calls (SQLite index, log files) since the last report. */
+class StoreTimes {
+  private times: StoreTimings = {};
+
+  time<T>(kind: string, body: () => T): T {
+    const start = performance.now();
+    try {
+      return body();
+    } finally {
+      const ms = performance.now() - start;
+      const entry = (this.times[kind] ??= { count: 0, ms: 0, maxMs: 0 });
+      entry.count += 1;
+      entry.ms += ms;
+      entry.maxMs = Math.max(entry.maxMs, ms);
+    }
+  }
+
+  take(): StoreTimings {
+    const times = this.times;
+    this.times = {};
+    return times;
+  }
+}
+
+/**
+ * An experiment, not the server as it is: the room sends the state patch right after handling
+ * each client message instead of at its next patch tick, by wrapping GameRoom's (private) message
+ * handler from outside. It measures what a `this.broadcastPatch()` at the end of the room's
+ * handler would do for latency and CPU.
+ */
+function patchOnAction(): void {
+  const room = GameRoom.prototype as unknown as { handle: (...args: unknown[]) => unknown; broadcastPatch(): boolean };
+  const handle = room.handle;
+  if (typeof handle !== 'function') throw new Error('GameRoom has no handle method any more: update the patch-on-action experiment');
+  room.handle = function (this: typeof room, ...args: unknown[]) {
+    const result = handle.apply(this, args);
+    this.broadcastPatch();
+    return result;
+  };
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
