@@ -19,6 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfileFile, type FocusEntry } from './cpuprofile-summary';
+import { DEFAULT_PATCH_RATE_MS } from '../shared/protocol/messages';
 import {
   BENCH_PREFIX,
   firstTimeoutFreeSeed,
@@ -49,7 +50,7 @@ const HELP = `npm run bench:server -- [flags]
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
   --seed S           game seed (first timeout-free seed from S)      default 0 (gives seed 2)
-  --patch-rate-ms P  the rooms' patch rate                           default: the room's (50)
+  --patch-rate-ms P  the rooms' patch rate                           default: the room's (${DEFAULT_PATCH_RATE_MS})
   --server-runtime R node: the compiled server (dist/); tsx: its TypeScript through tsx,
                      as \`npm start\` runs it                             default node
   --experiment E     patch-on-action: the room sends the patch as soon as it handled a
@@ -519,7 +520,7 @@ function summarize(
       seed: extra.seed,
       actionsPerGame: extra.actionsPerGame,
       scriptTruncated: extra.truncated,
-      patchRateMs: PATCH_RATE ? Number(PATCH_RATE) : 50,
+      patchRateMs: PATCH_RATE ? Number(PATCH_RATE) : DEFAULT_PATCH_RATE_MS,
       stagger: STAGGER,
       rampS: RAMP_S,
       settleS: SETTLE_S,

@@ -17,6 +17,7 @@ import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import {
   clientMessageSchemas,
+  DEFAULT_PATCH_RATE_MS,
   joinOptionsSchema,
   MAX_INSTRUCTION_LENGTH,
   sanitizeInstruction,
@@ -44,7 +45,7 @@ export const roomSettingsSchema = z.object({
   /** Milliseconds between the scripted follower's actions, so that a human leader can follow them. */
   botStepMs: z.number().int().min(0).max(10_000).default(400),
   /** Milliseconds between state patches (Colyseus's patch rate; the turn clock ticks with it too). */
-  patchRateMs: z.number().int().min(5).max(1000).default(20),
+  patchRateMs: z.number().int().min(5).max(1000).default(DEFAULT_PATCH_RATE_MS),
   /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
   seed: z.number().int().min(0).max(MAX_SEED).optional(),
   /** Plays on this map instead of one generated from the seed. */

@@ -9,6 +9,9 @@ import { MOVES } from '../engine/transition';
 export const ROOM_NAME = 'cerealbar';
 export const LOBBY_NAME = 'lobby';
 
+/** Milliseconds between the server's state patches, unless a room is configured otherwise. */
+export const DEFAULT_PATCH_RATE_MS = 20;
+
 /** Longest instruction after sanitising, as in the original game's text box. */
 export const MAX_INSTRUCTION_LENGTH = 300;
 
