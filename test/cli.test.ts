@@ -93,3 +93,24 @@ test('self-play on the tutorial map', () => {
   const header = JSON.parse(readFileSync(join(out, 'selfplay-1.jsonl'), 'utf8').split('\n')[0]);
   expect(header.map.name).toBe('tutorial');
 });
+
+describe('cerealbar agent: usage errors', () => {
+  test('an oracle agent cannot play live: it needs a recorded game', () => {
+    const run = cerealbar('agent', '--server', 'http://127.0.0.1:1', '--agent', 'static-oracle');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/the static-oracle agent needs a recorded game; it can only be evaluated offline/);
+  });
+
+  test('a server that does not answer is reported in one line', () => {
+    const run = cerealbar('agent', '--server', 'http://127.0.0.1:1', '--agent', 'random');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/cannot join a game on http:\/\/127.0.0.1:1/);
+    expect(run.stderr).not.toMatch(/\s+at /);
+  });
+
+  test('a bad pool name is refused before connecting', () => {
+    const run = cerealbar('agent', '--server', 'http://127.0.0.1:1', '--agent', 'random', '--pool', 'has spaces');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/bad option: pool/);
+  });
+});
