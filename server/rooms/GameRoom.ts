@@ -4,7 +4,7 @@
  * accepted action before anyone sees its effect. Every rule lives in shared/engine.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { Room, ServerError, type Client, type Delayed } from '@colyseus/core';
+import { matchMaker, Room, ServerError, type Client, type Delayed } from '@colyseus/core';
 import { StateView } from '@colyseus/schema';
 import { z } from 'zod';
 import type { GameConfig } from '../../shared/engine/config';
@@ -24,13 +24,19 @@ import {
   type ClientMessageType,
   type ErrorCode,
   type JoinOptions,
+  type MapMessage,
+  type QueueMessage,
 } from '../../shared/protocol/messages';
 import { GameRoomState, LeaderOnlyState, PlayerState } from '../state/schema';
 import type { GameLogWriter, SeatRecord } from '../store/types';
 import { HeuristicAgent } from '../../shared/agents/builtin';
 import { ObservationTracker } from '../../shared/agents/observation';
 import type { FollowerAgent } from '../../shared/agents/types';
+import { queuePlace } from './queue';
 import { fillLeaderView, mirrorState, updateFollowerView } from './sync';
+
+/** How often a waiting player's place in the matchmaking queue is checked. */
+const QUEUE_POLL_MS = 1000;
 
 /** What the room needs from the process that runs it. */
 export interface RoomServices {
@@ -102,6 +108,9 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** The scripted follower: a built-in agent that sees what a human follower would. */
   private bot: { agent: FollowerAgent; tracker: ObservationTracker } | null = null;
   private botTimer: Delayed | null = null;
+  private queueTimer: Delayed | null = null;
+  /** The last `queue` message sent, so that only changes are sent. */
+  private queueSent: QueueMessage | null = null;
 
   onCreate(options: GameRoomOptions): void {
     this.services = options.services;
@@ -157,6 +166,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     client.send('seat', { role, playerId: this.seats.get(role)!.record.playerId });
     if (auth.botFollower) this.seatBot();
     if (this.listOpenSeats().length === 0) this.startGame();
+    else this.watchQueue();
   }
 
   /** A dropped player keeps its seat for the reconnection window. */
@@ -176,7 +186,8 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     client.view = this.views.get(seat.role);
     this.state[seat.role].connected = true;
     this.notifyPartner(seat.role, 'partnerReconnected');
-    if (this.recorder) client.send('map', { map: this.recorder.header.map, config: this.recorder.header.config });
+    if (this.state.phase === 'waiting') this.watchQueue();
+    if (this.recorder) client.send('map', this.mapMessage());
   }
 
   /** A player gone for good (left, or did not come back in time) abandons the game. */
@@ -218,6 +229,31 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     return open;
   }
 
+  /** Tells the waiting player its place in the matchmaking queue now, then whenever it changes. */
+  private watchQueue(): void {
+    this.queueSent = null;
+    this.queueTimer ??= this.clock.setInterval(() => void this.sendQueue(), QUEUE_POLL_MS);
+    void this.sendQueue();
+  }
+
+  private async sendQueue(): Promise<void> {
+    const rooms = await matchMaker.query({ name: this.roomName });
+    if (this.state.phase !== 'waiting') return; // the game started during the query
+    const place = queuePlace(this.roomId, rooms);
+    if (!place || (place.position === this.queueSent?.position && place.waiting === this.queueSent.waiting)) return;
+    this.queueSent = place;
+    this.broadcast('queue', place);
+  }
+
+  private stopWatchingQueue(): void {
+    this.queueTimer?.clear();
+    this.queueTimer = null;
+  }
+
+  private mapMessage(): MapMessage {
+    return { map: this.recorder!.header.map, config: this.recorder!.header.config, serverNow: Date.now() };
+  }
+
   /** The seat for a player asking for `wanted`: either seat is drawn at random when both are open. */
   private freeRole(wanted: JoinOptions['role']): Role | null {
     if (wanted !== 'any') return this.seats.has(wanted) ? null : wanted;
@@ -230,6 +266,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   }
 
   private startGame(): void {
+    this.stopWatchingQueue();
     void this.lock();
     const seed = this.settings.seed ?? randomInt(0, MAX_SEED);
     const config = this.settings.config ?? makeConfig();
@@ -250,7 +287,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     this.startedAt = Date.now();
     this.state.gameId = gameId;
     this.state.phase = 'playing';
-    this.broadcast('map', { map, config });
+    this.broadcast('map', this.mapMessage());
     this.beginTurn();
     this.sync();
   }
@@ -354,6 +391,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     this.turnTimer?.clear();
     this.turnTimer = null;
     this.botTimer?.clear();
+    this.stopWatchingQueue();
     const wasPlaying = this.state.phase === 'playing';
     this.state.phase = 'ended';
     this.state.turnDeadline = 0;

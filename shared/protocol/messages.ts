@@ -3,7 +3,9 @@
  * docs/protocol.md describes it for clients in any language.
  */
 import { z } from 'zod';
+import type { GameConfig } from '../engine/config';
 import { ACTION_ERROR_CODES } from '../engine/errors';
+import type { GameMap } from '../engine/map';
 import { MOVES } from '../engine/transition';
 
 export const ROOM_NAME = 'cerealbar';
@@ -51,6 +53,22 @@ export interface ErrorMessage {
   readonly message: string;
   /** The message type that was refused. */
   readonly refused: string;
+}
+
+/** `map`: sent when the game starts and after a reconnection. */
+export interface MapMessage {
+  readonly map: GameMap;
+  readonly config: GameConfig;
+  /** The server's clock (epoch ms) when it sent this: a client corrects its own by the difference to count down to turnDeadline. */
+  readonly serverNow: number;
+}
+
+/** `queue`: a waiting player's place among the open games of its pool and code lacking the same seat. */
+export interface QueueMessage {
+  /** 1 for the game the matchmaker fills first. */
+  readonly position: number;
+  /** How many such games wait, this one included. */
+  readonly waiting: number;
 }
 
 // Control characters (C0, DEL, C1) other than white space, which becomes a plain space.

@@ -3,7 +3,8 @@ import { describeCard } from '../../shared/engine/cards';
 import { makeConfig } from '../../shared/engine/config';
 import { visibleCells } from '../../shared/engine/view';
 import { readCardRequest } from '../../shared/agents/instructions';
-import { join, startTestServer, waitFor, type Player, type TestServer } from './harness';
+import { Client } from '@colyseus/sdk';
+import { join, sleep, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -28,6 +29,52 @@ test('two players asking for the same seat wait in different games; a follower j
   expect(follower.room.roomId).toBe(first.room.roomId);
   await waitFor(() => first.state.phase === 'playing', 'the first game to start');
   expect(second.state.phase).toBe('waiting');
+});
+
+describe('the queue', () => {
+  const queues = (player: Player) => player.messages.filter((m) => m.type === 'queue').map((m) => m.payload);
+  const placeIs = (player: Player, position: number, waiting: number) =>
+    waitFor(() => {
+      const last = queues(player).at(-1);
+      return last?.position === position && last?.waiting === waiting;
+    }, `queue place ${position} of ${waiting}`);
+
+  test('a waiting player hears its place among the games lacking the same seat, and when it moves up', async () => {
+    const first = await join(ts.url, { role: 'leader' });
+    const expert = await join(ts.url, { role: 'leader', pool: 'expert' });
+    const lab = await join(ts.url, { role: 'leader', code: 'lab7' });
+    const withBot = await join(ts.url, { role: 'leader', botFollower: true });
+    const second = await join(ts.url, { role: 'leader' });
+    await placeIs(second, 2, 2);
+    // The first hears of the second within a poll.
+    await placeIs(first, 1, 2);
+    expect(queues(first)).toEqual([
+      { position: 1, waiting: 1 },
+      { position: 1, waiting: 2 },
+    ]);
+    expect(queues(expert)).toEqual([{ position: 1, waiting: 1 }]);
+    expect(queues(lab)).toEqual([{ position: 1, waiting: 1 }]);
+
+    const follower = await join(ts.url, { role: 'follower' });
+    expect(follower.room.roomId).toBe(first.room.roomId);
+    await placeIs(second, 1, 1);
+    // A game that has started (or never waited, with the scripted follower) stops sending it.
+    await sleep(1200);
+    const firstAfterStart = first.messages.slice(first.messages.findIndex((m) => m.type === 'map'));
+    expect(firstAfterStart.some((m) => m.type === 'queue')).toBe(false);
+    expect(queues(follower)).toEqual([]);
+    expect(queues(withBot)).toEqual([]);
+  });
+
+  test('a waiting player who reconnects hears its place again', async () => {
+    const leader = await join(ts.url, { role: 'leader', code: 'back' });
+    await placeIs(leader, 1, 1);
+    leader.room.reconnection.enabled = false;
+    const token = leader.room.reconnectionToken;
+    leader.room.connection.close(4999, 'test drop');
+    const back = track(await new Client(ts.url).reconnect(token));
+    await placeIs(back, 1, 1);
+  });
 });
 
 test('players asking for either seat get one at random, and always meet', async () => {

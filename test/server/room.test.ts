@@ -168,6 +168,23 @@ describe('turn timers', () => {
     expect(timeout.outcome.turnEnded).toEqual({ reason: 'timeout', followerSkipped: true });
   });
 
+  test("the map message carries the server's clock, to count down to the deadline on a skewed clock", async () => {
+    const ts = await serve({ seed: 2 });
+    const before = Date.now();
+    const { leader, follower } = await startGame(ts.url);
+    for (const player of [leader, follower]) {
+      await waitFor(() => player.messages.some((m) => m.type === 'map'), 'the map');
+      const { map, config: sent, serverNow } = player.messages.find((m) => m.type === 'map')!.payload;
+      expect(map.width).toBe(25);
+      expect(sent).toEqual(config);
+      expect(serverNow).toBeGreaterThanOrEqual(before);
+      expect(serverNow).toBeLessThanOrEqual(Date.now());
+      // The first turn's clock starts just after the map is sent.
+      expect(player.state.turnDeadline - serverNow).toBeGreaterThanOrEqual(45_000);
+      expect(player.state.turnDeadline - serverNow).toBeLessThan(46_000);
+    }
+  });
+
   test('a follower timeout hands control back to the leader', async () => {
     const ts = await serve({ seed: 2, followerTurnSeconds: 0.3 });
     const { leader, follower } = await startGame(ts.url);
@@ -261,6 +278,7 @@ describe('reconnection', () => {
     await waitFor(() => follower.state.turnRole === 'follower', 'the follower turn');
     follower.room.reconnection.enabled = false;
     const token = follower.room.reconnectionToken;
+    const dropped = Date.now();
     follower.room.connection.close(4999, 'test drop');
     await waitFor(() => leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerDisconnected'), 'the leader to hear of the drop');
     await waitFor(() => leader.state.follower.connected === false, 'the follower to show as disconnected');
@@ -270,7 +288,9 @@ describe('reconnection', () => {
     await waitFor(() => leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerReconnected'), 'the leader to hear of the return');
     await waitFor(() => leader.state.follower.connected === true, 'the follower to show as connected');
     expect(back.state.seq).toBe(2);
-    expect(back.messages.some((m) => m.type === 'map')).toBe(true);
+    const map = back.messages.find((m) => m.type === 'map')!.payload;
+    expect(map.serverNow).toBeGreaterThanOrEqual(dropped);
+    expect(map.serverNow).toBeLessThanOrEqual(Date.now());
     back.room.send('move', { action: 'RL' });
     await waitFor(() => leader.state.seq === 3, 'a move by the returned follower');
     expect(leader.state.follower.heading).toBe('NW');

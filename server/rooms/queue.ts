@@ -1,0 +1,43 @@
+/**
+ * A waiting game's place in the matchmaking queue. Colyseus's matchmaker (0.18, local driver)
+ * gives a joining player the first matching open room in the order the rooms were created, so a
+ * game waits behind every earlier open game of its pool and code that lacks the same seat.
+ */
+import type { QueueMessage } from '../../shared/protocol/messages';
+
+/** The matchmaking fields a game room lists (GameRoom.listOpenSeats). */
+export interface SeatListing {
+  readonly pool: string;
+  readonly code: string;
+  readonly leaderOpen: boolean;
+  readonly followerOpen: boolean;
+}
+
+/** A room as the matchmaker lists it (matchMaker.query). */
+export interface ListedRoom {
+  readonly roomId: string;
+  readonly locked?: boolean;
+  readonly private?: boolean;
+  readonly metadata?: Partial<SeatListing>;
+}
+
+/**
+ * The place of room `roomId` among `rooms`, which are in the matchmaker's order, or null when it
+ * is not listed as open. Only rooms lacking exactly the same seats count: a scripted-follower game
+ * lists both seats open until its leader is seated and then locks, so it never does.
+ */
+export function queuePlace(roomId: string, rooms: readonly ListedRoom[]): QueueMessage | null {
+  const self = rooms.find((room) => room.roomId === roomId);
+  if (!self?.metadata || !isOpen(self)) return null;
+  const seats = self.metadata;
+  const queue = rooms.filter((room) => isOpen(room) && sameQueue(room.metadata, seats));
+  return { position: queue.indexOf(self) + 1, waiting: queue.length };
+}
+
+function isOpen(room: ListedRoom): boolean {
+  return !room.locked && !room.private;
+}
+
+function sameQueue(a: Partial<SeatListing> | undefined, b: Partial<SeatListing>): boolean {
+  return a?.pool === b.pool && a?.code === b.code && a?.leaderOpen === b.leaderOpen && a?.followerOpen === b.followerOpen;
+}
