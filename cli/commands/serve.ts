@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
+import { mountClient } from '../../server/http/client';
 import { startGameServer } from '../../server/index';
 import { GameStore } from '../../server/store/GameStore';
 import { CliError } from '../errors';
@@ -43,6 +44,7 @@ export function registerServeCommand(program: Command): void {
         throw new CliError(`${dataDir}: cannot open the game store: ${(error as Error).message}`);
       }
       const { recovered } = store.recover();
+      let clientBuilt = false;
       const server = await startGameServer({
         port: options.port,
         host: options.host,
@@ -52,7 +54,10 @@ export function registerServeCommand(program: Command): void {
           followerTurnSeconds: options.followerSeconds,
           reconnectSeconds: options.reconnectSeconds,
         },
-        routes: (app) => mountApi(app, { store, adminToken: admin.token }),
+        routes: (app) => {
+          mountApi(app, { store, adminToken: admin.token });
+          clientBuilt = mountClient(app).built;
+        },
       }).catch((error: NodeJS.ErrnoException) => {
         store.close();
         const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
@@ -60,6 +65,11 @@ export function registerServeCommand(program: Command): void {
       });
       const say = (line: string) => process.stdout.write(`${line}\n`);
       say(`CerealBar server listening on http://localhost:${server.port} (game rooms over WebSocket on the same port)`);
+      say(
+        clientBuilt
+          ? `Play: http://localhost:${server.port}/   Replay viewer: http://localhost:${server.port}/replay/`
+          : 'The browser client is not built: run "npm run build:client" (npm start does it) and restart to serve it',
+      );
       say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} interrupted game(s): ${recovered.join(', ')})` : ''}`);
       say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');

@@ -89,6 +89,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     followerTurnSeconds: 15,
     leader: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
     follower: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
+    leaderInView: false,
     leaderOnly: new LeaderOnlyState(),
     endReason: '',
   });

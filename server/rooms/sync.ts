@@ -27,6 +27,8 @@ export function mirrorState(room: GameRoomState, state: GameState, sent: Readonl
   if (room.score !== state.score) room.score = state.score;
   setPose(room.leader, state.leader);
   setPose(room.follower, state.follower);
+  const leaderInView = viewFrom(state.world, state.follower, state.config.view).set.has(state.leader.y * state.world.width + state.leader.x);
+  if (room.leaderInView !== leaderInView) room.leaderInView = leaderInView;
   mirrorCards(room, state);
   mirrorInstructions(room, state, sent);
   const selected = state.cards.filter((card) => card.selected);

@@ -73,6 +73,11 @@ export const GameRoomState = schema(
     followerTurnSeconds: t.float32(),
     follower: t.ref(PlayerState),
     leader: t.ref(PlayerState).view(),
+    /**
+     * True while the leader's avatar is inside the follower's view. The follower's copy of
+     * `leader` keeps its last values when the leader leaves the view; this says whether it is current.
+     */
+    leaderInView: t.boolean(),
     cards: t.map(CardState).view(),
     instructions: t.map(InstructionState).view(),
     leaderOnly: t.ref(LeaderOnlyState).view(),

@@ -16,7 +16,9 @@ export interface FollowerRoomState {
   turnsLeft: number;
   score: number;
   follower: { x: number; y: number; heading: string };
-  leader?: { x?: number; y?: number; heading?: string };
+  leader?: { x?: number; y?: number; heading?: string } | null;
+  /** Whether `leader` is current: the follower's copy keeps the last place it saw the leader. */
+  leaderInView?: boolean;
   cards?: { forEach(callback: (card: Card) => void): void };
   instructions?: { forEach(callback: (instruction: { id: number; text: string; status: string }) => void): void };
 }
@@ -34,8 +36,8 @@ export function stateFromFollowerView(room: FollowerRoomState, world: World, con
     else if (i.status === 'done') previous = { id: i.id, text: i.text };
   });
   const leader = room.leader;
-  // A leader the follower never saw is placed off the map, where no view reaches.
-  const leaderPose: Pose = leader?.x !== undefined ? pose(leader as { x: number; y: number; heading: string }) : { x: -100, y: -100, heading: 'NE' };
+  // A leader out of view (or never seen) is placed off the map, where no view reaches.
+  const leaderPose: Pose = room.leaderInView && leader?.x !== undefined ? pose(leader as { x: number; y: number; heading: string }) : { x: -100, y: -100, heading: 'NE' };
   return {
     config,
     world,

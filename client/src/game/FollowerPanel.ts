@@ -1,0 +1,53 @@
+/**
+ * The follower's side panel: only the previous and the current instruction (the server sends no
+ * others), and "Done: next instruction".
+ */
+import { h, setChildren } from '../ui/dom';
+import { instructionItem } from './LeaderPanel';
+import type { GameSession, GameView } from './session';
+
+export const DONE_KEY = 'd';
+
+export class FollowerPanel {
+  readonly element: HTMLElement;
+  private readonly current = h('ol', { class: 'instructions follower-instructions', 'aria-label': 'Current instruction' });
+  private readonly previous = h('ol', { class: 'instructions', 'aria-label': 'Previous instruction' });
+  private readonly done = h('button', { type: 'button', class: 'done-button' }, 'Done: next instruction');
+  private view: GameView | null = null;
+
+  constructor(private readonly session: GameSession) {
+    this.done.addEventListener('click', () => this.markDone());
+    this.element = h(
+      'aside',
+      { class: 'side follower-panel' },
+      h('h2', {}, 'Current instruction'),
+      this.current,
+      this.done,
+      h('h2', {}, 'Previous instruction'),
+      this.previous,
+      h(
+        'div',
+        { class: 'keys' },
+        h('kbd', {}, '↑'), ' forward ', h('kbd', {}, '↓'), ' back ', h('kbd', {}, '←'), h('kbd', {}, '→'), ' turn', h('br'),
+        h('kbd', {}, 'D'), ' done with the instruction',
+      ),
+    );
+  }
+
+  update(view: GameView): void {
+    this.view = view;
+    const current = view.instructions.find((i) => i.status === 'current');
+    const previous = view.instructions.find((i) => i.status === 'done');
+    setChildren(this.current, current ? instructionItem(current, 'Now') : h('li', { class: 'empty' }, 'No instruction yet: wait for the leader.'));
+    setChildren(this.previous, previous ? instructionItem(previous, 'Done') : h('li', { class: 'empty' }, 'None yet.'));
+    this.done.disabled = !this.myTurn() || !current;
+  }
+
+  markDone(): void {
+    if (this.myTurn()) this.session.send('done');
+  }
+
+  private myTurn(): boolean {
+    return this.view?.phase === 'playing' && this.view.turnRole === 'follower' && this.session.connected;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * A game in progress, for either role: the status bar, the world, the role's side panel, the
+ * banners, and the keyboard. Keys and buttons act only on your turn; whatever the server refuses
+ * is shown in words. The leader sees the whole world from above with an inset of the follower's
+ * view; the follower sees, in first person, exactly what the server sent it and the cards it
+ * remembers.
+ */
+import { ObservationTracker } from '../../../shared/agents/observation';
+import { stateFromFollowerView } from '../../../shared/agents/live';
+import type { GameConfig } from '../../../shared/engine/config';
+import { buildWorld, type GameMap } from '../../../shared/engine/map';
+import type { Role } from '../../../shared/engine/state';
+import type { Move } from '../../../shared/engine/transition';
+import { Banners } from '../ui/banners';
+import { h } from '../ui/dom';
+import { WorldRenderer } from '../world/WorldRenderer';
+import { WorldScene } from '../world/WorldScene';
+import { DONE_KEY, FollowerPanel } from './FollowerPanel';
+import { LeaderPanel } from './LeaderPanel';
+import type { GameSession, GameView, Notice } from './session';
+import { StatusBar } from './StatusBar';
+
+const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };
+const END_REASONS: Readonly<Record<string, string>> = {
+  'turns-exhausted': 'No turns are left.',
+  abandoned: 'A player left the game.',
+  'server-shutdown': 'The server was stopped.',
+  interrupted: 'The game was interrupted.',
+};
+
+export class GameScreen {
+  readonly element: HTMLElement;
+  private readonly status: StatusBar;
+  private readonly banners = new Banners();
+  private readonly renderer: WorldRenderer;
+  private readonly world: WorldScene;
+  private readonly panel: LeaderPanel | FollowerPanel;
+  /** The follower's memory of cards it saw (the server sends only the cards in view). */
+  private readonly tracker = new ObservationTracker();
+  private lastScore = 0;
+  private lastWaitHint = 0;
+  private readonly onKey = (event: KeyboardEvent) => this.key(event);
+
+  constructor(
+    private readonly session: GameSession,
+    private readonly role: Role,
+    private readonly map: GameMap,
+    private readonly config: GameConfig,
+    private readonly exit: () => void,
+  ) {
+    this.status = new StatusBar(role);
+    this.panel = role === 'leader' ? new LeaderPanel(session) : new FollowerPanel(session);
+    const worldBox = h('div', { class: 'world', 'data-view': role === 'leader' ? 'overhead' : 'firstPerson' });
+    this.renderer = new WorldRenderer(worldBox);
+    this.world = new WorldScene(map);
+    this.renderer.setWorld(this.world, config.view);
+    if (role === 'leader') {
+      this.renderer.setInset(true);
+      const toggle = h('button', { type: 'button', class: 'overlay-button camera-toggle' }, 'Top-down view');
+      toggle.addEventListener('click', () => {
+        const next = this.renderer.cameraMode === 'overhead' ? 'topdown' : 'overhead';
+        this.renderer.setMode(next);
+        worldBox.dataset.view = next;
+        toggle.textContent = next === 'overhead' ? 'Top-down view' : 'Angled view';
+      });
+      worldBox.append(toggle, h('span', { class: 'inset-label overlay-tag' }, ''));
+    } else {
+      this.renderer.setMode('firstPerson');
+    }
+    this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game' }, worldBox, this.panel.element), this.banners.element);
+    session.on('state', (view) => this.update(view));
+    session.on('notice', (notice) => this.notice(notice));
+    session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));
+    session.on('connection', (status, detail) => this.connection(status, detail));
+    window.addEventListener('keydown', this.onKey);
+    if (session.view) this.update(session.view);
+  }
+
+  dispose(): void {
+    window.removeEventListener('keydown', this.onKey);
+    this.status.dispose();
+    this.renderer.dispose();
+    this.world.dispose();
+  }
+
+  private update(view: GameView): void {
+    const setMade = view.score > this.lastScore;
+    this.lastScore = view.score;
+    this.status.update(view);
+    this.panel.update(view);
+    this.renderer.setFirstPersonPose(view.follower);
+    this.world.setAvatar('follower', view.follower);
+    if (this.role === 'leader') {
+      this.world.setAvatar('leader', view.leader);
+      this.world.setCards({ cards: view.cards, invalid: view.invalidCards, setMade });
+    } else {
+      const observation = this.tracker.observe(stateFromFollowerView(view, buildWorld(this.map), this.config));
+      this.world.setAvatar('leader', observation.leader);
+      this.world.setCards({ cards: [...observation.visibleCards, ...observation.rememberedCards], setMade });
+    }
+    this.renderer.requestRender();
+    (window as unknown as { __game: unknown }).__game = { role: this.role, view };
+  }
+
+  private canAct(): boolean {
+    const view = this.session.view;
+    return view?.phase === 'playing' && view.turnRole === this.role && this.session.connected;
+  }
+
+  private key(event: KeyboardEvent): void {
+    const target = event.target as HTMLElement | null;
+    if (target && (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT')) return;
+    const move = KEY_MOVES[event.key];
+    const done = this.role === 'follower' && event.key.toLowerCase() === DONE_KEY;
+    if (!move && !done) return;
+    event.preventDefault();
+    if (!this.canAct()) return this.waitHint();
+    if (move) this.session.send('move', { action: move });
+    else (this.panel as FollowerPanel).markDone();
+  }
+
+  private waitHint(): void {
+    const view = this.session.view;
+    if (!view || view.phase !== 'playing' || Date.now() - this.lastWaitHint < 2000) return;
+    this.lastWaitHint = Date.now();
+    this.banners.show(this.session.connected ? `It is the ${view.turnRole}'s turn: wait for yours.` : 'Not connected: wait for the connection to come back.', 'info', 2);
+  }
+
+  private notice(notice: Notice): void {
+    const partner = this.role === 'leader' ? 'follower' : 'leader';
+    switch (notice.kind) {
+      case 'turnSkipped':
+        return this.banners.show('The leader ended the turn without an instruction: your turn was skipped.', 'warning');
+      case 'timeout':
+        return this.banners.show(notice.role === this.role ? 'Your time ran out: the turn passed on.' : `The ${notice.role} ran out of time.`, 'warning');
+      case 'partnerDisconnected':
+        return this.banners.hold('partner', `The ${partner} lost the connection. Waiting for them to come back…`, 'warning');
+      case 'partnerReconnected':
+        this.banners.clear('partner');
+        return this.banners.show(`The ${partner} is back.`, 'success');
+      case 'partnerLeft':
+        this.banners.clear('partner');
+        return this.banners.show(`The ${partner} left the game.`, 'error', 10);
+      case 'gameOver':
+        return this.gameOver(notice.score, notice.reason);
+    }
+  }
+
+  private connection(status: 'dropped' | 'reconnected' | 'closed', detail?: string): void {
+    if (status === 'dropped') return this.banners.hold('connection', 'Connection lost. Reconnecting…', 'error');
+    this.banners.clear('connection');
+    if (status === 'reconnected') return this.banners.show('Reconnected: the game goes on.', 'success');
+    if (this.session.view?.phase !== 'ended') {
+      this.banners.hold('connection', `Disconnected from the game (${detail}).`, 'error', { label: 'Back to the lobby', run: this.exit });
+    }
+  }
+
+  private gameOver(score: number, reason: string): void {
+    const back = h('button', { type: 'button' }, 'Back to the lobby');
+    back.addEventListener('click', this.exit);
+    this.element.append(
+      h(
+        'div',
+        { class: 'game-over', role: 'dialog', 'aria-label': 'Game over' },
+        h('div', { class: 'card' }, h('h2', {}, 'Game over'), h('div', { class: 'score', 'data-final-score': score }, score), h('p', {}, `point${score === 1 ? '' : 's'}. ${END_REASONS[reason] ?? reason}`), back),
+      ),
+    );
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The lobby: quick play as leader, follower or either; a private game by code; or practice as
+ * the leader with the scripted follower.
+ */
+import { h } from '../ui/dom';
+import { joinOptions, newPrivateCode, type LinkParameters, type RoleChoice } from './joinRequest';
+import type { JoinOptions } from '../../../shared/protocol/messages';
+
+export type JoinHandler = (options: Partial<JoinOptions>) => void;
+
+export function lobbyScreen(link: LinkParameters, problem: string | null, onJoin: JoinHandler): HTMLElement {
+  const roles: [RoleChoice, string][] = [['any', 'Either'], ['leader', 'Leader'], ['follower', 'Follower']];
+  const chosen = link.role ?? 'any';
+  const roleInputs = roles.map(([value, label]) =>
+    h('label', {}, h('input', { type: 'radio', name: 'role', value, checked: value === chosen }), label),
+  );
+  const role = (): RoleChoice => (document.querySelector<HTMLInputElement>('input[name=role]:checked')?.value as RoleChoice) ?? 'any';
+  const codeInput = h('input', { type: 'text', name: 'code', placeholder: 'code', maxlength: 50, 'aria-label': 'Private game code', value: link.code ?? '' });
+  const error = h('p', { class: 'error-text', role: 'alert' }, problem ?? '');
+
+  const button = (label: string, className: string, run: () => void) => {
+    const element = h('button', { type: 'button', class: className, disabled: problem !== null }, label);
+    element.addEventListener('click', run);
+    return element;
+  };
+  const joinPrivate = () => {
+    const code = codeInput.value.trim();
+    if (!/^[A-Za-z0-9_-]{1,50}$/.test(code)) {
+      error.textContent = 'A game code uses letters, digits, _ and - only.';
+      return;
+    }
+    onJoin(joinOptions(link, { role: role(), code }));
+  };
+  codeInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') joinPrivate();
+  });
+
+  const ids = [link.pool && `pool ${link.pool}`, link.workerId && `worker ${link.workerId}`, link.assignmentId && `assignment ${link.assignmentId}`].filter(Boolean);
+  return h(
+    'main',
+    { class: 'lobby' },
+    h('h1', {}, 'CerealBar'),
+    h('p', { class: 'subtitle' }, 'Collect sets of cards together. The leader sees the whole world and writes instructions; the follower sees only what is in front of it and carries them out.'),
+    h('fieldset', {}, h('legend', {}, 'Your role'), h('div', { class: 'row roles' }, ...roleInputs)),
+    h('fieldset', {}, h('legend', {}, 'Quick play'), h('div', { class: 'row' }, button('Find a partner', 'quick-play', () => onJoin(joinOptions(link, { role: role() }))))),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Private game'),
+      h(
+        'div',
+        { class: 'row' },
+        button('Create a game', 'secondary create-private', () => onJoin(joinOptions(link, { role: role(), code: newPrivateCode() }))),
+        h('span', {}, 'or join one:'),
+        codeInput,
+        button('Join', 'secondary join-private', joinPrivate),
+      ),
+    ),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Practice'),
+      h('div', { class: 'row' }, button('Play as leader with a scripted follower', 'secondary bot-game', () => onJoin(joinOptions(link, { role: 'leader', botFollower: true })))),
+    ),
+    error,
+    ids.length > 0 ? h('p', { class: 'meta' }, `Playing in ${ids.join(' · ')}`) : null,
+  );
+}

@@ -1,0 +1,41 @@
+/** Waiting for a partner: the queue position, the private game's code to share, and Cancel. */
+import type { Role } from '../../../shared/engine/state';
+import { h } from '../ui/dom';
+
+export class WaitingScreen {
+  readonly element: HTMLElement;
+  private readonly title = h('h2', {}, 'Joining…');
+  private readonly position = h('p', { class: 'queue-position' }, '');
+
+  constructor(code: string | undefined, cancel: () => void) {
+    const cancelButton = h('button', { type: 'button', class: 'secondary cancel' }, 'Cancel');
+    cancelButton.addEventListener('click', cancel);
+    const share = code
+      ? h(
+          'p',
+          {},
+          'Share this code with your partner: ',
+          h('span', { class: 'code' }, code),
+          h('br'),
+          'or this link: ',
+          h('span', { class: 'share-link' }, `${location.origin}${location.pathname}?${withCode(code)}`),
+        )
+      : null;
+    this.element = h('main', { class: 'lobby waiting' }, this.title, h('div', { class: 'spinner', 'aria-hidden': 'true' }), this.position, share, cancelButton);
+  }
+
+  seated(role: Role): void {
+    this.title.textContent = `You are the ${role}. Waiting for a ${role === 'leader' ? 'follower' : 'leader'} to join…`;
+  }
+
+  queue(position: number, waiting: number): void {
+    this.position.textContent =
+      position <= 1 ? `You are next in line${waiting > 1 ? ` (${waiting} players waiting)` : ''}.` : `You are number ${position} in line (${waiting} players waiting).`;
+  }
+}
+
+function withCode(code: string): string {
+  const query = new URLSearchParams(location.search);
+  query.set('code', code);
+  return query.toString();
+}

@@ -1,0 +1,55 @@
+/**
+ * What a player asks the matchmaker for. The pool and crowdsourcing ids come from the page's URL
+ * (a study's link: ?pool=expert&workerId=...&assignmentId=...&hitId=...) and go to the server as
+ * they are, checked with the server's own schema first so a bad link is reported before joining.
+ */
+import { joinOptionsSchema, type JoinOptions } from '../../../shared/protocol/messages';
+
+export type RoleChoice = JoinOptions['role'];
+
+export interface LinkParameters {
+  readonly pool?: string;
+  readonly workerId?: string;
+  readonly assignmentId?: string;
+  readonly hitId?: string;
+  readonly role?: RoleChoice;
+  /** A private game's code, from a link shared by the player who created it. */
+  readonly code?: string;
+}
+
+const LINK_KEYS = ['pool', 'workerId', 'assignmentId', 'hitId', 'role', 'code'] as const;
+
+export function readLink(search: string): { parameters: LinkParameters; problem: string | null } {
+  const query = new URLSearchParams(search);
+  const raw: Record<string, string> = {};
+  for (const key of LINK_KEYS) {
+    const value = query.get(key);
+    if (value !== null && value !== '') raw[key] = value;
+  }
+  const checked = joinOptionsSchema.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    return { parameters: {}, problem: `The link has a bad ${issue.path.join('.')}: ${issue.message}.` };
+  }
+  return { parameters: raw as LinkParameters, problem: null };
+}
+
+/** The join options for one way of playing, keeping the link's pool and ids. */
+export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; code?: string; botFollower?: boolean }): Partial<JoinOptions> {
+  const { pool, workerId, assignmentId, hitId } = link;
+  return {
+    role: choice.botFollower ? 'leader' : choice.role,
+    ...(pool && { pool }),
+    ...(workerId && { workerId }),
+    ...(assignmentId && { assignmentId }),
+    ...(hitId && { hitId }),
+    ...(choice.code && { code: choice.code }),
+    ...(choice.botFollower && { botFollower: true }),
+  };
+}
+
+/** A short code that is easy to read out: no 0/O or 1/I/l. */
+export function newPrivateCode(random: () => number = Math.random): string {
+  const letters = 'abcdefghjkmnpqrstuvwxyz23456789';
+  return Array.from({ length: 6 }, () => letters[Math.floor(random() * letters.length)]).join('');
+}

@@ -1,0 +1,57 @@
+/** The game page: the lobby, waiting for a partner, then the game, then back to the lobby. */
+import './styles.css';
+import { GameScreen } from './game/GameScreen';
+import { GameSession } from './game/session';
+import { readLink } from './lobby/joinRequest';
+import { lobbyScreen } from './lobby/LobbyScreen';
+import { WaitingScreen } from './lobby/WaitingScreen';
+import type { JoinOptions } from '../../shared/protocol/messages';
+
+const app = document.getElementById('app')!;
+const link = readLink(location.search);
+let game: GameScreen | null = null;
+
+function showLobby(problem: string | null = link.problem): void {
+  game?.dispose();
+  game = null;
+  delete document.body.dataset.turn;
+  delete document.body.dataset.phase;
+  app.replaceChildren(lobbyScreen(link.parameters, problem, (options) => void join(options)));
+}
+
+async function join(options: Partial<JoinOptions>): Promise<void> {
+  let session: GameSession | null = null;
+  const waiting = new WaitingScreen(options.code, () => {
+    void session?.leave();
+    showLobby();
+  });
+  app.replaceChildren(waiting.element);
+  try {
+    session = await GameSession.join(options);
+  } catch (error) {
+    return showLobby(joinFailure(error));
+  }
+  const joined = session;
+  joined.on('seat', (role) => waiting.seated(role));
+  joined.on('queue', (position, count) => waiting.queue(position, count));
+  joined.on('connection', (status, detail) => {
+    if (status === 'closed' && !game) showLobby(`The connection to the game closed (${detail}).`);
+  });
+  joined.on('start', (map, config) => {
+    game = new GameScreen(joined, joined.role!, map, config, () => {
+      void joined.leave();
+      showLobby();
+    });
+    app.replaceChildren(game.element);
+  });
+}
+
+function joinFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/fetch|network|ECONNREFUSED|Failed/i.test(message) && !/bad join option|seat/.test(message)) {
+    return `Cannot reach the game server: ${message}`;
+  }
+  return `Could not join: ${message}`;
+}
+
+showLobby();

@@ -1,0 +1,171 @@
+/**
+ * Draws a WorldScene into a canvas from one of three cameras: the angled overhead view and the
+ * top-down view of the whole map (the leader's), and the follower's first-person view, whose
+ * field of view and fog follow the engine's view cone. It renders on demand: after a change, and
+ * on every frame only while an animation runs.
+ */
+import { Fog, PerspectiveCamera, Vector2, Vector3, WebGLRenderer } from 'three';
+import type { Pose } from '../../../shared/engine/hex';
+import type { ViewConfig } from '../../../shared/engine/view';
+import { cellPosition, headingRotation, mapBounds } from './layout';
+import { SKY_COLOUR, type WorldScene } from './WorldScene';
+
+export type CameraMode = 'overhead' | 'topdown' | 'firstPerson';
+
+/** The follower's eye: above and a little behind its cell's centre, looking down a little. */
+const EYE_HEIGHT = 0.95;
+const EYE_BACK = 0.5;
+const EYE_PITCH = (-24 * Math.PI) / 180;
+
+export class WorldRenderer {
+  readonly canvas: HTMLCanvasElement;
+  private readonly renderer: WebGLRenderer;
+  private readonly camera = new PerspectiveCamera(40, 1, 0.05, 200);
+  private readonly insetCamera = new PerspectiveCamera(60, 1, 0.05, 200);
+  private world: WorldScene | null = null;
+  private view: ViewConfig = { fovDegrees: 120, range: 5 };
+  private mode: CameraMode = 'overhead';
+  private firstPersonPose: Pose | null = null;
+  private showInset = false;
+  private frame = 0;
+  private readonly resizeObserver: ResizeObserver;
+  /** Frames drawn so far (tests wait for the first). */
+  rendered = 0;
+
+  constructor(private readonly container: HTMLElement) {
+    this.renderer = new WebGLRenderer({ antialias: true });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+    this.canvas = this.renderer.domElement;
+    this.canvas.className = 'world-canvas';
+    container.append(this.canvas);
+    this.resizeObserver = new ResizeObserver(() => this.requestRender());
+    this.resizeObserver.observe(container);
+  }
+
+  setWorld(world: WorldScene, view: ViewConfig): void {
+    this.world = world;
+    this.view = view;
+    this.requestRender();
+  }
+
+  setMode(mode: CameraMode): void {
+    this.mode = mode;
+    this.requestRender();
+  }
+
+  get cameraMode(): CameraMode {
+    return this.mode;
+  }
+
+  /** The follower's pose, for the first-person camera and the inset. */
+  setFirstPersonPose(pose: Pose | null): void {
+    this.firstPersonPose = pose;
+    this.requestRender();
+  }
+
+  /** A small first-person view in a corner (the leader's window on what the follower sees). */
+  setInset(show: boolean): void {
+    this.showInset = show;
+    this.requestRender();
+  }
+
+  requestRender(): void {
+    if (this.frame === 0) this.frame = requestAnimationFrame((now) => this.draw(now));
+  }
+
+  dispose(): void {
+    cancelAnimationFrame(this.frame);
+    this.resizeObserver.disconnect();
+    this.renderer.dispose();
+    this.canvas.remove();
+  }
+
+  private draw(now: number): void {
+    this.frame = 0;
+    const world = this.world;
+    if (!world) return;
+    const animating = world.tick(now);
+    const width = Math.max(1, this.container.clientWidth);
+    const height = Math.max(1, this.container.clientHeight);
+    const size = this.renderer.getSize(new Vector2());
+    if (size.x !== width || size.y !== height) this.renderer.setSize(width, height, false);
+    this.canvas.style.width = '100%';
+    this.canvas.style.height = '100%';
+
+    this.renderer.setScissorTest(false);
+    this.renderer.setViewport(0, 0, width, height);
+    if (this.mode === 'firstPerson' && this.firstPersonPose) this.drawFirstPerson(world, this.camera, width / height);
+    else this.drawOverview(world, width / height);
+
+    if (this.showInset && this.mode !== 'firstPerson' && this.firstPersonPose) {
+      const insetWidth = Math.round(Math.min(width * 0.3, 360));
+      const insetHeight = Math.round(insetWidth * 0.6);
+      const margin = 12;
+      this.renderer.setScissorTest(true);
+      this.renderer.setScissor(width - insetWidth - margin, margin, insetWidth, insetHeight);
+      this.renderer.setViewport(width - insetWidth - margin, margin, insetWidth, insetHeight);
+      this.renderer.clearDepth();
+      this.drawFirstPerson(world, this.insetCamera, insetWidth / insetHeight);
+      this.renderer.setScissorTest(false);
+    }
+    this.rendered++;
+    if (animating) this.requestRender();
+  }
+
+  private drawOverview(world: WorldScene, aspect: number): void {
+    const camera = this.camera;
+    camera.fov = 40;
+    camera.aspect = aspect;
+    const { centre, width, depth } = mapBounds(world.map);
+    const elevation = this.mode === 'topdown' ? Math.PI / 2 - 1e-4 : (58 * Math.PI) / 180;
+    const direction = new Vector3(0, Math.sin(elevation), Math.cos(elevation));
+    camera.up.set(0, 1, 0);
+    camera.updateProjectionMatrix();
+    const corners = [
+      new Vector3(centre.x - width / 2, 0, centre.z - depth / 2),
+      new Vector3(centre.x + width / 2, 0, centre.z - depth / 2),
+      new Vector3(centre.x - width / 2, 0.8, centre.z + depth / 2),
+      new Vector3(centre.x + width / 2, 0.8, centre.z + depth / 2),
+    ];
+    // The nearest distance at which the whole map fits on screen.
+    let low = 1;
+    let high = 400;
+    for (let i = 0; i < 30; i++) {
+      const distance = (low + high) / 2;
+      camera.position.copy(centre).addScaledVector(direction, distance);
+      camera.lookAt(centre);
+      camera.updateMatrixWorld();
+      const fits = corners.every((corner) => {
+        const p = corner.clone().project(camera);
+        return Math.abs(p.x) <= 0.96 && Math.abs(p.y) <= 0.96;
+      });
+      if (fits) high = distance;
+      else low = distance;
+    }
+    camera.position.copy(centre).addScaledVector(direction, high);
+    camera.lookAt(centre);
+    world.scene.fog = null;
+    this.renderer.render(world.scene, camera);
+  }
+
+  private drawFirstPerson(world: WorldScene, camera: PerspectiveCamera, aspect: number): void {
+    const pose = this.firstPersonPose!;
+    // The engine's cone is `fovDegrees` wide: make the camera's horizontal field of view match.
+    const horizontal = (Math.min(this.view.fovDegrees, 150) * Math.PI) / 180;
+    camera.aspect = aspect;
+    camera.fov = (2 * Math.atan(Math.tan(horizontal / 2) / aspect) * 180) / Math.PI;
+    camera.updateProjectionMatrix();
+    const yaw = headingRotation(pose.heading);
+    const eye = cellPosition(pose, world.groundAt(pose) + EYE_HEIGHT);
+    eye.x += Math.sin(yaw) * EYE_BACK;
+    eye.z += Math.cos(yaw) * EYE_BACK;
+    camera.position.copy(eye);
+    camera.rotation.set(EYE_PITCH, yaw, 0, 'YXZ');
+    // Beyond the view's range the world fades out: the follower sees nothing there.
+    world.scene.fog = new Fog(SKY_COLOUR, Math.max(1, this.view.range - 1), this.view.range + 1.5);
+    const followerShown = world.avatarVisible('follower', false);
+    this.renderer.render(world.scene, camera);
+    world.avatarVisible('follower', followerShown);
+    world.scene.fog = null;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Everything in one game's world: terrain and props (fixed for the game), the cards and the two
+ * avatars (updated from the game state). It only draws what it is given: what a screen may show
+ * is decided by the caller (for the follower, by the server).
+ */
+import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene } from 'three';
+import type { Card } from '../../../shared/engine/cards';
+import type { Cell, Pose } from '../../../shared/engine/hex';
+import type { GameMap } from '../../../shared/engine/map';
+import type { Role } from '../../../shared/engine/state';
+import { buildAvatar } from './avatars';
+import { CardModel, type CardMark } from './cards';
+import { cellPosition, headingRotation } from './layout';
+import { buildProp } from './props';
+import { buildTerrain, cellHeights } from './terrain';
+
+export const SKY_COLOUR = '#bfe3f5';
+
+/** How long a set's cards flash before they vanish, and how long new cards take to grow in. */
+const FLASH_MS = 700;
+const GROW_MS = 350;
+
+interface Animation {
+  readonly start: number;
+  readonly duration: number;
+  /** t runs from 0 to 1. */
+  readonly frame: (t: number) => void;
+  readonly done?: () => void;
+}
+
+export interface CardUpdate {
+  readonly cards: readonly Card[];
+  /** Selected cards that cannot make a set (shown to the leader only). */
+  readonly invalid?: ReadonlySet<number>;
+  /** Cards that left were taken by a set: flash them first, and grow the new ones in. */
+  readonly setMade?: boolean;
+}
+
+export class WorldScene {
+  readonly scene = new Scene();
+  private readonly heights: Float32Array;
+  private readonly cards = new Map<number, CardModel>();
+  private readonly cardLayer = new Group();
+  private readonly avatars: Record<Role, Group>;
+  private animations: Animation[] = [];
+
+  constructor(readonly map: GameMap) {
+    this.scene.background = new Color(SKY_COLOUR);
+    this.heights = cellHeights(map);
+    this.scene.add(new HemisphereLight('#eaf6ff', '#5a6b3a', 1.6), new AmbientLight('#ffffff', 0.35));
+    const sun = new DirectionalLight('#fff4e0', 1.8);
+    sun.position.set(10, 20, 8);
+    this.scene.add(sun);
+    this.scene.add(buildTerrain(map, this.heights));
+    const props = new Group();
+    props.name = 'props';
+    for (const prop of map.props) props.add(buildProp(prop, this.groundAt(prop)));
+    this.cardLayer.name = 'cards';
+    this.avatars = { leader: buildAvatar('leader'), follower: buildAvatar('follower') };
+    this.scene.add(props, this.cardLayer, this.avatars.leader, this.avatars.follower);
+  }
+
+  groundAt(cell: Cell): number {
+    return this.heights[cell.y * this.map.width + cell.x];
+  }
+
+  /** Places an avatar, or hides it (null). */
+  setAvatar(role: Role, pose: Pose | null): void {
+    const avatar = this.avatars[role];
+    avatar.visible = pose !== null;
+    if (!pose) return;
+    avatar.position.copy(cellPosition(pose, this.groundAt(pose)));
+    avatar.rotation.y = headingRotation(pose.heading);
+  }
+
+  avatarVisible(role: Role, visible: boolean): boolean {
+    const was = this.avatars[role].visible;
+    this.avatars[role].visible = visible;
+    return was;
+  }
+
+  /** Shows exactly these cards, with their marks. */
+  setCards(update: CardUpdate, now = performance.now()): void {
+    const next = new Map(update.cards.map((card) => [card.id, card]));
+    const delay = update.setMade ? FLASH_MS : 0;
+    for (const [id, model] of this.cards) {
+      if (next.has(id)) continue;
+      this.cards.delete(id);
+      if (!update.setMade) {
+        this.removeCard(model);
+        continue;
+      }
+      model.setMark('flash');
+      this.animate({
+        start: now,
+        duration: FLASH_MS,
+        frame: (t) => model.group.scale.setScalar(1 + 0.25 * Math.sin(t * Math.PI * 3)),
+        done: () => this.removeCard(model),
+      });
+    }
+    for (const card of update.cards) {
+      let model = this.cards.get(card.id);
+      if (!model) {
+        model = new CardModel(card, this.groundAt(card));
+        this.cards.set(card.id, model);
+        this.cardLayer.add(model.group);
+        if (update.setMade) {
+          const grown = model;
+          grown.group.scale.setScalar(0);
+          this.animate({ start: now + delay, duration: GROW_MS, frame: (t) => grown.group.scale.setScalar(t) });
+        }
+      }
+      model.setMark(cardMark(card, update.invalid));
+    }
+  }
+
+  /** Advances the running animations; true while any is left. */
+  tick(now: number): boolean {
+    this.animations = this.animations.filter((animation) => {
+      const t = Math.min(1, Math.max(0, (now - animation.start) / animation.duration));
+      animation.frame(t);
+      if (t < 1) return true;
+      animation.done?.();
+      return false;
+    });
+    return this.animations.length > 0;
+  }
+
+  get animating(): boolean {
+    return this.animations.length > 0;
+  }
+
+  /** Ends every animation at once (scrubbing a replay). */
+  finishAnimations(): void {
+    this.tick(Number.POSITIVE_INFINITY);
+  }
+
+  dispose(): void {
+    this.scene.traverse((object) => {
+      const mesh = object as { geometry?: { dispose(): void } };
+      mesh.geometry?.dispose();
+    });
+    for (const model of this.cards.values()) model.dispose();
+  }
+
+  private animate(animation: Animation): void {
+    this.animations.push(animation);
+  }
+
+  private removeCard(model: CardModel): void {
+    this.cardLayer.remove(model.group);
+    model.dispose();
+  }
+}
+
+function cardMark(card: Card, invalid: ReadonlySet<number> | undefined): CardMark {
+  if (!card.selected) return 'none';
+  return invalid?.has(card.id) ? 'invalid' : 'selected';
+}

@@ -1,0 +1,34 @@
+/**
+ * The browser client: two pages (the lobby with the game, and the replay viewer) built into
+ * client/dist, which the game server serves. In development (`npm run dev`) Vite serves them and
+ * forwards matchmaking, the rooms' websockets and the HTTP API to the game server.
+ */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const GAME_SERVER = process.env.CEREALBAR_SERVER ?? 'http://localhost:2567';
+
+export default defineConfig({
+  root: here,
+  // No assets are fetched at run time except the page's own bundle.
+  publicDir: false,
+  build: {
+    outDir: resolve(here, 'dist'),
+    emptyOutDir: true,
+    rollupOptions: {
+      input: { game: resolve(here, 'index.html'), replay: resolve(here, 'replay/index.html') },
+    },
+  },
+  server: {
+    port: 5173,
+    proxy: {
+      '/matchmake': GAME_SERVER,
+      '/api': GAME_SERVER,
+      '/healthz': GAME_SERVER,
+      // A room's websocket: /<processId>/<roomId>?sessionId=...
+      '^/[\\w-]+/[\\w-]+\\?sessionId=': { target: GAME_SERVER, ws: true },
+    },
+  },
+});

@@ -1,0 +1,74 @@
+/**
+ * Tests in a real browser: Debian's chromium driven by playwright-core, against a real game server
+ * that serves the built client (npm test builds it first) with a store in a temporary directory.
+ * Screenshots go to test-artifacts/ for people to look at.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { mountApi } from '../../server/http/api';
+import { CLIENT_DIST, mountClient } from '../../server/http/client';
+import { startGameServer, type RunningGameServer } from '../../server/index';
+import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { GameStore } from '../../server/store/GameStore';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
+export const ADMIN_TOKEN = 'browser-test-admin-token';
+
+export interface BrowserTestServer {
+  readonly url: string;
+  readonly store: GameStore;
+  readonly server: RunningGameServer;
+  close(): Promise<void>;
+}
+
+export async function startBrowserTestServer(roomSettings: RoomSettings = {}): Promise<BrowserTestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
+  const store = GameStore.open(dataDir);
+  const server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    roomSettings,
+    services: { startLog: (header, info) => store.startGame(header, info) },
+    routes: (app) => {
+      mountApi(app, { store, adminToken: ADMIN_TOKEN });
+      if (!mountClient(app, CLIENT_DIST).built) throw new Error('the client is not built: run "npm run build:client" first');
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    store,
+    server,
+    close: async () => {
+      await server.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A page that fails the test on any uncaught error in the page. */
+export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  return { page, errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
