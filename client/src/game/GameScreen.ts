@@ -63,7 +63,7 @@ export class GameScreen {
         worldBox.dataset.view = next;
         toggle.textContent = next === 'overhead' ? 'Top-down view' : 'Angled view';
       });
-      worldBox.append(toggle, h('span', { class: 'inset-label overlay-tag' }, ''));
+      worldBox.append(toggle);
     } else {
       this.renderer.setMode('firstPerson');
     }

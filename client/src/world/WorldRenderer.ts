@@ -27,6 +27,7 @@ export class WorldRenderer {
   private mode: CameraMode = 'overhead';
   private firstPersonPose: Pose | null = null;
   private showInset = false;
+  private readonly insetCaption = document.createElement('span');
   private frame = 0;
   private readonly resizeObserver: ResizeObserver;
   /** Frames drawn so far (tests wait for the first). */
@@ -37,7 +38,9 @@ export class WorldRenderer {
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
     this.canvas = this.renderer.domElement;
     this.canvas.className = 'world-canvas';
-    container.append(this.canvas);
+    this.insetCaption.className = 'inset-caption';
+    this.insetCaption.hidden = true;
+    container.append(this.canvas, this.insetCaption);
     this.resizeObserver = new ResizeObserver(() => this.requestRender());
     this.resizeObserver.observe(container);
   }
@@ -63,9 +66,10 @@ export class WorldRenderer {
     this.requestRender();
   }
 
-  /** A small first-person view in a corner (the leader's window on what the follower sees). */
-  setInset(show: boolean): void {
+  /** A small first-person view in a corner (the leader's window on what the follower sees), with a caption. */
+  setInset(show: boolean, caption = "Follower's view"): void {
     this.showInset = show;
+    this.insetCaption.textContent = caption;
     this.requestRender();
   }
 
@@ -78,6 +82,7 @@ export class WorldRenderer {
     this.resizeObserver.disconnect();
     this.renderer.dispose();
     this.canvas.remove();
+    this.insetCaption.remove();
   }
 
   private draw(now: number): void {
@@ -97,10 +102,14 @@ export class WorldRenderer {
     if (this.mode === 'firstPerson' && this.firstPersonPose) this.drawFirstPerson(world, this.camera, width / height);
     else this.drawOverview(world, width / height);
 
-    if (this.showInset && this.mode !== 'firstPerson' && this.firstPersonPose) {
+    const inset = this.showInset && this.mode !== 'firstPerson' && this.firstPersonPose !== null;
+    this.insetCaption.hidden = !inset;
+    if (inset) {
       const insetWidth = Math.round(Math.min(width * 0.3, 360));
       const insetHeight = Math.round(insetWidth * 0.6);
       const margin = 12;
+      this.insetCaption.style.right = `${margin + insetWidth - this.insetCaption.offsetWidth - 6}px`;
+      this.insetCaption.style.bottom = `${margin + insetHeight - this.insetCaption.offsetHeight - 6}px`;
       this.renderer.setScissorTest(true);
       this.renderer.setScissor(width - insetWidth - margin, margin, insetWidth, insetHeight);
       this.renderer.setViewport(width - insetWidth - margin, margin, insetWidth, insetHeight);

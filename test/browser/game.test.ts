@@ -1,0 +1,145 @@
+/**
+ * Two players in real browser pages, on a real server: the leader writes instructions and ends
+ * its turn, the follower moves with the keyboard onto a card and presses Done, and each page
+ * shows what that player may see, and nothing more.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { buildWorld, cellIndex, mapSchema, type GameMap } from '../../shared/engine/map';
+import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+
+jest.setTimeout(180_000);
+
+const tutorial = mapSchema.parse(JSON.parse(readFileSync(join(__dirname, '../../maps/tutorial.json'), 'utf8')));
+const tutorialWorld = buildWorld(tutorial);
+const isFree = (cell: { x: number; y: number }) =>
+  tutorialWorld.walkable[cellIndex(tutorial, cell)] === 1 && !tutorial.cards!.some((card) => card.x === cell.x && card.y === cell.y);
+/** A card with a free cell to its west, where the follower starts, facing it. */
+const TARGET_ID = tutorial.cards!.findIndex((card) => isFree({ x: card.x - 1, y: card.y }));
+const TARGET = tutorial.cards![TARGET_ID];
+const map: GameMap = { ...tutorial, spawn: { leader: tutorial.spawn!.leader, follower: { x: TARGET.x - 1, y: TARGET.y, heading: 'E' } } };
+
+const FIRST = 'Step forward onto the <b>card</b> & stop';
+const SECOND = 'Then walk north to the pond';
+
+interface PageGame {
+  role: string;
+  view: {
+    phase: string;
+    turnRole: string;
+    follower: { x: number; y: number; heading: string };
+    cards: { id: number; selected: boolean }[];
+    instructions: { id: number; text: string; status: string; sent: boolean }[];
+  };
+}
+const game = (page: Page) => page.evaluate(() => (window as unknown as { __game?: PageGame }).__game ?? null);
+
+let server: BrowserTestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  expect(TARGET_ID).toBeGreaterThanOrEqual(0);
+  server = await startBrowserTestServer({ map, seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  // The server first: pages that vanished first would leave seats held for reconnection.
+  await server?.close();
+  await browser?.close();
+});
+
+async function joinAs(role: 'leader' | 'follower', query = 'pool=browser&workerId=W1&assignmentId=A1'): Promise<{ page: Page; errors: string[] }> {
+  const opened = await openPage(browser, `${server.url}/?${query}`);
+  await opened.page.check(`input[name=role][value=${role}]`);
+  await opened.page.click('button.quick-play');
+  return opened;
+}
+
+test('a leader and a follower play a turn each, each page showing only what its player may see', async () => {
+  const leader = await joinAs('leader');
+  await leader.page.waitForSelector('.queue-position:has-text("next in line")');
+  const follower = await joinAs('follower');
+  await leader.page.waitForSelector('.game-screen.leader');
+  await follower.page.waitForSelector('.game-screen.follower');
+  await leader.page.waitForFunction(() => (window as never as { __game?: { view: { phase: string } } }).__game?.view.phase === 'playing');
+
+  // The page's colour says whose turn it is.
+  expect(await leader.page.getAttribute('body', 'data-turn')).toBe('mine');
+  expect(await follower.page.getAttribute('body', 'data-turn')).toBe('theirs');
+  await expect(leader.page.isDisabled('button.end-turn')).resolves.toBe(true);
+
+  // The leader writes two instructions; Enter sends. The text is shown as text, not as HTML.
+  await leader.page.fill('textarea.instruction-input', FIRST);
+  await leader.page.keyboard.press('Enter');
+  await leader.page.waitForSelector(`.instructions li:has-text("Step forward")`);
+  await leader.page.fill('textarea.instruction-input', SECOND);
+  await leader.page.click('button.send');
+  await leader.page.waitForSelector('.leader-panel .instructions li:nth-child(2)');
+  expect(await leader.page.locator('.leader-panel .instructions li').allTextContents()).toEqual([
+    `Next · not seen yet${FIRST}`,
+    `Not seen yet${SECOND}`,
+  ]);
+  expect(await leader.page.locator('.leader-panel .instructions b').count()).toBe(0);
+  expect(await follower.page.textContent('body')).not.toContain('Step forward');
+
+  await leader.page.click('button.end-turn');
+  await follower.page.waitForSelector(`.follower-instructions li:has-text("Step forward")`);
+  expect(await follower.page.getAttribute('body', 'data-turn')).toBe('mine');
+  await leader.page.waitForSelector('.leader-panel .instructions li.current:has-text("Current")');
+
+  // The follower sees the current instruction only: not the queued one, on the page or in its state.
+  const followerText = await follower.page.textContent('body');
+  expect(followerText).toContain(FIRST);
+  expect(followerText).not.toContain(SECOND);
+  expect(JSON.stringify(await game(follower.page))).not.toContain(SECOND);
+
+  // The leader's keys do nothing on the follower's turn.
+  const before = (await game(leader.page))!.view.follower;
+  await leader.page.keyboard.press('ArrowUp');
+  await leader.page.waitForSelector('.banner:has-text("follower\'s turn")');
+
+  // The follower steps onto the card with the keyboard; the leader sees it move and the card selected.
+  await follower.page.keyboard.press('ArrowUp');
+  await leader.page.waitForFunction(
+    ([x, y]) => {
+      const view = (window as never as { __game: PageGame }).__game.view;
+      return view.follower.x === x && view.follower.y === y && view.cards.some((card) => card.selected);
+    },
+    [TARGET.x, TARGET.y],
+  );
+  const seenByLeader = (await game(leader.page))!.view;
+  expect(seenByLeader.follower).toMatchObject({ x: TARGET.x, y: TARGET.y, heading: 'E' });
+  expect(before).toMatchObject(map.spawn!.follower);
+  expect(seenByLeader.cards.filter((card) => card.selected).map((card) => card.id)).toEqual([TARGET_ID]);
+  await follower.page.waitForFunction(() => (window as never as { __game: PageGame }).__game.view.cards.some((card) => card.selected));
+  expect(await follower.page.textContent('[data-stat=steps]')).toBe('9');
+  expect(await leader.page.textContent('[data-stat=steps]')).toBe('9');
+
+  await screenshot(leader.page, 'game-leader');
+  await screenshot(follower.page, 'game-follower');
+
+  // Done: the first instruction is finished and the second, sent at the start of this turn, becomes current.
+  expect(await follower.page.textContent('body')).not.toContain(SECOND);
+  await follower.page.keyboard.press('d');
+  await follower.page.waitForSelector(`.follower-instructions li:has-text("north to the pond")`);
+  expect(await follower.page.locator('.follower-panel ol').nth(1).textContent()).toContain('Step forward');
+  await leader.page.waitForSelector('.leader-panel .instructions li.done:has-text("Step forward")');
+
+  // Clicking Done on the last instruction ends the follower's turn (rule: all done).
+  await follower.page.click('button.done-button');
+  await leader.page.waitForFunction(() => document.body.dataset.turn === 'mine');
+  expect(await follower.page.isDisabled('button.done-button')).toBe(true);
+
+  expect(leader.errors).toEqual([]);
+  expect(follower.errors).toEqual([]);
+
+  // Both players, with the crowdsourcing ids from the link, are in the game's index.
+  const games = server.store.listGames({});
+  expect(games).toHaveLength(1);
+  expect(games[0].seats.map((seat) => [seat.role, seat.workerId, seat.assignmentId])).toEqual([
+    ['leader', 'W1', 'A1'],
+    ['follower', 'W1', 'A1'],
+  ]);
+});
