@@ -1,0 +1,111 @@
+/**
+ * The replay viewer's page: opens a logged game from a file or from the server (the evaluation
+ * report links here as ?game=<id>&event=<n>) and hands it to the viewer.
+ */
+import '../styles.css';
+import { h } from '../ui/dom';
+import { WorldRenderer } from '../world/WorldRenderer';
+import { acceptDroppedFiles } from './files';
+import { hook } from './hook';
+import { bindKeys } from './keys';
+import { SidePanel } from './panel';
+import { Picker } from './picker';
+import { loadRecording } from './recording';
+import { ServerError, fetchLog, storedToken } from './server';
+import { StatusBar } from './status';
+import { Viewer } from './viewer';
+
+const app = document.getElementById('app')!;
+const worldElement = h('div', { class: 'world replay-world' }, h('div', { class: 'replay-empty' }, 'No game open'));
+const openButton = h('button', { type: 'button', class: 'secondary replay-open', onclick: () => picker.open() }, 'Open a game…');
+const status = new StatusBar(openButton);
+const panel = new SidePanel();
+const renderer = new WorldRenderer(worldElement);
+const viewer = new Viewer(renderer, status, panel);
+
+/** A game asked for in the address, opened as soon as there is a token. */
+let pending: { gameId: string; cursor: number } | null = null;
+
+const picker = new Picker({
+  openFile: (file) => void openFile(file),
+  openServerGame: (gameId) => void openServerGame(gameId, 0),
+  tokenEntered: () => {
+    if (pending) void openServerGame(pending.gameId, pending.cursor);
+    else picker.refreshGames();
+  },
+  hasGame: () => viewer.hasGame,
+});
+
+worldElement.append(viewer.controls.viewSwitch);
+app.append(
+  status.element,
+  h('main', { class: 'game replay' }, h('section', { class: 'replay-stage' }, worldElement, viewer.controls.element), panel.element),
+  picker.element,
+);
+acceptDroppedFiles(document.body, (file) => void openFile(file));
+bindKeys(viewer, () => !picker.isOpen);
+
+/** Replays `text` and shows it; a log that does not replay leaves whatever was open as it was. */
+function openText(text: string, source: string, cursor = 0): void {
+  let recording;
+  try {
+    recording = loadRecording(text);
+  } catch (error) {
+    // A LogError's message names the line: "line 8: outcome differs from the rules: ...".
+    fail(`Cannot replay ${source}: ${(error as Error).message}`);
+    return;
+  }
+  hook.error = null;
+  picker.clearMessage();
+  picker.close();
+  document.body.classList.add('replay-open');
+  viewer.open(recording, cursor);
+}
+
+async function openFile(file: File): Promise<void> {
+  let text: string;
+  try {
+    text = await file.text();
+  } catch (error) {
+    fail(`Cannot read ${file.name}: ${(error as Error).message}`);
+    return;
+  }
+  openText(text, file.name);
+}
+
+async function openServerGame(gameId: string, cursor: number): Promise<void> {
+  const token = storedToken();
+  if (!token) {
+    pending = { gameId, cursor };
+    picker.askForToken(`Enter the admin token to open game ${gameId}.`);
+    return;
+  }
+  picker.showNotice(`Loading game ${gameId}…`);
+  let text: string;
+  try {
+    text = await fetchLog(token, gameId);
+  } catch (error) {
+    const message = `Cannot load game ${gameId}: ${(error as Error).message}`;
+    hook.error = message;
+    if (error instanceof ServerError && error.badToken) {
+      pending = { gameId, cursor };
+      picker.tokenRefused(message);
+    } else {
+      fail(message);
+    }
+    return;
+  }
+  pending = null;
+  openText(text, `game ${gameId}`, cursor);
+}
+
+function fail(message: string): void {
+  hook.error = message;
+  picker.open();
+  picker.showError(message);
+}
+
+const query = new URLSearchParams(location.search);
+const requested = query.get('game');
+if (requested) void openServerGame(requested, Number(query.get('event') ?? 0) || 0);
+else picker.open();

@@ -1,0 +1,35 @@
+/** The bar across the top: whose turn it is at the cursor, the score, the turns and steps left. */
+import type { GameState } from '../../../shared/engine/state';
+import { h, setChildren } from '../ui/dom';
+
+type StatName = 'score' | 'turnsLeft' | 'stepsLeft';
+
+const STAT_LABELS: Readonly<Record<StatName, string>> = { score: 'Score', turnsLeft: 'Turns left', stepsLeft: 'Steps left' };
+
+export class StatusBar {
+  readonly element: HTMLElement;
+  private readonly turn = h('span', { class: 'turn' }, 'No game open');
+  private readonly gameId = h('span', { class: 'replay-game-id' });
+  private readonly values = {} as Record<StatName, HTMLElement>;
+
+  constructor(...actions: HTMLElement[]) {
+    const stats = (Object.keys(STAT_LABELS) as StatName[]).map((name) => {
+      this.values[name] = h('span', { class: 'value' }, '–');
+      return h('div', { class: 'stat', 'data-stat': name }, h('span', { class: 'label' }, STAT_LABELS[name]), this.values[name]);
+    });
+    this.element = h('header', { class: 'status-bar replay-status' }, h('span', { class: 'role' }, 'Replay'), this.gameId, this.turn, ...stats, ...actions);
+  }
+
+  showGame(gameId: string): void {
+    setChildren(this.gameId, gameId);
+  }
+
+  update(state: GameState): void {
+    const whose = state.gameOver ? 'over' : state.turn.role;
+    this.element.dataset.replayTurn = whose;
+    setChildren(this.turn, state.gameOver ? 'Game over' : `${state.turn.role === 'leader' ? 'Leader' : 'Follower'}'s turn`);
+    setChildren(this.values.score, state.score);
+    setChildren(this.values.turnsLeft, state.turnsLeft);
+    setChildren(this.values.stepsLeft, state.gameOver ? 0 : state.turn.stepsLeft);
+  }
+}
