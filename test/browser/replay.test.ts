@@ -137,9 +137,13 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   await page.click('button[aria-label="Step forward (→)"]');
   await waitCursor(page, N);
 
-  // The first set: the event in words and the status, exactly as the shared code says.
+  // Onto the first set, one step forward (animated): the event in words and the status, exactly
+  // as the shared code says.
   const setAt = events.findIndex((event) => event.outcome.set) + 1;
-  await scrub(page, setAt);
+  await scrub(page, setAt - 1);
+  expect(await text(page, '[data-stat=score] .value')).toBe('0');
+  await page.keyboard.press('ArrowRight');
+  await waitCursor(page, setAt);
   const sentences = describeEvent(events[setAt - 1], states[setAt - 1].cards);
   expect(sentences.some((sentence) => sentence.startsWith('Set made: +1 point, 3 new cards'))).toBe(true);
   expect((await text(page, '.replay-event')).split('\n')).toEqual(sentences);
@@ -165,6 +169,7 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   // The leader's view where the leader's marks show (an invalid selection if the game has one).
   const invalidAt = states.findIndex((state) => isInvalidSelection(state.cards.filter((card) => card.selected)));
   const markedAt = invalidAt >= 0 ? invalidAt : states.findIndex((state) => state.cards.some((card) => card.selected));
+  expect(markedAt).toBeGreaterThan(0);
   await scrub(page, markedAt);
   await page.click('.replay-views button:has-text("Leader")');
   expect(await page.getAttribute('.replay-views button:has-text("Leader")', 'aria-pressed')).toBe('true');
@@ -173,6 +178,7 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
 
   // The follower's view where the follower has several cards in view.
   const seesCardsAt = followerSeesCards.findIndex((count) => count >= 3);
+  expect(seesCardsAt).toBeGreaterThanOrEqual(0);
   await scrub(page, seesCardsAt);
   await page.keyboard.press('2');
   expect(await page.getAttribute('.replay-views button:has-text("Follower")', 'aria-pressed')).toBe('true');
@@ -240,7 +246,8 @@ describe('games on the server', () => {
   });
 
   test("the report's link opens the game at its event once the token is entered", async () => {
-    const { page, errors } = await openPage(browser, `${server.url}/replay/?game=${GAME_ID}&event=${EVENT}`);
+    // The report's default link has no slash after /replay: the server redirects, keeping the query.
+    const { page, errors } = await openPage(browser, `${server.url}/replay?game=${GAME_ID}&event=${EVENT}`);
     await page.waitForSelector('.replay-message:has-text("Enter the admin token to open game")');
     await page.fill('input.replay-token', ADMIN_TOKEN);
     await page.click('.replay-token-form button[type=submit]');

@@ -86,13 +86,11 @@ async function openServerGame(gameId: string, cursor: number): Promise<void> {
     text = await fetchLog(token, gameId);
   } catch (error) {
     const message = `Cannot load game ${gameId}: ${(error as Error).message}`;
+    if (!(error instanceof ServerError && error.badToken)) return fail(message);
+    // Ask for another token, then try this game again.
     hook.error = message;
-    if (error instanceof ServerError && error.badToken) {
-      pending = { gameId, cursor };
-      picker.tokenRefused(message);
-    } else {
-      fail(message);
-    }
+    pending = { gameId, cursor };
+    picker.tokenRefused(message);
     return;
   }
   pending = null;
