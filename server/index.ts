@@ -7,8 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 import express from 'express';
+import { WebSocket } from 'ws';
 import { ROOM_NAME } from '../shared/protocol/messages';
 import { GameRoom, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+
+// @colyseus/core 0.18 reads the global WebSocket (for WebSocket.OPEN) when a player reconnects,
+// and Node 20 has none: without this every reconnection is refused.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 
 /**
  * Matchmaking for the game room: players meet when their pool and code are equal and the seat

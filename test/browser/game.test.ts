@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Two players in real browser pages, on a real server: the leader writes instructions and ends
  * its turn, the follower moves with the keyboard onto a card and presses Done, and each page
