@@ -1,6 +1,9 @@
-/** The game page: the lobby, waiting for a partner, then the game, then back to the lobby. */
+/**
+ * The game page: the lobby, waiting for a partner, then the game, then back to the lobby. The
+ * game screen (three.js and the world) loads while the player waits, so the lobby comes up fast.
+ */
 import './styles.css';
-import { GameScreen } from './game/GameScreen';
+import type { GameScreen } from './game/GameScreen';
 import { GameSession } from './game/session';
 import { readLink } from './lobby/joinRequest';
 import { lobbyScreen } from './lobby/LobbyScreen';
@@ -26,6 +29,7 @@ async function join(options: Partial<JoinOptions>): Promise<void> {
     showLobby();
   });
   app.replaceChildren(waiting.element);
+  const gameModule = import('./game/GameScreen');
   try {
     session = await GameSession.join(options);
   } catch (error) {
@@ -37,7 +41,8 @@ async function join(options: Partial<JoinOptions>): Promise<void> {
   joined.on('connection', (status, detail) => {
     if (status === 'closed' && !game) showLobby(`The connection to the game closed (${detail}).`);
   });
-  joined.on('start', (map, config) => {
+  joined.on('start', async (map, config) => {
+    const { GameScreen } = await gameModule;
     game = new GameScreen(joined, joined.role!, map, config, () => {
       void joined.leave();
       showLobby();
