@@ -5,4 +5,6 @@ require('../cli/main.ts')
   .runCli(process.argv.slice(2))
   .then((code) => {
     process.exitCode = code;
+    // A failed command must not hang on handles it left open (a server that could not listen).
+    if (code !== 0) process.exit(code);
   });

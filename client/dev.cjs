@@ -10,7 +10,7 @@ const { join } = require('node:path');
 const root = join(__dirname, '..');
 const children = [
   spawn(process.execPath, [join(root, 'bin/cerealbar.cjs'), 'serve', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' }),
-  spawn(process.execPath, [require.resolve('vite/bin/vite.js'), 'client'], { cwd: root, stdio: 'inherit' }),
+  spawn(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'client'], { cwd: root, stdio: 'inherit' }),
 ];
 let stopping = false;
 function stop(code) {

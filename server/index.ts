@@ -61,7 +61,9 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const http = createServer(app);
   const colyseus = new Server({ transport: new WebSocketTransport({ server: http }), greet: false, gracefullyShutdown: false });
   matchMaker.addRoomType(new GameRoomHandler({ services: options.services, settings: options.roomSettings }));
-  await colyseus.listen(options.port, options.host);
+  // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.
+  const listenError = new Promise<never>((_, reject) => http.once('error', reject));
+  await Promise.race([colyseus.listen(options.port, options.host), listenError]);
   const port = (http.address() as AddressInfo).port;
   return {
     port,

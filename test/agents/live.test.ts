@@ -2,6 +2,8 @@
 import { spawn } from 'node:child_process';
 import { join as joinPath } from 'node:path';
 import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
+import { stateFromFollowerView } from '../../shared/agents/live';
+import { buildWorld } from '../../shared/engine/map';
 import { generateMap } from '../../shared/maps/generate';
 import { join, startTestServer, waitFor, type TestServer } from '../server/harness';
 
@@ -60,4 +62,25 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
   } finally {
     agent.kill('SIGKILL');
   }
+});
+
+describe('the follower view as an engine state', () => {
+  const config = makeConfig();
+  const map = generateMap(4);
+  const game = createGame(config, map, 4);
+  const room = {
+    turnRole: 'follower',
+    stepsLeft: 10,
+    turnsLeft: 6,
+    score: 0,
+    follower: { x: game.follower.x, y: game.follower.y, heading: game.follower.heading },
+    leader: { x: game.leader.x, y: game.leader.y, heading: game.leader.heading },
+  };
+
+  test('the leader is where the follower last saw it only while leaderInView says it is current', () => {
+    expect(stateFromFollowerView({ ...room, leaderInView: true }, buildWorld(map), config).leader).toEqual(game.leader);
+    // Out of view, the kept last-seen copy is not the leader's place now: it goes off the map, where no view reaches.
+    expect(stateFromFollowerView({ ...room, leaderInView: false }, buildWorld(map), config).leader).toEqual({ x: -100, y: -100, heading: 'NE' });
+    expect(stateFromFollowerView({ ...room, leader: null, leaderInView: false }, buildWorld(map), config).leader.x).toBe(-100);
+  });
 });

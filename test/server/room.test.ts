@@ -35,8 +35,8 @@ afterEach(async () => {
  * an object's last values when it leaves the view, so the follower may hold any pose in which it
  * saw the leader, and no other.
  */
-function watchFollowerSecrets(follower: Player, truth?: GameState[]): { patches: number; violations: string[] } {
-  const report = { patches: 0, violations: [] as string[] };
+function watchFollowerSecrets(follower: Player, truth?: GameState[]): { patches: number; leaderInView: number; violations: string[] } {
+  const report = { patches: 0, leaderInView: 0, violations: [] as string[] };
   follower.room.onStateChange((state: any) => {
     report.patches += 1;
     if (!state.follower || state.phase !== 'playing') return;
@@ -45,6 +45,12 @@ function watchFollowerSecrets(follower: Player, truth?: GameState[]): { patches:
     state.cards?.forEach((card: any) => {
       if (!visible.has(card.y * 25 + card.x)) report.violations.push(`card ${card.id} at (${card.x}, ${card.y}) outside the view`);
     });
+    if (truth) {
+      const now = truth[state.seq];
+      const inView = isVisible({ width: 25, height: 25 }, now.follower, config.view, now.leader);
+      if (state.leaderInView !== inView) report.violations.push(`leaderInView is ${state.leaderInView}, the leader is ${inView ? 'in' : 'out of'} view (seq ${state.seq})`);
+      if (state.leaderInView) report.leaderInView += 1;
+    }
     if (truth && state.leader?.x !== undefined) {
       const seenPoses = truth.slice(0, state.seq + 1).filter((s) => isVisible({ width: 25, height: 25 }, s.follower, config.view, s.leader));
       const held = { x: state.leader.x, y: state.leader.y, heading: state.leader.heading };
@@ -113,6 +119,7 @@ describe('a whole game over the network', () => {
     expect(follower.messages.some((m) => m.type === 'notice' && m.payload.kind === 'turnSkipped')).toBe(true);
 
     expect(secrets.patches).toBeGreaterThan(100);
+    expect(secrets.leaderInView).toBeGreaterThan(0);
     expect(secrets.violations).toEqual([]);
   });
 });

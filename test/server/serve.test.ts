@@ -83,3 +83,27 @@ test('SIGTERM ends running games as server-shutdown and closes their logs', asyn
   expect(store.listGames()[0]).toMatchObject({ endReason: 'server-shutdown' });
   store.close();
 });
+
+test('a port in use is a clear error and exit code 2, not a hang; the client pages are served', async () => {
+  const first = await serve(mkdtempSync(joinPath(tmpdir(), 'cerealbar-serve-')));
+  try {
+    const port = new URL(first.url).port;
+    const second = spawn(process.execPath, [BIN, 'serve', '--port', port, '--host', '127.0.0.1', '--data', mkdtempSync(joinPath(tmpdir(), 'cerealbar-serve-'))]);
+    let errors = '';
+    second.stderr!.on('data', (chunk) => (errors += chunk));
+    const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(errors).toContain(`cerealbar: cannot start the server: port ${port} is already in use`);
+
+    // npm test builds the client before jest runs, so the server serves its pages.
+    const page = await fetch(`${first.url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="app">');
+    const replayPage = await fetch(`${first.url}/replay?game=g1&event=3`, { redirect: 'manual' });
+    expect(replayPage.status).toBe(301);
+    expect(replayPage.headers.get('location')).toBe('/replay/?game=g1&event=3');
+  } finally {
+    first.child.kill('SIGTERM');
+    await new Promise((resolve) => first.child.on('exit', resolve));
+  }
+});

@@ -135,10 +135,12 @@ export class WorldScene {
     this.tick(Number.POSITIVE_INFINITY);
   }
 
+  /** Frees the GPU copies of everything in the scene (three re-uploads shared ones if used again). */
   dispose(): void {
     this.scene.traverse((object) => {
-      const mesh = object as { geometry?: { dispose(): void } };
+      const mesh = object as { geometry?: { dispose(): void }; material?: { dispose(): void } | { dispose(): void }[] };
       mesh.geometry?.dispose();
+      for (const material of [mesh.material ?? []].flat()) material.dispose();
     });
     for (const model of this.cards.values()) model.dispose();
   }
