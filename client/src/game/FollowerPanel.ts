@@ -3,6 +3,7 @@
  * others), and "Done: next instruction".
  */
 import { h, setChildren } from '../ui/dom';
+import { keyHelp } from './keyHelp';
 import { instructionItem } from './LeaderPanel';
 import type { GameSession, GameView } from './session';
 
@@ -25,12 +26,7 @@ export class FollowerPanel {
       this.done,
       h('h2', {}, 'Previous instruction'),
       this.previous,
-      h(
-        'div',
-        { class: 'keys' },
-        h('kbd', {}, '↑'), ' forward ', h('kbd', {}, '↓'), ' back ', h('kbd', {}, '←'), h('kbd', {}, '→'), ' turn', h('br'),
-        h('kbd', {}, 'D'), ' done with the instruction',
-      ),
+      keyHelp(h('kbd', {}, 'D'), ' done with the instruction'),
     );
   }
 

@@ -4,6 +4,7 @@
  */
 import { MAX_INSTRUCTION_LENGTH } from '../../../shared/protocol/messages';
 import { h, setChildren } from '../ui/dom';
+import { keyHelp } from './keyHelp';
 import type { GameSession, GameView, InstructionView } from './session';
 
 function instructionTag(instruction: InstructionView): string {
@@ -61,12 +62,7 @@ export class LeaderPanel {
       this.endTurn,
       h('h2', {}, 'Instructions'),
       this.list,
-      h(
-        'div',
-        { class: 'keys' },
-        h('kbd', {}, '↑'), ' forward ', h('kbd', {}, '↓'), ' back ', h('kbd', {}, '←'), h('kbd', {}, '→'), ' turn', h('br'),
-        h('kbd', {}, 'Enter'), ' sends the instruction, ', h('kbd', {}, 'Esc'), ' leaves the text box',
-      ),
+      keyHelp(h('kbd', {}, 'Enter'), ' sends the instruction, ', h('kbd', {}, 'Esc'), ' leaves the text box'),
     );
     this.refresh();
   }
