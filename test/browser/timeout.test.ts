@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
- * A leader's turn that runs out of time, in real browser pages: the countdown turns red, and both
- * players are told what happened (one server per file: Colyseus's matchmaker is one per process).
+ * Leader turns that run out of time, in real browser pages: the countdown turns red, both players
+ * are told what happened, and when no turns are left both see the game's end and the score (one server per file: Colyseus's matchmaker is one per process).
  */
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openPage, startBrowserTestServer, type BrowserTestServer } from './harness';
@@ -21,7 +21,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-test('a turn that runs out of time is announced to both players', async () => {
+test('turns that run out of time are announced to both players, and so is the end of the game', async () => {
   const leader = await openPage(browser, `${server.url}/?pool=timeout-test&role=leader`);
   await leader.page.click('button.quick-play');
   const follower = await openPage(browser, `${server.url}/?pool=timeout-test&role=follower`);
@@ -31,5 +31,14 @@ test('a turn that runs out of time is announced to both players', async () => {
   await leader.page.waitForSelector('.stat.urgent [data-stat=time]');
   await leader.page.waitForSelector('.banner:has-text("Your time ran out")', { timeout: 10_000 });
   await follower.page.waitForSelector('.banner:has-text("your turn was skipped")');
+
+  // Every leader turn runs out with an empty queue, so the turns run out too: game over, for both.
+  for (const { page } of [leader, follower]) {
+    await page.waitForSelector('.game-over [data-final-score="0"]', { timeout: 40_000 });
+    expect(await page.textContent('.game-over')).toContain('No turns are left.');
+    expect(await page.getAttribute('body', 'data-phase')).toBe('ended');
+  }
+  await leader.page.click('.game-over button');
+  await leader.page.waitForSelector('button.quick-play');
   expect([...leader.errors, ...follower.errors]).toEqual([]);
 });
