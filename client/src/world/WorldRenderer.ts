@@ -28,6 +28,7 @@ export class WorldRenderer {
   private firstPersonPose: Pose | null = null;
   private showInset = false;
   private readonly insetCaption = document.createElement('span');
+  private readonly fog = new Fog(SKY_COLOUR, 1, 2);
   private frame = 0;
   private readonly resizeObserver: ResizeObserver;
   /** Frames drawn so far (tests wait for the first). */
@@ -171,7 +172,9 @@ export class WorldRenderer {
     camera.position.copy(eye);
     camera.rotation.set(EYE_PITCH, yaw, 0, 'YXZ');
     // Beyond the view's range the world fades out: the follower sees nothing there.
-    world.scene.fog = new Fog(SKY_COLOUR, Math.max(1, this.view.range - 1), this.view.range + 1.5);
+    this.fog.near = Math.max(1, this.view.range - 1);
+    this.fog.far = this.view.range + 1.5;
+    world.scene.fog = this.fog;
     const followerShown = world.avatarVisible('follower', false);
     this.renderer.render(world.scene, camera);
     world.avatarVisible('follower', followerShown);
