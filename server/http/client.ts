@@ -17,7 +17,7 @@ export function mountClient(app: express.Application, dist = CLIENT_DIST): { bui
     return { built };
   }
   // Bundles carry a content hash in their names, so they may be cached for good; pages may not.
-  app.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y', fallthrough: false }));
+  app.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y' }));
   app.use(express.static(dist, { index: 'index.html', redirect: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return { built };
 }

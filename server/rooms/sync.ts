@@ -7,7 +7,7 @@ import type { StateView } from '@colyseus/schema';
 import { isInvalidSelection } from '../../shared/engine/cards';
 import type { Pose } from '../../shared/engine/hex';
 import type { GameState, Instruction } from '../../shared/engine/state';
-import { viewFrom } from '../../shared/engine/view';
+import { isVisible, viewFrom } from '../../shared/engine/view';
 import { CardState, InstructionState, type GameRoomState, type PlayerState } from '../state/schema';
 
 function setPose(player: PlayerState, pose: Pose): void {
@@ -27,7 +27,7 @@ export function mirrorState(room: GameRoomState, state: GameState, sent: Readonl
   if (room.score !== state.score) room.score = state.score;
   setPose(room.leader, state.leader);
   setPose(room.follower, state.follower);
-  const leaderInView = viewFrom(state.world, state.follower, state.config.view).set.has(state.leader.y * state.world.width + state.leader.x);
+  const leaderInView = isVisible(state.world, state.follower, state.config.view, state.leader);
   if (room.leaderInView !== leaderInView) room.leaderInView = leaderInView;
   mirrorCards(room, state);
   mirrorInstructions(room, state, sent);

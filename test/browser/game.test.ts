@@ -71,6 +71,14 @@ test('a leader and a follower play a turn each, each page showing only what its 
   expect(await follower.page.getAttribute('body', 'data-turn')).toBe('theirs');
   await expect(leader.page.isDisabled('button.end-turn')).resolves.toBe(true);
 
+  // A tampered page (no length limit on the box) gets the server's refusal in words, and nothing changes.
+  await leader.page.evaluate(() => document.querySelector('textarea.instruction-input')!.removeAttribute('maxlength'));
+  await leader.page.fill('textarea.instruction-input', 'x'.repeat(301));
+  await leader.page.keyboard.press('Enter');
+  await leader.page.waitForSelector('.banner.error:has-text("Refused: instructions are at most 300 characters, this one has 301")');
+  expect(await leader.page.locator('.leader-panel .instructions li.empty').count()).toBe(1);
+  expect((await game(leader.page))!.view.instructions).toEqual([]);
+
   // The leader writes two instructions; Enter sends. The text is shown as text, not as HTML.
   await leader.page.fill('textarea.instruction-input', FIRST);
   await leader.page.keyboard.press('Enter');

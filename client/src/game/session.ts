@@ -141,7 +141,9 @@ export class GameSession {
   /** Leaves on purpose (cancel while waiting, or after the game). */
   async leave(): Promise<void> {
     this.leaving = true;
-    if (this.connected) await this.room.leave(true).catch(() => undefined);
+    // A dropped connection would otherwise go on reconnecting behind the lobby.
+    this.room.reconnection.enabled = false;
+    await this.room.leave(true).catch(() => undefined);
   }
 
   private emit<K extends keyof SessionEvents>(event: K, ...args: Parameters<Listener<K>>): void {

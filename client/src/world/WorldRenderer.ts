@@ -39,6 +39,9 @@ export class WorldRenderer {
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
     this.canvas = this.renderer.domElement;
     this.canvas.className = 'world-canvas';
+    // The drawing buffer follows the container (setSize(..., false) leaves the CSS size alone).
+    this.canvas.style.width = '100%';
+    this.canvas.style.height = '100%';
     this.insetCaption.className = 'inset-caption';
     this.insetCaption.hidden = true;
     container.append(this.canvas, this.insetCaption);
@@ -95,8 +98,6 @@ export class WorldRenderer {
     const height = Math.max(1, this.container.clientHeight);
     const size = this.renderer.getSize(new Vector2());
     if (size.x !== width || size.y !== height) this.renderer.setSize(width, height, false);
-    this.canvas.style.width = '100%';
-    this.canvas.style.height = '100%';
 
     this.renderer.setScissorTest(false);
     this.renderer.setViewport(0, 0, width, height);
