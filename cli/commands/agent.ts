@@ -2,13 +2,11 @@
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { stateFromFollowerView, type FollowerRoomState } from '../../shared/agents/live';
-import { ObservationTracker } from '../../shared/agents/observation';
+import { mapFromKnown, observationFromView } from '../../shared/agents/observation';
 import { AGENT_NAMES, createAgent } from '../../shared/agents/registry';
 import type { FollowerAgent } from '../../shared/agents/types';
-import { configSchema, type GameConfig } from '../../shared/engine/config';
-import { buildWorld, mapSchema, type World } from '../../shared/engine/map';
-import { joinOptionsSchema, ROOM_NAME } from '../../shared/protocol/messages';
+import { actionOfCode } from '../../shared/engine/actions';
+import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { CliError } from '../errors';
 
 // Node 20 has no global WebSocket; the SDK's reconnection looks for one.
@@ -61,21 +59,18 @@ export function registerAgentCommand(program: Command): void {
 
 /** Acts on every follower turn until the game ends; resolves with the final score. */
 function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Promise<void> {
-  let world: World | null = null;
-  let config: GameConfig | null = null;
-  let tracker = new ObservationTracker();
-  let actedAt = -1;
+  let view: ClientView | null = null;
+  let actedOn: ClientView | null = null;
   let busy = false;
   return new Promise((resolve, reject) => {
     const actIfMyTurn = async () => {
-      const state = room.state as FollowerRoomState & { phase: string; seq: number };
-      if (busy || !world || !config || state.phase !== 'playing' || state.turnRole !== 'follower' || state.seq === actedAt) return;
+      if (busy || !view || view.phase !== 'playing' || view.turn.role !== 'follower' || view === actedOn) return;
       busy = true;
+      const acting = view;
       try {
-        const choice = await agent.act(tracker.observe(stateFromFollowerView(state, world, config)));
-        actedAt = state.seq;
-        if (choice === 'DONE') room.send('done', {});
-        else room.send('move', { action: choice });
+        const choice = await agent.act(observationFromView(acting));
+        actedOn = acting;
+        room.send(ACTION_MESSAGE, actionOfCode(choice));
       } catch (error) {
         say(`agent failed: ${(error as Error).message}`);
         void room.leave(true);
@@ -84,18 +79,20 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
         busy = false;
       }
     };
-    room.onMessage('map', async (message: { map: unknown; config: unknown }) => {
-      const map = mapSchema.parse(message.map);
-      world = buildWorld(map);
-      config = configSchema.parse(message.config);
-      tracker = new ObservationTracker();
-      await agent.reset({ map, episodeId: room.roomId });
-      say('the game started');
+    room.onMessage('view', async (message: ViewMessage) => {
+      const previous = view;
+      view = applyViewMessage(view, message);
+      if (previous === null) {
+        await agent.reset({ map: mapFromKnown(view.map), episodeId: room.roomId });
+        say('the game started');
+      } else if (view.map !== previous.map) {
+        agent.learnMap?.(mapFromKnown(view.map));
+      }
       void actIfMyTurn();
     });
     room.onMessage('error', (error: { code: string; message: string }) => {
       say(`refused: ${error.code}: ${error.message}`);
-      actedAt = -1; // act again on the current state
+      actedOn = null; // act again on the current view
       void actIfMyTurn();
     });
     room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
@@ -106,7 +103,6 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
       }
     });
     room.onMessage('*', () => {});
-    room.onStateChange(() => void actIfMyTurn());
     room.onLeave((code) => (code >= 4000 ? reject(new CliError(`the server closed the game (code ${code})`)) : resolve()));
   });
 }

@@ -1,39 +1,37 @@
 /**
- * The `cerealbar` room: one game between a leader and a follower. It validates messages, routes
- * them to the engine, keeps the turn clock, mirrors the state to each player's view and logs every
- * accepted action before anyone sees its effect. Every rule lives in shared/engine.
+ * The `cerealbar` room: one game between a leader and a follower. It routes: a table of message
+ * handlers validates at the edge (zod, then the engine's legal actions), the recorder logs every
+ * accepted action before anyone sees its effect, and each seat's ViewFeed sends its player what
+ * its playerView holds. The rules live in shared/engine; the turn clock and the scripted follower
+ * are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { matchMaker, Room, ServerError, type Client, type Delayed } from '@colyseus/core';
-import { StateView } from '@colyseus/schema';
+import { matchMaker, Room, ServerError, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
 import { z } from 'zod';
-import type { GameConfig } from '../../shared/engine/config';
-import { makeConfig } from '../../shared/engine/config';
+import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
+import { makeConfig, type GameConfig } from '../../shared/engine/config';
+import { checkPlayerAction } from '../../shared/engine/legal';
 import type { GameMap } from '../../shared/engine/map';
 import { drawSetup, MAX_SEED, ROLES, type Role } from '../../shared/engine/state';
-import type { Action, Move, StepResult } from '../../shared/engine/transition';
+import type { StepResult } from '../../shared/engine/transition';
 import type { EndReason, LogLine } from '../../shared/log/format';
 import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import {
+  ACTION_MESSAGE,
   clientMessageSchemas,
   DEFAULT_PATCH_RATE_MS,
   joinOptionsSchema,
-  MAX_INSTRUCTION_LENGTH,
-  sanitizeInstruction,
   type ClientMessageType,
   type ErrorCode,
   type JoinOptions,
-  type MapMessage,
   type QueueMessage,
 } from '../../shared/protocol/messages';
-import { GameRoomState, LeaderOnlyState, PlayerState } from '../state/schema';
 import type { GameLogWriter, SeatRecord } from '../store/types';
-import { HeuristicAgent } from '../../shared/agents/builtin';
-import { ObservationTracker } from '../../shared/agents/observation';
-import type { FollowerAgent } from '../../shared/agents/types';
+import { BotSeat } from './botSeat';
 import { queuePlace } from './queue';
-import { fillLeaderView, mirrorState, updateFollowerView } from './sync';
+import { TurnClock } from './turnClock';
+import { ViewFeed } from './viewFeed';
 
 /** How often a waiting player's place in the matchmaking queue is checked. */
 const QUEUE_POLL_MS = 1000;
@@ -41,20 +39,23 @@ const QUEUE_POLL_MS = 1000;
 /** What the room needs from the process that runs it. */
 export interface RoomServices {
   startLog(header: ReturnType<typeof makeHeader>, info: { pool: string; seats: SeatRecord[] }): GameLogWriter;
+  /** The clock for deadlines and the log's times (epoch ms); Date.now unless a test fixes it. */
+  now?(): number;
 }
 
 export const roomSettingsSchema = z.object({
-  leaderTurnSeconds: z.number().positive().max(3600).default(45),
-  followerTurnSeconds: z.number().positive().max(3600).default(15),
+  /** Override the config's turn seconds (`serve --leader-seconds`, tests). */
+  leaderTurnSeconds: z.number().positive().max(3600).optional(),
+  followerTurnSeconds: z.number().positive().max(3600).optional(),
   /** How long a dropped player's seat is kept. */
   reconnectSeconds: z.number().min(0).max(3600).default(30),
   /** Milliseconds between the scripted follower's actions, so that a human leader can follow them. */
   botStepMs: z.number().int().min(0).max(10_000).default(400),
-  /** Milliseconds between state patches (Colyseus's patch rate; the turn clock ticks with it too). */
+  /** Milliseconds between Colyseus's ticks (the turn clock's resolution). */
   patchRateMs: z.number().int().min(5).max(1000).default(DEFAULT_PATCH_RATE_MS),
-  /** Fixes the game's seed (tests, studies); otherwise each game draws one. */
+  /** Fixes the game's seed (tests, studies): the map's, and the draw of start poses and cards. */
   seed: z.number().int().min(0).max(MAX_SEED).optional(),
-  /** Plays on this map instead of one generated from the seed. */
+  /** Plays on this map instead of a generated one. */
   map: z.custom<GameMap>().optional(),
   config: z.custom<GameConfig>().optional(),
 });
@@ -69,61 +70,53 @@ interface Seat {
   readonly role: Role;
   readonly record: SeatRecord;
   client: Client | null;
+  connected: boolean;
+  readonly feed: ViewFeed;
 }
 
-export class GameRoom extends Room<{ state: GameRoomState }> {
+type Phase = 'waiting' | 'playing' | 'ended';
+
+const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
+
+export class GameRoom extends Room {
   maxClients = 2;
   /** Far above what a person or a sane bot sends; a client over it is disconnected by Colyseus. */
   maxMessagesPerSecond = 100;
-  state = new GameRoomState({
-    phase: 'waiting',
-    gameId: '',
-    pool: 'default',
-    seq: 0,
-    turnRole: 'leader',
-    stepsLeft: 0,
-    turnsLeft: 0,
-    score: 0,
-    turnDeadline: 0,
-    leaderTurnSeconds: 45,
-    followerTurnSeconds: 15,
-    leader: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
-    follower: new PlayerState({ x: 0, y: 0, heading: 'NE', connected: false }),
-    leaderInView: false,
-    leaderOnly: new LeaderOnlyState(),
-    endReason: '',
-  });
 
   private services!: RoomServices;
+  private now: () => number = Date.now;
+  private pool = 'default';
   /** The private game's code ('' for quick play). */
   private code = '';
   private settings!: z.output<typeof roomSettingsSchema>;
+  private phase: Phase = 'waiting';
+  private endReason = '';
   private readonly seats = new Map<Role, Seat>();
   private recorder: GameRecorder | null = null;
   private writer: GameLogWriter | null = null;
   private startedAt = 0;
-  private turnTimer: Delayed | null = null;
-  /** Ids of instructions the follower has been able to see (sent at the start of its turn). */
-  private readonly sent = new Set<number>();
-  private readonly views = new Map<Role, StateView>();
-  /** The scripted follower: a built-in agent that sees what a human follower would. */
-  private bot: { agent: FollowerAgent; tracker: ObservationTracker } | null = null;
-  private botTimer: Delayed | null = null;
+  private clockOfTurns!: TurnClock;
+  private bot: BotSeat | null = null;
   private queueTimer: Delayed | null = null;
   /** The last `queue` message sent, so that only changes are sent. */
   private queueSent: QueueMessage | null = null;
 
+  /** The message handlers: each message type's schema is checked before its handler runs. */
+  private readonly handlers: { [T in ClientMessageType]: (seat: Seat, message: z.output<(typeof clientMessageSchemas)[T]>) => void } = {
+    action: (seat, action) => this.act(seat, action),
+  };
+
   onCreate(options: GameRoomOptions): void {
     this.services = options.services;
+    this.now = options.services.now ?? Date.now;
     this.settings = roomSettingsSchema.parse(options.settings ?? {});
-    this.state.pool = options.pool ?? 'default';
-    this.state.leaderTurnSeconds = this.settings.leaderTurnSeconds;
-    this.state.followerTurnSeconds = this.settings.followerTurnSeconds;
+    this.pool = options.pool ?? 'default';
     this.setPatchRate(this.settings.patchRateMs);
+    this.clockOfTurns = new TurnClock(this.clock, this.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
     this.code = options.code ?? '';
     this.listOpenSeats();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
-      this.onMessage(type, (client, message) => this.handle(client, type, message));
+      this.onMessage(type, (client, message) => this.receive(client, type, message));
     }
     this.onMessage('*', (client, type) => this.refuse(client, String(type), 'UNKNOWN_MESSAGE', `there is no message type ${JSON.stringify(type)}`));
   }
@@ -135,7 +128,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
       const issue = parsed.error.issues[0];
       throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
     }
-    if (this.state.phase !== 'waiting') throw new ServerError(409, 'this game has already started');
+    if (this.phase !== 'waiting') throw new ServerError(409, 'this game has already started');
     if (parsed.data.botFollower) {
       if (parsed.data.role === 'follower') throw new ServerError(400, 'only a leader can ask for the scripted follower');
       if (this.seats.size > 0) throw new ServerError(409, 'this game already has players; ask for the scripted follower in a new game');
@@ -147,24 +140,16 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
 
   onJoin(client: Client, _options: unknown, auth: JoinOptions): void {
     const role = this.freeRole(auth.role)!;
-    this.seats.set(role, {
+    const record: SeatRecord = {
       role,
-      client,
-      record: {
-        role,
-        playerId: randomUUID(),
-        kind: 'human',
-        ...(auth.workerId && { workerId: auth.workerId }),
-        ...(auth.assignmentId && { assignmentId: auth.assignmentId }),
-        ...(auth.hitId && { hitId: auth.hitId }),
-      },
-    });
-    this.state[role].connected = true;
-    const view = new StateView();
-    client.view = view;
-    this.views.set(role, view);
-    if (role === 'leader') fillLeaderView(view, this.state);
-    client.send('seat', { role, playerId: this.seats.get(role)!.record.playerId });
+      playerId: randomUUID(),
+      kind: 'human',
+      ...(auth.workerId && { workerId: auth.workerId }),
+      ...(auth.assignmentId && { assignmentId: auth.assignmentId }),
+      ...(auth.hitId && { hitId: auth.hitId }),
+    };
+    this.seats.set(role, { role, client, record, connected: true, feed: new ViewFeed(role) });
+    client.send('seat', { role, playerId: record.playerId });
     if (auth.botFollower) this.seatBot();
     if (this.listOpenSeats().length === 0) this.startGame();
     else this.watchQueue();
@@ -173,10 +158,12 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** A dropped player keeps its seat for the reconnection window. */
   async onDrop(client: Client): Promise<void> {
     const seat = this.seatOf(client);
-    if (!seat || this.state.phase === 'ended') return;
-    this.state[seat.role].connected = false;
+    if (!seat || this.phase === 'ended') return;
+    seat.connected = false;
     this.notifyPartner(seat.role, 'partnerDisconnected');
-    await this.allowReconnection(client, this.settings.reconnectSeconds);
+    this.sendViews();
+    // A window that closes unused rejects: Colyseus then calls onLeave, which abandons the game.
+    await this.allowReconnection(client, this.settings.reconnectSeconds).catch(() => undefined);
   }
 
   onReconnect(client: Client): void {
@@ -184,11 +171,11 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     if (!seat) return;
     // The returning connection is a new Client object with the same session id.
     seat.client = client;
-    client.view = this.views.get(seat.role);
-    this.state[seat.role].connected = true;
+    seat.connected = true;
     this.notifyPartner(seat.role, 'partnerReconnected');
-    if (this.state.phase === 'waiting') this.watchQueue();
-    if (this.recorder) client.send('map', this.mapMessage());
+    if (this.phase === 'waiting') this.watchQueue();
+    seat.feed.resend();
+    this.sendViews();
   }
 
   /** A player gone for good (left, or did not come back in time) abandons the game. */
@@ -196,22 +183,40 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     const seat = this.seatOf(client);
     if (!seat) return;
     seat.client = null;
-    this.state[seat.role].connected = false;
-    if (this.state.phase === 'playing') {
+    seat.connected = false;
+    if (this.phase === 'playing') {
       this.notifyPartner(seat.role, 'partnerLeft');
       this.finish('abandoned');
-    } else if (this.state.phase === 'waiting') {
+    } else if (this.phase === 'waiting') {
       this.seats.delete(seat.role);
-      this.views.delete(seat.role);
       this.listOpenSeats();
     }
   }
 
   /** Seats the scripted follower, which acts from the server on its turns. */
   private seatBot(): void {
-    this.bot = { agent: new HeuristicAgent(), tracker: new ObservationTracker() };
-    this.seats.set('follower', { role: 'follower', client: null, record: { role: 'follower', playerId: randomUUID(), kind: 'bot' } });
-    this.state.follower.connected = true;
+    this.bot = new BotSeat(this.clock, this.settings.botStepMs, (action) => {
+      const result = this.apply(byActor('follower', action));
+      if (!result.ok) throw new Error(`the scripted follower's action was refused: ${result.error.code}`);
+      return this.phase === 'playing' && result.state.turn.role === 'follower' && !result.outcome.turnEnded;
+    });
+    const record: SeatRecord = { role: 'follower', playerId: randomUUID(), kind: 'bot' };
+    this.seats.set('follower', { role: 'follower', client: null, record, connected: true, feed: new ViewFeed('follower') });
+  }
+
+  /**
+   * A fault in any handler or timer ends at most this game, never the process: the game is
+   * closed as interrupted (its log keeps everything before) and both players are told.
+   */
+  onUncaughtException(error: RoomException, methodName: RoomMethodName): void {
+    // onAuth's ServerErrors are its answers (the join is refused), not faults.
+    if (methodName === 'onAuth') return;
+    console.error(`game room ${this.roomId}: ${methodName} failed:`, error.cause ?? error);
+    try {
+      this.finish('interrupted');
+    } catch (closing) {
+      console.error(`game room ${this.roomId}: could not close the game:`, closing);
+    }
   }
 
   onBeforeShutdown(): void {
@@ -226,7 +231,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   /** Publishes the open seats with the matchmaking fields (setMetadata replaces, so all of them). */
   private listOpenSeats(): Role[] {
     const open = ROLES.filter((role) => !this.seats.has(role));
-    void this.setMetadata({ pool: this.state.pool, code: this.code, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
+    void this.setMetadata({ pool: this.pool, code: this.code, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
     return open;
   }
 
@@ -239,7 +244,7 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
 
   private async sendQueue(): Promise<void> {
     const rooms = await matchMaker.query({ name: this.roomName });
-    if (this.state.phase !== 'waiting') return; // the game started during the query
+    if (this.phase !== 'waiting') return; // the game started during the query
     const place = queuePlace(this.roomId, rooms);
     if (!place || (place.position === this.queueSent?.position && place.waiting === this.queueSent.waiting)) return;
     this.queueSent = place;
@@ -249,10 +254,6 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   private stopWatchingQueue(): void {
     this.queueTimer?.clear();
     this.queueTimer = null;
-  }
-
-  private mapMessage(): MapMessage {
-    return { map: this.recorder!.header.map, config: this.recorder!.header.config, serverNow: Date.now() };
   }
 
   /** The seat for a player asking for `wanted`: either seat is drawn at random when both are open. */
@@ -269,28 +270,34 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   private startGame(): void {
     this.stopWatchingQueue();
     void this.lock();
+    // The map and the draw of poses and cards use independent seeds unless a study fixes one: the
+    // terrain a follower sees then says nothing about the cards or the leader it does not see.
     const seed = this.settings.seed ?? randomInt(0, MAX_SEED);
-    const config = this.settings.config ?? makeConfig();
-    const map = this.settings.map ?? generateMap(seed);
-    const gameId = `g${Date.now().toString(36)}-${this.roomId}`;
+    const base = this.settings.config ?? makeConfig();
+    const config = makeConfig({
+      ...base,
+      turnSeconds: { leader: this.settings.leaderTurnSeconds ?? base.turnSeconds.leader, follower: this.settings.followerTurnSeconds ?? base.turnSeconds.follower },
+    });
+    const map = this.settings.map ?? generateMap(this.settings.seed ?? randomInt(0, MAX_SEED));
+    const gameId = `g${this.now().toString(36)}-${this.roomId}`;
+    const seats = [...this.seats.values()].map((seat) => seat.record);
     const header = makeHeader({
       gameId,
-      startedAt: new Date(),
+      startedAt: new Date(this.now()),
       seed,
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', pool: this.state.pool, players: [...this.seats.values()].map((seat) => seat.record) },
+      meta: { source: 'server', pool: this.pool, players: seats },
     });
-    this.writer = this.services.startLog(header, { pool: this.state.pool, seats: [...this.seats.values()].map((seat) => seat.record) });
+    this.writer = this.services.startLog(header, { pool: this.pool, seats });
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
-    if (this.bot) void this.bot.agent.reset({ map, episodeId: gameId });
-    this.startedAt = Date.now();
-    this.state.gameId = gameId;
-    this.state.phase = 'playing';
-    this.broadcast('map', this.mapMessage());
+    if (this.bot) void this.bot.start(map, gameId);
+    this.startedAt = this.now();
+    this.phase = 'playing';
+    for (const seat of this.seats.values()) seat.feed.witness(this.recorder.state);
     this.beginTurn();
-    this.sync();
+    this.sendViews();
   }
 
   private writeLog(line: LogLine): void {
@@ -299,47 +306,34 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
     else this.writer?.append(line);
   }
 
-  private handle(client: Client, type: ClientMessageType, message: unknown): void {
+  /** Every message passes here: the seat, the phase and the message's schema are checked, then its handler runs. */
+  private receive(client: Client, type: ClientMessageType, message: unknown): void {
     const seat = this.seatOf(client);
     if (!seat) return this.refuse(client, type, 'NOT_A_PLAYER', 'you have no seat in this game');
-    if (this.state.phase === 'waiting') return this.refuse(client, type, 'GAME_NOT_STARTED', 'waiting for the other player');
-    if (this.state.phase === 'ended') return this.refuse(client, type, 'GAME_ENDED', `the game is over (${this.state.endReason})`);
+    if (this.phase === 'waiting') return this.refuse(client, type, 'GAME_NOT_STARTED', 'waiting for the other player');
+    if (this.phase === 'ended') return this.refuse(client, type, 'GAME_ENDED', `the game is over (${this.endReason})`);
     const parsed = clientMessageSchemas[type].safeParse(message ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
       return this.refuse(client, type, 'BAD_MESSAGE', `bad ${type} message: ${where}${issue.message}`);
     }
-    const action = this.toAction(seat.role, type, parsed.data);
-    if ('code' in action) return this.refuse(client, type, action.code, action.message);
-    const result = this.apply(action);
-    if (!result.ok) this.refuse(client, type, result.error.code, result.error.message);
+    this.handlers[type](seat, parsed.data);
   }
 
-  private toAction(role: Role, type: ClientMessageType, message: Record<string, unknown>): Action | { code: ErrorCode; message: string } {
-    switch (type) {
-      case 'move':
-        return { type: 'move', actor: role, move: message.action as Move };
-      case 'instruction': {
-        const text = sanitizeInstruction(message.text as string);
-        if (text.length === 0) return { code: 'EMPTY_INSTRUCTION', message: 'an instruction needs some text' };
-        if (text.length > MAX_INSTRUCTION_LENGTH) {
-          return { code: 'INSTRUCTION_TOO_LONG', message: `instructions are at most ${MAX_INSTRUCTION_LENGTH} characters, this one has ${text.length}` };
-        }
-        return { type: 'instruction', actor: role, text };
-      }
-      case 'endTurn':
-        return { type: 'endTurn', actor: role };
-      case 'done':
-        return { type: 'done', actor: role };
-    }
+  /** A player's action: checked against the legal actions, then applied. */
+  private act(seat: Seat, requested: PlayerAction): void {
+    const action: PlayerAction = requested.type === 'instruction' ? { type: 'instruction', text: sanitizeInstruction(requested.text) } : requested;
+    const refused = checkPlayerAction(this.recorder!.state, seat.role, action);
+    if (refused) return this.refuse(seat.client!, ACTION_MESSAGE, refused.code, refused.message);
+    this.apply(byActor(seat.role, action));
   }
 
-  /** Applies an action: logged first, then mirrored to the clients. */
+  /** Applies an action: logged first, then each player is sent what it may know of the result. */
   private apply(action: Action): StepResult {
-    const result = this.recorder!.apply(action, Date.now() - this.startedAt);
+    const result = this.recorder!.apply(action, this.now() - this.startedAt);
     if (!result.ok) return result;
-    this.state.seq += 1;
+    for (const seat of this.seats.values()) seat.feed.witness(result.state);
     const ended = result.outcome.turnEnded;
     if (ended?.followerSkipped) this.notify('follower', 'turnSkipped');
     if (ended?.reason === 'timeout') this.broadcast('notice', { kind: 'timeout', role: action.type === 'timeout' ? action.role : action.actor });
@@ -348,58 +342,50 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
       return result;
     }
     if (ended) this.beginTurn();
-    this.sync();
+    this.sendViews();
     return result;
   }
 
-  /** A turn begins: the follower now sees the queued instructions, and the clock restarts. */
+  /** A turn begins: the clock restarts with the role's seconds, and the scripted follower plays its turn. */
   private beginTurn(): void {
     const state = this.recorder!.state;
-    if (state.turn.role === 'follower') for (const instruction of state.queue) this.sent.add(instruction.id);
-    this.turnTimer?.clear();
     const role = state.turn.role;
-    const seconds = role === 'leader' ? this.settings.leaderTurnSeconds : this.settings.followerTurnSeconds;
-    this.state.turnDeadline = Date.now() + seconds * 1000;
-    this.turnTimer = this.clock.setTimeout(() => this.apply({ type: 'timeout', actor: 'server', role }), seconds * 1000);
-    if (role === 'follower' && this.bot) this.scheduleBot();
+    this.clockOfTurns.start(role, state.config.turnSeconds[role]);
+    if (role === 'follower' && this.bot) this.bot.takeTurn(() => (this.phase === 'playing' ? this.recorder!.state : null));
   }
 
-  /** The bot acts every botStepMs until its turn ends. */
-  private scheduleBot(): void {
-    this.botTimer?.clear();
-    this.botTimer = this.clock.setTimeout(async () => {
-      const state = this.recorder!.state;
-      if (this.state.phase !== 'playing' || state.turn.role !== 'follower') return;
-      const choice = await this.bot!.agent.act(this.bot!.tracker.observe(state));
-      const action: Action = choice === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: choice };
-      const result = this.apply(action);
-      if (!result.ok) throw new Error(`the scripted follower's action was refused: ${result.error.code}`);
-      if (this.recorder!.state.turn.role === 'follower' && !result.outcome.turnEnded) this.scheduleBot();
-    }, this.settings.botStepMs);
-  }
-
-  /** Brings the synced state and the follower's view up to date. */
-  private sync(): void {
-    const state = this.recorder!.state;
-    mirrorState(this.state, state, this.sent);
-    const followerView = this.views.get('follower');
-    if (followerView) updateFollowerView(followerView, this.state, state);
+  /** Sends each connected player what changed in its view. */
+  private sendViews(): void {
+    if (!this.recorder) return;
+    const state = this.recorder.state;
+    for (const seat of this.seats.values()) {
+      if (!seat.client || !seat.connected) continue;
+      const message = seat.feed.message(
+        state,
+        {
+          phase: this.phase === 'ended' ? 'ended' : 'playing',
+          turnDeadline: this.phase === 'playing' ? this.clockOfTurns.deadline : 0,
+          partnerConnected: this.seats.get(partnerOf(seat.role))?.connected ?? false,
+          endReason: this.endReason,
+        },
+        this.now(),
+      );
+      if (message) seat.client.send('view', message);
+    }
   }
 
   /** Ends the game once, for whatever reason, and closes its log. */
   private finish(reason: EndReason): void {
-    if (this.state.phase === 'ended') return;
-    this.turnTimer?.clear();
-    this.turnTimer = null;
-    this.botTimer?.clear();
+    if (this.phase === 'ended') return;
+    this.clockOfTurns?.stop();
+    this.bot?.stop();
     this.stopWatchingQueue();
-    const wasPlaying = this.state.phase === 'playing';
-    this.state.phase = 'ended';
-    this.state.turnDeadline = 0;
+    const wasPlaying = this.phase === 'playing';
+    this.phase = 'ended';
     if (!wasPlaying || !this.recorder) return;
-    const end = this.recorder.end(Date.now() - this.startedAt, reason);
-    this.state.endReason = end.reason;
-    if (this.recorder.state.gameOver) this.sync();
+    const end = this.recorder.end(this.now() - this.startedAt, reason);
+    this.endReason = end.reason;
+    this.sendViews();
     this.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score });
   }
 
@@ -412,6 +398,6 @@ export class GameRoom extends Room<{ state: GameRoomState }> {
   }
 
   private notifyPartner(role: Role, kind: string): void {
-    this.notify(role === 'leader' ? 'follower' : 'leader', kind);
+    this.notify(partnerOf(role), kind);
   }
 }

@@ -6,9 +6,9 @@
  *   to the nearest known card that fits; it also follows bare moves ("turn left", "go forward 3").
  */
 import type { Card } from '../engine/cards';
-import { buildWorld } from '../engine/map';
+import { buildWorld, type GameMap } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
-import { MOVES, type Move } from '../engine/transition';
+import { MOVES, type Move } from '../engine/actions';
 import { PathPlanner } from '../selfplay/pathing';
 import { matchingCards, readCardRequest, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
@@ -72,6 +72,10 @@ export class HeuristicAgent implements FollowerAgent {
   reset(start: EpisodeStart): void {
     this.paths = new PathPlanner(buildWorld(start.map));
     this.instructionId = null;
+  }
+
+  learnMap(map: GameMap): void {
+    this.paths = new PathPlanner(buildWorld(map));
   }
 
   act(obs: FollowerObservation): AgentAction {

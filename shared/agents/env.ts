@@ -16,7 +16,8 @@ import { DEFAULT_CONFIG } from '../engine/config';
 import type { Cell } from '../engine/hex';
 import type { GameMap, World } from '../engine/map';
 import { createGame, type GameState } from '../engine/state';
-import { step, type Action, type Outcome, type StepResult } from '../engine/transition';
+import { actionOfCode, byActor, type Action } from '../engine/actions';
+import { step, type Outcome, type StepResult } from '../engine/transition';
 import { GeodesicDistance } from '../eval/distance';
 import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../eval/metrics';
 import { cellOf, loadRecording, type RecordedInstruction, type Recording } from '../eval/recording';
@@ -224,7 +225,7 @@ export class FollowerEnv {
 const REWARD_KINDS: readonly RewardKind[] = ['sparse', 'distance', 'ndtw'];
 
 function engineAction(action: AgentAction): Action {
-  return action === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: action };
+  return byActor('follower', actionOfCode(action));
 }
 
 function progressAt(state: GameState): InstructionProgress | null {

@@ -107,7 +107,7 @@ function rememberedCardLines(obs: FollowerObservation): string[] {
     ...cards.map(
       (card) =>
         `- Earlier you saw ${cardWords(card)}, about ${describeRelativePosition(obs.pose, card)} ` +
-        `(${count(card.seenAgo, 'observation')} ago).`,
+        `(${count(card.seenAgo, 'move')} ago).`,
     ),
   ];
 }

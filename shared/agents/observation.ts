@@ -1,84 +1,82 @@
 /**
- * Builds follower observations from engine states. The follower sees only its view cone (the
- * engine's `visibleCells`, the same function that decides what a human follower's camera shows),
- * so a tracker also keeps what the follower saw before: cards out of view now are remembered as
- * they were when last seen, until the follower sees their cell again without them.
+ * Follower observations: a follower's `playerView` (the engine's one cut of what a player knows)
+ * in the shape agents read. Offline (evaluation, the environment) an ObservationTracker keeps the
+ * follower's memory and builds the view from engine states; live, the view arrives from the server
+ * and `observationFromView` turns it into the same observation.
  */
 import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
-import { cellIndex } from '../engine/map';
+import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap } from '../engine/map';
+import { emptyMemory, playerView, remember, UNSEEN, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
 import type { GameState, Instruction } from '../engine/state';
 import { viewFrom } from '../engine/view';
-import { OBSERVATION_VERSION, type FollowerObservation, type RememberedCard } from './types';
+import { OBSERVATION_VERSION, type FollowerObservation } from './types';
 
 export interface ObserveOptions {
   /** Add the full state (every card, the leader's pose, the queue): only for oracle agents. */
   readonly oracle?: boolean;
 }
 
-interface Sighting {
-  readonly card: Card;
-  /** The observation (1-based count) in which the card was last seen. */
-  readonly observation: number;
-}
-
-/** One per episode: it remembers the cards seen in the earlier observations of that episode. */
+/** One per episode: it holds the follower's memory of the episode's earlier moments. */
 export class ObservationTracker {
-  private readonly sightings = new Map<number, Sighting>();
-  private observations = 0;
+  private memory: Memory = emptyMemory('follower');
+
+  /** The follower's view of `state`, after it witnessed it. */
+  view(state: GameState): PlayerView {
+    this.memory = remember(this.memory, state);
+    return playerView(state, 'follower', this.memory);
+  }
 
   observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
-    this.observations++;
-    const view = viewFrom(state.world, state.follower, state.config.view);
-    const inView = view.set;
-    const visibleCards = state.cards.filter((card) => inView.has(cellIndex(state.world, card))).map(copyCard).sort(byId);
-    this.forgetRemovedCards(inView, visibleCards, state.world);
-    for (const card of visibleCards) this.sightings.set(card.id, { card, observation: this.observations });
-    return {
-      version: OBSERVATION_VERSION,
-      instruction: copyInstruction(state.queue[0] ?? null),
-      previousInstruction: copyInstruction(state.previousInstruction),
-      pose: copyPose(state.follower),
-      stepsLeft: state.turn.role === 'follower' ? state.turn.stepsLeft : 0,
-      turnsLeft: state.turnsLeft,
-      score: state.score,
-      visibleCells: view.cells,
-      visibleCards,
-      rememberedCards: this.rememberedCards(visibleCards),
-      leader: inView.has(cellIndex(state.world, state.leader)) ? copyPose(state.leader) : null,
-      ...(options.oracle ? { oracle: oracleData(state) } : {}),
-    };
+    const observation = observationFromView(this.view(state));
+    return options.oracle ? { ...observation, oracle: oracleData(state) } : observation;
   }
+}
 
-  /** A remembered card whose cell is in view again but which is not there any more was removed (by a set). */
-  private forgetRemovedCards(inView: ReadonlySet<number>, visibleCards: readonly Card[], world: { width: number }): void {
-    const visibleIds = new Set(visibleCards.map((card) => card.id));
-    for (const [id, { card }] of this.sightings) {
-      if (inView.has(cellIndex(world, card)) && !visibleIds.has(id)) this.sightings.delete(id);
-    }
-  }
+/** The observation a follower's view gives. */
+export function observationFromView(view: PlayerView): FollowerObservation {
+  if (view.role !== 'follower') throw new Error("observations are built from the follower's view");
+  const current = view.instructions.find((instruction) => instruction.status === 'current') ?? null;
+  const done = view.instructions.filter((instruction) => instruction.status === 'done');
+  return {
+    version: OBSERVATION_VERSION,
+    instruction: current && copyInstruction(current),
+    previousInstruction: done.length > 0 ? copyInstruction(done[done.length - 1]) : null,
+    pose: view.follower,
+    stepsLeft: view.turn.stepsLeft ?? 0,
+    turnsLeft: view.turnsLeft,
+    score: view.score,
+    visibleCells: viewFrom(view.map, view.follower, view.config.view).cells,
+    visibleCards: view.cards,
+    rememberedCards: view.rememberedCards,
+    leader: view.leader,
+  };
+}
 
-  private rememberedCards(visibleCards: readonly Card[]): RememberedCard[] {
-    const visibleIds = new Set(visibleCards.map((card) => card.id));
-    return [...this.sightings.values()]
-      .filter(({ card }) => !visibleIds.has(card.id))
-      .map(({ card, observation }) => ({ ...card, seenAgo: this.observations - observation }))
-      .sort(byId);
-  }
+/**
+ * A map an agent can plan on from what the follower has seen: unseen cells are given as hills
+ * (obstacles), so a plan only crosses known ground.
+ */
+export function mapFromKnown(known: KnownMap): GameMap {
+  return {
+    format: MAP_FORMAT,
+    version: MAP_FORMAT_VERSION,
+    name: '',
+    width: known.width,
+    height: known.height,
+    terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, 'H')),
+    props: [...known.props],
+  };
 }
 
 function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {
   return {
-    cards: state.cards.map(copyCard).sort(byId),
+    cards: state.cards.map(copyCard).sort((a, b) => a.id - b.id),
     leader: copyPose(state.leader),
-    queue: state.queue.map((instruction) => copyInstruction(instruction)!),
+    queue: state.queue.map(copyInstruction),
   };
 }
 
-const byId = (a: { id: number }, b: { id: number }): number => a.id - b.id;
-
-// Explicit copies: an observation holds the named fields and nothing else, and never shares
-// objects with the engine state.
 function copyCard(card: Card): Card {
   return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected };
 }
@@ -87,6 +85,6 @@ function copyPose(pose: Pose): Pose {
   return { x: pose.x, y: pose.y, heading: pose.heading };
 }
 
-function copyInstruction(instruction: Instruction | null): Instruction | null {
-  return instruction && { id: instruction.id, text: instruction.text };
+function copyInstruction(instruction: Instruction): Instruction {
+  return { id: instruction.id, text: instruction.text };
 }

@@ -11,7 +11,6 @@ import {
   actSchema,
   agentHelloSchema,
   hostHello,
-  isAgentAction,
   PROTOCOL_NAME,
   PROTOCOL_VERSION,
   readySchema,
@@ -19,6 +18,7 @@ import {
   type AgentMessageType,
   type HostMessage,
 } from './protocol';
+import { isFollowerCode } from '../engine/actions';
 import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerAgent, type FollowerObservation } from './types';
 import type { z } from 'zod';
 
@@ -133,7 +133,7 @@ export class ProcessAgent implements FollowerAgent {
     const shown = this.wantsOracleObservation ? observation : withoutOracle(observation);
     const text = describeObservation(shown, this.map);
     const answer = await this.child.exchange({ type: 'observe', observation: shown, text }, 'act', actSchema, this.stepTimeoutMs);
-    if (!isAgentAction(answer.action)) {
+    if (!isFollowerCode(answer.action)) {
       throw await this.child.fail(
         new AgentError('illegal-action', this.name, `answered the action ${JSON.stringify(answer.action)}; legal actions are ${AGENT_ACTIONS.join(', ')}`, {
           line: quote(JSON.stringify(answer)),

@@ -11,7 +11,7 @@
  *   host  {"type":"close"}                                           (no answer; the agent exits)
  */
 import { z } from 'zod';
-import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerObservation } from './types';
+import type { EpisodeStart, FollowerObservation } from './types';
 
 export const PROTOCOL_NAME = 'cerealbar-agent';
 export const PROTOCOL_VERSION = 1;
@@ -48,8 +48,4 @@ export type AgentMessageType = (typeof AGENT_MESSAGE_TYPES)[number];
 
 export function hostHello(): HostMessage {
   return { type: 'hello', protocol: PROTOCOL_NAME, version: PROTOCOL_VERSION };
-}
-
-export function isAgentAction(value: string): value is AgentAction {
-  return (AGENT_ACTIONS as readonly string[]).includes(value);
 }

@@ -6,18 +6,15 @@ import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
 import type { GameMap } from '../engine/map';
 import type { Instruction } from '../engine/state';
+import type { FollowerCode } from '../engine/actions';
+import type { RememberedCard } from '../engine/playerView';
 
-export const OBSERVATION_VERSION = 1;
+export const OBSERVATION_VERSION = 2;
 
 /** The follower's actions: the four moves, and DONE for "the current instruction is finished". */
-export const AGENT_ACTIONS = ['MF', 'MB', 'RL', 'RR', 'DONE'] as const;
-export type AgentAction = (typeof AGENT_ACTIONS)[number];
-
-/** A card the follower saw earlier but does not see now, as it was when last seen. */
-export interface RememberedCard extends Card {
-  /** How many follower observations ago it was last seen (1 = the previous one). */
-  readonly seenAgo: number;
-}
+export { FOLLOWER_CODES as AGENT_ACTIONS } from '../engine/actions';
+export type AgentAction = FollowerCode;
+export type { RememberedCard };
 
 /**
  * Everything a human follower could know at this moment, and nothing more (unless `oracle`).
@@ -73,6 +70,11 @@ export interface FollowerAgent {
   /** Oracle agents: receive the recorded human actions in EpisodeStart. */
   readonly needsRecording?: boolean;
   reset(start: EpisodeStart): void | Promise<void>;
+  /**
+   * Live play: the terrain the follower has seen grew (unseen cells are given as obstacles). An
+   * agent without it keeps the map it was reset with.
+   */
+  learnMap?(map: GameMap): void;
   act(observation: FollowerObservation): AgentAction | Promise<AgentAction>;
   /** Frees what the agent holds (a child process, for example). */
   close?(): void | Promise<void>;

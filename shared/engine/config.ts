@@ -17,6 +17,13 @@ export const configSchema = z.strictObject({
    * leader's timeout. Set true to let End Turn itself skip the follower's turn.
    */
   endTurnWithEmptyQueue: z.boolean().default(false),
+  /** Seconds in a turn before it times out (the original's 45 s for the leader, 15 s for the follower). */
+  turnSeconds: z
+    .strictObject({
+      leader: z.number().positive().max(3600).default(45),
+      follower: z.number().positive().max(3600).default(15),
+    })
+    .prefault({}),
   /** Longest instruction, in characters. */
   maxInstructionLength: z.number().int().min(1).max(10_000).default(300),
   /** The follower's view: a cone of this full angle and this range in hexes. */

@@ -40,6 +40,8 @@ export interface GameState {
   readonly cards: readonly Card[];
   readonly nextCardId: number;
   readonly nextInstructionId: number;
+  /** Instructions with an id below this have been shown to the follower: those queued when its latest turn began. */
+  readonly instructionsShown: number;
   readonly rng: RngState;
   readonly gameOver: boolean;
 }
@@ -66,6 +68,7 @@ export function updateState(state: GameState, changes: StateChanges): GameState 
     cards: changes.cards ?? state.cards,
     nextCardId: changes.nextCardId ?? state.nextCardId,
     nextInstructionId: changes.nextInstructionId ?? state.nextInstructionId,
+    instructionsShown: changes.instructionsShown ?? state.instructionsShown,
     rng: changes.rng ?? state.rng,
     gameOver: changes.gameOver ?? state.gameOver,
   };
@@ -112,6 +115,7 @@ export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup)
     cards: setup.cards,
     nextCardId: setup.cards.length,
     nextInstructionId: 0,
+    instructionsShown: 0,
     rng: setup.rng,
     gameOver: false,
   };

@@ -8,20 +8,8 @@ import { opposite, rotateLeft, rotateRight, stepFrom, type Pose } from './hex';
 import { cellIndex, isWalkable } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
-import { updateState, type GameState, type Instruction, type Role, type Turn } from './state';
-
-export const MOVES = ['MF', 'MB', 'RL', 'RR'] as const;
-export type Move = (typeof MOVES)[number];
-
-/** Every action a game accepts. A timeout is injected by whoever keeps time (the server). */
-export type Action =
-  | { readonly type: 'move'; readonly actor: Role; readonly move: Move }
-  | { readonly type: 'instruction'; readonly actor: Role; readonly text: string }
-  | { readonly type: 'endTurn'; readonly actor: Role }
-  | { readonly type: 'done'; readonly actor: Role }
-  | { readonly type: 'timeout'; readonly actor: 'server'; readonly role: Role };
-export type ActionType = Action['type'];
-export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
+import { MOVES, type Action } from './actions';
+import { updateState, type GameState, type Instruction, type Turn } from './state';
 
 /** Why control changed hands. */
 export type TurnEndReason = 'end-turn' | 'timeout' | 'out-of-steps' | 'all-done';
@@ -64,10 +52,6 @@ export interface StepOptions {
   readonly replacementCards?: readonly Card[];
 }
 
-function refuse(code: ActionError['code'], message: string): StepResult {
-  return { ok: false, error: actionError(code, message) };
-}
-
 /**
  * What an action did besides the turn counters. Every call site names every field (undefined when
  * absent) so that outcomes share one shape, which keeps `step` fast; JSON leaves undefined out.
@@ -98,34 +82,81 @@ function accept(state: GameState, effects: Effects): StepResult {
 const NO_OPTIONS: StepOptions = {};
 
 export function step(state: GameState, action: Action, options: StepOptions = NO_OPTIONS): StepResult {
-  if (state.gameOver) return refuse('GAME_OVER', 'the game is over');
-  switch (action?.type) {
+  const error = refusal(state, action);
+  if (error) return { ok: false, error };
+  switch (action.type) {
     case 'move':
       return move(state, action, options);
     case 'instruction':
       return instruct(state, action);
     case 'endTurn':
-      return endTurn(state, action);
+      return passControl(state, 'end-turn');
     case 'done':
-      return markDone(state, action);
+      return markDone(state);
     case 'timeout':
       return timeout(state, action);
-    default:
-      return refuse('MALFORMED_ACTION', `unknown action type ${JSON.stringify((action as { type?: unknown })?.type)}`);
   }
 }
 
-function checkTurn(state: GameState, actor: unknown): StepResult | null {
-  if (actor !== 'leader' && actor !== 'follower') return refuse('MALFORMED_ACTION', `unknown actor ${JSON.stringify(actor)}`);
-  if (actor !== state.turn.role) return refuse('NOT_YOUR_TURN', `it is the ${state.turn.role}'s turn`);
-  return null;
+const isRole = (value: unknown): boolean => value === 'leader' || value === 'follower';
+
+/**
+ * Why `action` is refused in `state`, or null when the rules accept it. The checks run in the
+ * order docs/rules.md gives ("Refused actions"): whether the game goes on, whether the action is
+ * well formed, whether its actor may ever take it, whose turn it is, then the action's own
+ * conditions. Actions come from outside, so nothing about their shape is assumed.
+ */
+export function refusal(state: GameState, action: Action): ActionError | null {
+  if (state.gameOver) return actionError('GAME_OVER', 'the game is over');
+  const malformed = malformation(action);
+  if (malformed) return actionError('MALFORMED_ACTION', malformed);
+  if (action.type === 'timeout') {
+    return action.role === state.turn.role ? null : actionError('STALE_TIMEOUT', `the ${action.role}'s turn is already over`);
+  }
+  if (action.type === 'instruction' && action.actor === 'follower') return actionError('FOLLOWER_CANNOT_INSTRUCT', 'only the leader can give instructions');
+  if (action.type === 'endTurn' && action.actor === 'follower') {
+    return actionError('FOLLOWER_CANNOT_END_TURN', "the follower's turn ends by DONE on the last instruction, running out of steps or time");
+  }
+  if (action.type === 'done' && action.actor === 'leader') return actionError('LEADER_CANNOT_MARK_DONE', 'only the follower marks instructions done');
+  if (action.actor !== state.turn.role) return actionError('NOT_YOUR_TURN', `it is the ${state.turn.role}'s turn`);
+  switch (action.type) {
+    case 'move':
+      return state.turn.stepsLeft > 0 ? null : actionError('NO_STEPS_LEFT', `the ${action.actor} has no steps left this turn`);
+    case 'endTurn':
+      return state.queue.length > 0 || state.config.endTurnWithEmptyQueue ? null : actionError('EMPTY_QUEUE', 'give the follower an instruction before ending the turn');
+    case 'done':
+      return state.queue.length > 0 ? null : actionError('EMPTY_QUEUE', 'there is no instruction to mark done');
+    case 'instruction':
+      if (action.text.trim().length === 0) return actionError('EMPTY_INSTRUCTION', 'an instruction needs some text');
+      if (action.text.length > state.config.maxInstructionLength) {
+        return actionError('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${action.text.length}`);
+      }
+      return null;
+  }
+}
+
+/** What is wrong with the action's shape, or null. */
+function malformation(action: Action): string | null {
+  const shape = action as { type?: unknown; actor?: unknown; move?: unknown; text?: unknown; role?: unknown } | null | undefined;
+  switch (shape?.type) {
+    case 'timeout':
+      if (shape.actor !== 'server') return 'only the server declares a timeout';
+      return isRole(shape.role) ? null : `unknown role ${JSON.stringify(shape.role)}`;
+    case 'move':
+    case 'instruction':
+    case 'endTurn':
+    case 'done':
+      if (!isRole(shape.actor)) return `unknown actor ${JSON.stringify(shape.actor)}`;
+      if (shape.type === 'move' && !(MOVES as readonly unknown[]).includes(shape.move)) return `unknown move ${JSON.stringify(shape.move)}`;
+      if (shape.type === 'instruction' && typeof shape.text !== 'string') return 'an instruction needs a text';
+      return null;
+    default:
+      return `unknown action type ${JSON.stringify(shape?.type)}`;
+  }
 }
 
 /** Rules 4, 7 and 8: a world action costs a step; the follower's last step hands control back. */
 function move(state: GameState, action: Extract<Action, { type: 'move' }>, options: StepOptions): StepResult {
-  const refused = checkTurn(state, action.actor);
-  if (refused) return refused;
-  if (state.turn.stepsLeft <= 0) return refuse('NO_STEPS_LEFT', `the ${action.actor} has no steps left this turn`);
   const role = action.actor;
   const from = state[role];
   let to: Pose;
@@ -144,8 +175,6 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
       to = { x: cell.x, y: cell.y, heading: from.heading };
       break;
     }
-    default:
-      return refuse('MALFORMED_ACTION', `unknown move ${JSON.stringify(action.move)}`);
   }
 
   const turn: Turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
@@ -218,22 +247,14 @@ function endRound(state: GameState): GameState {
 /** Rules 2 and 3: the leader hands control to the follower, or, with an empty queue, skips its turn. */
 function passControl(state: GameState, reason: TurnEndReason): StepResult {
   if (state.queue.length > 0) {
-    return accept(updateState(state, { turn: { role: 'follower', stepsLeft: state.config.followerSteps } }), { ...NO_EFFECTS, turnEnded: { reason } });
+    const turn: Turn = { role: 'follower', stepsLeft: state.config.followerSteps };
+    return accept(updateState(state, { turn, instructionsShown: state.nextInstructionId }), { ...NO_EFFECTS, turnEnded: { reason } });
   }
   return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
 }
 
 /** Rule 1: an instruction joins the end of the queue and costs no step. */
 function instruct(state: GameState, action: Extract<Action, { type: 'instruction' }>): StepResult {
-  if (action.actor === 'follower') return refuse('FOLLOWER_CANNOT_INSTRUCT', 'only the leader can give instructions');
-  const refused = checkTurn(state, action.actor);
-  if (refused) return refused;
-  if (typeof action.text !== 'string' || action.text.trim().length === 0) {
-    return refuse('EMPTY_INSTRUCTION', 'an instruction needs some text');
-  }
-  if (action.text.length > state.config.maxInstructionLength) {
-    return refuse('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters`);
-  }
   const instruction: Instruction = { id: state.nextInstructionId, text: action.text };
   return accept(
     updateState(state, { queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 }),
@@ -241,24 +262,8 @@ function instruct(state: GameState, action: Extract<Action, { type: 'instruction
   );
 }
 
-function endTurn(state: GameState, action: Extract<Action, { type: 'endTurn' }>): StepResult {
-  if (action.actor === 'follower') {
-    return refuse('FOLLOWER_CANNOT_END_TURN', "the follower's turn ends by DONE on the last instruction, running out of steps or time");
-  }
-  const refused = checkTurn(state, action.actor);
-  if (refused) return refused;
-  if (state.queue.length === 0 && !state.config.endTurnWithEmptyQueue) {
-    return refuse('EMPTY_QUEUE', 'give the follower an instruction before ending the turn');
-  }
-  return passControl(state, 'end-turn');
-}
-
 /** Rules 5 and 6: DONE removes the current instruction; after the last one the leader plays. */
-function markDone(state: GameState, action: Extract<Action, { type: 'done' }>): StepResult {
-  if (action.actor === 'leader') return refuse('LEADER_CANNOT_MARK_DONE', 'only the follower marks instructions done');
-  const refused = checkTurn(state, action.actor);
-  if (refused) return refused;
-  if (state.queue.length === 0) return refuse('EMPTY_QUEUE', 'there is no instruction to mark done');
+function markDone(state: GameState): StepResult {
   const [finished, ...rest] = state.queue;
   const next = updateState(state, { queue: rest, previousInstruction: finished });
   if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished.id });
@@ -267,8 +272,6 @@ function markDone(state: GameState, action: Extract<Action, { type: 'done' }>): 
 
 /** A turn out of time ends like the leader's End Turn (rule 2 or 3) or the follower's last step (rule 7). */
 function timeout(state: GameState, action: Extract<Action, { type: 'timeout' }>): StepResult {
-  if (action.actor !== 'server') return refuse('MALFORMED_ACTION', 'only the server declares a timeout');
-  if (action.role !== state.turn.role) return refuse('STALE_TIMEOUT', `the ${action.role}'s turn is already over`);
   if (action.role === 'leader') return passControl(state, 'timeout');
   return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason: 'timeout' } });
 }

@@ -9,7 +9,9 @@
  * A set the agent makes that the recorded game also made gets the recorded replacement cards, so the
  * board stays aligned with the recording; any other set gets cards drawn by the engine's generator.
  */
-import { step, type Action, type StepResult } from '../engine/transition';
+import { actionOfCode, byActor, type Action } from '../engine/actions';
+import { step, type StepResult } from '../engine/transition';
+import { eventAction } from '../log/format';
 import type { GameState } from '../engine/state';
 import type { Cell } from '../engine/hex';
 import { ObservationTracker } from '../agents/observation';
@@ -88,7 +90,7 @@ export function leaderTurns(recording: Recording): LeaderTurn[] {
     const isLeaderTurn = recording.states[i].turn.role === 'leader';
     if (!isLeaderTurn) return;
     open ??= { firstEvent: i, actions: [] };
-    open.actions.push({ type: event.type, actor: event.actor, ...event.payload } as Action);
+    open.actions.push(eventAction(event));
     if (event.outcome.turnEnded || event.outcome.gameOver) {
       turns.push(open);
       open = null;
@@ -186,7 +188,7 @@ async function play(
     } else {
       chosen = await agent.act(tracker.observe(state, { oracle: agent.wantsOracleObservation }));
     }
-    const action: Action = chosen === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: chosen };
+    const action = byActor('follower', actionOfCode(chosen));
     const result = stepWithRecordedSets(state, action, recording);
     if (!result.ok) throw new AgentFailure(`illegal action ${chosen}: ${result.error.code}: ${result.error.message}`);
     run.actions.push(chosen);

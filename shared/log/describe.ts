@@ -3,7 +3,8 @@
  * (cards selected, a set, the turn passing, the game ending).
  */
 import { describeCard, type Card } from '../engine/cards';
-import type { Move, Outcome } from '../engine/transition';
+import type { Move } from '../engine/actions';
+import type { Outcome } from '../engine/transition';
 import type { LogEvent } from './format';
 
 const MOVE_VERBS: Readonly<Record<Move, string>> = { MF: 'moved forward', MB: 'moved back', RL: 'turned left', RR: 'turned right' };

@@ -7,7 +7,8 @@ import { COLORS, COUNTS, SHAPES } from '../engine/cards';
 import { configSchema } from '../engine/config';
 import { mapSchema, poseSchema } from '../engine/map';
 import { ROLES } from '../engine/state';
-import { MOVES, type Action, type Outcome } from '../engine/transition';
+import { MOVES, type Action } from '../engine/actions';
+import type { Outcome } from '../engine/transition';
 
 export const LOG_FORMAT = 'cerealbar-log';
 export const LOG_FORMAT_VERSION = 1;
@@ -100,11 +101,35 @@ export type LogLine = LogHeader | LogEvent | LogEnd;
 
 /** The engine action an event line records. */
 export function eventAction(event: LogEvent): Action {
-  return { type: event.type, actor: event.actor, ...event.payload } as Action;
+  switch (event.type) {
+    case 'move':
+      return { type: 'move', actor: event.actor, move: event.payload.move };
+    case 'instruction':
+      return { type: 'instruction', actor: event.actor, text: event.payload.text };
+    case 'endTurn':
+      return { type: 'endTurn', actor: event.actor };
+    case 'done':
+      return { type: 'done', actor: event.actor };
+    case 'timeout':
+      return { type: 'timeout', actor: 'server', role: event.payload.role };
+  }
 }
 
 /** The event line for an accepted action. */
 export function eventLine(seq: number, t: number, action: Action, outcome: Outcome): LogEvent {
-  const { type, actor, ...payload } = action;
-  return { kind: 'event', seq, t, actor, type, payload, outcome } as LogEvent;
+  // The schema's output types are mutable; the engine's outcome is the same shape, read-only.
+  const recorded = outcome as LogEvent['outcome'];
+  // Keys in the log's order: kind, seq, t, actor, type, payload, outcome.
+  switch (action.type) {
+    case 'move':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'move', payload: { move: action.move }, outcome: recorded };
+    case 'instruction':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'instruction', payload: { text: action.text }, outcome: recorded };
+    case 'endTurn':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'endTurn', payload: {}, outcome: recorded };
+    case 'done':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'done', payload: {}, outcome: recorded };
+    case 'timeout':
+      return { kind: 'event', seq, t, actor: 'server', type: 'timeout', payload: { role: action.role }, outcome: recorded };
+  }
 }

@@ -3,10 +3,9 @@
  * docs/protocol.md describes it for clients in any language.
  */
 import { z } from 'zod';
-import type { GameConfig } from '../engine/config';
+import { playerActionSchema } from '../engine/actions';
 import { ACTION_ERROR_CODES } from '../engine/errors';
-import type { GameMap } from '../engine/map';
-import { MOVES } from '../engine/transition';
+import type { PlayerView } from '../engine/playerView';
 
 export const ROOM_NAME = 'cerealbar';
 export const LOBBY_NAME = 'lobby';
@@ -14,18 +13,10 @@ export const LOBBY_NAME = 'lobby';
 /** Milliseconds between the server's state patches, unless a room is configured otherwise. */
 export const DEFAULT_PATCH_RATE_MS = 20;
 
-/** Longest instruction after sanitising, as in the original game's text box. */
-export const MAX_INSTRUCTION_LENGTH = 300;
-
-/** Messages a client sends to the game room, by type. */
-export const clientMessageSchemas = {
-  move: z.strictObject({ action: z.enum(MOVES) }),
-  instruction: z.strictObject({ text: z.string().max(10_000) }),
-  endTurn: z.strictObject({}),
-  done: z.strictObject({}),
-} as const;
+/** The one message a player sends to act: a PlayerAction, the engine's action vocabulary. */
+export const ACTION_MESSAGE = 'action';
+export const clientMessageSchemas = { [ACTION_MESSAGE]: playerActionSchema } as const;
 export type ClientMessageType = keyof typeof clientMessageSchemas;
-export type ClientMessage<T extends ClientMessageType> = z.output<(typeof clientMessageSchemas)[T]>;
 
 const optionalId = z.string().trim().min(1).max(200).optional();
 
@@ -55,12 +46,44 @@ export interface ErrorMessage {
   readonly refused: string;
 }
 
-/** `map`: sent when the game starts and after a reconnection. */
-export interface MapMessage {
-  readonly map: GameMap;
-  readonly config: GameConfig;
+/** The game as one player's screen shows it: its `playerView`, and the room's facts about the session. */
+export interface ClientView extends PlayerView {
+  readonly phase: 'playing' | 'ended';
+  /** When the current turn times out, in the server's clock (epoch ms); 0 when no turn runs. */
+  readonly turnDeadline: number;
+  /** False while the other player's connection is down. */
+  readonly partnerConnected: boolean;
+  /** Why the game ended (the log's end reason); '' while it goes on. */
+  readonly endReason: string;
+}
+
+/**
+ * `view`: the player's view when the game starts (and after a reconnection) in full, then only the
+ * top-level fields that changed. Built from the player's view alone, so nothing else can leak.
+ */
+export interface ViewMessage {
+  /** True when `changes` is the whole view (the client replaces what it had). */
+  readonly full: boolean;
+  readonly changes: Partial<ClientView>;
   /** The server's clock (epoch ms) when it sent this: a client corrects its own by the difference to count down to turnDeadline. */
   readonly serverNow: number;
+}
+
+/** The top-level fields of `next` that differ from `previous` (compared by value). */
+export function viewChanges(previous: ClientView, next: ClientView): Partial<ClientView> {
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(next) as (keyof ClientView)[]) {
+    const a = previous[key];
+    const b = next[key];
+    if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) changes[key] = b;
+  }
+  return changes as Partial<ClientView>;
+}
+
+/** A view message applied to the view a client holds. */
+export function applyViewMessage(view: ClientView | null, message: ViewMessage): ClientView {
+  if (message.full || view === null) return message.changes as ClientView;
+  return { ...view, ...message.changes };
 }
 
 /** `queue`: a waiting player's place among the open games of its pool and code lacking the same seat. */
@@ -69,13 +92,4 @@ export interface QueueMessage {
   readonly position: number;
   /** How many such games wait, this one included. */
   readonly waiting: number;
-}
-
-// Control characters (C0, DEL, C1) other than white space, which becomes a plain space.
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
-const WHITE_SPACE_RUNS = /[\t\n\r ]+/g;
-
-/** An instruction as it is stored and shown: control characters removed, white space collapsed, trimmed. */
-export function sanitizeInstruction(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, '').replace(WHITE_SPACE_RUNS, ' ').trim();
 }

@@ -9,7 +9,7 @@ import type { Card } from '../engine/cards';
 import { hexDistance } from '../engine/hex';
 import type { Draw } from '../engine/rng';
 import type { GameState, Instruction } from '../engine/state';
-import type { Move } from '../engine/transition';
+import type { Move } from '../engine/actions';
 import { blockedMove, type CardTask, type Decision } from './leader';
 import type { PathPlanner } from './pathing';
 

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type GameConfig } from '../engine/config';
 import type { GameMap } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 import { drawSetup, type GameState, type Role } from '../engine/state';
-import type { Action } from '../engine/transition';
+import type { Action } from '../engine/actions';
 import type { LogHeader, LogLine } from '../log/format';
 import { GameRecorder, makeHeader } from '../log/recorder';
 import { ScriptedFollower } from './follower';

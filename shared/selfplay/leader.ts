@@ -10,7 +10,7 @@ import { hexDistance, opposite, stepFrom, type Cell, type Pose } from '../engine
 import { isWalkable, type World } from '../engine/map';
 import type { Draw } from '../engine/rng';
 import type { GameState } from '../engine/state';
-import type { Action, Move } from '../engine/transition';
+import type { Action, Move } from '../engine/actions';
 import type { PathPlanner } from './pathing';
 
 /** What an instruction asks for: step on this card so that its selection becomes `select`. */

@@ -17,7 +17,7 @@
 import type { Card } from '../engine/cards';
 import { HEADINGS, neighbourTable as hexNeighbourTable, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
 import { cellIndex, type World } from '../engine/map';
-import type { Move } from '../engine/transition';
+import type { Move } from '../engine/actions';
 
 const DIRECTIONS = HEADINGS.length;
 const headingIndex = (heading: Heading): number => HEADINGS.indexOf(heading);

@@ -57,11 +57,14 @@ describe('observation tracker', () => {
   test.each(SELF_PLAY_SEEDS)('self-play game %i: only what is in view, remembered cards as last seen', (seed) => {
     const { states } = games.get(seed)!;
     const tracker = new ObservationTracker();
-    /** Each card's state and the observation (0-based) when it was last in view. */
+    /** Each card's state and the follower's move count when it was last in view. */
     const lastSeen = new Map<number, { card: Card; at: number }>();
-    let observations = 0;
+    let moves = 0;
+    let pose: GameState['follower'] | null = null;
     let remembered = 0;
     for (const state of states) {
+      if (pose && (pose.x !== state.follower.x || pose.y !== state.follower.y || pose.heading !== state.follower.heading)) moves++;
+      pose = state.follower;
       const obs = tracker.observe(state);
       const view = new Set(visibleCells(state.world, state.follower, state.config.view));
       expect(Object.keys(obs).sort()).toEqual(OBSERVATION_KEYS);
@@ -72,16 +75,17 @@ describe('observation tracker', () => {
       for (const rememberedCard of obs.rememberedCards) {
         expect(view.has(cellIndex(state.world, rememberedCard))).toBe(false);
         expect(Object.keys(rememberedCard).sort()).toEqual([...CARD_KEYS, 'seenAgo'].sort());
-        // As it was when last in view, `seenAgo` observations ago.
+        // As it was when last in view, `seenAgo` moves ago.
         const { seenAgo, ...asSeen } = rememberedCard;
-        expect(lastSeen.get(rememberedCard.id)).toEqual({ card: asSeen, at: observations - seenAgo });
+        expect(lastSeen.get(rememberedCard.id)).toEqual({ card: asSeen, at: moves - seenAgo });
       }
       remembered += obs.rememberedCards.length;
       expect(obs.leader).toEqual(view.has(cellIndex(state.world, state.leader)) ? state.leader : null);
       expect(obs.stepsLeft).toBe(state.turn.role === 'follower' ? state.turn.stepsLeft : 0);
-      expect(obs.instruction).toEqual(state.queue[0] ?? null);
-      for (const c of obs.visibleCards) lastSeen.set(c.id, { card: c, at: observations });
-      observations++;
+      // The current instruction once shown (queued when a follower turn began), never a later one.
+      const current = state.queue[0];
+      expect(obs.instruction).toEqual(current !== undefined && current.id < state.instructionsShown ? current : null);
+      for (const c of obs.visibleCards) lastSeen.set(c.id, { card: c, at: moves });
     }
     expect(remembered).toBeGreaterThan(0);
   });
@@ -95,10 +99,11 @@ describe('observation tracker', () => {
     expect(tracker.observe(turnedAway).rememberedCards).toEqual([0, 1, 2].map((id) => ({ ...start.cards[id], seenAgo: 1 })));
     // Out of view, a change is not seen: card 1 is remembered unselected.
     const changedUnseen = updateState(turnedAway, { cards: start.cards.map((c) => (c.id === 1 ? { ...c, selected: true } : c)) });
+    // seenAgo counts the follower's moves (pose changes), not observations: still 1.
     expect(tracker.observe(changedUnseen).rememberedCards.map((c) => [c.id, c.selected, c.seenAgo])).toEqual([
-      [0, false, 2],
-      [1, false, 2],
-      [2, false, 2],
+      [0, false, 1],
+      [1, false, 1],
+      [2, false, 1],
     ]);
 
     // Card 1 left the board (a set); looking back at its cell, the follower forgets it.
@@ -208,9 +213,9 @@ describe('text observation', () => {
       [
         'You see no cards.',
         'Cards you saw earlier, out of view now (3):',
-        '- Earlier you saw a card with 3 green cubes, about 1 hex behind you to the right (1 observation ago).',
-        '- Earlier you saw a card with 2 blue hearts, about 2 hexes to the right (1 observation ago).',
-        '- Earlier you saw a card with 1 red star, selected, about 3 hexes to the right (1 observation ago).',
+        '- Earlier you saw a card with 3 green cubes, about 1 hex behind you to the right (1 move ago).',
+        '- Earlier you saw a card with 2 blue hearts, about 2 hexes to the right (1 move ago).',
+        '- Earlier you saw a card with 1 red star, selected, about 3 hexes to the right (1 move ago).',
         'Also in view:',
         '- water on 1 hex, 1 hex straight ahead.',
         'The leader is 4 hexes ahead, slightly to the right, facing east.',

@@ -100,7 +100,7 @@ describe('reset and step', () => {
     const env = new FollowerEnv();
     const recording = recordings.get(1)!;
     const { observation, info } = env.reset({ log: logs.get(1)!, instruction: 3 });
-    expect(observation.version).toBe(1);
+    expect(observation.version).toBe(2);
     expect(observation.instruction?.id).toBe(recording.instructions[3].id);
     expect(observation.pose).toEqual(recording.states[recording.instructions[3].start].follower);
     expect(info).toMatchObject({ instructionId: recording.instructions[3].id, outcome: null, shaping: 0, points: 0, steps: 0, potential: 0 });

@@ -2,8 +2,6 @@
 import { spawn } from 'node:child_process';
 import { join as joinPath } from 'node:path';
 import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
-import { stateFromFollowerView } from '../../shared/agents/live';
-import { buildWorld } from '../../shared/engine/map';
 import { generateMap } from '../../shared/maps/generate';
 import { join, startTestServer, waitFor, type TestServer } from '../server/harness';
 
@@ -39,20 +37,20 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
   try {
     await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
     const leader = await join(ts.url, { role: 'leader', code: 'live1' });
-    await waitFor(() => leader.state.phase === 'playing', 'the game to start');
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
     const nearestFirst = [...set].sort((a, b) => hexDistance(a, state.follower) - hexDistance(b, state.follower));
-    for (const card of nearestFirst) leader.room.send('instruction', { text: `pick up the ${describeCard(card)}` });
-    leader.room.send('endTurn', {});
+    for (const card of nearestFirst) leader.act({ type: 'instruction', text: `pick up the ${describeCard(card)}` });
+    leader.act({ type: 'endTurn' });
     // Each time control comes back with instructions left, the leader just ends its turn again.
     for (;;) {
-      await waitFor(() => leader.state.turnRole === 'follower' || leader.state.score > 0, 'the turn to pass');
-      await waitFor(() => leader.state.turnRole === 'leader' || leader.state.score > 0, 'the follower to play', 30_000);
-      if (leader.state.score > 0) break;
-      const queued = [...leader.state.instructions.values()].filter((i: any) => i.status !== 'done');
+      await waitFor(() => leader.view!.turn.role === 'follower' || leader.view!.score > 0, 'the turn to pass');
+      await waitFor(() => leader.view!.turn.role === 'leader' || leader.view!.score > 0, 'the follower to play', 30_000);
+      if (leader.view!.score > 0) break;
+      const queued = leader.view!.instructions.filter((i) => i.status !== 'done');
       if (queued.length === 0) throw new Error(`the follower finished without a set; agent output:\n${output}`);
-      leader.room.send('endTurn', {});
+      leader.act({ type: 'endTurn' });
     }
-    expect(leader.state.score).toBe(1);
+    expect(leader.view!.score).toBe(1);
     const toggledByFollower = ts.logs[0].flatMap((l: any) => (l.kind === 'event' && l.actor === 'follower' ? (l.outcome.toggled ?? []) : []));
     expect(toggledByFollower.sort()).toEqual(set.map((c) => c.id).sort());
     await leader.room.leave(true);
@@ -62,25 +60,4 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
   } finally {
     agent.kill('SIGKILL');
   }
-});
-
-describe('the follower view as an engine state', () => {
-  const config = makeConfig();
-  const map = generateMap(4);
-  const game = createGame(config, map, 4);
-  const room = {
-    turnRole: 'follower',
-    stepsLeft: 10,
-    turnsLeft: 6,
-    score: 0,
-    follower: { x: game.follower.x, y: game.follower.y, heading: game.follower.heading },
-    leader: { x: game.leader.x, y: game.leader.y, heading: game.leader.heading },
-  };
-
-  test('the leader is where the follower last saw it only while leaderInView says it is current', () => {
-    expect(stateFromFollowerView({ ...room, leaderInView: true }, buildWorld(map), config).leader).toEqual(game.leader);
-    // Out of view, the kept last-seen copy is not the leader's place now: it goes off the map, where no view reaches.
-    expect(stateFromFollowerView({ ...room, leaderInView: false }, buildWorld(map), config).leader).toEqual({ x: -100, y: -100, heading: 'NE' });
-    expect(stateFromFollowerView({ ...room, leader: null, leaderInView: false }, buildWorld(map), config).leader.x).toBe(-100);
-  });
 });

@@ -131,6 +131,6 @@ test('a dropped connection shows a banner, reconnects by itself, and the game go
   await leader.page.click('button.end-turn');
   await follower.page.waitForSelector('.follower-instructions li:has-text("Turn right twice")');
   await follower.page.keyboard.press('ArrowRight');
-  await leader.page.waitForFunction(() => (window as unknown as { __game: { view: { stepsLeft: number } } }).__game.view.stepsLeft === 9);
+  await leader.page.waitForFunction(() => (window as unknown as { __game: { view: { turn: { stepsLeft: number } } } }).__game.view.turn.stepsLeft === 9);
   expect([...leader.errors, ...follower.errors]).toEqual([]);
 });

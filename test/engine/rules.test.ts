@@ -330,6 +330,6 @@ describe('actions that are not defined are refused and change nothing', () => {
     expectRefused(state, { type: 'move', actor: 'ghost', move: 'MF' } as never, 'MALFORMED_ACTION');
     expectRefused(state, { type: 'timeout', actor: 'leader', role: 'leader' } as never, 'MALFORMED_ACTION');
     expectRefused(state, null as never, 'MALFORMED_ACTION');
-    expectRefused(state, { type: 'instruction', actor: 'leader', text: 42 } as never, 'EMPTY_INSTRUCTION');
+    expectRefused(state, { type: 'instruction', actor: 'leader', text: 42 } as never, 'MALFORMED_ACTION');
   });
 });

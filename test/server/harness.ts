@@ -1,7 +1,9 @@
 /** A game server on a free port with logs kept in memory, and real websocket clients for it. */
 import { Client, type Room } from '@colyseus/sdk';
 import WebSocket from 'ws';
+import type { PlayerAction } from '../../shared/engine/actions';
 import type { LogLine } from '../../shared/log/format';
+import { ACTION_MESSAGE, applyViewMessage, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { serializeLine } from '../../shared/log/recorder';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
@@ -43,8 +45,14 @@ export async function startTestServer(roomSettings: RoomSettings = {}): Promise<
 export interface Player {
   readonly room: Room;
   readonly messages: { type: string; payload: any }[];
-  /** The state as this client decoded it (any: the client decodes by reflection). */
-  readonly state: any;
+  /** The view as the player holds it from the server's `view` messages (null before the game starts). */
+  readonly view: ClientView | null;
+  /** 'waiting' until the first view arrives, then the view's phase. */
+  readonly phase: 'waiting' | 'playing' | 'ended';
+  /** Sends one action. */
+  act(action: PlayerAction): void;
+  /** Calls `listener` after each view message is applied (the SDK allows one handler per type: use this). */
+  onView(listener: (view: ClientView) => void): void;
   errors(): { code: string; message: string; refused: string }[];
 }
 
@@ -55,13 +63,25 @@ export async function join(url: string, options: Record<string, unknown>): Promi
 
 export function track(room: Room): Player {
   const messages: Player['messages'] = [];
+  let view: ClientView | null = null;
+  const viewListeners: ((view: ClientView) => void)[] = [];
   room.onMessage('*', (type, payload) => messages.push({ type: String(type), payload }));
+  room.onMessage('view', (payload: ViewMessage) => {
+    messages.push({ type: 'view', payload });
+    view = applyViewMessage(view, payload);
+    for (const listener of viewListeners) listener(view);
+  });
   return {
     room,
     messages,
-    get state() {
-      return room.state as any;
+    get view() {
+      return view;
     },
+    get phase() {
+      return view?.phase ?? 'waiting';
+    },
+    act: (action) => room.send(ACTION_MESSAGE, action),
+    onView: (listener) => viewListeners.push(listener),
     errors: () => messages.filter((m) => m.type === 'error').map((m) => m.payload),
   };
 }
@@ -81,6 +101,6 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function startGame(url: string, options: Record<string, unknown> = {}): Promise<{ leader: Player; follower: Player }> {
   const leader = await join(url, { role: 'leader', ...options });
   const follower = await join(url, { role: 'follower', ...options });
-  await waitFor(() => leader.state.phase === 'playing' && follower.state.phase === 'playing', 'both players to see the game start');
+  await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'both players to see the game start');
   return { leader, follower };
 }

@@ -27,8 +27,8 @@ test('two players asking for the same seat wait in different games; a follower j
   expect(second.room.roomId).not.toBe(first.room.roomId);
   const follower = await join(ts.url, { role: 'follower' });
   expect(follower.room.roomId).toBe(first.room.roomId);
-  await waitFor(() => first.state.phase === 'playing', 'the first game to start');
-  expect(second.state.phase).toBe('waiting');
+  await waitFor(() => first.phase === 'playing', 'the first game to start');
+  expect(second.phase).toBe('waiting');
 });
 
 describe('the queue', () => {
@@ -60,7 +60,7 @@ describe('the queue', () => {
     await placeIs(second, 1, 1);
     // A game that has started (or never waited, with the scripted follower) stops sending it.
     await sleep(1200);
-    const firstAfterStart = first.messages.slice(first.messages.findIndex((m) => m.type === 'map'));
+    const firstAfterStart = first.messages.slice(first.messages.findIndex((m) => m.type === 'view'));
     expect(firstAfterStart.some((m) => m.type === 'queue')).toBe(false);
     expect(queues(follower)).toEqual([]);
     expect(queues(withBot)).toEqual([]);
@@ -99,7 +99,6 @@ test('quick play never lands in a private game, and pools stay apart', async () 
   const expertFollower = await join(ts.url, { role: 'any', pool: 'expert' });
   expect(expertFollower.room.roomId).toBe(expertLeader.room.roomId);
   expect(await roleOf(expertFollower)).toBe('follower');
-  await waitFor(() => expertFollower.state.pool === 'expert', 'the pool in the state');
 });
 
 describe('the scripted follower', () => {
@@ -108,24 +107,25 @@ describe('the scripted follower', () => {
     await ts.server.close();
     ts = await startTestServer({ seed: 2, botStepMs: 5 });
     const leader = await join(ts.url, { role: 'leader', botFollower: true });
-    await waitFor(() => leader.state.phase === 'playing' && leader.state.cards.size === 21, 'the game to start');
-    expect(leader.state.follower.connected).toBe(true);
-    const cards = [...leader.state.cards.values()] as any[];
-    const follower = leader.state.follower;
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    expect(leader.view!.cards).toHaveLength(21);
+    expect(leader.view!.partnerConnected).toBe(true);
+    const cards = leader.view!.cards;
+    const follower = leader.view!.follower;
     const inView = new Set(visibleCells({ width: 25, height: 25 }, { x: follower.x, y: follower.y, heading: follower.heading }, makeConfig().view));
     // A card the follower can see, and the only one with its face (the bot sees only its view).
     const target = cards.find(
       (c) => inView.has(c.y * 25 + c.x) && cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1,
     );
     expect(target).toBeDefined();
-    leader.room.send('instruction', { text: `please pick up the ${describeCard(target)}` });
-    leader.room.send('endTurn', {});
-    await waitFor(() => leader.state.turnRole === 'follower', 'the follower turn');
-    await waitFor(() => leader.state.turnRole === 'leader', 'the bot to finish its turn', 10_000);
+    leader.act({ type: "instruction", text: `please pick up the ${describeCard(target!)}` });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => leader.view!.turn.role === 'follower', 'the follower turn');
+    await waitFor(() => leader.view!.turn.role === 'leader', 'the bot to finish its turn', 10_000);
     const log = ts.logs[0];
     const followerEvents = log.filter((l: any) => l.kind === 'event' && l.actor === 'follower') as any[];
     expect(followerEvents.length).toBeGreaterThan(0);
-    const reached = followerEvents.some((e) => e.outcome.toggled?.includes(target.id));
+    const reached = followerEvents.some((e) => e.outcome.toggled?.includes(target!.id));
     const done = followerEvents.some((e) => e.type === 'done');
     // Either it got there and said DONE, or it ran out of its ten steps on the way.
     expect(reached ? done : followerEvents.filter((e) => e.type === 'move').length === 10).toBe(true);
@@ -147,7 +147,7 @@ test('crowdsourcing ids are kept as given, with an opaque player id, in the log 
   const ids = { workerId: 'A1B2C3', assignmentId: 'asg-9', hitId: 'hit 42' };
   const leader = await join(ts.url, { role: 'leader', code: 'crowd', ...ids });
   await join(ts.url, { role: 'follower', code: 'crowd' });
-  await waitFor(() => leader.state.phase === 'playing', 'the game to start');
+  await waitFor(() => leader.phase === 'playing', 'the game to start');
   const players = (ts.logs[0][0] as any).meta.players;
   expect(players).toEqual([
     { role: 'leader', playerId: expect.stringMatching(/^[0-9a-f-]{36}$/), kind: 'human', ...ids },

@@ -29,9 +29,10 @@ async function serve(dataDir: string): Promise<{ child: ChildProcess; url: strin
 /** Plays `n` leader rotations and instructions, waiting for each to be acknowledged. */
 async function playSome(leader: Player, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) leader.room.send('instruction', { text: `instruction ${i}` });
-    else leader.room.send('move', { action: 'RL' });
-    await waitFor(() => leader.state.seq === i + 1, `action ${i + 1} to be acknowledged`);
+    if (i % 2 === 0) leader.act({ type: 'instruction', text: `instruction ${i}` });
+    else leader.act({ type: 'move', move: 'RL' });
+    // Each accepted leader action changes the leader's view: one view message more.
+    await waitFor(() => leader.messages.filter((m) => m.type === 'view').length === i + 2, `action ${i + 1} to be acknowledged`);
   }
 }
 

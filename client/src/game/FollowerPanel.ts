@@ -33,17 +33,17 @@ export class FollowerPanel {
   update(view: GameView): void {
     this.view = view;
     const current = view.instructions.find((i) => i.status === 'current');
-    const previous = view.instructions.find((i) => i.status === 'done');
+    const previous = view.instructions.filter((i) => i.status === 'done').at(-1);
     setChildren(this.current, current ? instructionItem(current, 'Now') : h('li', { class: 'empty' }, 'No instruction yet: wait for the leader.'));
     setChildren(this.previous, previous ? instructionItem(previous, 'Done') : h('li', { class: 'empty' }, 'None yet.'));
-    this.done.disabled = !this.myTurn() || !current;
+    this.done.disabled = !this.canMarkDone();
   }
 
   markDone(): void {
-    if (this.myTurn()) this.session.send('done');
+    if (this.canMarkDone()) this.session.send({ type: 'done' });
   }
 
-  private myTurn(): boolean {
-    return this.view?.phase === 'playing' && this.view.turnRole === 'follower' && this.session.connected;
+  private canMarkDone(): boolean {
+    return this.view?.phase === 'playing' && this.view.legal.done && this.session.connected;
   }
 }

@@ -2,15 +2,13 @@
  * A game in progress, for either role: the status bar, the world, the role's side panel, the
  * banners, and the keyboard. Keys and buttons act only on your turn; whatever the server refuses
  * is shown in words. The leader sees the whole world from above with an inset of the follower's
- * view; the follower sees, in first person, exactly what the server sent it and the cards it
- * remembers.
+ * view; the follower sees, in first person, exactly its view as the server sent it: the cells it
+ * has seen, the cards in view and those it remembers.
  */
-import { ObservationTracker } from '../../../shared/agents/observation';
-import { stateFromFollowerView } from '../../../shared/agents/live';
 import type { GameConfig } from '../../../shared/engine/config';
-import { buildWorld, type GameMap } from '../../../shared/engine/map';
+import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
-import type { Move } from '../../../shared/engine/transition';
+import type { Move } from '../../../shared/engine/actions';
 import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
 import { WorldRenderer } from '../world/WorldRenderer';
@@ -35,8 +33,6 @@ export class GameScreen {
   private readonly renderer: WorldRenderer;
   private readonly world: WorldScene;
   private readonly panel: LeaderPanel | FollowerPanel;
-  /** The follower's memory of cards it saw (the server sends only the cards in view). */
-  private readonly tracker = new ObservationTracker();
   private lastScore = 0;
   private lastWaitHint = 0;
   private readonly onKey = (event: KeyboardEvent) => this.key(event);
@@ -44,8 +40,8 @@ export class GameScreen {
   constructor(
     private readonly session: GameSession,
     private readonly role: Role,
-    private readonly map: GameMap,
-    private readonly config: GameConfig,
+    map: KnownMap,
+    config: GameConfig,
     private readonly exit: () => void,
   ) {
     this.status = new StatusBar(role);
@@ -89,22 +85,17 @@ export class GameScreen {
     this.status.update(view);
     this.panel.update(view);
     this.renderer.setFirstPersonPose(view.follower);
+    this.world.reveal(view.map);
     this.world.setAvatar('follower', view.follower);
-    if (this.role === 'leader') {
-      this.world.setAvatar('leader', view.leader);
-      this.world.setCards({ cards: view.cards, invalid: view.invalidCards, setMade });
-    } else {
-      const observation = this.tracker.observe(stateFromFollowerView(view, buildWorld(this.map), this.config));
-      this.world.setAvatar('leader', observation.leader);
-      this.world.setCards({ cards: [...observation.visibleCards, ...observation.rememberedCards], setMade });
-    }
+    this.world.setAvatar('leader', view.leader);
+    this.world.setCards({ cards: [...view.cards, ...view.rememberedCards], invalid: new Set(view.invalidCards), setMade });
     this.renderer.requestRender();
     (window as unknown as { __game: unknown }).__game = { role: this.role, view };
   }
 
   private canAct(): boolean {
     const view = this.session.view;
-    return view?.phase === 'playing' && view.turnRole === this.role && this.session.connected;
+    return view?.phase === 'playing' && view.turn.role === this.role && this.session.connected;
   }
 
   private key(event: KeyboardEvent): void {
@@ -115,15 +106,18 @@ export class GameScreen {
     if (!move && !done) return;
     event.preventDefault();
     if (!this.canAct()) return this.waitHint();
-    if (move) this.session.send('move', { action: move });
-    else (this.panel as FollowerPanel).markDone();
+    if (!move) return (this.panel as FollowerPanel).markDone();
+    // The view's legal moves say what is in the way; a blocked move is not sent.
+    if (this.session.view!.legal.moves.includes(move)) this.session.send({ type: 'move', move });
+    else if (this.session.view!.turn.stepsLeft === 0) this.banners.show('No steps left this turn.', 'info', 2);
+    else this.banners.show('Something is in the way.', 'info', 2);
   }
 
   private waitHint(): void {
     const view = this.session.view;
     if (!view || view.phase !== 'playing' || Date.now() - this.lastWaitHint < 2000) return;
     this.lastWaitHint = Date.now();
-    this.banners.show(this.session.connected ? `It is the ${view.turnRole}'s turn: wait for yours.` : 'Not connected: wait for the connection to come back.', 'info', 2);
+    this.banners.show(this.session.connected ? `It is the ${view.turn.role}'s turn: wait for yours.` : 'Not connected: wait for the connection to come back.', 'info', 2);
   }
 
   private notice(notice: Notice): void {

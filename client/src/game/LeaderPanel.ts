@@ -1,22 +1,23 @@
 /**
- * The leader's side panel: the instruction box (Enter sends), End Turn (disabled while the queue
- * is empty), and every instruction marked done, current, or not yet seen by the follower.
+ * The leader's side panel: the instruction box (Enter sends), End Turn, and every instruction
+ * marked done, current, or not yet seen by the follower. What is enabled comes from the view's
+ * legal actions, and the length limit from the game's config.
  */
-import { MAX_INSTRUCTION_LENGTH } from '../../../shared/protocol/messages';
+import type { InstructionView } from '../../../shared/engine/playerView';
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
-import type { GameSession, GameView, InstructionView } from './session';
+import type { GameSession, GameView } from './session';
 
 function instructionTag(instruction: InstructionView): string {
   if (instruction.status === 'done') return 'Done';
-  if (!instruction.sent) return instruction.status === 'current' ? 'Next · not seen yet' : 'Not seen yet';
+  if (!instruction.shown) return instruction.status === 'current' ? 'Next · not seen yet' : 'Not seen yet';
   return instruction.status === 'current' ? 'Current' : 'Queued';
 }
 
 export function instructionItem(instruction: InstructionView, tag: string): HTMLElement {
   return h(
     'li',
-    { class: `${instruction.status}${instruction.sent ? '' : ' unsent'}`, 'data-instruction': instruction.id },
+    { class: `${instruction.status}${instruction.shown ? '' : ' unsent'}`, 'data-instruction': instruction.id },
     h('span', { class: 'tag' }, tag),
     instruction.text,
   );
@@ -26,7 +27,6 @@ export class LeaderPanel {
   readonly element: HTMLElement;
   private readonly input = h('textarea', {
     class: 'instruction-input',
-    maxlength: MAX_INSTRUCTION_LENGTH,
     placeholder: 'Tell the follower what to do, e.g. "Turn left and pick up the two red stars by the pond."',
     'aria-label': 'Instruction',
   });
@@ -52,7 +52,7 @@ export class LeaderPanel {
     });
     this.input.addEventListener('input', () => this.refresh());
     this.endTurn.addEventListener('click', () => {
-      if (this.myTurn()) this.session.send('endTurn');
+      if (this.view?.legal.endTurn && this.session.connected) this.session.send({ type: 'endTurn' });
     });
     this.element = h(
       'aside',
@@ -78,24 +78,26 @@ export class LeaderPanel {
     this.refresh();
   }
 
-  private myTurn(): boolean {
-    return this.view?.phase === 'playing' && this.view.turnRole === 'leader' && this.session.connected;
+  private canInstruct(): boolean {
+    return this.view?.phase === 'playing' && this.view.legal.instruction && this.session.connected;
   }
 
   private refresh(): void {
-    const myTurn = this.myTurn();
+    const maxLength = this.view?.legal.maxInstructionLength ?? this.view?.config.maxInstructionLength;
+    if (maxLength !== undefined) this.input.maxLength = maxLength;
     const length = this.input.value.trim().length;
-    this.count.textContent = `${this.input.value.length} / ${MAX_INSTRUCTION_LENGTH}`;
-    this.send.disabled = !myTurn || length === 0;
-    const queued = this.view?.instructions.some((i) => i.status !== 'done') ?? false;
-    this.endTurn.disabled = !myTurn || !queued;
-    this.endTurn.title = queued ? 'Give control to the follower' : 'Send an instruction first';
+    this.count.textContent = maxLength === undefined ? '' : `${this.input.value.length} / ${maxLength}`;
+    this.send.disabled = !this.canInstruct() || length === 0;
+    const canEnd = this.view?.phase === 'playing' && this.view.legal.endTurn && this.session.connected;
+    this.endTurn.disabled = !canEnd;
+    const myTurn = this.view?.turn.role === 'leader';
+    this.endTurn.title = canEnd ? 'Give control to the follower' : myTurn ? 'Send an instruction first' : "Wait for the follower's turn to end";
   }
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!this.myTurn() || text.length === 0) return;
-    if (this.session.send('instruction', { text })) this.input.value = '';
+    if (!this.canInstruct() || text.length === 0) return;
+    if (this.session.send({ type: 'instruction', text })) this.input.value = '';
     this.refresh();
   }
 }

@@ -39,12 +39,13 @@ export class StatusBar {
 
   update(view: GameView): void {
     this.view = view;
-    const mine = view.turnRole === this.role;
+    const mine = view.turn.role === this.role;
     document.body.dataset.turn = view.phase === 'playing' && mine ? 'mine' : 'theirs';
     document.body.dataset.phase = view.phase;
     if (view.phase === 'ended') this.turn.textContent = `Game over: ${view.score} point${view.score === 1 ? '' : 's'}`;
-    else this.turn.textContent = mine ? 'Your turn' : `${ROLE_NAMES[view.turnRole]}'s turn: please wait`;
-    this.steps.value.textContent = String(view.stepsLeft);
+    else this.turn.textContent = mine ? 'Your turn' : `${ROLE_NAMES[view.turn.role]}'s turn: please wait`;
+    // The follower is not told the leader's steps.
+    this.steps.value.textContent = view.turn.stepsLeft === null ? '–' : String(view.turn.stepsLeft);
     this.turns.value.textContent = String(view.turnsLeft);
     this.score.value.textContent = String(view.score);
     this.tick();
@@ -64,7 +65,7 @@ export class StatusBar {
     const seconds = Math.max(0, Math.ceil((view.turnDeadline - Date.now()) / 1000));
     this.time.value.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
     // The last third of a short turn, the last ten seconds of a long one.
-    const warnAt = Math.min(10, view.turnSeconds[view.turnRole] / 3);
+    const warnAt = Math.min(10, view.config.turnSeconds[view.turn.role] / 3);
     this.time.element.classList.toggle('urgent', seconds <= warnAt);
   }
 }

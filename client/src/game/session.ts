@@ -4,47 +4,14 @@
  * notices, errors and connection changes on. Nothing here decides a rule: the server does.
  */
 import { Client, type Room } from '@colyseus/sdk';
-import type { Card, Color, Count, Shape } from '../../../shared/engine/cards';
-import { makeConfig, type GameConfig } from '../../../shared/engine/config';
-import type { Heading, Pose } from '../../../shared/engine/hex';
-import { mapSchema, type GameMap } from '../../../shared/engine/map';
+import type { PlayerAction } from '../../../shared/engine/actions';
+import type { GameConfig } from '../../../shared/engine/config';
+import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
-import { ROOM_NAME, type ClientMessageType, type JoinOptions } from '../../../shared/protocol/messages';
+import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type JoinOptions, type ViewMessage } from '../../../shared/protocol/messages';
 
-export type InstructionStatus = 'done' | 'current' | 'queued';
-export interface InstructionView {
-  readonly id: number;
-  readonly text: string;
-  readonly status: InstructionStatus;
-  /** The follower has been able to see it. */
-  readonly sent: boolean;
-}
-
-export interface PlayerView extends Pose {
-  readonly connected: boolean;
-}
-
-/** The room state as this player received it (the follower receives less: docs/protocol.md). */
-export interface GameView {
-  readonly phase: 'waiting' | 'playing' | 'ended';
-  readonly gameId: string;
-  readonly turnRole: Role;
-  readonly stepsLeft: number;
-  readonly turnsLeft: number;
-  readonly score: number;
-  /** When the turn times out, in this machine's clock (0 when no turn runs). */
-  readonly turnDeadline: number;
-  readonly turnSeconds: Readonly<Record<Role, number>>;
-  readonly follower: PlayerView;
-  /** For the follower: the last place it saw the leader, current only when `leaderInView`. */
-  readonly leader: PlayerView | null;
-  readonly leaderInView: boolean;
-  readonly cards: readonly Card[];
-  readonly instructions: readonly InstructionView[];
-  /** Selected cards that cannot make a set (the leader's red marks; always empty for the follower). */
-  readonly invalidCards: ReadonlySet<number>;
-  readonly endReason: string;
-}
+/** The game as this player's server sent it (its playerView), with the deadline in this machine's clock. */
+export type GameView = ClientView;
 
 export type Notice =
   | { kind: 'turnSkipped' | 'partnerDisconnected' | 'partnerReconnected' | 'partnerLeft' }
@@ -59,7 +26,7 @@ export interface ServerRefusal {
 
 export interface SessionEvents {
   seat(role: Role): void;
-  start(map: GameMap, config: GameConfig): void;
+  start(map: KnownMap, config: GameConfig): void;
   state(view: GameView): void;
   notice(notice: Notice): void;
   refused(refusal: ServerRefusal): void;
@@ -76,10 +43,10 @@ export function serverUrl(): string {
 
 export class GameSession {
   role: Role | null = null;
-  map: GameMap | null = null;
-  config: GameConfig | null = null;
   view: GameView | null = null;
   connected = true;
+  /** The view as received, in the server's clock. */
+  private received: ClientView | null = null;
   private clockOffset = 0;
   private readonly listeners: { [K in keyof SessionEvents]: Listener<K>[] } = {
     seat: [], start: [], state: [], notice: [], refused: [], queue: [], connection: [],
@@ -101,18 +68,18 @@ export class GameSession {
       this.role = message.role;
       this.emit('seat', message.role);
     });
-    room.onMessage('map', (message: { map: unknown; config: unknown; serverNow?: number }) => {
-      if (typeof message.serverNow === 'number') this.clockOffset = Date.now() - message.serverNow;
-      const first = this.map === null;
-      this.map = mapSchema.parse(message.map);
-      this.config = makeConfig(message.config as never);
-      if (first) this.emit('start', this.map, this.config);
-      this.publish();
+    room.onMessage('view', (message: ViewMessage) => {
+      this.clockOffset = Date.now() - message.serverNow;
+      const first = this.received === null;
+      this.received = applyViewMessage(this.received, message);
+      const view = this.received;
+      this.view = { ...view, turnDeadline: view.turnDeadline > 0 ? view.turnDeadline + this.clockOffset : 0 };
+      if (first) this.emit('start', view.map, view.config);
+      this.emit('state', this.view);
     });
     room.onMessage('notice', (notice: Notice) => this.emit('notice', notice));
     room.onMessage('error', (refusal: ServerRefusal) => this.emit('refused', refusal));
     room.onMessage('queue', (message: { position: number; waiting: number }) => this.emit('queue', message.position, message.waiting));
-    room.onStateChange(() => this.publish());
     room.onDrop(() => {
       this.connected = false;
       this.emit('connection', 'dropped');
@@ -131,10 +98,10 @@ export class GameSession {
     this.listeners[event].push(listener);
   }
 
-  /** Sends a message; false (and nothing sent) while the connection is down. */
-  send(type: ClientMessageType, payload: Record<string, unknown> = {}): boolean {
+  /** Sends an action; false (and nothing sent) while the connection is down. */
+  send(action: PlayerAction): boolean {
     if (!this.connected) return false;
-    this.room.send(type, payload);
+    this.room.send(ACTION_MESSAGE, action);
     return true;
   }
 
@@ -149,38 +116,4 @@ export class GameSession {
   private emit<K extends keyof SessionEvents>(event: K, ...args: Parameters<Listener<K>>): void {
     for (const listener of this.listeners[event]) (listener as (...a: Parameters<Listener<K>>) => void)(...args);
   }
-
-  private publish(): void {
-    this.view = readView(this.room.state, this.clockOffset);
-    this.emit('state', this.view);
-  }
-}
-
-// `any`: the SDK decodes the state by reflection, without the server's schema classes.
-function readView(state: any, clockOffset: number): GameView {
-  const cards: Card[] = [];
-  state.cards?.forEach((c: any) =>
-    cards.push({ id: c.id, x: c.x, y: c.y, color: c.color as Color, shape: c.shape as Shape, count: c.count as Count, selected: c.selected }),
-  );
-  const instructions: InstructionView[] = [];
-  state.instructions?.forEach((i: any) => instructions.push({ id: i.id, text: i.text, status: i.status, sent: i.sent }));
-  instructions.sort((a, b) => a.id - b.id);
-  const player = (p: any): PlayerView | null => (p && p.heading ? { x: p.x, y: p.y, heading: p.heading as Heading, connected: p.connected } : null);
-  return {
-    phase: state.phase,
-    gameId: state.gameId,
-    turnRole: state.turnRole,
-    stepsLeft: state.stepsLeft,
-    turnsLeft: state.turnsLeft,
-    score: state.score,
-    turnDeadline: state.turnDeadline > 0 ? state.turnDeadline + clockOffset : 0,
-    turnSeconds: { leader: state.leaderTurnSeconds, follower: state.followerTurnSeconds },
-    follower: player(state.follower) ?? { x: 0, y: 0, heading: 'NE', connected: false },
-    leader: player(state.leader),
-    leaderInView: state.leaderInView === true,
-    cards,
-    instructions,
-    invalidCards: new Set<number>(state.leaderOnly?.invalidCards ? [...state.leaderOnly.invalidCards] : []),
-    endReason: state.endReason,
-  };
 }

@@ -1,12 +1,12 @@
 /**
- * Everything in one game's world: terrain and props (fixed for the game), the cards and the two
- * avatars (updated from the game state). It only draws what it is given: what a screen may show
- * is decided by the caller (for the follower, by the server).
+ * Everything in one game's world: terrain and props, the cards and the two avatars. It only draws
+ * what it is given, as the player knows it (a KnownMap: for the follower, the cells it has seen,
+ * which `reveal` extends); what a screen may show is decided by the server's playerView.
  */
-import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene } from 'three';
+import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Object3D } from 'three';
 import type { Card } from '../../../shared/engine/cards';
 import type { Cell, Pose } from '../../../shared/engine/hex';
-import type { GameMap } from '../../../shared/engine/map';
+import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
 import { buildAvatar } from './avatars';
 import { CardModel, type CardMark } from './cards';
@@ -38,26 +38,42 @@ export interface CardUpdate {
 
 export class WorldScene {
   readonly scene = new Scene();
-  private readonly heights: Float32Array;
   private readonly cards = new Map<number, CardModel>();
   private readonly cardLayer = new Group();
   private readonly avatars: Record<Role, Group>;
   private animations: Animation[] = [];
 
-  constructor(readonly map: GameMap) {
+  private heights: Float32Array;
+  private ground = new Group();
+
+  constructor(public map: KnownMap) {
     this.scene.background = new Color(SKY_COLOUR);
     this.heights = cellHeights(map);
     this.scene.add(new HemisphereLight('#eaf6ff', '#5a6b3a', 1.6), new AmbientLight('#ffffff', 0.35));
     const sun = new DirectionalLight('#fff4e0', 1.8);
     sun.position.set(10, 20, 8);
     this.scene.add(sun);
-    this.scene.add(buildTerrain(map, this.heights));
-    const props = new Group();
-    props.name = 'props';
-    for (const prop of map.props) props.add(buildProp(prop, this.groundAt(prop)));
     this.cardLayer.name = 'cards';
     this.avatars = { leader: buildAvatar('leader'), follower: buildAvatar('follower') };
-    this.scene.add(props, this.cardLayer, this.avatars.leader, this.avatars.follower);
+    this.scene.add(this.ground, this.cardLayer, this.avatars.leader, this.avatars.follower);
+    this.buildGround();
+  }
+
+  /** The player now knows more of the map: the ground is drawn again from it. */
+  reveal(map: KnownMap): void {
+    if (map === this.map) return;
+    this.map = map;
+    this.heights = cellHeights(map);
+    disposeTree(this.ground);
+    this.ground.clear();
+    this.buildGround();
+  }
+
+  private buildGround(): void {
+    const props = new Group();
+    props.name = 'props';
+    for (const prop of this.map.props) props.add(buildProp(prop, this.groundAt(prop)));
+    this.ground.add(buildTerrain(this.map, this.heights), props);
   }
 
   groundAt(cell: Cell): number {
@@ -137,11 +153,7 @@ export class WorldScene {
 
   /** Frees the GPU copies of everything in the scene (three re-uploads shared ones if used again). */
   dispose(): void {
-    this.scene.traverse((object) => {
-      const mesh = object as { geometry?: { dispose(): void }; material?: { dispose(): void } | { dispose(): void }[] };
-      mesh.geometry?.dispose();
-      for (const material of [mesh.material ?? []].flat()) material.dispose();
-    });
+    disposeTree(this.scene);
     for (const model of this.cards.values()) model.dispose();
   }
 
@@ -158,4 +170,13 @@ export class WorldScene {
 function cardMark(card: Card, invalid: ReadonlySet<number> | undefined): CardMark {
   if (!card.selected) return 'none';
   return invalid?.has(card.id) ? 'invalid' : 'selected';
+}
+
+/** Frees the GPU copies of the geometries and materials under `root`. */
+function disposeTree(root: Object3D): void {
+  root.traverse((object) => {
+    const mesh = object as { geometry?: { dispose(): void }; material?: { dispose(): void } | { dispose(): void }[] };
+    mesh.geometry?.dispose();
+    for (const material of [mesh.material ?? []].flat()) material.dispose();
+  });
 }

@@ -5,7 +5,7 @@
  */
 import { Vector3 } from 'three';
 import { cellCentre, HEADING_DEGREES, type Cell, type Heading } from '../../../shared/engine/hex';
-import { terrainAt, type GameMap, type Terrain } from '../../../shared/engine/map';
+import type { Terrain } from '../../../shared/engine/map';
 
 /** Circumradius of a pointy-top hex whose neighbours' centres are 1 apart. */
 export const HEX_RADIUS = 0.5 / Math.cos(Math.PI / 6);
@@ -24,13 +24,12 @@ export function headingRotation(heading: Heading): number {
 }
 
 /** Top of the ground at a cell: where cards, props and avatars stand. */
-export function surfaceHeight(map: GameMap, cell: Cell, hillNeighbours = 0): number {
-  const terrain = terrainAt(map, cell);
+export function surfaceHeight(terrain: Terrain, hillNeighbours = 0): number {
   return TERRAIN_TOP[terrain] + (terrain === 'hill' ? 0.12 * hillNeighbours : 0);
 }
 
 /** The middle of the map in the scene, and its extent (for cameras). */
-export function mapBounds(map: Pick<GameMap, 'width' | 'height'>): { centre: Vector3; width: number; depth: number } {
+export function mapBounds(map: { readonly width: number; readonly height: number }): { centre: Vector3; width: number; depth: number } {
   const far = cellCentre({ x: map.width - 1, y: map.height - 1 });
   const width = far.x + 0.5;
   const depth = far.z;

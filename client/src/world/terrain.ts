@@ -15,7 +15,8 @@ import {
   MeshStandardMaterial,
 } from 'three';
 import { neighbours, type Cell } from '../../../shared/engine/hex';
-import { buildWorld, inBounds, terrainAt, type GameMap, type Terrain } from '../../../shared/engine/map';
+import { inBounds, TERRAIN_LETTERS, type Terrain, type TerrainLetter } from '../../../shared/engine/map';
+import type { KnownMap } from '../../../shared/engine/playerView';
 import { cellNoise, cellPosition, HEX_RADIUS, surfaceHeight } from './layout';
 
 const TERRAIN_COLOURS: Readonly<Record<Terrain, string>> = {
@@ -30,28 +31,36 @@ const TERRAIN_COLOURS: Readonly<Record<Terrain, string>> = {
 const BASE = -0.8;
 
 /** Number of hill cells around a cell, which raises hills towards their middle. */
-export function hillNeighbours(map: GameMap, cell: Cell): number {
-  return neighbours(cell).filter((n) => inBounds(map, n) && terrainAt(map, n) === 'hill').length;
+export function hillNeighbours(map: KnownMap, cell: Cell): number {
+  return neighbours(cell).filter((n) => inBounds(map, n) && knownTerrain(map, n) === 'hill').length;
+}
+
+/** The terrain of a cell, or null for one the player has not seen (drawn as nothing). */
+export function knownTerrain(map: KnownMap, cell: Cell): Terrain | null {
+  return TERRAIN_LETTERS[map.terrain[cell.y][cell.x] as TerrainLetter] ?? null;
 }
 
 /** The ground height of every cell, indexed y * width + x. */
-export function cellHeights(map: GameMap): Float32Array {
+export function cellHeights(map: KnownMap): Float32Array {
   const heights = new Float32Array(map.width * map.height);
   for (let y = 0; y < map.height; y++) {
-    for (let x = 0; x < map.width; x++) heights[y * map.width + x] = surfaceHeight(map, { x, y }, hillNeighbours(map, { x, y }));
+    for (let x = 0; x < map.width; x++) {
+      const terrain = knownTerrain(map, { x, y });
+      heights[y * map.width + x] = terrain ? surfaceHeight(terrain, hillNeighbours(map, { x, y })) : 0;
+    }
   }
   return heights;
 }
 
-export function buildTerrain(map: GameMap, heights: Float32Array): Group {
+export function buildTerrain(map: KnownMap, heights: Float32Array): Group {
   const group = new Group();
   group.name = 'terrain';
   const prism = new CylinderGeometry(HEX_RADIUS, HEX_RADIUS, 1, 6, 1);
   const byTerrain = new Map<Terrain, Cell[]>();
   for (let y = 0; y < map.height; y++) {
     for (let x = 0; x < map.width; x++) {
-      const terrain = terrainAt(map, { x, y });
-      byTerrain.set(terrain, [...(byTerrain.get(terrain) ?? []), { x, y }]);
+      const terrain = knownTerrain(map, { x, y });
+      if (terrain) byTerrain.set(terrain, [...(byTerrain.get(terrain) ?? []), { x, y }]);
     }
   }
   const matrix = new Matrix4();
@@ -75,12 +84,13 @@ export function buildTerrain(map: GameMap, heights: Float32Array): Group {
   return group;
 }
 
-function walkableOutlines(map: GameMap, heights: Float32Array): LineSegments {
-  const { walkable } = buildWorld(map);
+function walkableOutlines(map: KnownMap, heights: Float32Array): LineSegments {
+  const props = new Set(map.props.map((prop) => prop.y * map.width + prop.x));
   const points: number[] = [];
   for (let y = 0; y < map.height; y++) {
     for (let x = 0; x < map.width; x++) {
-      if (!walkable[y * map.width + x]) continue;
+      const terrain = knownTerrain(map, { x, y });
+      if ((terrain !== 'grass' && terrain !== 'path') || props.has(y * map.width + x)) continue;
       const centre = cellPosition({ x, y }, heights[y * map.width + x] + 0.004);
       for (let corner = 0; corner < 6; corner++) {
         for (const c of [corner, (corner + 1) % 6]) {

@@ -1,0 +1,124 @@
+/**
+ * The one action vocabulary. A player chooses a `PlayerAction`; with its actor it is the engine's
+ * `Action`. The protocol, the log, agents, the environment and the bots all speak it, and every
+ * conversion (short codes, zod parsing) lives here.
+ */
+import { z } from 'zod';
+import type { Role } from './state';
+
+export const MOVES = ['MF', 'MB', 'RL', 'RR'] as const;
+/** Move forward, move back, rotate left, rotate right. */
+export type Move = (typeof MOVES)[number];
+
+/** What a player asks for. */
+export type PlayerAction =
+  | { readonly type: 'move'; readonly move: Move }
+  | { readonly type: 'instruction'; readonly text: string }
+  | { readonly type: 'endTurn' }
+  | { readonly type: 'done' };
+
+/** A turn out of time, declared by whoever keeps time (the server). */
+export interface TimeoutAction {
+  readonly type: 'timeout';
+  readonly actor: 'server';
+  readonly role: Role;
+}
+
+/** Every action a game accepts: a player's, with its actor, or a timeout. */
+export type Action = (PlayerAction & { readonly actor: Role }) | TimeoutAction;
+export type ActionType = Action['type'];
+export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
+
+/** Longest text the edge accepts before the engine judges it (config.maxInstructionLength is at most this). */
+export const MAX_INSTRUCTION_TEXT = 10_000;
+
+/** A player action as received from outside (a client, an agent): validated, never trusted. */
+export const playerActionSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('move'), move: z.enum(MOVES) }),
+  z.strictObject({ type: z.literal('instruction'), text: z.string().max(MAX_INSTRUCTION_TEXT) }),
+  z.strictObject({ type: z.literal('endTurn') }),
+  z.strictObject({ type: z.literal('done') }),
+]);
+
+/** Short codes for the actions that carry no text: the agents' and the environment's vocabulary. */
+export const ACTION_CODES = ['MF', 'MB', 'RL', 'RR', 'DONE', 'END'] as const;
+export type ActionCode = (typeof ACTION_CODES)[number];
+/** The follower's codes: the four moves and DONE (the follower neither instructs nor ends turns). */
+export const FOLLOWER_CODES = ['MF', 'MB', 'RL', 'RR', 'DONE'] as const;
+export type FollowerCode = (typeof FOLLOWER_CODES)[number];
+
+export function isActionCode(value: unknown): value is ActionCode {
+  return typeof value === 'string' && (ACTION_CODES as readonly string[]).includes(value);
+}
+
+export function isFollowerCode(value: unknown): value is FollowerCode {
+  return typeof value === 'string' && (FOLLOWER_CODES as readonly string[]).includes(value);
+}
+
+const MOVE_ACTIONS: Readonly<Record<Move, PlayerAction>> = {
+  MF: { type: 'move', move: 'MF' },
+  MB: { type: 'move', move: 'MB' },
+  RL: { type: 'move', move: 'RL' },
+  RR: { type: 'move', move: 'RR' },
+};
+const DONE: PlayerAction = { type: 'done' };
+const END_TURN: PlayerAction = { type: 'endTurn' };
+
+/** The action a short code stands for. */
+export function actionOfCode(code: ActionCode): PlayerAction {
+  if (code === 'DONE') return DONE;
+  if (code === 'END') return END_TURN;
+  return MOVE_ACTIONS[code];
+}
+
+/** The short code of an action, or null for an instruction (its text is the action). */
+export function codeOf(action: PlayerAction): ActionCode | null {
+  switch (action.type) {
+    case 'move':
+      return action.move;
+    case 'done':
+      return 'DONE';
+    case 'endTurn':
+      return 'END';
+    case 'instruction':
+      return null;
+  }
+}
+
+/** `action` by `actor`: the engine's Action. */
+export function byActor(actor: Role, action: PlayerAction): Action {
+  switch (action.type) {
+    case 'move':
+      return { type: 'move', actor, move: action.move };
+    case 'instruction':
+      return { type: 'instruction', actor, text: action.text };
+    case 'endTurn':
+      return { type: 'endTurn', actor };
+    case 'done':
+      return { type: 'done', actor };
+  }
+}
+
+/** What a player asked for in `action` (its actor left out). */
+export function withoutActor(action: PlayerAction & { readonly actor: Role }): PlayerAction {
+  switch (action.type) {
+    case 'move':
+      return { type: 'move', move: action.move };
+    case 'instruction':
+      return { type: 'instruction', text: action.text };
+    case 'endTurn':
+      return { type: 'endTurn' };
+    case 'done':
+      return { type: 'done' };
+  }
+}
+
+// Control characters (C0, DEL, C1) other than white space, which becomes a plain space, and
+// unpaired UTF-16 surrogates, which no encoder can carry.
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const WHITE_SPACE_RUNS = /[\t\n\r ]+/g;
+
+/** An instruction as it is stored and shown: control characters removed, white space collapsed, trimmed. */
+export function sanitizeInstruction(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, '').replace(WHITE_SPACE_RUNS, ' ').trim();
+}
