@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AGENT_NAMES } from '../../shared/agents/registry';
-import { DEFAULT_EVAL_OPTIONS, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
-import { aggregate, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
+import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
+import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
 import { renderHtmlReport } from '../eval/html';
 import { CliError } from '../errors';
@@ -14,6 +14,7 @@ interface EvalCliOptions {
   agent: string;
   logs: string[];
   mode: EvalMode;
+  cascade: CascadeConvention;
   maxActions: number;
   successThreshold: number;
   out?: string;
@@ -58,6 +59,11 @@ export function registerEvalCommand(program: Command): void {
     .requiredOption('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol, e.g. "python3 my_agent.py"`)
     .requiredOption('--logs <paths...>', 'game logs (.jsonl files or directories of them)')
     .option('--mode <mode>', 'single: each instruction alone; cascaded: each instruction and all later ones', 'single')
+    .option(
+      '--cascade <convention>',
+      'cascaded mode: stop-at-first-failure (the paper\'s original code) or continue (play on after an instruction not followed, a departure from the paper)',
+      DEFAULT_EVAL_OPTIONS.cascade,
+    )
     .option('--max-actions <n>', 'most actions per instruction, DONE included', integerOption('--max-actions', 1, 1000), DEFAULT_EVAL_OPTIONS.maxActions)
     .option('--success-threshold <hexes>', 'success distance d_th of the path metrics, in hexes', integerOption('--success-threshold', 0, 50), DEFAULT_EVAL_OPTIONS.successThreshold)
     .option('--out <file>', 'write the full report as JSON')
@@ -67,7 +73,10 @@ export function registerEvalCommand(program: Command): void {
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
     .action(async (cli: EvalCliOptions) => {
       if (cli.mode !== 'single' && cli.mode !== 'cascaded') throw new CliError(`--mode must be single or cascaded, got ${JSON.stringify(cli.mode)}`);
-      const options: EvalOptions = { mode: cli.mode, maxActions: cli.maxActions, successThreshold: cli.successThreshold };
+      if (!CASCADE_CONVENTIONS.includes(cli.cascade)) {
+        throw new CliError(`--cascade must be ${CASCADE_CONVENTIONS.join(' or ')}, got ${JSON.stringify(cli.cascade)}`);
+      }
+      const options: EvalOptions = { mode: cli.mode, cascade: cli.cascade, maxActions: cli.maxActions, successThreshold: cli.successThreshold };
       const files = findLogs(cli.logs);
       const bar = progress(countEpisodes(files));
       const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout };
@@ -84,6 +93,7 @@ export function registerEvalCommand(program: Command): void {
         logs: files,
         skippedLogs: result.skippedLogs,
         aggregates: aggregate(result.episodes),
+        undefinedCounts: countUndefined(result.episodes),
         episodes: result.episodes,
       };
       process.stdout.write(`${formatTable(report)}\n`);

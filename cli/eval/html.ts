@@ -3,7 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
-import type { EvalReport } from '../../shared/eval/report';
+import { describeMode, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
 const escape = (text: string) =>
@@ -11,19 +11,24 @@ const escape = (text: string) =>
 
 const fmt = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : Number.isInteger(value) ? String(value) : value.toFixed(3));
 
-/** The per-episode scores to plot, by name. */
-function scores(episode: EpisodeResult): Record<string, number> {
+/** The per-episode scores to plot, by name; null (or a non-finite number) where a score is undefined. */
+function scores(episode: EpisodeResult): Record<string, number | null> {
   if (episode.single) {
     const { metrics, ...rest } = episode.single;
     return { ...rest, ...metrics };
   }
   const c = episode.cascaded!;
-  return { proportionFollowed: c.proportionFollowed, ...(c.proportionPoints !== null && { proportionPoints: c.proportionPoints }) };
+  return { proportionFollowed: c.proportionFollowed, proportionPoints: c.proportionPoints };
 }
 
-function histogram(name: string, values: number[]): string {
-  const finite = values.filter(Number.isFinite);
-  if (finite.length === 0) return '';
+const isDefined = (value: number | null | undefined): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** A histogram of the defined values; the caption gives their mean and how many were undefined. */
+function histogram(name: string, values: (number | null)[]): string {
+  const finite = values.filter(isDefined);
+  const undefinedCount = values.length - finite.length;
+  const note = `${undefinedCount} undefined`;
+  if (finite.length === 0) return `<p>${escape(name)}: no defined value (${note})</p>`;
   const min = Math.min(0, ...finite);
   const max = Math.max(1, ...finite);
   const bins = new Array(10).fill(0);
@@ -35,7 +40,7 @@ function histogram(name: string, values: number[]): string {
       return `<rect x="${10 + i * 22}" y="${90 - h}" width="20" height="${h}" fill="#4a7bd0"><title>${count}</title></rect>`;
     })
     .join('');
-  return `<figure><svg viewBox="0 0 240 110" width="240" height="110">${bars}<line x1="10" y1="90" x2="230" y2="90" stroke="#333"/><text x="10" y="105" font-size="9">${fmt(min)}</text><text x="200" y="105" font-size="9">${fmt(max)}</text></svg><figcaption>${escape(name)} (mean ${fmt(finite.reduce((a, b) => a + b, 0) / finite.length)})</figcaption></figure>`;
+  return `<figure><svg viewBox="0 0 240 110" width="240" height="110">${bars}<line x1="10" y1="90" x2="230" y2="90" stroke="#333"/><text x="10" y="105" font-size="9">${fmt(min)}</text><text x="200" y="105" font-size="9">${fmt(max)}</text></svg><figcaption>${escape(name)} (mean ${fmt(finite.reduce((a, b) => a + b, 0) / finite.length)} over ${finite.length}; ${note})</figcaption></figure>`;
 }
 
 /** One line per game: the headline score over the game's instructions. */
@@ -55,8 +60,13 @@ function perGameCurves(episodes: readonly EpisodeResult[], score: string): strin
 export function renderHtmlReport(report: EvalReport, viewerUrl: string): string {
   const headline = report.options.mode === 'single' ? 'cardAccuracy' : 'proportionFollowed';
   const names = [...new Set(report.episodes.flatMap((e) => Object.keys(scores(e))))];
+  // Every mean shows how many episodes had no defined value for it (left out of the mean).
+  const undefinedCounts = report.undefinedCounts ?? {};
   const aggregates = Object.entries(report.aggregates)
-    .map(([name, value]) => `<tr><th>${escape(name)}</th><td>${fmt(value)}</td></tr>`)
+    .map(([name, value]) => {
+      const count = undefinedCounts[name];
+      return `<tr><th>${escape(name)}</th><td>${fmt(value)}</td><td class="undefined">${count === undefined ? '' : String(count)}</td></tr>`;
+    })
     .join('');
   const rows = report.episodes
     .map((e) => {
@@ -74,11 +84,11 @@ figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { font-size: 1
 tr.error td { background: #fde8e8; }
 </style></head><body>
 <h1>Evaluation of ${escape(report.agent)}</h1>
-<p>${escape(report.options.mode)} evaluation, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; ${escape(report.createdAt)}.</p>
-<h2>Aggregates</h2><table>${aggregates}</table>
+<p>${escape(describeMode(report.options))}, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; ${escape(report.createdAt)}.</p>
+<h2>Aggregates</h2><table><tr><th>score</th><th>mean</th><th>undefined (episodes not in the mean)</th></tr>${aggregates}</table>
 ${skipped ? `<h2>Skipped logs</h2><ul>${skipped}</ul>` : ''}
 <h2>Distributions</h2>
-${names.map((name) => histogram(name, report.episodes.map((e) => scores(e)[name]).filter((v) => v !== undefined))).join('\n')}
+${names.map((name) => histogram(name, report.episodes.flatMap((e) => (name in scores(e) ? [scores(e)[name]] : [])))).join('\n')}
 <h2>Per game</h2>
 ${perGameCurves(report.episodes, headline)}
 <h2>Episodes</h2>

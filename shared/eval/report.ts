@@ -2,58 +2,98 @@
 import { METRIC_NAMES } from './metrics';
 import type { EpisodeResult, EvalOptions } from './runner';
 
-export const REPORT_VERSION = 1;
+/** 2: `undefinedCounts`, `options.cascade`, and proportions of points no longer clipped at 1. */
+export const REPORT_VERSION = 2;
 
 export interface EvalReport {
   readonly version: typeof REPORT_VERSION;
   readonly agent: string;
+  /** The options the run used, the cascade convention included. */
   readonly options: EvalOptions;
   readonly createdAt: string;
   readonly logs: readonly string[];
   /** Logs that could not be evaluated (they do not replay), with the reason. */
   readonly skippedLogs: readonly { readonly file: string; readonly error: string }[];
+  /** Means over episodes (only over episodes where the score is defined), and counts. */
   readonly aggregates: Record<string, number | null>;
+  /**
+   * For every mean in `aggregates`: how many episodes had no defined value for that score
+   * (Infinity, NaN, or null), and were therefore left out of its mean. 0 when none were.
+   */
+  readonly undefinedCounts: Record<string, number>;
   readonly episodes: readonly EpisodeResult[];
 }
+
+/** A value a mean can use: a finite number. Infinity, NaN and null are undefined. */
+const isDefined = (value: number | null): value is number => value !== null && Number.isFinite(value);
 
 const mean = (values: readonly number[]): number | null =>
   values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 
-/** Means over episodes; path metrics skip non-finite values (unreachable cells). */
+/** Each score averaged over episodes, with its value in every episode of the matching mode. */
+function scoreColumns(episodes: readonly EpisodeResult[]): [name: string, values: (number | null)[]][] {
+  const columns: [string, (number | null)[]][] = [['actionLimitReached', episodes.map((e) => (e.limitReached ? 1 : 0))]];
+  const single = episodes.flatMap((e) => (e.single ? [e.single] : []));
+  if (single.length > 0) {
+    for (const name of ['cardAccuracy', 'exactEnvAccuracy', 'relaxedEnvAccuracy', 'sequenceAccuracy'] as const) {
+      columns.push([name, single.map((s) => s[name])]);
+    }
+    for (const name of METRIC_NAMES) columns.push([name, single.map((s) => s.metrics[name])]);
+  }
+  const cascaded = episodes.flatMap((e) => (e.cascaded ? [e.cascaded] : []));
+  if (cascaded.length > 0) {
+    columns.push(['proportionFollowed', cascaded.map((c) => c.proportionFollowed)]);
+    columns.push(['proportionPoints', cascaded.map((c) => c.proportionPoints)]);
+  }
+  return columns;
+}
+
+/**
+ * Means over episodes. A score that is undefined in an episode (a path metric that is infinite
+ * because a path leaves the reachable cells, a proportion of points when the recorded game scored
+ * nothing) is left out of that score's mean and counted in `undefinedCounts`.
+ */
 export function aggregate(episodes: readonly EpisodeResult[]): Record<string, number | null> {
   const out: Record<string, number | null> = {
     episodes: episodes.length,
     agentErrors: episodes.filter((e) => e.error).length,
-    actionLimitReached: mean(episodes.map((e) => (e.limitReached ? 1 : 0))),
   };
-  const single = episodes.flatMap((e) => (e.single ? [e.single] : []));
-  if (single.length > 0) {
-    out.cardAccuracy = mean(single.map((s) => s.cardAccuracy));
-    out.exactEnvAccuracy = mean(single.map((s) => s.exactEnvAccuracy));
-    out.relaxedEnvAccuracy = mean(single.map((s) => s.relaxedEnvAccuracy));
-    out.sequenceAccuracy = mean(single.map((s) => s.sequenceAccuracy));
-    for (const name of METRIC_NAMES) {
-      out[name] = mean(single.map((s) => s.metrics[name]).filter(Number.isFinite));
-    }
-  }
+  for (const [name, values] of scoreColumns(episodes)) out[name] = mean(values.filter(isDefined));
   const cascaded = episodes.flatMap((e) => (e.cascaded ? [e.cascaded] : []));
-  if (cascaded.length > 0) {
-    out.proportionFollowed = mean(cascaded.map((c) => c.proportionFollowed));
-    out.proportionPoints = mean(cascaded.flatMap((c) => (c.proportionPoints === null ? [] : [c.proportionPoints])));
-    out.episodesWithPoints = cascaded.filter((c) => c.proportionPoints !== null).length;
-  }
+  if (cascaded.length > 0) out.episodesWithPoints = cascaded.filter((c) => c.proportionPoints !== null).length;
   return out;
 }
 
-/** The aggregates as an aligned two-column table. */
+/** For every mean of `aggregate`: the episodes whose value was undefined (left out of the mean). */
+export function countUndefined(episodes: readonly EpisodeResult[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, values] of scoreColumns(episodes)) out[name] = values.filter((value) => !isDefined(value)).length;
+  return out;
+}
+
+/** How the report's evaluation was run, in words: the mode and, in cascaded mode, the convention. */
+export function describeMode(options: EvalOptions): string {
+  if (options.mode !== 'cascaded') return `${options.mode} evaluation`;
+  const cascade = options.cascade ?? 'stop-at-first-failure';
+  return `cascaded evaluation (${cascade === 'continue' ? 'continue after failures, not the paper' : 'stop at first failure'})`;
+}
+
+/**
+ * The aggregates as an aligned table. A mean that left episodes out (their value was undefined)
+ * says how many; no note means none were.
+ */
 export function formatTable(report: EvalReport): string {
-  const rows = Object.entries(report.aggregates).map(([name, value]) => [
-    name,
-    value === null ? 'n/a' : Number.isInteger(value) ? String(value) : value.toFixed(4),
-  ]);
+  const rows = Object.entries(report.aggregates).map(([name, value]) => {
+    const left = report.undefinedCounts[name] ?? 0;
+    return [
+      name,
+      value === null ? 'n/a' : Number.isInteger(value) ? String(value) : value.toFixed(4),
+      left > 0 ? `  (${left} of ${report.episodes.length} episodes undefined, not in the mean)` : '',
+    ];
+  });
   const width = Math.max(...rows.map(([name]) => name.length));
-  const title = `${report.agent}, ${report.options.mode} evaluation, ${report.episodes.length} episodes from ${report.logs.length} logs`;
-  const lines = rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value.padStart(9)}`);
+  const title = `${report.agent}, ${describeMode(report.options)}, ${report.episodes.length} episodes from ${report.logs.length} logs`;
+  const lines = rows.map(([name, value, note]) => `  ${name.padEnd(width)}  ${value.padStart(9)}${note}`);
   const skipped = report.skippedLogs.map((s) => `  skipped ${s.file}: ${s.error}`);
   return [title, ...lines, ...skipped].join('\n');
 }

@@ -4,7 +4,9 @@
  * leader turns are replayed open loop whenever the leader has control.
  *
  * - single: the agent executes that one instruction, until it says DONE or reaches the action limit.
- * - cascaded: the agent executes it and every later instruction, as long as the recorded game goes on.
+ * - cascaded: the agent executes it and every later instruction, as long as the recorded game goes on
+ *   and, by default (`cascade: 'stop-at-first-failure'`, the original's convention), until the first
+ *   instruction it does not follow. `cascade: 'continue'` plays on after failures (not the paper's).
  *
  * A set the agent makes that the recorded game also made gets the recorded replacement cards, so the
  * board stays aligned with the recording; any other set gets cards drawn by the engine's generator.
@@ -22,15 +24,32 @@ import { cellOf, setKey, type RecordedInstruction, type Recording } from './reco
 
 export type EvalMode = 'single' | 'cascaded';
 
+/**
+ * What cascaded evaluation does after an instruction the agent did not follow:
+ * - 'stop-at-first-failure' (the default, the original implementation's): the example ends there,
+ *   so the points of later instructions are not played for;
+ * - 'continue': the agent plays on through later instructions (a departure from the paper; the
+ *   count of instructions followed still stops at the first failure).
+ */
+export type CascadeConvention = 'stop-at-first-failure' | 'continue';
+export const CASCADE_CONVENTIONS: readonly CascadeConvention[] = ['stop-at-first-failure', 'continue'];
+
 export interface EvalOptions {
   readonly mode: EvalMode;
+  /** Cascaded mode only: whether an example stops at the first instruction not followed. */
+  readonly cascade: CascadeConvention;
   /** Most actions (DONE included) an agent may take for one instruction; then DONE is forced. */
   readonly maxActions: number;
   /** Success threshold d_th of the path metrics, in hexes. */
   readonly successThreshold: number;
 }
 
-export const DEFAULT_EVAL_OPTIONS: EvalOptions = { mode: 'single', maxActions: 25, successThreshold: DEFAULT_SUCCESS_THRESHOLD };
+export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
+  mode: 'single',
+  cascade: 'stop-at-first-failure',
+  maxActions: 25,
+  successThreshold: DEFAULT_SUCCESS_THRESHOLD,
+};
 
 /** What the agent did with one instruction. */
 export interface InstructionRun {
@@ -43,6 +62,8 @@ export interface InstructionRun {
   limitReached: boolean;
   /** The agent marked it DONE (or DONE was forced). */
   finished: boolean;
+  /** Finished, with exactly the cards the human follower changed for it (appendix F's "followed"). */
+  followed: boolean;
 }
 
 export interface EpisodeResult {
@@ -67,13 +88,21 @@ export interface EpisodeResult {
     readonly metrics: Record<MetricName, number>;
   };
   readonly cascaded?: {
+    /** The convention the example was played under (also in the report's options). */
+    readonly cascade: CascadeConvention;
+    /** Followed instructions from j on, up to the first one not followed (under both conventions). */
     readonly instructionsFollowed: number;
     readonly instructionsPossible: number;
     readonly proportionFollowed: number;
     readonly pointsScored: number;
     readonly pointsPossible: number;
-    /** Null when the recorded game scored nothing from this instruction on. */
+    /**
+     * pointsScored / pointsPossible, not clipped: above 1 when the agent scored more than the
+     * recorded game did from j on. Null (undefined) when the recorded game scored nothing from j on.
+     */
     readonly proportionPoints: number | null;
+    /** The instructions the agent played, in order, and whether it followed each. */
+    readonly played: readonly { readonly instructionId: number; readonly followed: boolean }[];
   };
 }
 
@@ -128,7 +157,7 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
   } catch (failure) {
     error = failure instanceof AgentFailure ? failure.message : `agent failed: ${(failure as Error).message}`;
   }
-  const first = runs[0] ?? { instructionId: target.id, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false };
+  const first = runs[0] ?? newRun(target.id, state);
   const base = {
     episodeId,
     gameId: recording.header.gameId,
@@ -142,7 +171,11 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
     limitReached: runs.some((run) => run.limitReached),
   };
   if (options.mode === 'single') return { ...base, single: scoreSingle(recording, target, first, state, options, error) };
-  return { ...base, cascaded: scoreCascade(recording, index, runs, state) };
+  return { ...base, cascaded: scoreCascade(recording, index, runs, state, options.cascade) };
+}
+
+function newRun(instructionId: number, state: GameState): InstructionRun {
+  return { instructionId, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false, followed: false };
 }
 
 function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
@@ -168,6 +201,7 @@ async function play(
 ): Promise<GameState> {
   const tracker = new ObservationTracker();
   const leader = new RecordedLeader(recording, target.start);
+  const humanChanges = new Map(recording.instructions.map((instruction) => [instruction.id, setKey(instruction.changedCards)]));
   while (!state.gameOver) {
     if (state.turn.role === 'leader') {
       if (leader.exhausted) break; // the recorded game has nothing more to say
@@ -178,7 +212,7 @@ async function play(
     let run = runs[runs.length - 1];
     if (!run || run.instructionId !== instruction.id) {
       if (options.mode === 'single' && runs.length > 0) break;
-      run = { instructionId: instruction.id, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false };
+      run = newRun(instruction.id, state);
       runs.push(run);
     }
     let chosen: AgentAction;
@@ -197,7 +231,9 @@ async function play(
     state = result.state;
     if (chosen === 'DONE') {
       run.finished = true;
+      run.followed = humanChanges.get(run.instructionId) === setKey(run.changedCards);
       if (options.mode === 'single') break;
+      if (!run.followed && options.cascade !== 'continue') break; // the cascade stops at the first failure
     }
   }
   return state;
@@ -301,17 +337,24 @@ function scoreSingle(
 
 /**
  * Appendix F: instructions followed from j on, out of the N - j left (an instruction is followed
- * when the agent changed exactly the cards the human follower changed for it; the cascade counts
- * up to the first instruction that is not), and the points scored from j on, out of the points the
- * recorded game scored from j on. After an agent failure, what it finished before still counts.
+ * when the agent changed exactly the cards the human follower changed for it; the count stops at
+ * the first instruction that is not), and the points scored from j on, out of the points the
+ * recorded game scored from j on. The proportion of points is not clipped at 1 (the appendix's
+ * definition: an agent may score more than the recorded game). After an agent failure, what it
+ * finished before still counts.
  */
-function scoreCascade(recording: Recording, index: number, runs: readonly InstructionRun[], final: GameState): NonNullable<EpisodeResult['cascaded']> {
+function scoreCascade(
+  recording: Recording,
+  index: number,
+  runs: readonly InstructionRun[],
+  final: GameState,
+  cascade: CascadeConvention,
+): NonNullable<EpisodeResult['cascaded']> {
   const possible = recording.instructions.length - index;
   let followed = 0;
   for (let k = index; k < recording.instructions.length; k++) {
-    const expected = recording.instructions[k];
-    const run = runs.find((r) => r.instructionId === expected.id);
-    if (!run || !run.finished || setKey(run.changedCards) !== setKey(expected.changedCards)) break;
+    const run = runs.find((r) => r.instructionId === recording.instructions[k].id);
+    if (!run || !run.followed) break;
     followed++;
   }
   const startScore = recording.states[recording.instructions[index].start].score;
@@ -319,11 +362,13 @@ function scoreCascade(recording: Recording, index: number, runs: readonly Instru
   const pointsPossible = recordedScore - startScore;
   const pointsScored = final.score - startScore;
   return {
+    cascade,
     instructionsFollowed: followed,
     instructionsPossible: possible,
     proportionFollowed: followed / possible,
     pointsScored,
     pointsPossible,
-    proportionPoints: pointsPossible > 0 ? Math.min(1, pointsScored / pointsPossible) : null,
+    proportionPoints: pointsPossible > 0 ? pointsScored / pointsPossible : null,
+    played: runs.map((run) => ({ instructionId: run.instructionId, followed: run.followed })),
   };
 }

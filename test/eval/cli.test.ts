@@ -49,15 +49,32 @@ test('cascaded evaluation of the static oracle over two worker threads writes JS
   const run = cerealbar('eval', '--agent', 'static-oracle', '--logs', logs, '--mode', 'cascaded', '--max-actions', '500', '--workers', '2', '--out', out, '--html', html);
   expect(run.stderr).toMatch(/\d+\/\d+ episodes/);
   expect(run.status).toBe(0);
-  expect(run.stdout).toMatch(/static-oracle, cascaded evaluation, \d+ episodes from 2 logs/);
+  expect(run.stdout).toMatch(/static-oracle, cascaded evaluation \(stop at first failure\), \d+ episodes from 2 logs/);
   expect(run.stdout).toMatch(/proportionFollowed\s+1\n/);
   const report = JSON.parse(readFileSync(out, 'utf8'));
   expect(report.aggregates).toMatchObject({ proportionFollowed: 1, proportionPoints: 1, agentErrors: 0 });
+  expect(report.options.cascade).toBe('stop-at-first-failure');
+  expect(report.undefinedCounts).toMatchObject({ proportionFollowed: 0, proportionPoints: report.episodes.length - report.aggregates.episodesWithPoints });
   expect(report.episodes.map((e: any) => e.episodeId)).toEqual([...report.episodes.map((e: any) => e.episodeId)].sort((a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })));
   const page = readFileSync(html, 'utf8');
   expect(page).toContain('<svg');
   expect(page).toContain(`?game=selfplay-40&amp;event=`);
   expect(page).not.toMatch(/<script/);
+  expect(page).toContain('undefined (episodes not in the mean)');
+});
+
+test('--cascade continue plays on after failures, and the report says so', () => {
+  const out = join(dir, 'continue.json');
+  const html = join(dir, 'continue.html');
+  const run = cerealbar('eval', '--agent', 'heuristic', '--logs', logs, '--mode', 'cascaded', '--cascade', 'continue', '--workers', '1', '--out', out, '--html', html);
+  expect(run.status).toBe(0);
+  expect(run.stdout).toMatch(/heuristic, cascaded evaluation \(continue after failures, not the paper\)/);
+  const report = JSON.parse(readFileSync(out, 'utf8'));
+  expect(report.options.cascade).toBe('continue');
+  expect(report.episodes.every((e: any) => e.cascaded.cascade === 'continue')).toBe(true);
+  // Somewhere the heuristic fails an instruction and still plays the next one.
+  expect(report.episodes.some((e: any) => e.cascaded.played.length > e.cascaded.instructionsFollowed + 1)).toBe(true);
+  expect(readFileSync(html, 'utf8')).toContain('continue after failures, not the paper');
 });
 
 test.each([
@@ -89,4 +106,7 @@ test('an agent that cannot start is a usage error, not a crash', () => {
 test('bad options and missing logs', () => {
   expect(cerealbar('eval', '--agent', 'random', '--logs', join(dir, 'nothing')).stderr).toMatch(/no such file or directory/);
   expect(cerealbar('eval', '--agent', 'random', '--logs', logs, '--mode', 'sideways').stderr).toMatch(/--mode must be single or cascaded/);
+  expect(cerealbar('eval', '--agent', 'random', '--logs', logs, '--mode', 'cascaded', '--cascade', 'sometimes').stderr).toMatch(
+    /--cascade must be stop-at-first-failure or continue, got "sometimes"/,
+  );
 });

@@ -1,4 +1,5 @@
 /** Evaluation over recorded self-play games: the oracles as upper bounds, and the appendix F scores. */
+import { HeuristicAgent } from '../../shared/agents/builtin';
 import { Oracle, StaticOracle } from '../../shared/agents/oracles';
 import type { AgentAction, FollowerAgent } from '../../shared/agents/types';
 import { makeConfig } from '../../shared/engine/config';
@@ -97,6 +98,28 @@ describe('cascaded evaluation (appendix F)', () => {
     const scores = aggregate(results);
     expect(scores.proportionFollowed).toBeLessThan(0.2);
     expect(scores.proportionPoints).toBeLessThan(0.5);
+  });
+});
+
+describe('the two cascade conventions on self-play games', () => {
+  test('they agree up to the first failure; only continue plays past it', async () => {
+    const stop = await evaluate(new HeuristicAgent(), { mode: 'cascaded' });
+    const goOn = await evaluate(new HeuristicAgent(), { mode: 'cascaded', cascade: 'continue' });
+    let playedPast = 0;
+    stop.forEach((s, i) => {
+      const c = goOn[i];
+      expect(s.cascaded!.cascade).toBe('stop-at-first-failure');
+      expect(c.cascaded!.cascade).toBe('continue');
+      expect(s.cascaded!.instructionsFollowed).toBe(c.cascaded!.instructionsFollowed);
+      // Stopping: every instruction played was followed, but perhaps the last one.
+      const played = s.cascaded!.played;
+      expect(played.slice(0, -1).every((p) => p.followed)).toBe(true);
+      expect(played.length).toBeLessThanOrEqual(s.cascaded!.instructionsFollowed + 1);
+      // The same moves up to the stop.
+      expect(c.actions.slice(0, s.actions.length)).toEqual(s.actions);
+      if (c.cascaded!.played.length > played.length) playedPast++;
+    });
+    expect(playedPast).toBeGreaterThan(0);
   });
 });
 

@@ -1,0 +1,115 @@
+/** The report: undefined scores are left out of the means and counted, in JSON, terminal and HTML. */
+import { METRIC_NAMES, type MetricName } from '../../shared/eval/metrics';
+import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
+import { DEFAULT_EVAL_OPTIONS, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { renderHtmlReport } from '../../cli/eval/html';
+
+function singleEpisode(index: number, metrics: Partial<Record<MetricName, number>>): EpisodeResult {
+  const all = Object.fromEntries(METRIC_NAMES.map((name) => [name, metrics[name] ?? 0])) as Record<MetricName, number>;
+  return {
+    episodeId: `g#${index}`,
+    gameId: 'g',
+    index,
+    instructionId: index,
+    text: 'go',
+    mode: 'single',
+    startEvent: 0,
+    error: null,
+    actions: ['DONE'],
+    limitReached: false,
+    single: { cardAccuracy: 1, exactEnvAccuracy: 1, relaxedEnvAccuracy: 1, sequenceAccuracy: 1, metrics: all },
+  };
+}
+
+function report(episodes: EpisodeResult[], options: EvalOptions = DEFAULT_EVAL_OPTIONS): EvalReport {
+  return {
+    version: REPORT_VERSION,
+    agent: 'test',
+    options,
+    createdAt: '1970-01-01T00:00:00.000Z',
+    logs: ['g.jsonl'],
+    skippedLogs: [],
+    aggregates: aggregate(episodes),
+    undefinedCounts: countUndefined(episodes),
+    episodes,
+  };
+}
+
+// Three episodes: one whose follower left the reference's component (NE, ONE, AD, MD infinite), one with a NaN CLS.
+const episodes = [
+  singleEpisode(0, { NE: 2, AD: 1, CLS: 0.5 }),
+  singleEpisode(1, { NE: Infinity, ONE: Infinity, AD: Infinity, MD: Infinity, CLS: 0.25 }),
+  singleEpisode(2, { NE: 4, AD: 3, CLS: NaN }),
+];
+
+describe('undefined path metrics', () => {
+  test('are left out of the means and counted, metric by metric', () => {
+    const means = aggregate(episodes);
+    expect(means.NE).toBe(3);
+    expect(means.AD).toBe(2);
+    expect(means.CLS).toBe(0.375);
+    expect(means.MD).toBe(0);
+    expect(means.SR).toBe(0);
+    const counts = countUndefined(episodes);
+    expect(counts).toMatchObject({ NE: 1, ONE: 1, AD: 1, MD: 1, CLS: 1, SR: 0, SPL: 0, nDTW: 0, cardAccuracy: 0, actionLimitReached: 0 });
+    // Every mean has its count, and only means do.
+    const averaged = Object.keys(means).filter((name) => !['episodes', 'agentErrors'].includes(name));
+    expect(Object.keys(counts).sort()).toEqual(averaged.sort());
+  });
+
+  test('a metric undefined in every episode has no mean, and says so', () => {
+    const lost = [singleEpisode(0, { NE: Infinity }), singleEpisode(1, { NE: Infinity })];
+    expect(aggregate(lost).NE).toBeNull();
+    expect(countUndefined(lost).NE).toBe(2);
+  });
+
+  test('the JSON report keeps the counts next to the means', () => {
+    const json = JSON.parse(JSON.stringify(report(episodes)));
+    expect(json.version).toBe(2);
+    expect(json.aggregates.NE).toBe(3);
+    expect(json.undefinedCounts.NE).toBe(1);
+    expect(json.undefinedCounts.CLS).toBe(1);
+    expect(json.options.cascade).toBe('stop-at-first-failure');
+  });
+
+  test('the terminal table notes every mean that left episodes out', () => {
+    const table = formatTable(report(episodes));
+    expect(table).toMatch(/^ {2}NE +3 {2}\(1 of 3 episodes undefined, not in the mean\)$/m);
+    expect(table).toMatch(/^ {2}CLS +0\.3750 {2}\(1 of 3 episodes undefined, not in the mean\)$/m);
+    expect(table).toMatch(/^ {2}SR +0$/m);
+  });
+
+  test('the HTML report shows the count next to each mean and in the histograms', () => {
+    const page = renderHtmlReport(report(episodes), 'http://viewer');
+    expect(page).toContain('<tr><th>NE</th><td>3</td><td class="undefined">1</td></tr>');
+    expect(page).toContain('<tr><th>SR</th><td>0</td><td class="undefined">0</td></tr>');
+    expect(page).toContain('<tr><th>episodes</th><td>3</td><td class="undefined"></td></tr>');
+    expect(page).toMatch(/NE \(mean 3 over 2; 1 undefined\)/);
+  });
+});
+
+describe('the convention is recorded', () => {
+  test('the terminal title and the HTML page say which cascade convention was used', () => {
+    const cascadedEpisode: EpisodeResult = {
+      ...singleEpisode(0, {}),
+      mode: 'cascaded',
+      single: undefined,
+      cascaded: {
+        cascade: 'continue',
+        instructionsFollowed: 1,
+        instructionsPossible: 2,
+        proportionFollowed: 0.5,
+        pointsScored: 3,
+        pointsPossible: 2,
+        proportionPoints: 1.5,
+        played: [],
+      },
+    };
+    const options: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded', cascade: 'continue' };
+    const r = report([cascadedEpisode], options);
+    expect(formatTable(r)).toMatch(/^test, cascaded evaluation \(continue after failures, not the paper\), 1 episodes/);
+    expect(formatTable(r)).toMatch(/proportionPoints +1\.5000$/m);
+    expect(renderHtmlReport(r, 'http://viewer')).toContain('cascaded evaluation (continue after failures, not the paper)');
+    expect(formatTable(report([cascadedEpisode], { ...options, cascade: 'stop-at-first-failure' }))).toMatch(/cascaded evaluation \(stop at first failure\)/);
+  });
+});
