@@ -24,7 +24,7 @@ import { RecordedLeader, stepWithRecordedSets } from '../eval/runner';
 import { generateMap } from '../maps/generate';
 import { MAX_ACTIONS, scriptedPlayersDraw } from '../selfplay/game';
 import { ScriptedLeader, type CardTask } from '../selfplay/leader';
-import { PathPlanner } from '../selfplay/pathing';
+import { PathPlanner } from '../nav/pathing';
 import { ObservationTracker } from './observation';
 import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from './types';
 
