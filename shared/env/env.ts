@@ -25,8 +25,8 @@ import { generateMap } from '../maps/generate';
 import { MAX_ACTIONS, scriptedPlayersDraw } from '../selfplay/game';
 import { ScriptedLeader, type CardTask } from '../selfplay/leader';
 import { PathPlanner } from '../nav/pathing';
-import { ObservationTracker } from './observation';
-import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from './types';
+import { ObservationTracker } from '../agents/observation';
+import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from '../agents/types';
 
 /** sparse: points only; distance and ndtw add the shaping term of that potential. */
 export type RewardKind = 'sparse' | 'distance' | 'ndtw';
