@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { stateFromFollowerView, type FollowerRoomState } from '../../shared/agents/live';
 import { ObservationTracker } from '../../shared/agents/observation';
-import { AGENT_NAMES, createAgent } from '../../shared/agents/registry';
+import { AGENT_NAMES, createAgent } from '../../shared/agents/node/registry';
 import type { FollowerAgent } from '../../shared/agents/types';
 import { configSchema, type GameConfig } from '../../shared/engine/config';
 import { buildWorld, mapSchema, type World } from '../../shared/engine/map';
