@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgent } from '../shared/agents/registry';
+import { createAgent } from '../shared/agents/node/registry';
 import type { AgentAction, FollowerAgent } from '../shared/agents/types';
 import { makeConfig } from '../shared/engine/config';
 import { loadRecording } from '../shared/eval/recording';

@@ -1,6 +1,6 @@
 /** The `cerealbar` command line. Each command lives in cli/commands/. */
 import { Command, CommanderError } from 'commander';
-import { ENGINE_VERSION } from '../shared/version';
+import { ENGINE_VERSION } from '../shared/engine/version';
 import { registerAgentCommand } from './commands/agent';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';

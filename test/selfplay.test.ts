@@ -15,7 +15,7 @@ import { eventAction, eventSchema, headerSchema, endSchema, type LogEvent, type 
 import { stateFromHeader } from '../shared/log/recorder';
 import { generateMap } from '../shared/maps/generate';
 import { TURN_TIME_LIMIT_MS, playSelfPlayGame } from '../shared/selfplay/game';
-import { PathPlanner } from '../shared/selfplay/pathing';
+import { PathPlanner } from '../shared/nav/pathing';
 import { play } from './engine/helpers';
 import { SET_FACES, card, makeState } from './fixtures';
 

@@ -3,7 +3,7 @@ import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { mapFromKnown, observationFromView } from '../../shared/agents/observation';
-import { AGENT_NAMES, createAgent } from '../../shared/agents/registry';
+import { AGENT_NAMES, createAgent } from '../../shared/agents/node/registry';
 import type { FollowerAgent } from '../../shared/agents/types';
 import { actionOfCode } from '../../shared/engine/actions';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';

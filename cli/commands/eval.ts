@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AGENT_NAMES } from '../../shared/agents/registry';
+import { AGENT_NAMES } from '../../shared/agents/node/registry';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';

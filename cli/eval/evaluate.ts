@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createAgent } from '../../shared/agents/registry';
+import { createAgent } from '../../shared/agents/node/registry';
 import { LogError } from '../../shared/log/replay';
 import { loadRecording } from '../../shared/eval/recording';
 import { runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';

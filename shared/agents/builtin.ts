@@ -9,7 +9,7 @@ import type { Card } from '../engine/cards';
 import { buildWorld, type GameMap } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 import { MOVES, type Move } from '../engine/actions';
-import { PathPlanner } from '../selfplay/pathing';
+import { PathPlanner } from '../nav/pathing';
 import { matchingCards, readCardRequest, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 

@@ -6,7 +6,7 @@
  */
 import { rotateLeft, rotationDistance, type Pose } from '../engine/hex';
 import { buildWorld } from '../engine/map';
-import { PathPlanner } from '../selfplay/pathing';
+import { PathPlanner } from '../nav/pathing';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
 function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeStart['recording']> {

@@ -4,7 +4,7 @@ import type { GameMap } from '../engine/map';
 import { startGame, type GameState, type InitialSetup } from '../engine/state';
 import type { Action } from '../engine/actions';
 import { step, type StepResult } from '../engine/transition';
-import { ENGINE_VERSION } from '../version';
+import { ENGINE_VERSION } from '../engine/version';
 import { LOG_FORMAT, LOG_FORMAT_VERSION, eventLine, type EndReason, type LogEnd, type LogHeader, type LogLine } from './format';
 
 export interface HeaderFields {

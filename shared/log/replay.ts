@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { GameSetupError } from '../engine/errors';
 import type { GameState } from '../engine/state';
 import { step } from '../engine/transition';
-import { ENGINE_VERSION } from '../version';
+import { ENGINE_VERSION } from '../engine/version';
 import { endSchema, eventAction, eventSchema, headerSchema, type LogEnd, type LogEvent, type LogHeader } from './format';
 import { stateFromHeader } from './recorder';
 

@@ -11,7 +11,7 @@ import type { Draw } from '../engine/rng';
 import type { GameState, Instruction } from '../engine/state';
 import type { Move } from '../engine/actions';
 import { blockedMove, type CardTask, type Decision } from './leader';
-import type { PathPlanner } from './pathing';
+import type { PathPlanner } from '../nav/pathing';
 
 /** How often the follower does the unusual things. */
 export const FOLLOWER_HABITS = {

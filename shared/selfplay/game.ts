@@ -12,7 +12,7 @@ import type { LogHeader, LogLine } from '../log/format';
 import { GameRecorder, makeHeader } from '../log/recorder';
 import { ScriptedFollower } from './follower';
 import { ScriptedLeader, type CardTask, type Decision } from './leader';
-import { PathPlanner } from './pathing';
+import { PathPlanner } from '../nav/pathing';
 
 export interface SelfPlayOptions {
   readonly seed: number;

@@ -11,7 +11,7 @@ import { isWalkable, type World } from '../engine/map';
 import type { Draw } from '../engine/rng';
 import type { GameState } from '../engine/state';
 import type { Action, Move } from '../engine/actions';
-import type { PathPlanner } from './pathing';
+import type { PathPlanner } from '../nav/pathing';
 
 /** What an instruction asks for: step on this card so that its selection becomes `select`. */
 export interface CardTask {

@@ -13,7 +13,7 @@ import {
 import { createBuiltinAgent, HeuristicAgent, MAX_LOOKING_TURNS, RandomAgent, readMoves } from '../../shared/agents/builtin';
 import { describeObservation, describeRelativePosition, directionWords, relativeBearing } from '../../shared/agents/language';
 import { ObservationTracker } from '../../shared/agents/observation';
-import { AgentError, ProcessAgent, shellScript, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/processAgent';
+import { AgentError, ProcessAgent, shellScript, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { AGENT_ACTIONS, type AgentAction, type FollowerAgent } from '../../shared/agents/types';
 import type { LogLine } from '../../shared/log/format';
 import { replay } from '../../shared/log/replay';

@@ -1,5 +1,5 @@
 /** The headless follower environment: Gymnasium's reset/step, both modes, rewards and shaping. */
-import { FollowerEnv, type EnvStep, type FollowerEnvOptions, type ResetOptions } from '../../shared/agents/env';
+import { FollowerEnv, type EnvStep, type FollowerEnvOptions, type ResetOptions } from '../../shared/env/env';
 import { StaticOracle } from '../../shared/agents/oracles';
 import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerObservation } from '../../shared/agents/types';
 import { Draw, seedRng } from '../../shared/engine/rng';

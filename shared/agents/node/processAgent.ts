@@ -5,8 +5,8 @@
  * it does can hang the host or leave a process behind.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { GameMap } from '../engine/map';
-import { describeObservation } from './language';
+import type { GameMap } from '../../engine/map';
+import { describeObservation } from '../language';
 import {
   actSchema,
   agentHelloSchema,
@@ -17,9 +17,9 @@ import {
   type AgentHello,
   type AgentMessageType,
   type HostMessage,
-} from './protocol';
-import { isFollowerCode } from '../engine/actions';
-import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerAgent, type FollowerObservation } from './types';
+} from '../protocol';
+import { isFollowerCode } from '../../engine/actions';
+import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerAgent, type FollowerObservation } from '../types';
 import type { z } from 'zod';
 
 export const AGENT_ERROR_KINDS = ['crashed', 'timeout', 'garbage', 'illegal-action', 'protocol'] as const;

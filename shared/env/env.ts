@@ -25,9 +25,9 @@ import { RecordedLeader, stepWithRecordedSets } from '../eval/runner';
 import { generateMap } from '../maps/generate';
 import { MAX_ACTIONS, scriptedPlayersDraw } from '../selfplay/game';
 import { ScriptedLeader, type CardTask } from '../selfplay/leader';
-import { PathPlanner } from '../selfplay/pathing';
-import { ObservationTracker } from './observation';
-import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from './types';
+import { PathPlanner } from '../nav/pathing';
+import { ObservationTracker } from '../agents/observation';
+import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from '../agents/types';
 
 /** sparse: points only; distance and ndtw add the shaping term of that potential. */
 export type RewardKind = 'sparse' | 'distance' | 'ndtw';

@@ -1,8 +1,8 @@
 /** Agents by name (`random`, `heuristic`, `static-oracle`, `oracle`) or as a command line to run. */
-import { createBuiltinAgent } from './builtin';
-import { Oracle, StaticOracle } from './oracles';
+import { createBuiltinAgent } from '../builtin';
+import { Oracle, StaticOracle } from '../oracles';
 import { ProcessAgent, type ProcessAgentOptions } from './processAgent';
-import type { FollowerAgent } from './types';
+import type { FollowerAgent } from '../types';
 
 export const AGENT_NAMES = ['random', 'heuristic', 'static-oracle', 'oracle'] as const;
 
