@@ -12,6 +12,9 @@ import { CliError } from '../errors';
 // Node 20 has no global WebSocket; the SDK's reconnection looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 
+/** Pause before asking the agent again after the server refused its action. */
+const RETRY_AFTER_REFUSAL_MS = 100;
+
 interface AgentCliOptions {
   server: string;
   agent: string;
@@ -92,8 +95,12 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
     });
     room.onMessage('error', (error: { code: string; message: string }) => {
       say(`refused: ${error.code}: ${error.message}`);
-      actedOn = null; // act again on the current view
-      void actIfMyTurn();
+      // Act again on the current view, after a pause: an agent that repeats a refused action
+      // must not flood the server (its rate limit would close the connection).
+      setTimeout(() => {
+        actedOn = null;
+        void actIfMyTurn();
+      }, RETRY_AFTER_REFUSAL_MS);
     });
     room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
       if (notice.kind === 'gameOver') {

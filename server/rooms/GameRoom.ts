@@ -10,6 +10,7 @@ import { matchMaker, Room, ServerError, type Client, type Delayed, type RoomExce
 import { z } from 'zod';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
 import { makeConfig, type GameConfig } from '../../shared/engine/config';
+import type { ActionError } from '../../shared/engine/errors';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import type { GameMap } from '../../shared/engine/map';
 import { drawSetup, MAX_SEED, ROLES, type Role } from '../../shared/engine/state';
@@ -193,12 +194,13 @@ export class GameRoom extends Room {
     }
   }
 
-  /** Seats the scripted follower, which acts from the server on its turns. */
+  /** Seats the scripted follower, which acts from the server on its turns, through the same checks as a person. */
   private seatBot(): void {
     this.bot = new BotSeat(this.clock, this.settings.botStepMs, (action) => {
-      const result = this.apply(byActor('follower', action));
-      if (!result.ok) throw new Error(`the scripted follower's action was refused: ${result.error.code}`);
-      return this.phase === 'playing' && result.state.turn.role === 'follower' && !result.outcome.turnEnded;
+      const refused = this.tryAction('follower', action);
+      // Like a person's, a move into an obstacle is refused; the bot chooses again at its next step.
+      if (refused && refused.code !== 'MOVE_BLOCKED') throw new Error(`the scripted follower's action was refused: ${refused.code}`);
+      return this.phase === 'playing' && this.recorder!.state.turn.role === 'follower';
     });
     const record: SeatRecord = { role: 'follower', playerId: randomUUID(), kind: 'bot' };
     this.seats.set('follower', { role: 'follower', client: null, record, connected: true, feed: new ViewFeed('follower') });
@@ -321,12 +323,18 @@ export class GameRoom extends Room {
     this.handlers[type](seat, parsed.data);
   }
 
-  /** A player's action: checked against the legal actions, then applied. */
+  /** A player's message asks for an action: refused in words, or applied. */
   private act(seat: Seat, requested: PlayerAction): void {
+    const refused = this.tryAction(seat.role, requested);
+    if (refused) this.refuse(seat.client!, ACTION_MESSAGE, refused.code, refused.message);
+  }
+
+  /** Checks `role`'s action against the legal actions and applies it; the refusal, or null. */
+  private tryAction(role: Role, requested: PlayerAction): ActionError | null {
     const action: PlayerAction = requested.type === 'instruction' ? { type: 'instruction', text: sanitizeInstruction(requested.text) } : requested;
-    const refused = checkPlayerAction(this.recorder!.state, seat.role, action);
-    if (refused) return this.refuse(seat.client!, ACTION_MESSAGE, refused.code, refused.message);
-    this.apply(byActor(seat.role, action));
+    const refused = checkPlayerAction(this.recorder!.state, role, action);
+    if (!refused) this.apply(byActor(role, action));
+    return refused;
   }
 
   /** Applies an action: logged first, then each player is sent what it may know of the result. */
