@@ -104,6 +104,13 @@ module.exports = {
       to: { path: `^shared/.*${NODE_ONLY}` },
     },
     {
+      name: 'client-no-map-generator',
+      severity: 'error',
+      comment: "The browser bundle (client/src) must not import the map generator: a follower's screen is drawn from its view alone, never rebuilt from a seed.",
+      from: { path: '^client/src/' },
+      to: { path: '^shared/maps/generate' },
+    },
+    {
       name: 'client-no-node-builtins',
       severity: 'error',
       comment: 'The browser bundle (client/src) must not import Node builtins (node:fs, child_process, ...).',
