@@ -10,7 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import { Client, type Room } from '@colyseus/sdk';
 import WebSocket from 'ws';
-import { ROOM_NAME } from '../shared/protocol/messages';
+import type { PlayerAction } from '../shared/engine/actions';
+import { ACTION_MESSAGE, ROOM_NAME, type ViewMessage } from '../shared/protocol/messages';
 import { buildScript, UsageMonitor, type BenchToWorker, type Script, type WorkerConfig, type WorkerToBench } from './server-common';
 
 // Node 20 has no global WebSocket, and the SDK's reconnection looks for one.
@@ -30,7 +31,7 @@ function fresh() {
     gamesFinished: 0,
     gamesCutShort: 0,
     actionsSent: 0,
-    patches: 0,
+    views: 0,
     messages: 0,
     selfLatency: [] as number[],
     partnerLatency: [] as number[],
@@ -65,23 +66,38 @@ function sleep(ms: number): Promise<void> {
 
 const round2 = (ms: number) => Math.round(ms * 100) / 100;
 
-/** One game: two rooms, what each client has seen, and the send time of each action. */
+/** For cumulative view counts by seq, the seq each view message (1-based) shows. */
+function seqsOfViews(counts: readonly number[]): number[] {
+  const seqs: number[] = [];
+  counts.forEach((count, seq) => {
+    if (seq === 0 || count > counts[seq - 1]) seqs[count] = seq;
+  });
+  return seqs;
+}
+
+/** One game: two rooms, how many views each client has received, and the send time of each action. */
 class Game {
-  readonly seen: Record<Role, number> = { leader: 0, follower: 0 };
+  readonly views: Record<Role, number> = { leader: 0, follower: 0 };
   readonly phase: Record<Role, string> = { leader: '', follower: '' };
   private readonly sentAt: number[] = [];
   private readonly actorOf: Role[] = [];
+  /** seqOfView[role][n]: the action whose result the role's n-th view message shows. */
+  private readonly seqOfView: Record<Role, number[]>;
   private waiter: (() => void) | null = null;
   aborted = false;
   leaving = false;
 
   readonly rooms: Partial<Record<Role, Room>> = {};
 
+  constructor(private readonly script: Script) {
+    this.seqOfView = { leader: seqsOfViews(script.views.leader), follower: seqsOfViews(script.views.follower) };
+  }
+
   /** Listens to a player's room from the moment it joined (the seat message comes at once). */
   attach(role: Role, room: Room): void {
     this.rooms[role] = room;
     room.reconnection.enabled = false;
-    room.onStateChange((state: any) => this.onState(role, state));
+    room.onMessage('view', (message: ViewMessage) => this.onView(role, message));
     room.onMessage('*', (type, payload: any) => {
       counters.messages += 1;
       if (type === 'error') error(`server error ${payload?.code}`, `${role}: ${payload?.message} (refused ${payload?.refused})`);
@@ -94,16 +110,18 @@ class Game {
     });
   }
 
-  private onState(role: Role, state: any): void {
-    counters.patches += 1;
-    const now = performance.now();
-    const seq: number = state.seq ?? 0;
-    for (let k = this.seen[role] + 1; k <= seq; k++) {
-      const sentAt = this.sentAt[k];
-      if (sentAt !== undefined) (this.actorOf[k] === role ? counters.selfLatency : counters.partnerLatency).push(round2(now - sentAt));
-    }
-    if (seq > this.seen[role]) this.seen[role] = seq;
-    this.phase[role] = state.phase;
+  /** Whether `role` has seen the result of action `seq` (it holds every view the room sent it up to it). */
+  hasSeen(role: Role, seq: number): boolean {
+    return this.views[role] >= this.script.views[role][seq];
+  }
+
+  private onView(role: Role, message: ViewMessage): void {
+    counters.views += 1;
+    this.views[role] += 1;
+    const seq = this.seqOfView[role][this.views[role]];
+    const sentAt = seq === undefined ? undefined : this.sentAt[seq];
+    if (sentAt !== undefined) (this.actorOf[seq] === role ? counters.selfLatency : counters.partnerLatency).push(round2(performance.now() - sentAt));
+    if (message.changes.phase) this.phase[role] = message.changes.phase;
     this.waiter?.();
   }
 
@@ -129,10 +147,10 @@ class Game {
     });
   }
 
-  act(role: Role, seq: number, type: string, payload: Record<string, unknown>): void {
+  act(role: Role, seq: number, action: PlayerAction): void {
     this.sentAt[seq] = performance.now();
     this.actorOf[seq] = role;
-    this.rooms[role]!.send(type, payload);
+    this.rooms[role]!.send(ACTION_MESSAGE, action);
     counters.actionsSent += 1;
   }
 
@@ -167,7 +185,7 @@ async function join(client: Client, options: Record<string, unknown>): Promise<R
 /** Plays the first `length` actions of the script (all of them: a whole game), then leaves. */
 async function playGame(config: WorkerConfig, script: Script, client: Client, code: string, length: number): Promise<void> {
   const joinStart = performance.now();
-  const game = new Game();
+  const game = new Game(script);
   try {
     game.attach('leader', await join(client, { role: 'leader', code }));
     game.attach('follower', await join(client, { role: 'follower', code }));
@@ -192,14 +210,14 @@ async function playGame(config: WorkerConfig, script: Script, client: Client, co
     const steps = script.steps.slice(0, length);
     for (const step of steps) {
       await sleep(next - performance.now());
-      const seen = await game.waitFor(() => game.seen[step.actor] >= step.seq - 1, config.stuckMs);
+      const seen = await game.waitFor(() => game.hasSeen(step.actor, step.seq - 1), config.stuckMs);
       if (seen === 'stuck') error('stuck', `game ${code}: the ${step.actor} did not see seq ${step.seq - 1} within ${config.stuckMs} ms`);
       if (seen !== 'ok') return;
-      game.act(step.actor, step.seq, step.type, step.payload);
+      game.act(step.actor, step.seq, step.action);
       next = performance.now() + think();
     }
     const last = steps[steps.length - 1]?.seq ?? 0;
-    const end = await game.waitFor(() => game.seen.leader >= last && game.seen.follower >= last, config.stuckMs);
+    const end = await game.waitFor(() => game.hasSeen('leader', last) && game.hasSeen('follower', last), config.stuckMs);
     if (end === 'stuck') error('stuck', `game ${code}: the last action was not seen`);
     if (end === 'ok' && length === script.steps.length) counters.gamesFinished += 1;
     else if (end === 'ok') counters.gamesCutShort += 1;

@@ -4,10 +4,15 @@
  * messages and a few small helpers.
  */
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { byActor, withoutActor, type PlayerAction } from '../shared/engine/actions';
 import { makeConfig } from '../shared/engine/config';
-import type { LogEvent, LogLine } from '../shared/log/format';
+import { ROLES, type GameState, type Role } from '../shared/engine/state';
+import { step } from '../shared/engine/transition';
+import { eventAction, type LogEvent, type LogHeader, type LogLine } from '../shared/log/format';
+import { stateFromHeader } from '../shared/log/recorder';
 import { generateMap } from '../shared/maps/generate';
 import { playSelfPlayGame } from '../shared/selfplay/game';
+import { ViewFeed, type SessionFacts } from '../server/rooms/viewFeed';
 
 // ---------------------------------------------------------------------------------------------
 // The scripted game
@@ -15,15 +20,21 @@ import { playSelfPlayGame } from '../shared/selfplay/game';
 /** One client message of the script: who sends it, what, and the seq the room gives it. */
 export interface ScriptStep {
   readonly seq: number;
-  readonly actor: 'leader' | 'follower';
-  readonly type: 'move' | 'instruction' | 'endTurn' | 'done';
-  readonly payload: Record<string, unknown>;
+  readonly actor: Role;
+  readonly action: PlayerAction;
 }
 
 export interface Script {
   readonly seed: number;
   readonly steps: readonly ScriptStep[];
-  /** True when the self-play game had a server timeout: the script stops before it and the game is left. */
+  /**
+   * views[role][seq]: how many `view` messages the role has received once the room applied the
+   * action `seq` (views[role][0] = 1, the full view at the start). A client knows it has seen an
+   * action when it holds that many: the views carry no sequence number (it would tell the
+   * follower of the leader's hidden actions).
+   */
+  readonly views: Readonly<Record<Role, readonly number[]>>;
+  /** True when the self-play game had a server timeout or a blocked move (which no player is offered): the script stops before it. */
   readonly truncated: boolean;
   /** Events in the whole self-play game, timeouts included. */
   readonly events: number;
@@ -37,23 +48,60 @@ export function buildScript(seed: number): Script {
   const lines: LogLine[] = [];
   playSelfPlayGame({ seed, map: generateMap(seed), config: makeConfig() }, (line) => lines.push(line));
   const events = lines.filter((line): line is LogEvent => line.kind === 'event');
+  const header = lines[0] as LogHeader;
   const steps: ScriptStep[] = [];
+  let truncated = false;
   for (const event of events) {
-    if (event.type === 'timeout') return { seed, steps, truncated: true, events: events.length };
-    const payload = event.payload as Record<string, unknown>;
-    const message = event.type === 'move' ? { action: payload.move } : event.type === 'instruction' ? { text: payload.text } : {};
-    steps.push({ seq: event.seq, actor: event.actor, type: event.type, payload: message });
+    const action = eventAction(event);
+    if (action.type === 'timeout' || event.outcome.blocked) {
+      truncated = true;
+      break;
+    }
+    steps.push({ seq: event.seq, actor: action.actor, action: withoutActor(action) });
   }
-  return { seed, steps, truncated: false, events: events.length };
+  return { seed, steps, views: viewCounts(stateFromHeader(header), steps), truncated, events: events.length };
 }
 
-/** The first seed from `from` whose self-play game has no timeout, so it can be played to its end. */
+/**
+ * The `view` messages each role receives as the room plays `steps`: the room's own ViewFeed, with
+ * the session facts changing as the room changes them (the deadline at each new turn, the phase at
+ * the end).
+ */
+function viewCounts(start: GameState, steps: readonly ScriptStep[]): Record<Role, number[]> {
+  const feeds = { leader: new ViewFeed('leader'), follower: new ViewFeed('follower') };
+  const counts: Record<Role, number[]> = { leader: [0], follower: [0] };
+  let state = start;
+  let turn = 1;
+  const send = (facts: SessionFacts) => {
+    for (const role of ROLES) {
+      const sent = counts[role][counts[role].length - 1] + (feeds[role].message(state, facts, 0) ? 1 : 0);
+      counts[role][counts[role].length - 1] = sent;
+    }
+  };
+  const playing = (): SessionFacts => ({ phase: 'playing', turnDeadline: turn, partnerConnected: true, endReason: '' });
+  for (const role of ROLES) feeds[role].witness(state);
+  send(playing());
+  for (const { actor, action } of steps) {
+    const result = step(state, byActor(actor, action));
+    if (!result.ok) throw new Error(`the script's action ${JSON.stringify(action)} was refused: ${result.error.code}`);
+    state = result.state;
+    for (const role of ROLES) {
+      feeds[role].witness(state);
+      counts[role].push(counts[role][counts[role].length - 1]);
+    }
+    if (result.outcome.turnEnded) turn++;
+    send(state.gameOver ? { phase: 'ended', turnDeadline: 0, partnerConnected: true, endReason: 'turns-exhausted' } : playing());
+  }
+  return counts;
+}
+
+/** The first seed from `from` whose self-play game has no timeout nor blocked move, so it can be played to its end. */
 export function firstTimeoutFreeSeed(from: number, tries = 1000): Script {
   for (let seed = from; seed < from + tries; seed++) {
     const script = buildScript(seed);
     if (!script.truncated) return script;
   }
-  throw new Error(`no self-play game without a timeout among seeds ${from}-${from + tries - 1}`);
+  throw new Error(`no self-play game without a timeout or a blocked move among seeds ${from}-${from + tries - 1}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,13 +169,13 @@ export interface WorkerReport {
   /** First games of a slot, stopped early on purpose and left (--stagger). */
   readonly gamesCutShort: number;
   readonly actionsSent: number;
-  /** onStateChange calls over all clients. */
-  readonly patches: number;
-  /** Other messages received (seat, map, notice, error). */
+  /** View messages received over all clients. */
+  readonly views: number;
+  /** Other messages received (seat, notice, error). */
   readonly messages: number;
-  /** Send to the patch in which the acting client sees the action's seq, ms. */
+  /** Send to the view message in which the acting client sees the action's result, ms. */
   readonly selfLatency: number[];
-  /** Send to the patch in which the partner sees it, ms. */
+  /** Send to the view message in which the partner sees it (when it may), ms. */
   readonly partnerLatency: number[];
   /** Both players of a game joined: from the leader's join request to the follower's room, ms. */
   readonly joinLatency: number[];

@@ -3,8 +3,7 @@
  * with the real GameStore on a fresh temporary data directory, on 127.0.0.1 and a free port. Turn
  * timers are an hour so nothing times out, every game is seeded with `--seed`, and
  * `--patch-rate-ms` sets the patch rate if given (else the room's default); `--data-parent DIR`
- * puts the data directory in DIR instead of the system's temporary directory. `--experiment
- * patch-on-action` changes the room from outside to measure a possible change (see there).
+ * puts the data directory in DIR instead of the system's temporary directory.
  *
  * It talks to the benchmark over stdin/stdout, one JSON object a line (stdout lines starting with
  * BENCH_PREFIX), not over an IPC channel: with one, Colyseus's optional @pm2/io integration takes
@@ -20,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { startGameServer } from '../server/index';
-import { GameRoom, type RoomSettings } from '../server/rooms/GameRoom';
+import type { RoomSettings } from '../server/rooms/GameRoom';
 import { GameStore } from '../server/store/GameStore';
 import { BENCH_PREFIX, numberFlag, parseFlags, UsageMonitor, type BenchToServer, type ServerToBench, type StoreTimings } from './server-common';
 
@@ -37,10 +36,6 @@ async function main(): Promise<void> {
     followerTurnSeconds: 3600,
     ...(flags.has('patch-rate-ms') && { patchRateMs: numberFlag(flags, 'patch-rate-ms', 50, 5, 1000) }),
   };
-
-  const experiment = flags.get('experiment');
-  if (experiment === 'patch-on-action') patchOnAction();
-  else if (experiment !== undefined) throw new Error(`unknown --experiment ${JSON.stringify(experiment)} (known: patch-on-action)`);
 
   const dataDir = mkdtempSync(join(flags.get('data-parent') ?? tmpdir(), 'cerealbar-bench-'));
   const store = GameStore.open(dataDir);
@@ -125,23 +120,6 @@ class StoreTimes {
     this.times = {};
     return times;
   }
-}
-
-/**
- * An experiment, not the server as it is: the room sends the state patch right after handling
- * each client message instead of at its next patch tick, by wrapping GameRoom's (private) message
- * handler from outside. It measures what a `this.broadcastPatch()` at the end of the room's
- * handler would do for latency and CPU.
- */
-function patchOnAction(): void {
-  const room = GameRoom.prototype as unknown as { handle: (...args: unknown[]) => unknown; broadcastPatch(): boolean };
-  const handle = room.handle;
-  if (typeof handle !== 'function') throw new Error('GameRoom has no handle method any more: update the patch-on-action experiment');
-  room.handle = function (this: typeof room, ...args: unknown[]) {
-    const result = handle.apply(this, args);
-    this.broadcastPatch();
-    return result;
-  };
 }
 
 main().catch((error) => {

@@ -11,8 +11,9 @@
  *     measures over a window once all games are running, stops everything and prints a table and
  *     one JSON line.
  *
- * Latency is the time from a client sending an action to the state patch in which that client's
- * decoded `seq` reaches the action's seq (so it includes waiting for the room's next patch tick).
+ * Latency is the time from a client sending an action to the `view` message that shows its result
+ * to that client (own) or to the other player (partner, only for the actions it may see). The room
+ * sends views as soon as it has applied an action, not at a patch tick.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -49,12 +50,11 @@ const HELP = `npm run bench:server -- [flags]
   --no-stagger       all games start at the beginning of the script (by default each slot's
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
-  --seed S           game seed (first timeout-free seed from S)      default 0 (gives seed 2)
-  --patch-rate-ms P  the rooms' patch rate                           default: the room's (${DEFAULT_PATCH_RATE_MS})
+  --seed S           game seed (the first from S whose script has no timeout
+                     nor blocked move)                              default 0 (gives seed 42)
+  --patch-rate-ms P  the rooms' tick (the turn clock's resolution)   default: the room's (${DEFAULT_PATCH_RATE_MS})
   --server-runtime R node: the compiled server (dist/); tsx: its TypeScript through tsx,
                      as \`npm start\` runs it                             default node
-  --experiment E     patch-on-action: the room sends the patch as soon as it handled a
-                     message (changes the room from outside; see bench/server-process.ts)
   --data-parent DIR  where the server's temporary data directory goes     default: os.tmpdir()
                      (e.g. /dev/shm to take the disk out of the measurement)
   --profile          run the server with --cpu-prof and summarise the profile
@@ -64,7 +64,7 @@ const HELP = `npm run bench:server -- [flags]
 
 const FLAGS = [
   ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'no-stagger', 'seed', 'patch-rate-ms'],
-  ...['server-runtime', 'experiment', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
+  ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
 ];
 
 /** Reads the flags; a bad one ends the process with the help text. */
@@ -97,7 +97,6 @@ function readFlags() {
       QUIET: flags.has('quiet'),
       STAGGER: !flags.has('no-stagger'),
       PATCH_RATE: flags.has('patch-rate-ms') ? String(numberFlag(flags, 'patch-rate-ms', 50, 5, 1000)) : undefined,
-      EXPERIMENT: flags.get('experiment'),
       DATA_PARENT: flags.get('data-parent'),
       RUNTIME: runtime,
     };
@@ -106,7 +105,7 @@ function readFlags() {
     process.exit(2);
   }
 }
-const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, EXPERIMENT, DATA_PARENT, RUNTIME } =
+const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME } =
   readFlags();
 const TICK_MS = 1000;
 
@@ -298,7 +297,7 @@ async function main(): Promise<void> {
 
   // The server.
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'cerealbar-server-profile-')) : null;
-  const serverArgs = ['--seed', String(script.seed), ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []), ...(EXPERIMENT ? ['--experiment', EXPERIMENT] : []), ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : [])];
+  const serverArgs = ['--seed', String(script.seed), ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []), ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : [])];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   // tsx: the TypeScript source next to the compiled script's directory (dist/bench -> bench).
   const server =
@@ -417,7 +416,7 @@ function progressLine(current: Tick, previous: Tick, startAt: number, phase: str
     `t=${((current.at - startAt) / 1000).toFixed(0).padStart(4)}s ${phase.padEnd(7)}`,
     `games ${String(sum(current.workers, (r) => r.activeGames)).padStart(5)}`,
     `actions/s ${(sum(current.workers, (r) => r.actionsSent) / seconds).toFixed(0).padStart(5)}`,
-    `patches/s ${(sum(current.workers, (r) => r.patches) / seconds).toFixed(0).padStart(5)}`,
+    `views/s ${(sum(current.workers, (r) => r.views) / seconds).toFixed(0).padStart(5)}`,
     `latency p50 ${fmtMs(percentile(self, 50))} p99 ${fmtMs(percentile(self, 99))} max ${fmtMs(self[self.length - 1] ?? NaN)}`,
     `server cpu ${serverCpu.toFixed(0).padStart(3)}% rss ${mb(current.server.rssBytes)} loop p99 ${fmtMs(current.server.loopDelay.p99)} gc ${fmtMs(current.server.gc.ms)}/${fmtMs(current.server.gc.maxMs)} store max ${fmtMs(Math.max(0, ...Object.values(current.store).map((e) => e.maxMs)))}`,
     `clients cpu ${(clientCpu / 10 / seconds).toFixed(0).padStart(3)}%`,
@@ -526,7 +525,6 @@ function summarize(
       settleS: SETTLE_S,
       durationS: round(seconds, 1),
       serverRuntime: RUNTIME,
-      experiment: EXPERIMENT ?? null,
       dataParent: DATA_PARENT ?? tmpdir(),
       profiled: PROFILE,
     },
@@ -542,21 +540,21 @@ function summarize(
     },
     rates: {
       actionsPerSecond: perSecond((r) => r.actionsSent),
-      patchesPerSecond: perSecond((r) => r.patches),
+      viewsPerSecond: perSecond((r) => r.views),
       otherMessagesPerSecond: perSecond((r) => r.messages),
     },
     latencyMs: {
-      actionToOwnPatch: latencyFigures(reports.flatMap((r) => r.selfLatency)),
-      actionToPartnerPatch: latencyFigures(reports.flatMap((r) => r.partnerLatency)),
-      /** The same as actionToOwnPatch, over the seconds in which (and after which) nothing else loaded the machine. */
-      actionToOwnPatchQuietSeconds: latencyFigures(cleanReports.flatMap((r) => r.selfLatency)),
+      actionToOwnView: latencyFigures(reports.flatMap((r) => r.selfLatency)),
+      actionToPartnerView: latencyFigures(reports.flatMap((r) => r.partnerLatency)),
+      /** The same as actionToOwnView, over the seconds in which (and after which) nothing else loaded the machine. */
+      actionToOwnViewQuietSeconds: latencyFigures(cleanReports.flatMap((r) => r.selfLatency)),
       joinBothPlayers: latencyFigures(reports.flatMap((r) => r.joinLatency)),
     },
     errors: { total: sum(Object.values(errors), (n) => n), byKind: errors, beforeWindow: extra.errorsBefore, samples: extra.firstErrors },
     server: {
       cpuPercentOfCore: serverCpu,
       cpuPercentOfCorePeakSecond: round(Math.max(...serverCpuPerTick), 1),
-      /** Server CPU time in the window over the actions sent in it: everything (patches, sockets, logs) per action. */
+      /** Server CPU time in the window over the actions sent in it: everything (views, sockets, logs) per action. */
       cpuUsPerAction: round(((cpuMs(end.server) - cpuMs(baseline.server)) * 1000) / sum(reports, (r) => r.actionsSent), 0),
       rssMB: round(end.server.rssBytes / 2 ** 20, 1),
       peakRssMB: round(end.server.maxRssBytes / 2 ** 20, 1),
@@ -600,17 +598,17 @@ function table(r: Result): string {
     ['games (clients, worker processes)', `${r.config.games} (${r.config.clients}, ${r.config.workers})`],
     ['think time per action', `${r.config.thinkMs} ms ±${r.config.jitter * 100}%`],
     ['seed, actions per game', `${r.config.seed}, ${r.config.actionsPerGame}${r.config.scriptTruncated ? ' (cut before a timeout)' : ''}`],
-    ['patch rate; server runtime; experiment', `${r.config.patchRateMs} ms; ${r.config.serverRuntime}; ${r.config.experiment ?? 'none'}`],
+    ['room tick; server runtime', `${r.config.patchRateMs} ms; ${r.config.serverRuntime}`],
     ['server data directory in', r.config.dataParent],
     ['measured over', `${r.config.durationS} s after a ${r.config.rampS} s ramp and ${r.config.settleS} s settling`],
     ['games held concurrently (min / mean / max)', `${r.games.concurrentMin} / ${r.games.concurrentMean} / ${r.games.concurrentMax}`],
     ['games started / played to the end / cut short, in the window', `${r.games.started} / ${r.games.finished} / ${r.games.cutShort}${r.config.stagger ? ' (first games, staggered)' : ''}`],
     ['actions sent per second', `${r.rates.actionsPerSecond}`],
-    ['patches received per second (all clients)', `${r.rates.patchesPerSecond}`],
+    ['view messages received per second (all clients)', `${r.rates.viewsPerSecond}`],
     ['other messages received per second', `${r.rates.otherMessagesPerSecond}`],
-    ['action -> own patch, ms', lat(l.actionToOwnPatch)],
-    ['action -> partner patch, ms', lat(l.actionToPartnerPatch)],
-    [`action -> own patch, quiet seconds only, ms`, lat(l.actionToOwnPatchQuietSeconds)],
+    ['action -> own view, ms', lat(l.actionToOwnView)],
+    ['action -> partner view, ms', lat(l.actionToPartnerView)],
+    [`action -> own view, quiet seconds only, ms`, lat(l.actionToOwnViewQuietSeconds)],
     ['join (both players), ms', lat(l.joinBothPlayers)],
     ['errors in the window', `${r.errors.total}${r.errors.total > 0 ? ` ${JSON.stringify(r.errors.byKind)}` : ''}`],
     ['server CPU (% of one core; peak second)', `${r.server.cpuPercentOfCore}% (${r.server.cpuPercentOfCorePeakSecond}%)`],

@@ -19,13 +19,15 @@ export interface TestServer {
   logText(game?: number): string;
 }
 
-export async function startTestServer(roomSettings: RoomSettings = {}): Promise<TestServer> {
+/** A game server on a free port; `now` fixes the rooms' clock (deadlines, log times) for byte-level comparisons. */
+export async function startTestServer(roomSettings: RoomSettings = {}, now?: () => number): Promise<TestServer> {
   const logs: LogLine[][] = [];
   const server = await startGameServer({
     port: 0,
     host: '127.0.0.1',
     roomSettings: { patchRateMs: 10, ...roomSettings },
     services: {
+      ...(now && { now }),
       startLog: (header) => {
         const lines: LogLine[] = [header];
         logs.push(lines);
