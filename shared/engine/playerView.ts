@@ -138,16 +138,18 @@ function revealCells(known: KnownMap | null, state: GameState, cells: readonly n
 function rememberCards(cards: readonly SightedCard[], state: GameState, inView: ReadonlySet<number>, moves: number): readonly SightedCard[] {
   const width = state.world.width;
   const visible = state.cards.filter((card) => inView.has(card.y * width + card.x));
-  // A remembered card whose cell is in view again but which is not there any more was taken by a set.
-  const kept = cards.filter((card) => !inView.has(card.y * width + card.x) && !visible.some((seen) => seen.id === card.id));
+  // Cards out of view stay as last seen; one whose cell is in view again but which is not there
+  // any more was taken by a set, and is forgotten.
+  const kept = cards.filter((card) => !inView.has(card.y * width + card.x));
   if (visible.length === 0 && kept.length === cards.length) return cards;
   const updated = [...kept, ...visible.map((card) => ({ ...copyCard(card), seenAt: moves }))].sort(byId);
-  if (updated.length === cards.length && updated.every((card, i) => sameRemembered(card, cards[i]))) return cards;
+  if (updated.length === cards.length && updated.every((card, i) => sameSighting(card, cards[i]))) return cards;
   return updated;
 }
 
-function sameRemembered(a: SightedCard, b: SightedCard): boolean {
-  return a.id === b.id && a.x === b.x && a.y === b.y && a.selected === b.selected && a.seenAt === b.seenAt;
+/** Cards never change place or face: a sighting differs only in the card, its selection or when it was seen. */
+function sameSighting(a: SightedCard, b: SightedCard): boolean {
+  return a.id === b.id && a.selected === b.selected && a.seenAt === b.seenAt;
 }
 
 /** The leader's map: the whole terrain and props, without the name, seed, spawn or fixed cards. */

@@ -73,11 +73,27 @@ export interface ViewMessage {
 export function viewChanges(previous: ClientView, next: ClientView): Partial<ClientView> {
   const changes: Record<string, unknown> = {};
   for (const key of Object.keys(next) as (keyof ClientView)[]) {
-    const a = previous[key];
-    const b = next[key];
-    if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) changes[key] = b;
+    if (!sameValue(previous[key], next[key])) changes[key] = next[key];
   }
   return changes as Partial<ClientView>;
+}
+
+/** Deep equality of JSON-like values (what a view holds), without building strings: views are compared on every action. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 /** A view message applied to the view a client holds. */
