@@ -1,7 +1,7 @@
 /**
  * The layers of shared/ and the apps above them: a module imports only from its own folder and
  * from layers below its own. `npm run lint:layers` checks every import (type-only ones too);
- * docs/layers.md explains the layers. A broken rule prints as
+ * docs/architecture.md ("Layers") explains the layers. A broken rule prints as
  *   error <rule>: <importing file> → <imported file>
  * followed by the rule's comment (which layer may import what).
  */
