@@ -11,6 +11,10 @@ import {
   type GameState,
   type Pose,
 } from '../shared/engine';
+import type { LogLine } from '../shared/log/format';
+import { replay } from '../shared/log/replay';
+import { generateMap } from '../shared/maps/generate';
+import { playSelfPlayGame } from '../shared/selfplay/game';
 
 /**
  * A 9 x 9 grass map, rows listed north first for readability (row 8 at the top):
@@ -76,4 +80,13 @@ export function makeState(spec: StateSpec = {}): GameState {
     cards,
     rng: seedRng(42),
   });
+}
+
+/** Every state of the self-play game of `seed` (on its generated map), by replaying its log. */
+export function selfPlayStates(seed: number): GameState[] {
+  const lines: LogLine[] = [];
+  playSelfPlayGame({ seed, map: generateMap(seed) }, (line) => lines.push(line));
+  const states: GameState[] = [];
+  replay(lines.map((line) => JSON.stringify(line)).join('\n'), { onState: (state) => states.push(state) });
+  return states;
 }

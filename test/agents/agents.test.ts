@@ -6,7 +6,6 @@ import {
   updateState,
   visibleCells,
   type Card,
-  type GameMap,
   type GameState,
   type Pose,
 } from '../../shared/engine';
@@ -15,28 +14,19 @@ import { describeObservation, describeRelativePosition, directionWords, relative
 import { ObservationTracker } from '../../shared/agents/observation';
 import { AgentError, ProcessAgent, shellScript, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { AGENT_ACTIONS, type AgentAction, type FollowerAgent } from '../../shared/agents/types';
-import type { LogLine } from '../../shared/log/format';
-import { replay } from '../../shared/log/replay';
-import { generateMap } from '../../shared/maps/generate';
-import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { readCardRequest } from '../../shared/agents/instructions';
 import { done, endTurn, mv, play, say } from '../engine/helpers';
-import { makeState } from '../fixtures';
+import { makeState, selfPlayStates } from '../fixtures';
 
 const EXAMPLE_AGENT = path.join(__dirname, '../../examples/agents/random_agent.py');
 
-/** Every state of a self-play game, by replaying its log. */
-function selfPlayStates(seed: number): { map: GameMap; states: GameState[] } {
-  const map = generateMap(seed);
-  const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map }, (line) => lines.push(line));
-  const states: GameState[] = [];
-  replay(lines.map((line) => JSON.stringify(line)).join('\n'), { onState: (state) => states.push(state) });
-  return { map, states };
-}
-
 const SELF_PLAY_SEEDS = [1, 2, 3];
-const games = new Map(SELF_PLAY_SEEDS.map((seed) => [seed, selfPlayStates(seed)]));
+const games = new Map(
+  SELF_PLAY_SEEDS.map((seed) => {
+    const states = selfPlayStates(seed);
+    return [seed, { map: states[0].world.map, states }] as const;
+  }),
+);
 
 /** The fixture with `text` queued and the follower's turn started (with room for long walks). */
 function followerTurn(text: string, spec: Parameters<typeof makeState>[0] = {}): GameState {

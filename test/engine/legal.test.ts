@@ -21,20 +21,8 @@ import {
   type GameState,
   type PlayerAction,
 } from '../../shared/engine';
-import type { LogLine } from '../../shared/log/format';
-import { replay } from '../../shared/log/replay';
-import { generateMap } from '../../shared/maps/generate';
-import { playSelfPlayGame } from '../../shared/selfplay/game';
-import { makeState } from '../fixtures';
+import { makeState, selfPlayStates } from '../fixtures';
 import { endTurn, expectRefused, mv, play, say } from './helpers';
-
-function selfPlayStates(seed: number): GameState[] {
-  const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map: generateMap(seed) }, (line) => lines.push(line));
-  const states: GameState[] = [];
-  replay(lines.map((line) => JSON.stringify(line)).join('\n'), { onState: (state) => states.push(state) });
-  return states;
-}
 
 const CANDIDATES: readonly PlayerAction[] = [
   ...MOVES.map((move): PlayerAction => ({ type: 'move', move })),

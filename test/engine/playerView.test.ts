@@ -16,20 +16,8 @@ import {
   type Memory,
   type PlayerView,
 } from '../../shared/engine';
-import type { LogLine } from '../../shared/log/format';
-import { replay } from '../../shared/log/replay';
-import { generateMap } from '../../shared/maps/generate';
-import { playSelfPlayGame } from '../../shared/selfplay/game';
-import { makeState } from '../fixtures';
+import { makeState, selfPlayStates } from '../fixtures';
 import { done, endTurn, mv, play, say } from './helpers';
-
-function selfPlayStates(seed: number): GameState[] {
-  const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map: generateMap(seed) }, (line) => lines.push(line));
-  const states: GameState[] = [];
-  replay(lines.map((line) => JSON.stringify(line)).join('\n'), { onState: (state) => states.push(state) });
-  return states;
-}
 
 const games = [3, 4].map(selfPlayStates);
 
