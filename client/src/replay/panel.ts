@@ -4,8 +4,8 @@
  */
 import { describeEvent, instructionNumber } from '../../../shared/log/describe';
 import { h, setChildren } from '../ui/dom';
-import { instructionRows, type InstructionStatus } from './instructions';
-import { duration, timeAt, type Recording } from './recording';
+import type { InstructionStatus } from '../../../shared/engine/playerView';
+import { duration, timeAt, type ReplayedGame } from './recording';
 import { formatGameTime } from './time';
 import { VIEWS } from './views';
 
@@ -42,7 +42,7 @@ export class SidePanel {
     );
   }
 
-  showGame(recording: Recording): void {
+  showGame(recording: ReplayedGame): void {
     const { header, end } = recording;
     const fact = (term: string, value: string) => [h('dt', {}, term), h('dd', {}, value)];
     const source = typeof header.meta.source === 'string' ? header.meta.source : null;
@@ -59,7 +59,7 @@ export class SidePanel {
     this.activeInstruction = null;
   }
 
-  update(recording: Recording, cursor: number): void {
+  update(recording: ReplayedGame, cursor: number): void {
     const total = recording.events.length;
     setChildren(this.eventHeading, cursor === 0 ? 'Start' : `Event ${cursor} of ${total} at ${formatGameTime(timeAt(recording, cursor))}`);
     const sentences =
@@ -68,8 +68,9 @@ export class SidePanel {
     this.showInstructions(recording, cursor);
   }
 
-  private showInstructions(recording: Recording, cursor: number): void {
-    const rows = instructionRows(recording.events.slice(0, cursor), recording.states[cursor]);
+  private showInstructions(recording: ReplayedGame, cursor: number): void {
+    // The leader's view holds every instruction issued so far, with where it stands.
+    const rows = recording.views.leader[cursor].instructions;
     if (rows.length === 0) {
       setChildren(this.instructions, h('li', { class: 'empty' }, 'No instructions yet'));
       this.activeInstruction = null;

@@ -8,12 +8,12 @@ import { ControlBar, type ControlActions } from './controls';
 import { hook } from './hook';
 import { SidePanel } from './panel';
 import { Playback } from './playback';
-import { duration, timeAt, type Recording } from './recording';
+import { duration, timeAt, type ReplayedGame } from './recording';
 import { StatusBar } from './status';
-import { showFrame, type ViewName } from './views';
+import { showFrame, VIEW_ROLES, type ViewName } from './views';
 
 interface OpenGame {
-  readonly recording: Recording;
+  readonly recording: ReplayedGame;
   readonly world: WorldScene;
   readonly playback: Playback;
 }
@@ -37,7 +37,7 @@ export class Viewer implements ControlActions {
   }
 
   /** Shows `recording` from event `cursor` on, in place of the game open before. */
-  open(recording: Recording, cursor = 0): void {
+  open(recording: ReplayedGame, cursor = 0): void {
     if (this.game) {
       this.game.playback.dispose();
       this.game.world.dispose();
@@ -89,8 +89,7 @@ export class Viewer implements ControlActions {
     const stepForward = cursor === previous + 1;
     if (!stepForward) world.finishAnimations();
     showFrame(world, this.renderer, this.view, {
-      state,
-      sight: recording.followerSights[cursor],
+      view: recording.views[VIEW_ROLES[this.view]][cursor],
       setMade: stepForward && recording.events[cursor - 1].outcome.set !== undefined,
     });
     this.status.update(state);
