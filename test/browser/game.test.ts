@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildWorld, cellIndex, mapSchema, type GameMap } from '../../shared/engine/map';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import type { ClientView } from '../../shared/protocol/messages';
 
 jest.setTimeout(180_000);
 
@@ -26,13 +27,8 @@ const SECOND = 'Then walk north to the pond';
 
 interface PageGame {
   role: string;
-  view: {
-    phase: string;
-    turnRole: string;
-    follower: { x: number; y: number; heading: string };
-    cards: { id: number; selected: boolean }[];
-    instructions: { id: number; text: string; status: string; sent: boolean }[];
-  };
+  /** The page's GameView: the player's view as the server sent it (shared/protocol/messages.ts, ClientView). */
+  view: Pick<ClientView, 'phase' | 'turn' | 'follower' | 'cards' | 'instructions'>;
 }
 const game = (page: Page) => page.evaluate(() => (window as unknown as { __game?: PageGame }).__game ?? null);
 
@@ -139,7 +135,8 @@ test('a leader and a follower play a turn each, each page showing only what its 
   // Clicking Done on the last instruction ends the follower's turn (rule: all done).
   await follower.page.click('button.done-button');
   await leader.page.waitForFunction(() => document.body.dataset.turn === 'mine');
-  expect(await follower.page.isDisabled('button.done-button')).toBe(true);
+  // Each player gets its own view message: the follower's may land a moment after the leader's.
+  await follower.page.waitForSelector('button.done-button:disabled');
 
   expect(leader.errors).toEqual([]);
   expect(follower.errors).toEqual([]);

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const gameView = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __game?: { view: { follower: { x: number; y: number; heading: string }; turnRole: string } } }).__game?.view ?? null);
+  page.evaluate(() => (window as unknown as { __game?: { view: { follower: { x: number; y: number; heading: string }; turn: { role: string } } } }).__game?.view ?? null);
 
 async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const start = Date.now();
