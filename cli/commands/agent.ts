@@ -2,7 +2,7 @@
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { mapFromKnown, observationFromView } from '../../shared/agents/observation';
+import { observationFromView } from '../../shared/agents/observation';
 import { AGENT_NAMES, createAgent } from '../../shared/agents/node/registry';
 import type { FollowerAgent } from '../../shared/agents/types';
 import { actionOfCode } from '../../shared/engine/actions';
@@ -83,13 +83,11 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
       }
     };
     room.onMessage('view', async (message: ViewMessage) => {
-      const previous = view;
+      const first = view === null;
       view = applyViewMessage(view, message);
-      if (previous === null) {
-        await agent.reset({ map: mapFromKnown(view.map), episodeId: room.roomId });
+      if (first) {
+        await agent.reset({ episodeId: room.roomId });
         say('the game started');
-      } else if (view.map !== previous.map) {
-        agent.learnMap?.(mapFromKnown(view.map));
       }
       void actIfMyTurn();
     });

@@ -20,7 +20,7 @@ import random
 import sys
 
 PROTOCOL = "cerealbar-agent"
-VERSION = 1
+VERSION = 2
 
 
 def send(message):
@@ -62,8 +62,12 @@ class Agent:
         self.rng = random.Random(episode["episodeId"])
         self.instruction_id = None
         self.steps = 0
+        # The terrain as the follower knows it: rows of letters, "?" where it has not looked yet.
+        self.known_map = None
 
     def act(self, observation, text):
+        # The host sends the known map only when it changed: keep the last one.
+        self.known_map = observation.get("map", self.known_map)
         instruction = observation["instruction"]
         if instruction is None:
             return "DONE"
@@ -73,9 +77,10 @@ class Agent:
         if self.steps >= self.steps_per_instruction:
             return "DONE"
         self.steps += 1
-        if card_ahead(text):
+        # "legal" lists what the follower may do now: a move into an obstacle is not in it.
+        if card_ahead(text) and "MF" in observation["legal"]:
             return "MF"
-        return self.rng.choice(["MF", "RL", "RR"])
+        return self.rng.choice([action for action in ("MF", "RL", "RR") if action in observation["legal"]])
 
 
 def main():
@@ -97,7 +102,7 @@ def main():
                 log(f"unsupported protocol {message['protocol']} {message['version']}")
             send({"type": "hello", "protocol": PROTOCOL, "version": VERSION, "name": "python-random", "oracle": False})
         elif kind == "reset":
-            # A new episode: the map (static for the whole episode) and the episode's id.
+            # A new episode: its id (the world comes with the observations).
             agent.reset(message["episode"])
             send({"type": "ready"})
         elif kind == "observe":

@@ -294,7 +294,7 @@ export class GameRoom extends Room {
     });
     this.writer = this.services.startLog(header, { pool: this.pool, seats });
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
-    if (this.bot) void this.bot.start(map, gameId);
+    if (this.bot) void this.bot.start(gameId);
     this.startedAt = this.now();
     this.phase = 'playing';
     for (const seat of this.seats.values()) seat.feed.witness(this.recorder.state);

@@ -8,7 +8,6 @@ import { HeuristicAgent } from '../../shared/agents/builtin';
 import { ObservationTracker } from '../../shared/agents/observation';
 import type { FollowerAgent } from '../../shared/agents/types';
 import { actionOfCode, type PlayerAction } from '../../shared/engine/actions';
-import type { GameMap } from '../../shared/engine/map';
 import type { GameState } from '../../shared/engine/state';
 
 export class BotSeat {
@@ -23,9 +22,9 @@ export class BotSeat {
     private readonly play: (action: PlayerAction) => boolean,
   ) {}
 
-  /** The scripted follower, like the paper's agents, is given the static map. */
-  async start(map: GameMap, episodeId: string): Promise<void> {
-    await this.agent.reset({ map, episodeId });
+  /** A new game: the agent learns the world from its observations, as a human follower does. */
+  async start(episodeId: string): Promise<void> {
+    await this.agent.reset({ episodeId });
   }
 
   /** Acts every stepMs on the current state until `play` says the turn is over. */

@@ -6,7 +6,9 @@
  *   to the nearest known card that fits; it also follows bare moves ("turn left", "go forward 3").
  */
 import type { Card } from '../engine/cards';
-import { buildWorld, type GameMap } from '../engine/map';
+import { buildWorld } from '../engine/map';
+import type { KnownMap } from '../engine/playerView';
+import { mapFromKnown } from './observation';
 import { Draw, seedRng } from '../engine/rng';
 import { MOVES, type Move } from '../engine/actions';
 import { PathPlanner } from '../nav/pathing';
@@ -65,17 +67,14 @@ type Plan =
 
 export class HeuristicAgent implements FollowerAgent {
   readonly name = 'heuristic';
-  private paths: PathPlanner | null = null;
+  /** Plans on the terrain the follower has seen (unseen cells are walls), rebuilt when it sees more. */
+  private paths: { readonly on: KnownMap; readonly planner: PathPlanner } | null = null;
   private instructionId: number | null = null;
   private plan: Plan = { kind: 'moves', moves: [] };
 
-  reset(start: EpisodeStart): void {
-    this.paths = new PathPlanner(buildWorld(start.map));
+  reset(_start: EpisodeStart): void {
+    this.paths = null;
     this.instructionId = null;
-  }
-
-  learnMap(map: GameMap): void {
-    this.paths = new PathPlanner(buildWorld(map));
   }
 
   act(obs: FollowerObservation): AgentAction {
@@ -100,7 +99,7 @@ export class HeuristicAgent implements FollowerAgent {
       plan.target = now ?? null;
     }
     plan.target ??= this.nearestMatch(plan.request, known, obs);
-    const move = plan.target && this.planner().nextMove(known, obs.pose, plan.target);
+    const move = plan.target && this.planner(obs).nextMove(known, obs.pose, plan.target);
     if (move) return move;
     plan.target = null;
     // Nothing fits, or it cannot be reached: look around, then give up.
@@ -113,15 +112,15 @@ export class HeuristicAgent implements FollowerAgent {
   private nearestMatch(request: CardRequest, known: readonly Card[], obs: FollowerObservation): Card | null {
     let best: { card: Card; steps: number } | null = null;
     for (const card of matchingCards(request, known)) {
-      const steps = this.planner().pathLength(known, obs.pose, card);
+      const steps = this.planner(obs).pathLength(known, obs.pose, card);
       if (steps >= 0 && (!best || steps < best.steps || (steps === best.steps && card.id < best.card.id))) best = { card, steps };
     }
     return best?.card ?? null;
   }
 
-  private planner(): PathPlanner {
-    if (!this.paths) throw new Error('the heuristic agent acts before reset()');
-    return this.paths;
+  private planner(obs: FollowerObservation): PathPlanner {
+    if (this.paths?.on !== obs.map) this.paths = { on: obs.map, planner: new PathPlanner(buildWorld(mapFromKnown(obs.map))) };
+    return this.paths.planner;
   }
 }
 

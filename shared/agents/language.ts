@@ -5,13 +5,14 @@
  * Directions are egocentric, measured from the follower's heading, because that is how a human
  * follower with a first-person camera thinks of them and how instructions are phrased.
  *
- * The text is a pure function of the observation and the map: no randomness, a fixed order
+ * The text is a pure function of the observation (its known map included): no randomness, a fixed order
  * (nearest first, ties broken by angle then cell), integers only. It never describes a cell out of
  * view, except that it reports the map's edge right ahead (a human sees the border).
  */
 import { describeCard, type Card } from '../engine/cards';
 import { cellCentre, hexDistance, HEADING_DEGREES, stepFrom, type Cell, type Heading, type Pose } from '../engine/hex';
 import { inBounds, isWalkable, buildWorld, terrainAt, type GameMap, type Prop } from '../engine/map';
+import { mapFromKnown } from './observation';
 import type { FollowerObservation } from './types';
 
 export const COMPASS_WORDS: Readonly<Record<Heading, string>> = {
@@ -65,7 +66,9 @@ export function describeRelativePosition(pose: Pose, cell: Cell): string {
   return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell))}`;
 }
 
-export function describeObservation(obs: FollowerObservation, map: GameMap): string {
+export function describeObservation(obs: FollowerObservation): string {
+  // Everything described is in view (or the cell right ahead, always in view): seen, so known.
+  const map = mapFromKnown(obs.map);
   return [
     statusLine(obs),
     `Instruction: ${instructionText(obs.instruction)}`,

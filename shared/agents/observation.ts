@@ -6,6 +6,8 @@
  */
 import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
+import { FOLLOWER_CODES } from '../engine/actions';
+import { allowsCode } from '../engine/legal';
 import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap } from '../engine/map';
 import { emptyMemory, playerView, remember, UNSEEN, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
 import type { GameState, Instruction } from '../engine/state';
@@ -50,23 +52,32 @@ export function observationFromView(view: PlayerView): FollowerObservation {
     visibleCards: view.cards,
     rememberedCards: view.rememberedCards,
     leader: view.leader,
+    map: view.map,
+    legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code)),
   };
 }
 
+const plannable = new WeakMap<KnownMap, GameMap>();
+
 /**
- * A map an agent can plan on from what the follower has seen: unseen cells are given as hills
- * (obstacles), so a plan only crosses known ground.
+ * A map to plan on from what the follower has seen: unseen cells are given as hills (obstacles),
+ * so a plan only crosses known ground. One per known map (the same object while nothing new was seen).
  */
 export function mapFromKnown(known: KnownMap): GameMap {
-  return {
-    format: MAP_FORMAT,
-    version: MAP_FORMAT_VERSION,
-    name: '',
-    width: known.width,
-    height: known.height,
-    terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, 'H')),
-    props: [...known.props],
-  };
+  let map = plannable.get(known);
+  if (!map) {
+    map = {
+      format: MAP_FORMAT,
+      version: MAP_FORMAT_VERSION,
+      name: '',
+      width: known.width,
+      height: known.height,
+      terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, 'H')),
+      props: [...known.props],
+    };
+    plannable.set(known, map);
+  }
+  return map;
 }
 
 function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {

@@ -5,13 +5,13 @@
  *   changed them, then to where the human stopped, turns as it faced, and says DONE.
  */
 import { rotateLeft, rotationDistance, type Pose } from '../engine/hex';
-import { buildWorld } from '../engine/map';
+import { buildWorld, type GameMap } from '../engine/map';
 import { PathPlanner } from '../nav/pathing';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
-function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeStart['recording']> {
-  if (!start.recording) throw new Error(`the ${agent} agent needs the recorded game`);
-  return start.recording;
+function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeStart['recording']> & { readonly map: GameMap } {
+  if (!start.recording || !start.map) throw new Error(`the ${agent} agent needs the recorded game and its map`);
+  return { ...start.recording, map: start.map };
 }
 
 export class StaticOracle implements FollowerAgent {
@@ -38,14 +38,14 @@ export class Oracle implements FollowerAgent {
   readonly name = 'oracle';
   readonly needsRecording = true;
   readonly wantsOracleObservation = true;
-  private recording!: NonNullable<EpisodeStart['recording']>;
+  private recording!: ReturnType<typeof recordingOf>;
   private planner!: PathPlanner;
   /** For the instruction in hand: each target card's selection when the instruction came up. */
   private startSelection: { id: number; selected: Map<number, boolean> } | null = null;
 
   reset(start: EpisodeStart): void {
     this.recording = recordingOf(start, this.name);
-    this.planner = new PathPlanner(buildWorld(start.map));
+    this.planner = new PathPlanner(buildWorld(this.recording.map));
     this.startSelection = null;
   }
 

@@ -4,22 +4,30 @@
  * writes one JSON object per line and, for every message but `close`, reads exactly one answer
  * line. docs/agents.md describes it for agent writers, with a transcript.
  *
- *   host  {"type":"hello","protocol":"cerealbar-agent","version":1}
- *   agent {"type":"hello","protocol":"cerealbar-agent","version":1,"name":"...","oracle":false}
+ *   host  {"type":"hello","protocol":"cerealbar-agent","version":2}
+ *   agent {"type":"hello","protocol":"cerealbar-agent","version":2,"name":"...","oracle":false}
  *   host  {"type":"reset","episode":{...EpisodeStart}}              agent {"type":"ready"}
  *   host  {"type":"observe","observation":{...},"text":"..."}       agent {"type":"act","action":"MF"}
  *   host  {"type":"close"}                                           (no answer; the agent exits)
+ *
+ * Version 2: observations carry the follower's known map, sent only when it changed.
  */
 import { z } from 'zod';
 import type { EpisodeStart, FollowerObservation } from './types';
 
 export const PROTOCOL_NAME = 'cerealbar-agent';
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+
+/**
+ * An observation on the wire: `map` is left out when it is the same as in the episode's previous
+ * observation (the agent keeps the last one it was sent), so that a step's line stays short.
+ */
+export type WireObservation = Omit<FollowerObservation, 'map'> & { readonly map?: FollowerObservation['map'] };
 
 export type HostMessage =
   | { readonly type: 'hello'; readonly protocol: typeof PROTOCOL_NAME; readonly version: typeof PROTOCOL_VERSION }
   | { readonly type: 'reset'; readonly episode: EpisodeStart }
-  | { readonly type: 'observe'; readonly observation: FollowerObservation; readonly text: string }
+  | { readonly type: 'observe'; readonly observation: WireObservation; readonly text: string }
   | { readonly type: 'close' };
 
 /**

@@ -7,7 +7,7 @@ import type { Pose } from '../engine/hex';
 import type { GameMap } from '../engine/map';
 import type { Instruction } from '../engine/state';
 import type { FollowerCode } from '../engine/actions';
-import type { RememberedCard } from '../engine/playerView';
+import type { KnownMap, RememberedCard } from '../engine/playerView';
 
 export const OBSERVATION_VERSION = 2;
 
@@ -37,6 +37,13 @@ export interface FollowerObservation {
   readonly rememberedCards: readonly RememberedCard[];
   /** The leader's pose when it is inside the view. */
   readonly leader: Pose | null;
+  /**
+   * The terrain and props as the follower knows them: the cells it has seen this episode, `?` for
+   * the others. The same object from one observation to the next while nothing new was seen.
+   */
+  readonly map: KnownMap;
+  /** The actions allowed now, in AGENT_ACTIONS order (empty outside the follower's turn; a move into an obstacle is not among them). */
+  readonly legal: readonly AgentAction[];
   /** Present only for oracle agents, which are given the full state (clearly not a human's view). */
   readonly oracle?: {
     readonly cards: readonly Card[];
@@ -45,11 +52,12 @@ export interface FollowerObservation {
   };
 }
 
-/** Static facts given once per episode (the map does not change during a game). */
+/** What an episode starts with. An agent learns the world from its observations, as a human follower does. */
 export interface EpisodeStart {
-  readonly map: GameMap;
   /** The episode's name, e.g. "<gameId>#<instruction index>", for reports and errors. */
   readonly episodeId: string;
+  /** Oracle agents only (they declare `needsRecording`): the whole static map. */
+  readonly map?: GameMap;
   /**
    * Privileged data from the recorded game, given only to agents that declare `needsRecording`
    * (the oracles): the human follower's actions for each instruction of the episode, by
@@ -70,11 +78,6 @@ export interface FollowerAgent {
   /** Oracle agents: receive the recorded human actions in EpisodeStart. */
   readonly needsRecording?: boolean;
   reset(start: EpisodeStart): void | Promise<void>;
-  /**
-   * Live play: the terrain the follower has seen grew (unseen cells are given as obstacles). An
-   * agent without it keeps the map it was reset with.
-   */
-  learnMap?(map: GameMap): void;
   act(observation: FollowerObservation): AgentAction | Promise<AgentAction>;
   /** Frees what the agent holds (a child process, for example). */
   close?(): void | Promise<void>;

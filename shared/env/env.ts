@@ -65,7 +65,6 @@ export interface EnvInfo {
 
 /** Reset also gives what stays fixed for the episode: an agent needs the map to know the terrain. */
 export interface ResetInfo extends EnvInfo {
-  readonly map: GameMap;
   /** `selfplay-<seed>` or `<gameId>#<instruction index>`, like evaluation episodes. */
   readonly episodeId: string;
 }
@@ -150,7 +149,7 @@ export class FollowerEnv {
     const phi = progress ? potential(setup.start, progress) : 0;
     const episode: Episode = { partner: setup.partner, potential, tracker: new ObservationTracker(), state: setup.start, progress, phi, steps: 0, over: false };
     this.episode = episode;
-    const info = { ...this.infoOf(episode, null, 0, 0), map: setup.map, episodeId: setup.episodeId };
+    const info = { ...this.infoOf(episode, null, 0, 0), episodeId: setup.episodeId };
     return { observation: episode.tracker.observe(episode.state), info };
   }
 

@@ -143,10 +143,10 @@ class AgentFailure extends Error {}
 export async function runEpisode(agent: FollowerAgent, recording: Recording, index: number, options: EvalOptions): Promise<EpisodeResult> {
   const target = recording.instructions[index];
   const episodeId = `${recording.header.gameId}#${index}`;
+  // An agent learns the world from its observations; only oracles get the static map and the recording.
   const start: EpisodeStart = {
-    map: recording.header.map,
     episodeId,
-    ...(agent.needsRecording && { recording: recordingFor(recording) }),
+    ...(agent.needsRecording && { map: recording.header.map, recording: recordingFor(recording) }),
   };
   const runs: InstructionRun[] = [];
   let state = recording.states[target.start];

@@ -40,7 +40,7 @@ function withFollower(state: GameState, follower: Pose): GameState {
 
 const CARD_KEYS = ['color', 'count', 'id', 'selected', 'shape', 'x', 'y'];
 const OBSERVATION_KEYS = [
-  'instruction', 'leader', 'pose', 'previousInstruction', 'rememberedCards', 'score', 'stepsLeft', 'turnsLeft', 'version', 'visibleCards', 'visibleCells',
+  'instruction', 'leader', 'legal', 'map', 'pose', 'previousInstruction', 'rememberedCards', 'score', 'stepsLeft', 'turnsLeft', 'version', 'visibleCards', 'visibleCells',
 ];
 
 describe('observation tracker', () => {
@@ -75,6 +75,14 @@ describe('observation tracker', () => {
       // The current instruction once shown (queued when a follower turn began), never a later one.
       const current = state.queue[0];
       expect(obs.instruction).toEqual(current !== undefined && current.id < state.instructionsShown ? current : null);
+      // Legal: nothing outside the follower's turn; in it, each listed action is accepted and moves.
+      if (state.turn.role !== 'follower') expect(obs.legal).toEqual([]);
+      for (const code of obs.legal) {
+        const result = step(state, code === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: code });
+        expect(result.ok && !result.outcome.blocked).toBe(true);
+      }
+      // The known map: the cells in view are known, as the map has them.
+      for (const cell of view) expect(obs.map.terrain[Math.floor(cell / state.world.width)][cell % state.world.width]).toBe(state.world.map.terrain[Math.floor(cell / state.world.width)][cell % state.world.width]);
       for (const c of obs.visibleCards) lastSeen.set(c.id, { card: c, at: moves });
     }
     expect(remembered).toBeGreaterThan(0);
@@ -173,7 +181,7 @@ describe('relative directions', () => {
 describe('text observation', () => {
   test('describes the fixture: cards with colour, shape, count and direction, the way ahead', () => {
     const state = followerTurn('pick up the 3 green cubes');
-    const text = describeObservation(new ObservationTracker().observe(state), state.world.map);
+    const text = describeObservation(new ObservationTracker().observe(state));
     expect(text).toBe(
       [
         'You face east. You have 30 steps left in this turn and 6 turns left in the game. The score is 0.',
@@ -198,7 +206,7 @@ describe('text observation', () => {
     const selected = updateState(state, { cards: state.cards.map((c) => (c.id === 0 ? { ...c, selected: true } : c)) });
     tracker.observe(selected);
     // Facing the water at (4, 2) from (4, 3), with the leader at (1, 1) in view.
-    const text = describeObservation(tracker.observe(withFollower(selected, { x: 4, y: 3, heading: 'SW' })), state.world.map);
+    const text = describeObservation(tracker.observe(withFollower(selected, { x: 4, y: 3, heading: 'SW' })));
     expect(text).toContain(
       [
         'You see no cards.',
@@ -216,14 +224,14 @@ describe('text observation', () => {
 
   test('a tree and the map edge block the way', () => {
     const state = followerTurn('turn left');
-    const describeAt = (pose: Pose) => describeObservation(new ObservationTracker().observe(withFollower(state, pose)), state.world.map);
+    const describeAt = (pose: Pose) => describeObservation(new ObservationTracker().observe(withFollower(state, pose)));
     expect(describeAt({ x: 2, y: 5, heading: 'NW' })).toContain('The way ahead is blocked by a tree.');
     expect(describeAt({ x: 0, y: 4, heading: 'W' })).toContain('The edge of the map is right ahead.');
   });
 
   test.each(SELF_PLAY_SEEDS)('self-play game %i: deterministic, and names every visible card', (seed) => {
-    const { map, states } = games.get(seed)!;
-    const texts = (tracker: ObservationTracker) => states.map((state) => describeObservation(tracker.observe(state), map));
+    const { states } = games.get(seed)!;
+    const texts = (tracker: ObservationTracker) => states.map((state) => describeObservation(tracker.observe(state)));
     const first = texts(new ObservationTracker());
     expect(texts(new ObservationTracker())).toEqual(first);
     const tracker = new ObservationTracker();
@@ -374,7 +382,7 @@ describe('process agents', () => {
     return startAgent(`python3 -c '${program}'`, { ...options, env: { ...process.env, ANSWERS: JSON.stringify(answers) } });
   }
 
-  const HELLO = { type: 'hello', protocol: 'cerealbar-agent', version: 1, name: 'inline' };
+  const HELLO = { type: 'hello', protocol: 'cerealbar-agent', version: 2, name: 'inline' };
 
   function expectGone(pid: number | undefined): void {
     expect(pid).toBeDefined();
@@ -426,8 +434,8 @@ describe('process agents', () => {
       'for line in sys.stdin:',
       '    m = json.loads(line)',
       '    if m["type"] == "hello": print(json.dumps(dict(m, name="probe", oracle=len(sys.argv) > 1, needsRecording=len(sys.argv) > 1)), flush=True)',
-      '    if m["type"] == "reset": recorded = "recording" in m["episode"]; print(json.dumps({"type": "ready"}), flush=True)',
-      '    if m["type"] == "observe": print(json.dumps({"type": "act", "action": "MF" if "oracle" in m["observation"] and recorded else "MB"}), flush=True)',
+      '    if m["type"] == "reset": privileged = ["recording" in m["episode"], "map" in m["episode"]]; print(json.dumps({"type": "ready"}), flush=True)',
+      '    if m["type"] == "observe": seen = privileged + ["oracle" in m["observation"]]; print(json.dumps({"type": "act", "action": "MF" if all(seen) else "MB" if not any(seen) else "RL"}), flush=True)',
       '    if m["type"] == "close": break',
     ].join('\n');
     for (const [flag, expected] of [['', 'MB'], [' oracle', 'MF']] as const) {
@@ -436,6 +444,33 @@ describe('process agents', () => {
       await agent.reset(episode);
       expect(await agent.act(obs)).toBe(expected);
     }
+  });
+
+  test('the known map goes with the first observation of an episode and whenever it changed', async () => {
+    const program = [
+      'import json, sys',
+      'for line in sys.stdin:',
+      '    m = json.loads(line)',
+      '    if m["type"] == "hello": print(json.dumps(dict(m, name="maps")), flush=True)',
+      '    if m["type"] == "reset": print(json.dumps({"type": "ready"}), flush=True)',
+      '    if m["type"] == "observe": print(json.dumps({"type": "act", "action": "MF" if "map" in m["observation"] else "MB"}), flush=True)',
+      '    if m["type"] == "close": break',
+    ].join('\n');
+    const agent = startAgent(`python3 -c '${program}'`);
+    await agent.handshake();
+    const state = followerTurn('look around');
+    const tracker = new ObservationTracker();
+    await agent.reset({ episodeId: 'x#0' });
+    const first = tracker.observe(state);
+    const same = tracker.observe(state);
+    const turned = tracker.observe(play(state, mv('follower', 'RL')).state);
+    expect(same.map).toBe(first.map);
+    expect(turned.map).not.toBe(first.map);
+    const answers = [await agent.act(first), await agent.act(same), await agent.act(turned), await agent.act(turned)];
+    expect(answers).toEqual(['MF', 'MB', 'MF', 'MB']);
+    await agent.reset({ episodeId: 'x#1' });
+    expect(await agent.act(turned)).toBe('MF');
+    await agent.close();
   });
 
   test('an agent that exits at once: crashed, with its exit code and stderr', async () => {
@@ -449,7 +484,7 @@ describe('process agents', () => {
   });
 
   test('an agent that dies in the middle of an episode: crashed, and every later call says so', async () => {
-    const agent = startAgent(`python3 -c 'import sys, json; sys.stdin.readline(); print(json.dumps({"type": "hello", "protocol": "cerealbar-agent", "version": 1, "name": "x"}), flush=True); sys.stdin.readline(); sys.exit(7)'`);
+    const agent = startAgent(`python3 -c 'import sys, json; sys.stdin.readline(); print(json.dumps({"type": "hello", "protocol": "cerealbar-agent", "version": 2, "name": "x"}), flush=True); sys.stdin.readline(); sys.exit(7)'`);
     const state = makeState();
     const error = await agentError(agent.reset({ map: state.world.map, episodeId: 'x#0' }), 'crashed');
     expect(error.details.exitCode).toBe(7);
@@ -488,7 +523,7 @@ describe('process agents', () => {
   });
 
   test.each([
-    ['another protocol version', { hello: { ...HELLO, version: 2 } }, 'version 2'],
+    ['another protocol version', { hello: { ...HELLO, version: 1 } }, 'version 1'],
     ['another protocol', { hello: { ...HELLO, protocol: 'gym' } }, '"gym"'],
     ['the wrong message type', { hello: { type: 'ready' } }, 'expected "hello"'],
     ['a malformed hello', { hello: { ...HELLO, name: '' } }, 'malformed hello'],
@@ -515,7 +550,7 @@ describe('process agents', () => {
   test('close kills an agent that ignores it, and whatever it started', async () => {
     // The shell hands its stdin (kept as fd 3) to a background Python and waits: two processes.
     const agent = startAgent(
-      `exec 3<&0; python3 -c 'import json, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); sys.stdin.readline(); print(json.dumps({"type": "hello", "protocol": "cerealbar-agent", "version": 1, "name": "stubborn"}), flush=True); time.sleep(60)' <&3 & wait`,
+      `exec 3<&0; python3 -c 'import json, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); sys.stdin.readline(); print(json.dumps({"type": "hello", "protocol": "cerealbar-agent", "version": 2, "name": "stubborn"}), flush=True); time.sleep(60)' <&3 & wait`,
       { closeGraceMs: 200 },
     );
     await agent.handshake();

@@ -24,7 +24,7 @@ function badAgent(how: string, n: number): string {
 require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
   const say = (v) => process.stdout.write(JSON.stringify(v) + '\\n');
-  if (m.type === 'hello') say({ type: 'hello', protocol: 'cerealbar-agent', version: 1, name: '${how}', oracle: false });
+  if (m.type === 'hello') say({ type: 'hello', protocol: 'cerealbar-agent', version: 2, name: '${how}', oracle: false });
   else if (m.type === 'reset') say({ type: 'ready' });
   else if (m.type === 'observe') {
     if (++seen !== ${n}) return say({ type: 'act', action: 'DONE' });

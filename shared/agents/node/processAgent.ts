@@ -5,7 +5,7 @@
  * it does can hang the host or leave a process behind.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { GameMap } from '../../engine/map';
+import type { KnownMap } from '../../engine/playerView';
 import { describeObservation } from '../language';
 import {
   actSchema,
@@ -14,6 +14,7 @@ import {
   PROTOCOL_NAME,
   PROTOCOL_VERSION,
   readySchema,
+  type WireObservation,
   type AgentHello,
   type AgentMessageType,
   type HostMessage,
@@ -84,7 +85,9 @@ export class ProcessAgent implements FollowerAgent {
   private readonly child: AgentProcess;
   private readonly handshaking: Promise<void>;
   private hello: AgentHello | null = null;
-  private map: GameMap | null = null;
+  private started = false;
+  /** The known map last sent in this episode: it is sent again only when it changed. */
+  private sentMap: KnownMap | null = null;
 
   /** `command` is run with /bin/sh -c: "python3 my_agent.py --greedy". */
   constructor(
@@ -122,17 +125,21 @@ export class ProcessAgent implements FollowerAgent {
 
   async reset(start: EpisodeStart): Promise<void> {
     await this.handshaking;
-    this.map = start.map;
-    // Privileged data goes only to agents that asked for it.
-    const episode: EpisodeStart = this.needsRecording ? start : { map: start.map, episodeId: start.episodeId };
+    this.started = true;
+    this.sentMap = null;
+    // Privileged data (the static map, the recording) goes only to agents that asked for it.
+    const episode: EpisodeStart = this.needsRecording ? start : { episodeId: start.episodeId };
     await this.child.exchange({ type: 'reset', episode }, 'ready', readySchema, this.stepTimeoutMs);
   }
 
   async act(observation: FollowerObservation): Promise<AgentAction> {
-    if (!this.map) throw new Error(`act() on agent ${JSON.stringify(this.name)} before reset()`);
+    if (!this.started) throw new Error(`act() on agent ${JSON.stringify(this.name)} before reset()`);
     const shown = this.wantsOracleObservation ? observation : withoutOracle(observation);
-    const text = describeObservation(shown, this.map);
-    const answer = await this.child.exchange({ type: 'observe', observation: shown, text }, 'act', actSchema, this.stepTimeoutMs);
+    const text = describeObservation(shown);
+    const { map, ...rest } = shown;
+    const wire: WireObservation = map === this.sentMap ? rest : { ...rest, map };
+    this.sentMap = map;
+    const answer = await this.child.exchange({ type: 'observe', observation: wire, text }, 'act', actSchema, this.stepTimeoutMs);
     if (!isFollowerCode(answer.action)) {
       throw await this.child.fail(
         new AgentError('illegal-action', this.name, `answered the action ${JSON.stringify(answer.action)}; legal actions are ${AGENT_ACTIONS.join(', ')}`, {
