@@ -30,20 +30,23 @@ export class ObservationTracker {
   }
 
   observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
-    const observation = observationFromView(this.view(state));
-    return options.oracle ? { ...observation, oracle: oracleData(state) } : observation;
+    return observationFromView(this.view(state), options.oracle ? oracleData(state) : undefined);
   }
 }
 
-/** The observation a follower's view gives. */
-export function observationFromView(view: PlayerView): FollowerObservation {
+/** The observation a follower's view gives (with the full state, for oracle agents only). */
+export function observationFromView(view: PlayerView, oracle?: FollowerObservation['oracle']): FollowerObservation {
   if (view.role !== 'follower') throw new Error("observations are built from the follower's view");
-  const current = view.instructions.find((instruction) => instruction.status === 'current') ?? null;
-  const done = view.instructions.filter((instruction) => instruction.status === 'done');
-  return {
+  let current: Instruction | null = null;
+  let previous: Instruction | null = null;
+  for (const instruction of view.instructions) {
+    if (instruction.status === 'current') current = copyInstruction(instruction);
+    else previous = copyInstruction(instruction);
+  }
+  const observation: { -readonly [K in keyof FollowerObservation]: FollowerObservation[K] } = {
     version: OBSERVATION_VERSION,
-    instruction: current && copyInstruction(current),
-    previousInstruction: done.length > 0 ? copyInstruction(done[done.length - 1]) : null,
+    instruction: current,
+    previousInstruction: previous,
     pose: view.follower,
     stepsLeft: view.turn.stepsLeft ?? 0,
     turnsLeft: view.turnsLeft,
@@ -55,6 +58,8 @@ export function observationFromView(view: PlayerView): FollowerObservation {
     map: view.map,
     legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code)),
   };
+  if (oracle) observation.oracle = oracle;
+  return observation;
 }
 
 const plannable = new WeakMap<KnownMap, GameMap>();

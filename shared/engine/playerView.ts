@@ -119,20 +119,17 @@ function rememberDone(done: readonly Instruction[], previous: Instruction | null
 
 function revealCells(known: KnownMap | null, state: GameState, cells: readonly number[]): KnownMap {
   const map = state.world.map;
-  const rows = known ? known.terrain.slice() : Array.from({ length: map.height }, () => UNSEEN.repeat(map.width));
-  let changed = known === null;
-  const newlySeen = new Set<number>();
+  const width = map.width;
+  // Most moments reveal nothing new: look before copying anything.
+  if (known && cells.every((index) => known.terrain[(index - (index % width)) / width][index % width] !== UNSEEN)) return known;
+  const rows = known ? known.terrain.slice() : Array.from({ length: map.height }, () => UNSEEN.repeat(width));
   for (const index of cells) {
-    const x = index % map.width;
-    const y = (index - x) / map.width;
-    if (rows[y][x] !== UNSEEN) continue;
-    rows[y] = rows[y].slice(0, x) + map.terrain[y][x] + rows[y].slice(x + 1);
-    newlySeen.add(index);
-    changed = true;
+    const x = index % width;
+    const y = (index - x) / width;
+    if (rows[y][x] === UNSEEN) rows[y] = rows[y].slice(0, x) + map.terrain[y][x] + rows[y].slice(x + 1);
   }
-  if (!changed) return known!;
-  const props = newlySeen.size === 0 ? (known?.props ?? []) : map.props.filter((prop) => rows[prop.y][prop.x] !== UNSEEN);
-  return { width: map.width, height: map.height, terrain: rows, props };
+  const props = map.props.filter((prop) => rows[prop.y][prop.x] !== UNSEEN);
+  return { width, height: map.height, terrain: rows, props };
 }
 
 function rememberCards(cards: readonly SightedCard[], state: GameState, inView: ReadonlySet<number>, moves: number): readonly SightedCard[] {
@@ -142,7 +139,7 @@ function rememberCards(cards: readonly SightedCard[], state: GameState, inView: 
   // any more was taken by a set, and is forgotten.
   const kept = cards.filter((card) => !inView.has(card.y * width + card.x));
   if (visible.length === 0 && kept.length === cards.length) return cards;
-  const updated = [...kept, ...visible.map((card) => ({ ...copyCard(card), seenAt: moves }))].sort(byId);
+  const updated = [...kept, ...visible.map((card) => sighting(card, moves))].sort(byId);
   if (updated.length === cards.length && updated.every((card, i) => sameSighting(card, cards[i]))) return cards;
   return updated;
 }
@@ -215,9 +212,8 @@ function followerView(state: GameState, memory: Memory): PlayerView {
     leader: inView.has(state.leader.y * width + state.leader.x) ? copyPose(state.leader) : null,
     follower: copyPose(state.follower),
     cards,
-    rememberedCards: memory.cards
-      .filter((card) => !cards.some((seen) => seen.id === card.id))
-      .map(({ seenAt, ...card }) => ({ ...card, seenAgo: memory.moves - seenAt })),
+    // A card in memory is remembered (not seen now) when its cell is out of view.
+    rememberedCards: memory.cards.filter((card) => !inView.has(card.y * width + card.x)).map((card) => rememberedAs(card, memory.moves)),
     invalidCards: [],
     instructions,
     legal: legalActions(state, 'follower'),
@@ -234,6 +230,14 @@ const byId = (a: { id: number }, b: { id: number }): number => a.id - b.id;
 // the engine state.
 function copyCard(card: Card): Card {
   return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected };
+}
+
+function sighting(card: Card, seenAt: number): SightedCard {
+  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected, seenAt };
+}
+
+function rememberedAs(card: SightedCard, moves: number): RememberedCard {
+  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected, seenAgo: moves - card.seenAt };
 }
 
 function copyPose(pose: Pose): Pose {

@@ -17,18 +17,27 @@ export interface View {
   readonly cells: readonly Readonly<Cell>[];
 }
 
-// A view depends only on the map's size, the pose and the view settings: each is computed once.
-const views = new Map<string, View>();
+// A view depends only on the map's size, the pose and the view settings: each is computed once and
+// shared by every game with the same settings, found by the field of view, the range, then a
+// number made of the size and the pose (cheaper than building a string key at every call).
+const views = new Map<number, Map<number, Map<number, View>>>();
+const HEADING_NUMBER: Readonly<Record<Pose['heading'], number>> = { NE: 0, E: 1, SE: 2, SW: 3, W: 4, NW: 5 };
+// Map sizes are at most 100 (map schema), so 128 per coordinate keeps keys distinct.
+const SPAN = 128;
 
 /** The follower's view from `pose`, shared and frozen (callers must not change it). */
 export function viewFrom(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): View {
-  const key = `${dims.width}x${dims.height}:${view.fovDegrees}:${view.range}:${pose.x},${pose.y},${pose.heading}`;
-  let seen = views.get(key);
+  let byRange = views.get(view.fovDegrees);
+  if (!byRange) views.set(view.fovDegrees, (byRange = new Map()));
+  let byPose = byRange.get(view.range);
+  if (!byPose) byRange.set(view.range, (byPose = new Map()));
+  const key = (((dims.width * SPAN + dims.height) * SPAN + pose.y) * SPAN + pose.x) * 6 + HEADING_NUMBER[pose.heading];
+  let seen = byPose.get(key);
   if (!seen) {
     const indices = Object.freeze(computeVisibleCells(dims, pose, view));
     const cells = Object.freeze(indices.map((i) => Object.freeze({ x: i % dims.width, y: Math.floor(i / dims.width) })));
     seen = { indices, set: new Set(indices), cells };
-    views.set(key, seen);
+    byPose.set(key, seen);
   }
   return seen;
 }
