@@ -34,7 +34,7 @@ export interface Script {
    * follower of the leader's hidden actions).
    */
   readonly views: Readonly<Record<Role, readonly number[]>>;
-  /** True when the self-play game had a server timeout or a blocked move (which no player is offered): the script stops before it. */
+  /** True when the self-play game had a server timeout: the script stops before it. */
   readonly truncated: boolean;
   /** Events in the whole self-play game, timeouts included. */
   readonly events: number;
@@ -53,7 +53,7 @@ export function buildScript(seed: number): Script {
   let truncated = false;
   for (const event of events) {
     const action = eventAction(event);
-    if (action.type === 'timeout' || event.outcome.blocked) {
+    if (action.type === 'timeout') {
       truncated = true;
       break;
     }
@@ -95,13 +95,13 @@ function viewCounts(start: GameState, steps: readonly ScriptStep[]): Record<Role
   return counts;
 }
 
-/** The first seed from `from` whose self-play game has no timeout nor blocked move, so it can be played to its end. */
+/** The first seed from `from` whose self-play game has no timeout, so it can be played to its end (scripts stop before one). */
 export function firstTimeoutFreeSeed(from: number, tries = 1000): Script {
   for (let seed = from; seed < from + tries; seed++) {
     const script = buildScript(seed);
     if (!script.truncated) return script;
   }
-  throw new Error(`no self-play game without a timeout or a blocked move among seeds ${from}-${from + tries - 1}`);
+  throw new Error(`no self-play game without a timeout among seeds ${from}-${from + tries - 1}`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -50,8 +50,8 @@ const HELP = `npm run bench:server -- [flags]
   --no-stagger       all games start at the beginning of the script (by default each slot's
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
-  --seed S           game seed (the first from S whose script has no timeout
-                     nor blocked move)                              default 0 (gives seed 42)
+  --seed S           game seed (the first from S whose script has no
+                     timeout)                                       default 0 (gives seed 6)
   --patch-rate-ms P  the rooms' tick (the turn clock's resolution)   default: the room's (${DEFAULT_PATCH_RATE_MS})
   --server-runtime R node: the compiled server (dist/); tsx: its TypeScript through tsx,
                      as \`npm start\` runs it                             default node

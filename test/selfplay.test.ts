@@ -1,6 +1,8 @@
 /** Self-play: the path planner, and whole games between the scripted leader and follower. */
 import {
   MOVES,
+  checkPlayerAction,
+  withoutActor,
   createGame,
   isInvalidSelection,
   makeConfig,
@@ -215,7 +217,6 @@ describe('self-play games', () => {
         if (outcome.turnEnded) seen.add(`${actor} turn ended: ${outcome.turnEnded.reason}`);
         if (outcome.turnEnded?.followerSkipped) seen.add('rule 3: follower skipped');
         if (event.type === 'done' && !outcome.turnEnded) seen.add('rule 5: done with more queued');
-        if (outcome.blocked) seen.add(`${actor} blocked`);
         if (outcome.toggled) seen.add(`${actor} toggled a card`);
         if (isInvalidSelection(states[i].cards.filter((c) => c.selected))) seen.add('invalid selection');
         const previous = body[i - 1];
@@ -241,14 +242,31 @@ describe('self-play games', () => {
         'follower timeout turn ended: timeout',
         'rule 3: follower skipped',
         'rule 5: done with more queued',
-        'leader blocked',
-        'follower blocked',
         'leader toggled a card',
         'follower toggled a card',
         'invalid selection',
         'rule 4: leader out of steps, then instructs or ends its turn',
       ].sort(),
     );
+  });
+
+  it('takes only legal actions, as any player must: never a move into an obstacle', () => {
+    let checked = 0;
+    for (const seed of SEEDS) {
+      const { lines } = game(seed);
+      let state = stateFromHeader(lines[0] as LogHeader);
+      for (const event of events(lines)) {
+        const action = eventAction(event);
+        if (action.type !== 'timeout') {
+          expect(checkPlayerAction(state, action.actor, withoutActor(action))).toBeNull();
+          checked++;
+        }
+        const result = step(state, action);
+        if (!result.ok) throw new Error(`event ${event.seq} refused on replay: ${result.error.code}`);
+        state = result.state;
+      }
+    }
+    expect(checked).toBeGreaterThan(10_000);
   });
 
   it('collects sets: the mean score over 30 games is above 5', () => {

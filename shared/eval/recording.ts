@@ -37,6 +37,12 @@ export interface Recording {
    * instruction the game ended on before it was done is left out (no one could say it was followed).
    */
   readonly instructions: readonly RecordedInstruction[];
+  /**
+   * The instruction the game ended on before the follower marked it DONE, or null: not an example,
+   * but the oracles replay what the follower did with it (a set made then counts in the points
+   * possible from earlier examples).
+   */
+  readonly unfinished: RecordedInstruction | null;
   /** Replacement cards of every set made in the game, by the sorted ids of the set's cards. */
   readonly setReplacements: ReadonlyMap<string, readonly Card[]>;
 }
@@ -56,8 +62,10 @@ export function loadRecording(text: string): Recording {
   });
   const setReplacements = new Map<string, readonly Card[]>();
   for (const event of events) if (event.outcome.set) setReplacements.set(setKey(event.outcome.set.cards), event.outcome.set.added);
-  const instructions = segment(states, events).filter((instruction) => instruction.end !== null);
-  return { header: result.header, states, events, instructions, setReplacements };
+  const segments = segment(states, events);
+  const instructions = segments.filter((instruction) => instruction.end !== null);
+  const unfinished = segments.find((instruction) => instruction.end === null) ?? null;
+  return { header: result.header, states, events, instructions, unfinished, setReplacements };
 }
 
 function segment(states: readonly GameState[], events: readonly LogEvent[]): RecordedInstruction[] {

@@ -178,11 +178,12 @@ function newRun(instructionId: number, state: GameState): InstructionRun {
   return { instructionId, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false, followed: false };
 }
 
-function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
+/** What oracle agents are given of a recorded game: the human follower's actions, changed cards and end pose per instruction (the unfinished one included). */
+export function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
   const actions: Record<number, readonly AgentAction[]> = {};
   const changedCards: Record<number, readonly number[]> = {};
   const endPoses: Record<number, RecordedInstruction['endPose']> = {};
-  for (const instruction of recording.instructions) {
+  for (const instruction of recording.unfinished ? [...recording.instructions, recording.unfinished] : recording.instructions) {
     actions[instruction.id] = instruction.actions;
     changedCards[instruction.id] = instruction.changedCards;
     endPoses[instruction.id] = instruction.endPose;

@@ -3,14 +3,14 @@
  * harness filed under the instruction's id), walks onto that card and marks the instruction DONE.
  * A walk cut short by the end of its steps goes on next turn. Seeded habits: now and then it steps
  * on a card next to the right one instead (so invalid selections and corrections happen), lets its
- * turn time out, or bumps into an obstacle.
+ * turn time out.
  */
 import type { Card } from '../engine/cards';
 import { hexDistance } from '../engine/hex';
 import type { Draw } from '../engine/rng';
 import type { GameState, Instruction } from '../engine/state';
 import type { Move } from '../engine/actions';
-import { blockedMove, type CardTask, type Decision } from './leader';
+import type { CardTask, Decision } from './leader';
 import type { PathPlanner } from '../nav/pathing';
 
 /** How often the follower does the unusual things. */
@@ -19,8 +19,6 @@ export const FOLLOWER_HABITS = {
   wrongCard: 0.06,
   /** Per turn: stops acting after a few moves and lets the turn time out. */
   timeout: 0.03,
-  /** Per turn: tries a move into an adjacent obstacle first. */
-  bump: 0.1,
 } as const;
 
 /** The card the follower is walking to for an instruction, and the selection that means "done". */
@@ -34,7 +32,6 @@ export class ScriptedFollower {
   private errand: Errand | null = null;
   private movesBeforeIdling = Infinity;
   private moves = 0;
-  private bumps = false;
 
   constructor(
     private readonly paths: PathPlanner,
@@ -45,16 +42,10 @@ export class ScriptedFollower {
   startTurn(state: GameState): void {
     this.moves = 0;
     this.movesBeforeIdling = this.draw.chance(FOLLOWER_HABITS.timeout) ? this.draw.int(0, state.config.followerSteps - 1) : Infinity;
-    this.bumps = this.draw.chance(FOLLOWER_HABITS.bump);
   }
 
   decide(state: GameState): Decision {
     if (this.moves >= this.movesBeforeIdling) return { action: { type: 'timeout', actor: 'server', role: 'follower' } };
-    if (this.bumps) {
-      this.bumps = false;
-      const bump = blockedMove(state.world, state.follower);
-      if (bump) return this.move(bump);
-    }
     const errand = this.errandFor(state, state.queue[0]);
     const card = state.cards.find((c) => c.id === errand.cardId);
     // Done when the card changed as asked, vanished in a set, or cannot be reached.

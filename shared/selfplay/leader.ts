@@ -3,11 +3,11 @@
  * queued instructions are carried out, takes one card itself when it can reach it this turn,
  * gives the follower one templated instruction per remaining card, and ends its turn. A few
  * seeded habits make the rarer rules happen: it sometimes lets the turn time out (with an empty
- * queue that skips the follower's turn), walks ahead with all its steps, or bumps into an obstacle.
+ * queue that skips the follower's turn) or walks ahead with all its steps. Like any player, it
+ * takes only legal actions: never a move into an obstacle.
  */
 import { COLORS, COUNTS, SHAPES, allDifferent, describeCard, isValidSet, type Card, type CardFace } from '../engine/cards';
-import { hexDistance, opposite, stepFrom, type Cell, type Pose } from '../engine/hex';
-import { isWalkable, type World } from '../engine/map';
+import { hexDistance, type Cell } from '../engine/hex';
 import type { Draw } from '../engine/rng';
 import type { GameState } from '../engine/state';
 import type { Action, Move } from '../engine/actions';
@@ -35,8 +35,6 @@ export const LEADER_HABITS = {
   help: 0.8,
   /** Spends its remaining steps walking toward the card the follower will finish on. */
   walkAhead: 0.3,
-  /** Tries a move into an adjacent obstacle first. */
-  bump: 0.15,
 } as const;
 
 /**
@@ -64,12 +62,11 @@ interface LeaderTurn {
   timeout: 'none' | 'idle' | 'late';
   helps: boolean;
   walksAhead: boolean;
-  bumps: boolean;
   plan: SetPlan | null;
 }
 
 export class ScriptedLeader {
-  private turn: LeaderTurn = { timeout: 'none', helps: false, walksAhead: false, bumps: false, plan: null };
+  private turn: LeaderTurn = { timeout: 'none', helps: false, walksAhead: false, plan: null };
   /** The board's valid sets and card distances, kept while no set is made. */
   private layout: Layout | null = null;
 
@@ -85,7 +82,6 @@ export class ScriptedLeader {
       timeout: !timesOut ? 'none' : this.draw.chance(LEADER_HABITS.idleTimeout) ? 'idle' : 'late',
       helps: this.draw.chance(LEADER_HABITS.help),
       walksAhead: this.draw.chance(LEADER_HABITS.walkAhead),
-      bumps: this.draw.chance(LEADER_HABITS.bump),
       plan: null,
     };
   }
@@ -93,11 +89,6 @@ export class ScriptedLeader {
   decide(state: GameState): Decision {
     const turn = this.turn;
     if (turn.timeout === 'idle') return { action: { type: 'timeout', actor: 'server', role: 'leader' } };
-    if (turn.bumps) {
-      turn.bumps = false;
-      const bump = blockedMove(state.world, state.leader);
-      if (bump) return move(bump);
-    }
     const plan = this.currentPlan(state);
     const stepsLeft = state.turn.stepsLeft;
     if (plan.own && stepsLeft > 0) {
@@ -167,13 +158,6 @@ export class ScriptedLeader {
 
 function move(which: Move): Decision {
   return { action: { type: 'move', actor: 'leader', move: which } };
-}
-
-/** MF or MB when that way is an obstacle or the map's edge (such a move costs nothing). */
-export function blockedMove(world: World, pose: Pose): Move | null {
-  if (!isWalkable(world, stepFrom(pose, pose.heading))) return 'MF';
-  if (!isWalkable(world, stepFrom(pose, opposite(pose.heading)))) return 'MB';
-  return null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { Draw, seedRng } from '../../shared/engine/rng';
 import { GeodesicDistance } from '../../shared/eval/distance';
 import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../../shared/eval/metrics';
 import { loadRecording, type Recording } from '../../shared/eval/recording';
+import { recordingFor } from '../../shared/eval/runner';
 import type { LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { buildWorld, type GameMap } from '../../shared/engine/map';
@@ -35,11 +36,7 @@ function staticOracle(recording: Recording): Policy {
   const start: EpisodeStart = {
     map: recording.header.map,
     episodeId: recording.header.gameId,
-    recording: {
-      actions: Object.fromEntries(recording.instructions.map((i) => [i.id, i.actions])),
-      changedCards: Object.fromEntries(recording.instructions.map((i) => [i.id, i.changedCards])),
-      endPoses: Object.fromEntries(recording.instructions.map((i) => [i.id, i.endPose])),
-    },
+    recording: recordingFor(recording),
   };
   oracle.reset(start);
   return (observation) => oracle.act(observation);

@@ -77,9 +77,7 @@ function pickSelfPlayGame(): { seed: number; events: LogEvent[]; truth: GameStat
     const events = lines.filter((l): l is LogEvent => l.kind === 'event');
     const timeouts = events.filter((e) => e.type === 'timeout').length;
     const skipped = events.some((e) => e.outcome.turnEnded?.followerSkipped);
-    // No blocked moves: the engine replays them as no-ops, but the server offers no player a blocked move.
-    const blocked = events.some((e) => e.outcome.blocked);
-    if (!blocked && timeouts >= 1 && timeouts <= 3 && skipped && events[events.length - 1].outcome.score >= 3) {
+    if (timeouts >= 1 && timeouts <= 3 && skipped && events[events.length - 1].outcome.score >= 3) {
       const truth: GameState[] = [];
       replay(lines.map((l) => `${serializeLine(l)}\n`).join(''), { onState: (state) => truth.push(state) });
       return { seed, events, truth };
