@@ -34,7 +34,7 @@ export function viewFrom(dims: { width: number; height: number }, pose: Pose, vi
   const key = (((dims.width * SPAN + dims.height) * SPAN + pose.y) * SPAN + pose.x) * 6 + HEADING_NUMBER[pose.heading];
   let seen = byPose.get(key);
   if (!seen) {
-    const indices = Object.freeze(computeVisibleCells(dims, pose, view));
+    const indices = Object.freeze(computeVisibleIndices(dims, pose, view));
     const cells = Object.freeze(indices.map((i) => Object.freeze({ x: i % dims.width, y: Math.floor(i / dims.width) })));
     seen = { indices, set: new Set(indices), cells };
     byPose.set(key, seen);
@@ -47,11 +47,11 @@ export function viewFrom(dims: { width: number; height: number }, pose: Pose, vi
  * cell, and every cell within `range` hexes whose centre lies within half the field of view of
  * its heading.
  */
-export function visibleCells(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
+export function visibleIndices(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
   return [...viewFrom(dims, pose, view).indices];
 }
 
-function computeVisibleCells(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
+function computeVisibleIndices(dims: { width: number; height: number }, pose: Pose, view: ViewConfig): number[] {
   const eye = cellCentre(pose);
   const facing = headingVector(pose.heading);
   const minCos = Math.cos(((view.fovDegrees / 2) * Math.PI) / 180) - EDGE_TOLERANCE;

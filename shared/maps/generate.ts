@@ -8,8 +8,8 @@
  * cannot split a walkable area in two (see `keepsNeighboursConnected`), so the largest walkable
  * area after the terrain steps stays whole; the spawns are drawn inside it.
  */
-import { HEADINGS, neighbourTable, type Cell, type Pose } from '../engine/hex';
-import { MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, type GameMap, type Prop, type PropType } from '../engine/map';
+import { HEADINGS, neighbourTable, type Pose } from '../engine/hex';
+import { cellAt, MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, type GameMap, type Prop, type PropType } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 
 export interface GenerateOptions {
@@ -120,12 +120,8 @@ function newCanvas(width: number, height: number): Canvas {
   };
 }
 
-function cellOf(canvas: Canvas, index: number): Cell {
-  return { x: index % canvas.width, y: Math.floor(index / canvas.width) };
-}
-
 function isEdge(canvas: Canvas, index: number): boolean {
-  const { x, y } = cellOf(canvas, index);
+  const { x, y } = cellAt(canvas, index);
   return x === 0 || y === 0 || x === canvas.width - 1 || y === canvas.height - 1;
 }
 
@@ -237,7 +233,7 @@ function layPath(canvas: Canvas, draw: Draw): number {
 }
 
 function isCorner(canvas: Canvas, index: number): boolean {
-  const { x, y } = cellOf(canvas, index);
+  const { x, y } = cellAt(canvas, index);
   return (x === 0 || x === canvas.width - 1) && (y === 0 || y === canvas.height - 1);
 }
 
@@ -251,7 +247,7 @@ function inwardHeading(canvas: Canvas, draw: Draw, cell: number): number {
 }
 
 function distanceToEdge(canvas: Canvas, index: number): number {
-  const { x, y } = cellOf(canvas, index);
+  const { x, y } = cellAt(canvas, index);
   return Math.min(x, y, canvas.width - 1 - x, canvas.height - 1 - y);
 }
 
@@ -328,7 +324,7 @@ function canPlace(canvas: Canvas, cell: number): boolean {
 }
 
 function place(canvas: Canvas, draw: Draw, cell: number, type: PropType, variant: string): void {
-  const prop: Prop = { ...cellOf(canvas, cell), type, variant, rotation: draw.pick(HEADINGS) };
+  const prop: Prop = { ...cellAt(canvas, cell), type, variant, rotation: draw.pick(HEADINGS) };
   canvas.props[cell] = prop;
   canvas.placed.push(prop);
 }
@@ -444,8 +440,8 @@ function drawSpawn(canvas: Canvas, draw: Draw): { leader: Pose; follower: Pose }
   const leader = draw.pick(paths);
   const follower = draw.pick(paths.filter((i) => i !== leader));
   return {
-    leader: { ...cellOf(canvas, leader), heading: 'NE' },
-    follower: { ...cellOf(canvas, follower), heading: 'NE' },
+    leader: { ...cellAt(canvas, leader), heading: 'NE' },
+    follower: { ...cellAt(canvas, follower), heading: 'NE' },
   };
 }
 

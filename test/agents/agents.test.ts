@@ -4,7 +4,7 @@ import {
   cellIndex,
   step,
   updateState,
-  visibleCells,
+  visibleIndices,
   type Card,
   type GameState,
   type Pose,
@@ -56,7 +56,7 @@ describe('observation tracker', () => {
       if (pose && (pose.x !== state.follower.x || pose.y !== state.follower.y || pose.heading !== state.follower.heading)) moves++;
       pose = state.follower;
       const obs = tracker.observe(state);
-      const view = new Set(visibleCells(state.world, state.follower, state.config.view));
+      const view = new Set(visibleIndices(state.world, state.follower, state.config.view));
       expect(Object.keys(obs).sort()).toEqual(OBSERVATION_KEYS);
       expect(obs.visibleCells.map((cell) => cellIndex(state.world, cell))).toEqual([...view].sort((a, b) => a - b));
       // Exactly the cards in view, as they are.
@@ -326,7 +326,7 @@ function namedVisibleCard(state: GameState): Card | null {
   const request = readCardRequest(state.queue[0].text);
   if (!request?.color || !request.shape || !request.count) return null;
   const fits = state.cards.filter((c) => c.color === request.color && c.shape === request.shape && c.count === request.count);
-  const view = visibleCells(state.world, state.follower, state.config.view);
+  const view = visibleIndices(state.world, state.follower, state.config.view);
   return fits.length === 1 && view.includes(cellIndex(state.world, fits[0])) ? fits[0] : null;
 }
 

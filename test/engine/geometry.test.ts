@@ -15,7 +15,7 @@ import {
   rotateRight,
   rotationDistance,
   stepFrom,
-  visibleCells,
+  visibleIndices,
   type CardFace,
   type Heading,
 } from '../../shared/engine';
@@ -116,48 +116,48 @@ describe("the follower's view", () => {
   const at = (x: number, y: number) => y * 25 + x;
 
   test('sees its own cell and the cells straight ahead up to the range, not beyond', () => {
-    const cells = visibleCells(dims, { x: 12, y: 12, heading: 'E' }, view);
+    const cells = visibleIndices(dims, { x: 12, y: 12, heading: 'E' }, view);
     expect(cells).toContain(at(12, 12));
     for (let d = 1; d <= 5; d++) expect(cells).toContain(at(12 + d, 12));
     expect(cells).not.toContain(at(18, 12));
   });
 
   test('never sees behind or beside itself with a 120 degree cone', () => {
-    const cells = visibleCells(dims, { x: 12, y: 12, heading: 'E' }, view);
+    const cells = visibleIndices(dims, { x: 12, y: 12, heading: 'E' }, view);
     expect(cells).not.toContain(at(11, 12));
     expect(cells).not.toContain(at(11, 13));
     expect(cells).not.toContain(at(11, 11));
   });
 
   test('the cone edges: the NE and SE neighbours are exactly 60 degrees off and are seen', () => {
-    const cells = visibleCells(dims, { x: 12, y: 12, heading: 'E' }, view);
+    const cells = visibleIndices(dims, { x: 12, y: 12, heading: 'E' }, view);
     expect(cells).toContain(at(12, 13));
     expect(cells).toContain(at(12, 11));
   });
 
   test('a narrower cone sees fewer cells, a full circle sees the whole disc', () => {
     const pose = { x: 12, y: 12, heading: 'NW' as const };
-    const narrow = visibleCells(dims, pose, { fovDegrees: 60, range: 5 });
-    const wide = visibleCells(dims, pose, view);
+    const narrow = visibleIndices(dims, pose, { fovDegrees: 60, range: 5 });
+    const wide = visibleIndices(dims, pose, view);
     expect(narrow.length).toBeLessThan(wide.length);
     expect(narrow.every((c) => wide.includes(c))).toBe(true);
-    expect(visibleCells(dims, pose, { fovDegrees: 360, range: 5 })).toHaveLength(91);
+    expect(visibleIndices(dims, pose, { fovDegrees: 360, range: 5 })).toHaveLength(91);
   });
 
   test('is clipped at the map edge and is the same for the same pose', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 24 }), heading, (x, y, h) => {
-        const cells = visibleCells(dims, { x, y, heading: h }, view);
+        const cells = visibleIndices(dims, { x, y, heading: h }, view);
         expect(cells.every((c) => c >= 0 && c < 625)).toBe(true);
         expect(new Set(cells).size).toBe(cells.length);
-        expect(visibleCells(dims, { x, y, heading: h }, view)).toEqual(cells);
+        expect(visibleIndices(dims, { x, y, heading: h }, view)).toEqual(cells);
       }),
     );
   });
 
   test('rotating the follower by 180 degrees shows a disjoint cone (besides its own cell)', () => {
-    const e = visibleCells(dims, { x: 12, y: 12, heading: 'E' }, view);
-    const w = visibleCells(dims, { x: 12, y: 12, heading: 'W' }, view);
+    const e = visibleIndices(dims, { x: 12, y: 12, heading: 'E' }, view);
+    const w = visibleIndices(dims, { x: 12, y: 12, heading: 'W' }, view);
     expect(e.filter((c) => w.includes(c))).toEqual([at(12, 12)]);
   });
 });

@@ -10,7 +10,7 @@ import {
   playerView,
   remember,
   UNSEEN,
-  visibleCells,
+  visibleIndices,
   type Card,
   type GameState,
   type Memory,
@@ -45,7 +45,7 @@ describe("the follower's view on every state of two self-play games", () => {
         memory = remember(memory, state);
         const view = playerView(state, 'follower', memory);
         const width = state.world.width;
-        const inView = new Set(visibleCells(state.world, state.follower, state.config.view));
+        const inView = new Set(visibleIndices(state.world, state.follower, state.config.view));
         inView.forEach((cell) => seen.add(cell));
         if (state.previousInstruction && !done.includes(state.previousInstruction.id)) done.push(state.previousInstruction.id);
 
@@ -107,7 +107,7 @@ describe("the follower's view on every state of two self-play games", () => {
  */
 function hide(state: GameState): GameState | null {
   const width = state.world.width;
-  const inView = new Set(visibleCells(state.world, state.follower, state.config.view));
+  const inView = new Set(visibleIndices(state.world, state.follower, state.config.view));
   const outOfView = (cell: { x: number; y: number }) => !inView.has(cell.y * width + cell.x);
   const cards = state.cards.map((card): Card => (outOfView(card) ? { ...card, color: card.color === 'red' ? 'blue' : 'red', count: card.count === 1 ? 2 : 1, selected: !card.selected } : card));
   if (cards.every((card, i) => card === state.cards[i])) return null;

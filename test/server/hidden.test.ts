@@ -7,13 +7,14 @@
 import fc from 'fast-check';
 import {
   byActor,
+  cellAt,
   drawSetup,
   GameSetupError,
   legalActions,
   makeConfig,
   startGame,
   step,
-  visibleCells,
+  visibleIndices,
   type Card,
   type Color,
   type GameMap,
@@ -49,8 +50,6 @@ interface Scenario {
   readonly followerMoves: readonly (readonly Move[])[];
 }
 
-const cellOf = (index: number, width: number) => ({ x: index % width, y: Math.floor(index / width) });
-
 /**
  * Builds the two games from random choices, or null when the choices do not give two valid games
  * with the same follower views (a set was made, which draws cards that could differ).
@@ -63,7 +62,7 @@ function scenario(seed: number, choose: () => number, extra: number[], turns: nu
   let state: GameState = startGame(config, mapA, setup);
   const width = map.width;
   const seen = new Set<number>();
-  const look = () => visibleCells(state.world, state.follower, config.view).forEach((cell) => seen.add(cell));
+  const look = () => visibleIndices(state.world, state.follower, config.view).forEach((cell) => seen.add(cell));
   look();
   const followerMoves: Move[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -89,8 +88,8 @@ function scenario(seed: number, choose: () => number, extra: number[], turns: nu
   const unseen = (cell: { x: number; y: number }) => !seen.has(cell.y * width + cell.x);
   const world = startGame(config, mapA, setup).world;
   const cardCells = new Set(setup.cards.map((card) => card.y * width + card.x));
-  const hiddenCell = world.cardCells.find((cell) => unseen(cellOf(cell, width)) && !cardCells.has(cell) && cell !== setup.leader.y * width + setup.leader.x);
-  const leader: Pose = unseen(setup.leader) && hiddenCell !== undefined ? { ...cellOf(hiddenCell, width), heading: 'W' } : setup.leader;
+  const hiddenCell = world.cardCells.find((cell) => unseen(cellAt(map, cell)) && !cardCells.has(cell) && cell !== setup.leader.y * width + setup.leader.x);
+  const leader: Pose = unseen(setup.leader) && hiddenCell !== undefined ? { ...cellAt(map, hiddenCell), heading: 'W' } : setup.leader;
   const recolour: Record<Color, Color> = { orange: 'black', black: 'blue', blue: 'yellow', yellow: 'pink', pink: 'red', red: 'green', green: 'orange' };
   const cards: Card[] = setup.cards.map((card) => (unseen(card) ? { ...card, color: recolour[card.color], count: card.count === 3 ? 1 : ((card.count + 1) as Card['count']) } : card));
   if (cards.every((card, i) => card === setup.cards[i])) return null;

@@ -1,7 +1,7 @@
 /** How players meet: open seats, fair roles, private codes, pools, and the scripted follower. */
 import { describeCard } from '../../shared/engine/cards';
 import { makeConfig } from '../../shared/engine/config';
-import { visibleCells } from '../../shared/engine/view';
+import { visibleIndices } from '../../shared/engine/view';
 import { readCardRequest } from '../../shared/agents/instructions';
 import { Client } from '@colyseus/sdk';
 import { join, sleep, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
@@ -112,7 +112,7 @@ describe('the scripted follower', () => {
     expect(leader.view!.partnerConnected).toBe(true);
     const cards = leader.view!.cards;
     const follower = leader.view!.follower;
-    const inView = new Set(visibleCells({ width: 25, height: 25 }, { x: follower.x, y: follower.y, heading: follower.heading }, makeConfig().view));
+    const inView = new Set(visibleIndices({ width: 25, height: 25 }, { x: follower.x, y: follower.y, heading: follower.heading }, makeConfig().view));
     // A card the follower can see, and the only one with its face (the bot sees only its view).
     const target = cards.find(
       (c) => inView.has(c.y * 25 + c.x) && cards.filter((o) => o.color === c.color && o.shape === c.shape && o.count === c.count).length === 1,

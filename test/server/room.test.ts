@@ -4,7 +4,7 @@
  */
 import { makeConfig } from '../../shared/engine/config';
 import type { GameState } from '../../shared/engine/state';
-import { isVisible, visibleCells } from '../../shared/engine/view';
+import { isVisible, visibleIndices } from '../../shared/engine/view';
 import { withoutActor } from '../../shared/engine/actions';
 import { eventAction, type LogEvent, type LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
@@ -39,7 +39,7 @@ function watchFollowerSecrets(follower: Player, truth?: GameState[]): { views: n
   const report = { views: 0, leaderInView: 0, violations: [] as string[] };
   follower.onView((view) => {
     report.views += 1;
-    const visible = new Set(visibleCells({ width: 25, height: 25 }, view.follower, config.view));
+    const visible = new Set(visibleIndices({ width: 25, height: 25 }, view.follower, config.view));
     for (const card of view.cards) {
       if (!visible.has(card.y * 25 + card.x)) report.violations.push(`card ${card.id} at (${card.x}, ${card.y}) outside the view`);
     }
@@ -154,7 +154,7 @@ describe('hidden information', () => {
     const { leader, follower } = await startGame(ts.url);
     await sleep(50);
     expect(leader.view!.cards).toHaveLength(21);
-    const visible = new Set(visibleCells({ width: 25, height: 25 }, follower.view!.follower, config.view));
+    const visible = new Set(visibleIndices({ width: 25, height: 25 }, follower.view!.follower, config.view));
     const expected = leader.view!.cards.filter((c) => visible.has(c.y * 25 + c.x)).map((c) => c.id);
     expect(follower.view!.cards.map((c) => c.id).sort()).toEqual(expected.sort());
   });
