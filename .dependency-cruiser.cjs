@@ -17,7 +17,7 @@ const LAYERS = [
 ];
 
 /** Our own code: what the layer rules look at (npm packages and Node builtins have their own rules). */
-const OWN_CODE = '^(shared|server|client|cli|test|bench)/';
+const OWN_CODE = '^(shared|server|client|cli|test|bench|tools)/';
 
 const folderPattern = (folders) => `^shared/(${folders.join('|')})/`;
 const ALL_FOLDERS = LAYERS.flat();
@@ -48,9 +48,9 @@ const folderRules = [
   {
     name: 'shared-imports-no-app',
     severity: 'error',
-    comment: 'shared/ must not import server/, client/, cli/, test/ or bench/: they sit above every shared layer.',
+    comment: 'shared/ must not import server/, client/, cli/, test/, bench/ or tools/: they sit above every shared layer.',
     from: { path: '^shared/' },
-    to: { path: '^(server|client|cli|test|bench)/' },
+    to: { path: '^(server|client|cli|test|bench|tools)/' },
   },
   {
     name: 'import-of-shared-module-outside-layers',

@@ -1,8 +1,9 @@
 /**
  * Agents that know the recorded game, as upper bounds for evaluation:
  * - `static-oracle` replays the human follower's actions for each instruction, then says DONE;
- * - `oracle` walks the shortest paths to the cards the human follower changed, in the order it
- *   changed them, then to where the human stopped, turns as it faced, and says DONE.
+ * - `oracle` walks the shortest paths onto the cards the human follower stepped onto, in the same
+ *   order and as often (so it flips each card as often as the human did), then to where the human
+ *   stopped, turns as it faced, and says DONE.
  */
 import { rotateLeft, rotationDistance, type Pose } from '../engine/hex';
 import { buildWorld, type GameMap } from '../engine/map';
@@ -40,32 +41,36 @@ export class Oracle implements FollowerAgent {
   readonly wantsOracleObservation = true;
   private recording!: ReturnType<typeof recordingOf>;
   private planner!: PathPlanner;
-  /** For the instruction in hand: each target card's selection when the instruction came up. */
-  private startSelection: { id: number; selected: Map<number, boolean> } | null = null;
+  /** The instruction in hand, how many of the human's card visits for it are made, and where the oracle last stood. */
+  private progress: { id: number; visited: number; at: Pose } | null = null;
 
   reset(start: EpisodeStart): void {
     this.recording = recordingOf(start, this.name);
     this.planner = new PathPlanner(buildWorld(this.recording.map));
-    this.startSelection = null;
+    this.progress = null;
   }
 
   act(observation: FollowerObservation): AgentAction {
     const instruction = observation.instruction;
     const cards = observation.oracle?.cards;
     if (!instruction || !cards) return 'DONE';
-    const targets = this.recording.changedCards[instruction.id] ?? [];
-    if (this.startSelection?.id !== instruction.id) {
-      this.startSelection = { id: instruction.id, selected: new Map(cards.filter((c) => targets.includes(c.id)).map((c) => [c.id, c.selected])) };
-    }
-    const start = this.startSelection.selected;
-    // A target is still to do while it is on the board with the selection it started with.
-    const pending = targets.map((id) => cards.find((c) => c.id === id)).find((card) => card && start.has(card.id) && card.selected === start.get(card.id));
-    if (pending) return this.planner.nextMove(cards, observation.pose, pending) ?? 'DONE';
+    const pose = observation.pose;
+    const visits = this.recording.cardVisits[instruction.id] ?? [];
+    if (this.progress?.id !== instruction.id) this.progress = { id: instruction.id, visited: 0, at: pose };
+    const progress = this.progress;
+    // Only the oracle's own moves change its pose, and its walks enter no card but the next one.
+    const moved = progress.at.x !== pose.x || progress.at.y !== pose.y;
+    progress.at = pose;
+    if (moved && cards.some((card) => card.id === visits[progress.visited] && card.x === pose.x && card.y === pose.y)) progress.visited++;
+    // A card that left the board in a set cannot be visited again.
+    while (progress.visited < visits.length && !cards.some((card) => card.id === visits[progress.visited])) progress.visited++;
+    const next = cards.find((card) => card.id === visits[progress.visited]);
+    if (next) return this.planner.nextMove(cards, pose, next) ?? 'DONE';
     const end = this.recording.endPoses[instruction.id];
     if (!end) return 'DONE';
-    const atEnd = observation.pose.x === end.x && observation.pose.y === end.y;
-    if (!atEnd) return this.planner.nextMove(cards, observation.pose, end) ?? 'DONE';
-    return turnToward(observation.pose, end);
+    const atEnd = pose.x === end.x && pose.y === end.y;
+    if (!atEnd) return this.planner.nextMove(cards, pose, end) ?? 'DONE';
+    return turnToward(pose, end);
   }
 }
 

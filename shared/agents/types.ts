@@ -61,12 +61,14 @@ export interface EpisodeStart {
   /**
    * Privileged data from the recorded game, given only to agents that declare `needsRecording`
    * (the oracles): the human follower's actions for each instruction of the episode, by
-   * instruction id, the ids of the cards the human follower changed for it (in the order it
-   * first stepped on them), and where it stood when it marked the instruction DONE.
+   * instruction id, the ids of the cards the human follower changed for it (flipped an odd number
+   * of times, in the order it first stepped on them), every card it stepped onto in order (repeats
+   * included), and where it stood when it marked the instruction DONE.
    */
   readonly recording?: {
     readonly actions: Readonly<Record<number, readonly AgentAction[]>>;
     readonly changedCards: Readonly<Record<number, readonly number[]>>;
+    readonly cardVisits: Readonly<Record<number, readonly number[]>>;
     readonly endPoses: Readonly<Record<number, Pose>>;
   };
 }

@@ -24,6 +24,8 @@ export interface RecordedInstruction {
   readonly path: readonly Cell[];
   /** Cards whose selection the follower flipped an odd number of times (what it "changed"), in the order it first stepped on them. */
   readonly changedCards: readonly number[];
+  /** Every card the follower stepped onto, in order, repeats included (each visit flipped it). */
+  readonly cardVisits: readonly number[];
   readonly endPose: Pose;
 }
 
@@ -76,14 +78,14 @@ function segment(states: readonly GameState[], events: readonly LogEvent[]): Rec
     if (event.actor !== 'follower') return;
     const head = before.queue[0];
     if (!current || current.id !== head.id) {
-      current = { id: head.id, text: head.text, start: i, actions: [], path: [cellOf(before.follower)], toggles: new Map(), last: before };
+      current = { id: head.id, text: head.text, start: i, actions: [], path: [cellOf(before.follower)], visits: [], last: before };
     }
     const open = current;
     open.last = states[i + 1];
     if (event.type === 'move') {
       open.actions.push(event.payload.move);
       open.path.push(cellOf(states[i + 1].follower));
-      for (const id of event.outcome.toggled ?? []) open.toggles.set(id, (open.toggles.get(id) ?? 0) + 1);
+      open.visits.push(...(event.outcome.toggled ?? []));
     } else if (event.type === 'done') {
       open.actions.push('DONE');
       found.push(close(open, i + 1));
@@ -101,16 +103,22 @@ interface OpenInstruction {
   readonly start: number;
   readonly actions: AgentAction[];
   readonly path: Cell[];
-  /** Times the follower stepped on each card. */
-  readonly toggles: Map<number, number>;
+  /** The cards the follower stepped on, in order. */
+  readonly visits: number[];
   /** The state after the follower's last action for it. */
   last: GameState;
 }
 
 function close(open: OpenInstruction, end: number | null): RecordedInstruction {
-  // A Map keeps insertion order: the order of first toggles.
-  const changedCards = [...open.toggles].filter(([, n]) => n % 2 === 1).map(([id]) => id);
-  return { id: open.id, text: open.text, start: open.start, end, actions: open.actions, path: open.path, changedCards, endPose: open.last.follower };
+  const { id, text, start, actions, path, visits } = open;
+  return { id, text, start, end, actions, path, changedCards: oddlyFlipped(visits), cardVisits: visits, endPose: open.last.follower };
+}
+
+/** The cards flipped an odd number of times by these visits, in the order of their first visit. */
+export function oddlyFlipped(visits: readonly number[]): number[] {
+  const flips = new Map<number, number>();
+  for (const id of visits) flips.set(id, (flips.get(id) ?? 0) + 1);
+  return [...flips].filter(([, n]) => n % 2 === 1).map(([id]) => id);
 }
 
 export const cellOf = (pose: Pose): Cell => ({ x: pose.x, y: pose.y });

@@ -20,7 +20,7 @@ import { ObservationTracker } from '../agents/observation';
 import type { AgentAction, EpisodeStart, FollowerAgent } from '../agents/types';
 import { GeodesicDistance } from './distance';
 import { DEFAULT_SUCCESS_THRESHOLD, pathMetrics, type MetricName } from './metrics';
-import { cellOf, setKey, type RecordedInstruction, type Recording } from './recording';
+import { cellOf, oddlyFlipped, setKey, type RecordedInstruction, type Recording } from './recording';
 
 export type EvalMode = 'single' | 'cascaded';
 
@@ -56,8 +56,8 @@ export interface InstructionRun {
   readonly instructionId: number;
   readonly actions: AgentAction[];
   readonly path: Cell[];
-  /** Cards whose selection the agent flipped an odd number of times. */
-  readonly changedCards: number[];
+  /** Every card the agent stepped onto while the instruction was current, in order. */
+  readonly cardVisits: number[];
   /** The agent reached the action limit and DONE was forced. */
   limitReached: boolean;
   /** The agent marked it DONE (or DONE was forced). */
@@ -175,20 +175,22 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
 }
 
 function newRun(instructionId: number, state: GameState): InstructionRun {
-  return { instructionId, actions: [], path: [cellOf(state.follower)], changedCards: [], limitReached: false, finished: false, followed: false };
+  return { instructionId, actions: [], path: [cellOf(state.follower)], cardVisits: [], limitReached: false, finished: false, followed: false };
 }
 
-/** What oracle agents are given of a recorded game: the human follower's actions, changed cards and end pose per instruction (the unfinished one included). */
+/** What oracle agents are given of a recorded game: the human follower's actions, cards and end pose per instruction (the unfinished one included). */
 export function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
   const actions: Record<number, readonly AgentAction[]> = {};
   const changedCards: Record<number, readonly number[]> = {};
+  const cardVisits: Record<number, readonly number[]> = {};
   const endPoses: Record<number, RecordedInstruction['endPose']> = {};
   for (const instruction of recording.unfinished ? [...recording.instructions, recording.unfinished] : recording.instructions) {
     actions[instruction.id] = instruction.actions;
     changedCards[instruction.id] = instruction.changedCards;
+    cardVisits[instruction.id] = instruction.cardVisits;
     endPoses[instruction.id] = instruction.endPose;
   }
-  return { actions, changedCards, endPoses };
+  return { actions, changedCards, cardVisits, endPoses };
 }
 
 /** Steps the game with the agent as follower and the recorded leader, until the episode ends. */
@@ -228,22 +230,17 @@ async function play(
     if (!result.ok) throw new AgentFailure(`illegal action ${chosen}: ${result.error.code}: ${result.error.message}`);
     run.actions.push(chosen);
     if (action.type === 'move') run.path.push(cellOf(result.state.follower));
-    for (const id of result.outcome.toggled ?? []) toggle(run.changedCards, id);
+    run.cardVisits.push(...(result.outcome.toggled ?? []));
     state = result.state;
     if (chosen === 'DONE') {
       run.finished = true;
-      run.followed = humanChanges.get(run.instructionId) === setKey(run.changedCards);
+      // The follower's own flips on both sides: what the leader flipped meanwhile counts for neither.
+      run.followed = humanChanges.get(run.instructionId) === setKey(oddlyFlipped(run.cardVisits));
       if (options.mode === 'single') break;
       if (!run.followed && options.cascade !== 'continue') break; // the cascade stops at the first failure
     }
   }
   return state;
-}
-
-function toggle(ids: number[], id: number): void {
-  const at = ids.indexOf(id);
-  if (at >= 0) ids.splice(at, 1);
-  else ids.push(id);
 }
 
 /**

@@ -428,7 +428,7 @@ describe('process agents', () => {
   test('oracle data and the recording reach only agents that ask for them', async () => {
     const state = followerTurn('pick up the 1 red star');
     const obs = new ObservationTracker().observe(state, { oracle: true });
-    const episode = { map: state.world.map, episodeId: 'x#0', recording: { actions: {}, changedCards: {}, endPoses: {} } };
+    const episode = { map: state.world.map, episodeId: 'x#0', recording: { actions: {}, changedCards: {}, cardVisits: {}, endPoses: {} } };
     const program = [
       'import json, sys',
       'for line in sys.stdin:',
