@@ -61,7 +61,7 @@ describe('generateMap', () => {
     expect(digest.slice(0, 16)).toBe(PINNED_DIGEST_OF_SEED_1);
   });
 
-  test.each(SEEDS)('seed %i: a well-formed, playable map', (seed) => {
+  test.each(SEEDS)('R-14: seed %i: a well-formed, playable map', (seed) => {
     const map = generateMap(seed);
     expect(map).toMatchObject({ format: 'cerealbar-map', version: 1, name: `generated-${seed}`, seed, width: 25, height: 25 });
     expect(map.terrain).toHaveLength(25);

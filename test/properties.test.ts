@@ -1,21 +1,19 @@
 /** Invariants of the engine over random action sequences, and exact replay of what was recorded. */
 import fc from 'fast-check';
-import { MOVES, ROLES, snapshot, type Action, type GameState, type Role } from '../shared/engine';
+import { ACTION_ERROR_CODES, MOVES, ROLES, checkPlayerAction, placementProblem, snapshot, step, type Action, type GameState, type PlayerAction, type Role } from '../shared/engine';
 import { makeHeader, serializeLine, GameRecorder } from '../shared/log/recorder';
 import type { LogLine } from '../shared/log/format';
 import { replay } from '../shared/log/replay';
 import { card, makeState } from './fixtures';
 
 /** What to do, and whether to do it as the player in control or (one time in ten) as the other one. */
-const intents = fc.array(
-  fc.record({
-    kind: fc.constantFrom('move', 'move', 'move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout'),
-    move: fc.constantFrom<(typeof MOVES)[number]>('MF', 'MF', 'MF', 'MB', 'RL', 'RR'),
-    wrongRole: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-    text: fc.string({ maxLength: 20 }),
-  }),
-  { minLength: 50, maxLength: 400 },
-);
+const intent = fc.record({
+  kind: fc.constantFrom('move', 'move', 'move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout'),
+  move: fc.constantFrom<(typeof MOVES)[number]>('MF', 'MF', 'MF', 'MB', 'RL', 'RR'),
+  wrongRole: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+  text: fc.string({ maxLength: 20 }),
+});
+const intents = fc.array(intent, { minLength: 50, maxLength: 400 });
 function toAction(state: GameState, i: { kind: string; move: (typeof MOVES)[number]; wrongRole: boolean; text: string }): Action {
   const role: Role = i.wrongRole ? ROLES.find((r) => r !== state.turn.role)! : state.turn.role;
   switch (i.kind) {
@@ -76,7 +74,14 @@ function record(intentList: Parameters<typeof toAction>[1][], seed: number) {
     expect(after.turn.stepsLeft).toBeGreaterThanOrEqual(0);
     expect(after.cards).toHaveLength(before.config.cardCount);
     expect(new Set(after.cards.map((c) => `${c.x},${c.y}`)).size).toBe(after.cards.length);
-    if (result.outcome.set) sets += 1;
+    if (result.outcome.set) {
+      sets += 1;
+      // R-20: the new cards stand where the rules allow, on cells free of cards and players.
+      const others = after.cards.filter((c) => !result.outcome.set!.added.some((added) => added.id === c.id));
+      const occupied = new Set([...others, after.leader, after.follower].map((cell) => cell.y * after.world.width + cell.x));
+      const added = result.outcome.set.added;
+      expect(placementProblem(after.world, occupied, added, added.map((c) => c.id), others)).toBeNull();
+    }
     if (after.gameOver) seen.gameOvers += 1;
     expect(after.score).toBe(sets);
     const extra = result.outcome.set?.extraTurns ?? 0;
@@ -89,14 +94,14 @@ function record(intentList: Parameters<typeof toAction>[1][], seed: number) {
 }
 
 describe('engine invariants over random play', () => {
-  test('steps never negative, cards always complete, score = sets made, turns grow only by sets', () => {
+  test('R-18, R-20, R-22: steps never negative, cards always complete, score = sets made, new cards placed by the rules, turns grow only by sets', () => {
     fc.assert(fc.property(intents, fc.nat(), (list, seed) => void record(list, seed)), { numRuns: 150 });
     expect(seen.sets).toBeGreaterThan(0);
     expect(seen.gameOvers).toBeGreaterThan(0);
     expect(seen.refusals).toBeGreaterThan(0);
   });
 
-  test('replaying the recorded log reproduces every intermediate state', () => {
+  test('R-9: replaying the recorded log reproduces every intermediate state', () => {
     fc.assert(
       fc.property(intents, fc.nat(), (list, seed) => {
         const { lines, states } = record(list, seed);
@@ -111,5 +116,83 @@ describe('engine invariants over random play', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+/**
+ * R-32 to R-44: the refusal table of docs/rules.md, written out again from the docs (not from the
+ * engine), as the first row that applies. Null when no row applies: the rules accept the action.
+ */
+function documentedRefusal(state: GameState, action: Record<string, unknown> | null): string | null {
+  const isRole = (value: unknown) => value === 'leader' || value === 'follower';
+  if (state.gameOver) return 'GAME_OVER';
+  const type = action?.type;
+  if (!['move', 'instruction', 'endTurn', 'done', 'timeout'].includes(type as string)) return 'MALFORMED_ACTION';
+  if (type === 'timeout') {
+    if (action!.actor !== 'server' || !isRole(action!.role)) return 'MALFORMED_ACTION';
+    return action!.role === state.turn.role ? null : 'STALE_TIMEOUT';
+  }
+  const { actor, move, text } = action!;
+  if (!isRole(actor)) return 'MALFORMED_ACTION';
+  if (type === 'move' && !(MOVES as readonly unknown[]).includes(move)) return 'MALFORMED_ACTION';
+  if (type === 'instruction' && typeof text !== 'string') return 'MALFORMED_ACTION';
+  if (type === 'instruction' && actor === 'follower') return 'FOLLOWER_CANNOT_INSTRUCT';
+  if (type === 'endTurn' && actor === 'follower') return 'FOLLOWER_CANNOT_END_TURN';
+  if (type === 'done' && actor === 'leader') return 'LEADER_CANNOT_MARK_DONE';
+  if (actor !== state.turn.role) return 'NOT_YOUR_TURN';
+  if (type === 'move' && state.turn.stepsLeft === 0) return 'NO_STEPS_LEFT';
+  if (type === 'endTurn' && state.queue.length === 0 && !state.config.endTurnWithEmptyQueue) return 'EMPTY_QUEUE';
+  if (type === 'done' && state.queue.length === 0) return 'EMPTY_QUEUE';
+  if (type === 'instruction' && (text as string).trim() === '') return 'EMPTY_INSTRUCTION';
+  if (type === 'instruction' && [...(text as string)].length > state.config.maxInstructionLength) return 'INSTRUCTION_TOO_LONG';
+  return null;
+}
+
+/** Any action, well formed or not: each field drawn from valid values and from wrong ones. */
+const anyAction = fc.record(
+  {
+    type: fc.constantFrom('move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout', 'fly', undefined),
+    actor: fc.constantFrom('leader', 'follower', 'leader', 'follower', 'server', 'ghost', undefined),
+    move: fc.constantFrom('MF', 'MB', 'RL', 'RR', 'MF', 'JUMP', 7),
+    role: fc.constantFrom('leader', 'follower', 'ghost'),
+    text: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', '  \n ', 'go', '🙂'.repeat(300), '🙂'.repeat(301), 'x'.repeat(301), 42, null)),
+  },
+  { requiredKeys: [] },
+);
+/** Mostly an action the player in control would take (so games go on), sometimes any action. */
+const turnOfPlay = fc.record({ wild: fc.integer({ min: 0, max: 2 }).map((n) => n === 0), action: anyAction, intent });
+
+describe('R-32: refusals over random play', () => {
+  test('R-32 to R-44: every refusal carries the first documented code that applies and changes nothing; every action no row refuses is accepted', () => {
+    const codes = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(turnOfPlay, { minLength: 100, maxLength: 200 }), fc.boolean(), (turns, emptyEndTurn) => {
+        let state = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 3, endTurnWithEmptyQueue: emptyEndTurn } });
+        let afterTheEnd = 3; // a few actions once the game is over, then the next game
+        for (const { wild, action: drawn, intent: planned } of turns) {
+          if (state.gameOver && afterTheEnd-- === 0) break;
+          const action = (wild ? drawn : toAction(state, planned)) as Record<string, unknown>;
+          const before = JSON.stringify({ ...state, world: undefined });
+          const expected = documentedRefusal(state, action);
+          const result = step(state, action as unknown as Action);
+          expect(result.ok ? null : result.error.code).toBe(expected);
+          if (!result.ok) {
+            codes.add(result.error.code);
+            expect(JSON.stringify({ ...state, world: undefined })).toBe(before);
+            continue;
+          }
+          // A player's action: the same, or MOVE_BLOCKED where a move changes nothing (R-44).
+          if (action.actor !== 'server') {
+            const { actor, ...asked } = action;
+            const check = checkPlayerAction(state, actor as Role, asked as unknown as PlayerAction);
+            expect(check?.code ?? null).toBe(result.outcome.blocked ? 'MOVE_BLOCKED' : null);
+          }
+          state = result.state;
+        }
+      }),
+      { numRuns: 100 },
+    );
+    // The random play reaches every code the engine gives players (BAD_REPLACEMENT_CARDS is replay's).
+    expect([...codes].sort()).toEqual(ACTION_ERROR_CODES.filter((code) => code !== 'BAD_REPLACEMENT_CARDS' && code !== 'MOVE_BLOCKED').sort());
   });
 });

@@ -49,10 +49,12 @@ export function statementsIn(doc: string, markdown: string): Statement[] {
 }
 
 function plainText(line: string): string {
-  return line
-    .replace(/^\s*(?:[-*]|\d+\.)\s+/, '')
-    .replace(/\s*\|\s*/g, ' | ')
-    .replace(/^ \| | \| $/g, '')
+  let text = line.trim();
+  // A table row: its cells, split on the pipes that are not escaped.
+  if (text.startsWith('|')) text = text.split(/(?<!\\)\|/).map((cell) => cell.trim()).filter(Boolean).join(' | ');
+  return text
+    .replace(/\\\|/g, '|')
+    .replace(/^(?:[-*]|\d+\.)\s+/, '')
     .replace(/\*\*|`/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^[\s|:.-]+/, '')

@@ -3,7 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
-import { describeMode, type EvalReport } from '../../shared/eval/report';
+import { describeMode, describePointsPossible, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
 const escape = (text: string) =>
@@ -75,6 +75,7 @@ export function renderHtmlReport(report: EvalReport, viewerUrl: string): string 
     })
     .join('\n');
   const skipped = report.skippedLogs.map((s) => `<li>${escape(s.file)}: ${escape(s.error)}</li>`).join('');
+  const points = describePointsPossible(report.episodes);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>CerealBar evaluation: ${escape(report.agent)}</title>
 <style>
@@ -86,6 +87,7 @@ tr.error td { background: #fde8e8; }
 <h1>Evaluation of ${escape(report.agent)}</h1>
 <p>${escape(describeMode(report.options))}, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; ${escape(report.createdAt)}.</p>
 <h2>Aggregates</h2><table><tr><th>score</th><th>mean</th><th>undefined (episodes not in the mean)</th></tr>${aggregates}</table>
+${points ? `<p class="points">${escape(points)}</p>` : ''}
 ${skipped ? `<h2>Skipped logs</h2><ul>${skipped}</ul>` : ''}
 <h2>Distributions</h2>
 ${names.map((name) => histogram(name, report.episodes.flatMap((e) => (name in scores(e) ? [scores(e)[name]] : [])))).join('\n')}

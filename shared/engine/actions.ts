@@ -118,6 +118,17 @@ export function withoutActor(action: PlayerAction & { readonly actor: Role }): P
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const WHITE_SPACE_RUNS = /[\t\n\r ]+/g;
 
+/**
+ * An instruction's length in Unicode code points, what a person counts as characters in nearly
+ * all text (an emoji counts 1, not its 2 UTF-16 units). The limit `maxInstructionLength` is in
+ * these units.
+ */
+export function instructionLength(text: string): number {
+  let codePoints = 0;
+  for (const _ of text) codePoints++; // a string iterates by code points
+  return codePoints;
+}
+
 /** An instruction as it is stored and shown: control characters removed, white space collapsed, trimmed. */
 export function sanitizeInstruction(text: string): string {
   return text.replace(CONTROL_CHARACTERS, '').replace(WHITE_SPACE_RUNS, ' ').trim();

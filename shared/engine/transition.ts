@@ -8,7 +8,7 @@ import { opposite, rotateLeft, rotateRight, stepFrom, type Pose } from './hex';
 import { cellIndex, isWalkable } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
-import { MOVES, type Action } from './actions';
+import { MOVES, instructionLength, type Action } from './actions';
 import { updateState, type GameState, type Instruction, type Turn } from './state';
 
 /** Why control changed hands. */
@@ -128,8 +128,8 @@ export function refusal(state: GameState, action: Action): ActionError | null {
       return state.queue.length > 0 ? null : actionError('EMPTY_QUEUE', 'there is no instruction to mark done');
     case 'instruction':
       if (action.text.trim().length === 0) return actionError('EMPTY_INSTRUCTION', 'an instruction needs some text');
-      if (action.text.length > state.config.maxInstructionLength) {
-        return actionError('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${action.text.length}`);
+      if (instructionLength(action.text) > state.config.maxInstructionLength) {
+        return actionError('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${instructionLength(action.text)}`);
       }
       return null;
   }

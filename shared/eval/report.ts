@@ -79,6 +79,23 @@ export function describeMode(options: EvalOptions): string {
 }
 
 /**
+ * Cascaded mode: what the proportion of points is out of, in words (docs/evaluation.md, E-13);
+ * null in single mode.
+ */
+export function describePointsPossible(episodes: readonly EpisodeResult[]): string | null {
+  const cascaded = episodes.flatMap((e) => (e.cascaded ? [e.cascaded] : []));
+  if (cascaded.length === 0) return null;
+  const possible = cascaded.reduce((sum, c) => sum + c.pointsPossible, 0);
+  const scored = cascaded.reduce((sum, c) => sum + c.pointsScored, 0);
+  const none = cascaded.filter((c) => c.proportionPoints === null).length;
+  return (
+    `${scored} points scored of ${possible} possible over ${cascaded.length} examples. The points possible for an example are the points ` +
+    `the recorded game made from its first follower step to the game's end, the instruction the game ended on included` +
+    (none > 0 ? `; ${none} examples had none, so no proportion.` : '.')
+  );
+}
+
+/**
  * The aggregates as an aligned table. A mean that left episodes out (their value was undefined)
  * says how many; no note means none were.
  */
@@ -94,6 +111,7 @@ export function formatTable(report: EvalReport): string {
   const width = Math.max(...rows.map(([name]) => name.length));
   const title = `${report.agent}, ${describeMode(report.options)}, ${report.episodes.length} episodes from ${report.logs.length} logs`;
   const lines = rows.map(([name, value, note]) => `  ${name.padEnd(width)}  ${value.padStart(9)}${note}`);
+  const points = describePointsPossible(report.episodes);
   const skipped = report.skippedLogs.map((s) => `  skipped ${s.file}: ${s.error}`);
-  return [title, ...lines, ...skipped].join('\n');
+  return [title, ...lines, ...(points ? [`  ${points}`] : []), ...skipped].join('\n');
 }

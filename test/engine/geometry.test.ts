@@ -24,7 +24,7 @@ const cell = fc.record({ x: fc.integer({ min: -30, max: 30 }), y: fc.integer({ m
 const heading = fc.constantFrom(...HEADINGS);
 
 describe('odd-r hex coordinates', () => {
-  test("the original's neighbour rule, for even and odd rows", () => {
+  test("R-11: the original's neighbour rule, for even and odd rows", () => {
     expect(neighbours({ x: 5, y: 4 })).toEqual([
       { x: 5, y: 5 }, { x: 6, y: 4 }, { x: 5, y: 3 }, { x: 4, y: 3 }, { x: 4, y: 4 }, { x: 4, y: 5 },
     ]);
@@ -33,7 +33,7 @@ describe('odd-r hex coordinates', () => {
     ]);
   });
 
-  test('every neighbour is one step away and at unit distance between centres', () => {
+  test('R-10: every neighbour is one step away and at unit distance between centres', () => {
     fc.assert(
       fc.property(cell, (c) => {
         for (const n of neighbours(c)) {
@@ -61,7 +61,7 @@ describe('odd-r hex coordinates', () => {
     );
   });
 
-  test('rotations: RR is clockwise, RL counter-clockwise, six make a full circle', () => {
+  test('R-12: rotations: RR is clockwise, RL counter-clockwise, six make a full circle', () => {
     expect(rotateRight('NE')).toBe('E');
     expect(rotateLeft('NE')).toBe('NW');
     fc.assert(
@@ -81,7 +81,7 @@ describe('card rules', () => {
   const b: CardFace = { color: 'blue', shape: 'heart', count: 2 };
   const c: CardFace = { color: 'green', shape: 'cube', count: 3 };
 
-  test('a valid set has exactly three cards with every property different', () => {
+  test('R-18: a valid set has exactly three cards with every property different', () => {
     expect(isValidSet([a, b, c])).toBe(true);
     expect(isValidSet([a, b])).toBe(false);
     expect(isValidSet([a, b, { ...c, color: 'red' }])).toBe(false);
@@ -89,7 +89,7 @@ describe('card rules', () => {
     expect(isValidSet([a, b, { ...c, count: 1 }])).toBe(false);
   });
 
-  test('invalid selections: a repeated property, or more than three cards', () => {
+  test('R-19: invalid selections: a repeated property, or more than three cards', () => {
     expect(isInvalidSelection([])).toBe(false);
     expect(isInvalidSelection([a, b])).toBe(false);
     expect(isInvalidSelection([a, { ...b, count: 1 }])).toBe(true);
@@ -110,7 +110,7 @@ describe('card rules', () => {
   });
 });
 
-describe("the follower's view", () => {
+describe("R-51: the follower's view", () => {
   const dims = { width: 25, height: 25 };
   const view = { fovDegrees: 120, range: 5 };
   const at = (x: number, y: number) => y * 25 + x;

@@ -50,7 +50,7 @@ describe('legalActions agrees with step', () => {
   const states = [...selfPlayStates(1), ...selfPlayStates(2)];
   const gameOver = states[states.length - 1];
 
-  test('on every state of two self-play games, for both roles and every action', () => {
+  test('R-31: on every state of two self-play games, for both roles and every action', () => {
     let allowed = 0;
     let blocked = 0;
     for (const state of states) {
@@ -86,7 +86,7 @@ describe('legalActions agrees with step', () => {
     expect(legalActions(start, 'leader')).toMatchObject({ instruction: true, endTurn: false, done: false, maxInstructionLength: 300 });
   });
 
-  test('End Turn with an empty queue follows the config', () => {
+  test('R-27: End Turn with an empty queue follows the config', () => {
     expect(legalActions(makeState(), 'leader').endTurn).toBe(false);
     expect(legalActions(makeState({ config: { endTurnWithEmptyQueue: true } }), 'leader').endTurn).toBe(true);
     expect(legalActions(play(makeState(), say('go')).state, 'leader').endTurn).toBe(true);
@@ -99,7 +99,7 @@ describe('legalActions agrees with step', () => {
     expect(checkPlayerAction(state, 'leader', { type: 'instruction', text: 'x'.repeat(12) })).toBeNull();
   });
 
-  test('moves into an obstacle or off the map are not offered, and refused as MOVE_BLOCKED', () => {
+  test('R-24, R-44: moves into an obstacle or off the map are not offered, and refused as MOVE_BLOCKED', () => {
     // The fixture's follower at (1, 4): facing W its back is open, its front is the map's edge.
     const state = play(makeState({ follower: { x: 0, y: 4, heading: 'W' } }), say('go'), endTurn).state;
     expect(legalActions(state, 'follower').moves).toEqual(['MB', 'RL', 'RR']);
@@ -123,14 +123,14 @@ describe('legalActions agrees with step', () => {
 describe('refusals come in the documented order (docs/rules.md)', () => {
   const state = makeState();
 
-  test('a malformed action is MALFORMED_ACTION whoever sends it and however many steps are left', () => {
+  test('R-34: a malformed action is MALFORMED_ACTION whoever sends it and however many steps are left', () => {
     expectRefused(state, { type: 'move', actor: 'follower', move: 'JUMP' } as never, 'MALFORMED_ACTION');
     const tired = play(makeState({ config: { leaderSteps: 1 } }), mv('leader', 'RL')).state;
     expectRefused(tired, { type: 'move', actor: 'leader', move: 'JUMP' } as never, 'MALFORMED_ACTION');
     expectRefused(state, { type: 'timeout', actor: 'server', role: 'nobody' } as never, 'MALFORMED_ACTION');
   });
 
-  test("what a role may never do comes before whose turn it is", () => {
+  test("R-36, R-37, R-38, R-39: what a role may never do comes before whose turn it is", () => {
     expectRefused(state, { type: 'instruction', actor: 'follower', text: 'hi' }, 'FOLLOWER_CANNOT_INSTRUCT');
     expectRefused(state, { type: 'endTurn', actor: 'follower' }, 'FOLLOWER_CANNOT_END_TURN');
     const followerTurn = play(state, say('go'), endTurn).state;
@@ -175,7 +175,7 @@ describe('the action vocabulary', () => {
     for (const value of bad) expect(playerActionSchema.safeParse(value).success).toBe(false);
   });
 
-  test('sanitising removes control characters and unpaired surrogates, and keeps emoji', () => {
+  test('R-49: sanitising removes control characters and unpaired surrogates, collapses white space, trims, and keeps emoji', () => {
     expect(sanitizeInstruction('  go\u0007\n\nnorth\t ')).toBe('go north');
     expect(sanitizeInstruction('a\uD800b\uDC00c')).toBe('abc');
     expect(sanitizeInstruction('the \uD83C\uDF1F star')).toBe('the \uD83C\uDF1F star');

@@ -16,7 +16,7 @@ import {
   type Memory,
   type PlayerView,
 } from '../../shared/engine';
-import { makeState, selfPlayStates } from '../fixtures';
+import { card, makeState, selfPlayStates, SET_FACES } from '../fixtures';
 import { done, endTurn, mv, play, say } from './helpers';
 
 const games = [3, 4].map(selfPlayStates);
@@ -34,7 +34,7 @@ function keysIn(value: unknown, into = new Set<string>()): Set<string> {
 }
 
 describe("the follower's view on every state of two self-play games", () => {
-  test('holds what it sees now and what it saw before, and nothing else', () => {
+  test('R-52, R-54, R-26: holds what it sees now and what it saw before, and nothing else', () => {
     let remembered = 0;
     let leaderSeen = 0;
     for (const states of games) {
@@ -80,7 +80,7 @@ describe("the follower's view on every state of two self-play games", () => {
     expect(leaderSeen).toBeGreaterThan(0);
   });
 
-  test('is the same for states that differ only in what the follower cannot know', () => {
+  test('R-54: is the same for states that differ only in what the follower cannot know', () => {
     let compared = 0;
     for (const states of games) {
       let memory = emptyMemory('follower');
@@ -125,7 +125,7 @@ function hide(state: GameState): GameState | null {
   };
 }
 
-describe("the leader's view", () => {
+describe("R-53: the leader's view", () => {
   test('holds the whole game but the generator, with marks and every instruction', () => {
     for (const states of games) {
       let memory: Memory = emptyMemory('leader');
@@ -190,5 +190,17 @@ describe('memory', () => {
     const state = makeState();
     expect(() => playerView(state, 'follower', remember(emptyMemory('leader'), state))).toThrow(/leader's memory/);
     expect(() => playerView(state, 'follower', emptyMemory('follower'))).toThrow(/remember/);
+  });
+});
+
+describe('R-55: no occlusion', () => {
+  test('a card behind a tree is in view, and so are the cells beyond it, when they lie in the cone', () => {
+    // The fixture map has a tree on (2, 6); the follower looks east along row 6.
+    const behindTree = card(0, 3, 6, { color: 'red', shape: 'star', count: 1 });
+    const state = makeState({ follower: { x: 0, y: 6, heading: 'E' }, cards: [behindTree, ...SET_FACES.map((face, i) => card(i + 1, 5 + i, 1, face))] });
+    const view = playerView(state, 'follower', remember(emptyMemory('follower'), state));
+    expect(view.map.props).toEqual([expect.objectContaining({ x: 2, y: 6, type: 'tree' })]);
+    expect(view.cards.map((c) => c.id)).toEqual([0]);
+    expect(view.map.terrain[6][5]).toBe('G');
   });
 });

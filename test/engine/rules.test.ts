@@ -1,6 +1,25 @@
 /** One test (at least) for each rule of Table 2 and for every refused action. */
-import { step, type GameState } from '../../shared/engine';
-import { card, makeState } from '../fixtures';
+import {
+  buildWorld,
+  COLORS,
+  COUNTS,
+  createGame,
+  Draw,
+  drawCards,
+  instructionLength,
+  isValidSet,
+  isWalkable,
+  makeConfig,
+  mapSchema,
+  PROP_TYPES,
+  seedRng,
+  SHAPES,
+  step,
+  type GameState,
+} from '../../shared/engine';
+import { makeHeader } from '../../shared/log/recorder';
+import { generateMap } from '../../shared/maps/generate';
+import { card, makeState, SET_FACES, smallMap } from '../fixtures';
 import { done, endTurn, expectRefused, mv, play, say, timeout } from './helpers';
 
 /** A state in the follower's turn with `n` instructions queued. */
@@ -9,7 +28,7 @@ function followerTurn(n: number, spec = {}): GameState {
   return play(makeState(spec), ...instructions, endTurn).state;
 }
 
-describe('rule 1: an instruction joins the end of the queue and costs no step', () => {
+describe('R-1, rule 1: an instruction joins the end of the queue and costs no step', () => {
   test('the queue grows in order, steps and control unchanged', () => {
     const { state, outcomes } = play(makeState(), mv('leader', 'MF'), say('first'), say('second'));
     expect(state.queue.map((i) => i.text)).toEqual(['first', 'second']);
@@ -25,23 +44,23 @@ describe('rule 1: an instruction joins the end of the queue and costs no step', 
     expect(state.queue).toHaveLength(1);
   });
 
-  test('the follower cannot give instructions, in its turn or not', () => {
+  test('R-36: the follower cannot give instructions, in its turn or not', () => {
     expectRefused(makeState(), { type: 'instruction', actor: 'follower', text: 'hi' }, 'FOLLOWER_CANNOT_INSTRUCT');
     expectRefused(followerTurn(1), { type: 'instruction', actor: 'follower', text: 'hi' }, 'FOLLOWER_CANNOT_INSTRUCT');
   });
 
-  test('the leader cannot give instructions during the follower turn', () => {
+  test('R-39: the leader cannot give instructions during the follower turn', () => {
     expectRefused(followerTurn(1), say('more'), 'NOT_YOUR_TURN');
   });
 
-  test('empty and over-long instructions are refused', () => {
+  test('R-42, R-43: empty and over-long instructions are refused', () => {
     expectRefused(makeState(), say('   '), 'EMPTY_INSTRUCTION');
     expectRefused(makeState(), say('x'.repeat(301)), 'INSTRUCTION_TOO_LONG');
     expect(step(makeState(), say('x'.repeat(300))).ok).toBe(true);
   });
 });
 
-describe('rule 2: the leader ends its turn with a non-empty queue: the follower plays with Ψ_f steps', () => {
+describe('R-2, rule 2: the leader ends its turn with a non-empty queue: the follower plays with Ψ_f steps', () => {
   test('control passes with all follower steps, however many steps the leader used', () => {
     const { state, outcomes } = play(makeState(), mv('leader', 'MF'), say('go'), endTurn);
     expect(state.turn).toEqual({ role: 'follower', stepsLeft: 10 });
@@ -55,19 +74,19 @@ describe('rule 2: the leader ends its turn with a non-empty queue: the follower 
   });
 });
 
-describe('rule 3: the leader ends its turn with an empty queue: a new leader turn, the follower turn is skipped', () => {
-  test('End Turn with an empty queue is refused like the disabled button, by default', () => {
+describe('R-3, rule 3: the leader ends its turn with an empty queue: a new leader turn, the follower turn is skipped', () => {
+  test('R-27, R-41: End Turn with an empty queue is refused like the disabled button, by default', () => {
     expectRefused(makeState(), endTurn, 'EMPTY_QUEUE');
   });
 
-  test('a leader timeout with an empty queue skips the follower turn, which still uses a turn', () => {
+  test('R-29: a leader timeout with an empty queue skips the follower turn, which still uses a turn', () => {
     const { state, outcomes } = play(makeState(), mv('leader', 'MF'), timeout('leader'));
     expect(state.turn).toEqual({ role: 'leader', stepsLeft: 5 });
     expect(state.turnsLeft).toBe(5);
     expect(outcomes[1].turnEnded).toEqual({ reason: 'timeout', followerSkipped: true });
   });
 
-  test('with endTurnWithEmptyQueue, End Turn itself applies rule 3', () => {
+  test('R-27: with endTurnWithEmptyQueue, End Turn itself applies rule 3', () => {
     const { state, outcomes } = play(makeState({ config: { endTurnWithEmptyQueue: true } }), endTurn);
     expect(state.turn).toEqual({ role: 'leader', stepsLeft: 5 });
     expect(state.turnsLeft).toBe(5);
@@ -75,8 +94,8 @@ describe('rule 3: the leader ends its turn with an empty queue: a new leader tur
   });
 });
 
-describe('rule 4: the leader out of steps keeps control', () => {
-  test('after five moves the leader still has control with 0 steps, and cannot move', () => {
+describe('R-4, rule 4: the leader out of steps keeps control', () => {
+  test('R-40: after five moves the leader still has control with 0 steps, and cannot move', () => {
     const { state } = play(makeState(), ...Array.from({ length: 5 }, () => mv('leader', 'RL')));
     expect(state.turn).toEqual({ role: 'leader', stepsLeft: 0 });
     expectRefused(state, mv('leader', 'MF'), 'NO_STEPS_LEFT');
@@ -92,7 +111,7 @@ describe('rule 4: the leader out of steps keeps control', () => {
   });
 });
 
-describe('rule 5: DONE with more instructions queued removes the head and costs no step', () => {
+describe('R-5, rule 5: DONE with more instructions queued removes the head and costs no step', () => {
   test('the next instruction becomes current; the finished one becomes previous', () => {
     const start = followerTurn(3);
     const { state, outcomes } = play(start, mv('follower', 'RL'), done);
@@ -104,7 +123,7 @@ describe('rule 5: DONE with more instructions queued removes the head and costs 
   });
 });
 
-describe('rule 6: DONE on the last instruction hands control to the leader with Ψ_l steps', () => {
+describe('R-6, rule 6: DONE on the last instruction hands control to the leader with Ψ_l steps', () => {
   test('the queue empties, the round ends and the leader plays', () => {
     const { state, outcomes } = play(followerTurn(1), mv('follower', 'RR'), done);
     expect(state.queue).toEqual([]);
@@ -114,7 +133,7 @@ describe('rule 6: DONE on the last instruction hands control to the leader with 
   });
 });
 
-describe('rule 7: the follower out of steps hands control to the leader at once', () => {
+describe('R-7, rule 7: the follower out of steps hands control to the leader at once', () => {
   test('the tenth step ends the turn; the queue is kept', () => {
     const moves = Array.from({ length: 10 }, (_, i) => mv('follower', i % 2 ? 'RL' : 'RR'));
     const { state, outcomes } = play(followerTurn(2), ...moves);
@@ -125,7 +144,7 @@ describe('rule 7: the follower out of steps hands control to the leader at once'
     expect(state.queue).toHaveLength(2);
   });
 
-  test('a follower timeout ends the turn like running out of steps', () => {
+  test('R-30: a follower timeout ends the turn like running out of steps', () => {
     const { state, outcomes } = play(followerTurn(2), mv('follower', 'RR'), timeout('follower'));
     expect(state.turn).toEqual({ role: 'leader', stepsLeft: 5 });
     expect(state.turnsLeft).toBe(5);
@@ -134,7 +153,7 @@ describe('rule 7: the follower out of steps hands control to the leader at once'
   });
 });
 
-describe('rule 8: world actions change the world and cost a step', () => {
+describe('R-8, rule 8: world actions change the world and cost a step', () => {
   test('MF, MB, RL and RR each move or turn the actor and cost one step', () => {
     const { state, outcomes } = play(makeState(), mv('leader', 'MF'), mv('leader', 'RL'), mv('leader', 'MB'), mv('leader', 'RR'));
     // (1,1) E -> MF (2,1) -> RL faces NE -> MB moves back south-west: odd row 1, SW is (2,0).
@@ -157,7 +176,7 @@ describe('rule 8: world actions change the world and cost a step', () => {
   });
 });
 
-describe('blocked moves change nothing and cost no step', () => {
+describe('R-24: blocked moves change nothing and cost no step', () => {
   test.each([
     ['water', { x: 3, y: 2, heading: 'E' as const }, 'MF'],
     ['a hill', { x: 7, y: 6, heading: 'W' as const }, 'MF'],
@@ -173,13 +192,13 @@ describe('blocked moves change nothing and cost no step', () => {
     expect(result.outcome).toMatchObject({ blocked: true, pose: leader, turn: { role: 'leader', stepsLeft: 5 } });
   });
 
-  test('players do not block each other', () => {
+  test('R-13: players do not block each other', () => {
     const { state } = play(makeState({ leader: { x: 0, y: 4, heading: 'E' } }), mv('leader', 'MF'));
     expect(state.leader).toMatchObject(state.follower);
   });
 });
 
-describe('cards: moving onto a card toggles it, for either player', () => {
+describe('R-17: cards: moving onto a card toggles it, for either player', () => {
   test('the follower selects a card by stepping on it and unselects it by stepping on it again', () => {
     const { state, outcomes } = play(followerTurn(1), mv('follower', 'MF'), mv('follower', 'MB'), mv('follower', 'MF'));
     expect(outcomes[0].toggled).toEqual([0]);
@@ -209,7 +228,7 @@ describe('cards: moving onto a card toggles it, for either player', () => {
 describe('sets', () => {
   const collect = () => play(followerTurn(1), mv('follower', 'MF'), mv('follower', 'MF'), mv('follower', 'MF'));
 
-  test('three selected cards with all properties different vanish, score +1, three new cards appear', () => {
+  test('R-18: three selected cards with all properties different vanish, score +1, three new cards appear', () => {
     const { state, outcomes } = collect();
     const set = outcomes[2].set!;
     expect(set.cards).toEqual([0, 1, 2]);
@@ -225,13 +244,13 @@ describe('sets', () => {
     }
   });
 
-  test('extra turns follow the schedule: +5 for the first set by default', () => {
+  test('R-22: extra turns follow the schedule: +5 for the first set by default', () => {
     const { state, outcomes } = collect();
     expect(outcomes[2].set?.extraTurns).toBe(5);
     expect(state.turnsLeft).toBe(11);
   });
 
-  test('the schedule decays and then adds nothing', () => {
+  test('R-22: the schedule decays and then adds nothing', () => {
     const schedule = [5, 4, 4, 3, 3, 2, 2, 1, 1, 1];
     const cards = [card(0, 2, 4, { color: 'red', shape: 'star', count: 1 }), card(1, 3, 4, { color: 'blue', shape: 'heart', count: 2 }), card(2, 4, 4, { color: 'green', shape: 'cube', count: 3 })];
     for (let score = 0; score <= schedule.length; score++) {
@@ -241,13 +260,13 @@ describe('sets', () => {
     }
   });
 
-  test('the schedule is configurable', () => {
+  test('R-22: the schedule is configurable', () => {
     const start = followerTurn(1, { config: { extraTurns: [2] } });
     const { state } = play(start, mv('follower', 'MF'), mv('follower', 'MF'), mv('follower', 'MF'));
     expect(state.turnsLeft).toBe(8);
   });
 
-  test('a repeated property is no set: nothing vanishes', () => {
+  test('R-18, R-19: a repeated property is no set: nothing vanishes', () => {
     const cards = [
       card(0, 2, 4, { color: 'red', shape: 'star', count: 1 }),
       card(1, 3, 4, { color: 'red', shape: 'heart', count: 2 }),
@@ -260,7 +279,7 @@ describe('sets', () => {
     expect(state.cards.filter((c) => c.selected).map((c) => c.id)).toEqual([0, 1, 2]);
   });
 
-  test('the new cards leave the board with at least one valid set', () => {
+  test('R-20: the new cards leave the board with at least one valid set', () => {
     const { state } = collect();
     const { hasValidSet } = jest.requireActual('../../shared/engine/cards');
     expect(hasValidSet(state.cards)).toBe(true);
@@ -275,7 +294,7 @@ describe('sets', () => {
 });
 
 describe('the end of the game', () => {
-  test('the game ends when the turns run out, and every action is then refused', () => {
+  test('R-25, R-33: the game ends when the turns run out, and every action is then refused', () => {
     let state = makeState({ config: { turnsPerPlayer: 2 } });
     state = play(state, say('a'), endTurn, done).state;
     expect(state.turnsLeft).toBe(1);
@@ -290,7 +309,7 @@ describe('the end of the game', () => {
     expectRefused(over, timeout('leader'), 'GAME_OVER');
   });
 
-  test('six turns each by default: six skipped rounds end the game', () => {
+  test('R-25: six turns each by default: six skipped rounds end the game', () => {
     let state = makeState();
     for (let round = 0; round < 6; round++) {
       expect(state.gameOver).toBe(false);
@@ -300,30 +319,30 @@ describe('the end of the game', () => {
   });
 });
 
-describe('actions that are not defined are refused and change nothing', () => {
-  test('out of turn', () => {
+describe('R-32: actions that are not defined are refused and change nothing', () => {
+  test('R-39: out of turn', () => {
     expectRefused(makeState(), mv('follower', 'MF'), 'NOT_YOUR_TURN');
     expectRefused(makeState(), done, 'NOT_YOUR_TURN');
     expectRefused(followerTurn(1), mv('leader', 'MF'), 'NOT_YOUR_TURN');
     expectRefused(followerTurn(1), endTurn, 'NOT_YOUR_TURN');
   });
 
-  test('end turn from the follower and DONE from the leader', () => {
+  test('R-37, R-38: end turn from the follower and DONE from the leader', () => {
     expectRefused(followerTurn(1), { type: 'endTurn', actor: 'follower' }, 'FOLLOWER_CANNOT_END_TURN');
     expectRefused(makeState(), { type: 'done', actor: 'leader' }, 'LEADER_CANNOT_MARK_DONE');
     expectRefused(followerTurn(1), { type: 'done', actor: 'leader' }, 'LEADER_CANNOT_MARK_DONE');
   });
 
-  test('a timeout for a turn that is already over', () => {
+  test('R-35: a timeout for a turn that is already over', () => {
     expectRefused(makeState(), timeout('follower'), 'STALE_TIMEOUT');
     expectRefused(followerTurn(1), timeout('leader'), 'STALE_TIMEOUT');
   });
 
-  test('DONE with an empty queue (a hand-built state the rules never reach)', () => {
+  test('R-41: DONE with an empty queue (a hand-built state the rules never reach)', () => {
     expectRefused({ ...followerTurn(1), queue: [] }, done, 'EMPTY_QUEUE');
   });
 
-  test('malformed actions', () => {
+  test('R-34, R-47: malformed actions', () => {
     const state = makeState();
     expectRefused(state, { type: 'fly', actor: 'leader' } as never, 'MALFORMED_ACTION');
     expectRefused(state, { type: 'move', actor: 'leader', move: 'JUMP' } as never, 'MALFORMED_ACTION');
@@ -331,5 +350,118 @@ describe('actions that are not defined are refused and change nothing', () => {
     expectRefused(state, { type: 'timeout', actor: 'leader', role: 'leader' } as never, 'MALFORMED_ACTION');
     expectRefused(state, null as never, 'MALFORMED_ACTION');
     expectRefused(state, { type: 'instruction', actor: 'leader', text: 42 } as never, 'MALFORMED_ACTION');
+  });
+});
+
+describe('the world and the cards', () => {
+  test('R-13: grass and path are walkable; water, deep water, hills and every prop are not', () => {
+    const map = mapSchema.parse({
+      format: 'cerealbar-map',
+      version: 1,
+      name: 'terrain',
+      width: 8,
+      height: 3,
+      terrain: ['GPWDHGGG', 'GGGGGGGG', 'GGGGGGGG'],
+      props: PROP_TYPES.map((type, x) => ({ x, y: 1, type, variant: 'a', rotation: 'NE' })),
+    });
+    const world = buildWorld(map);
+    const row = (y: number) => [0, 1, 2, 3, 4, 5, 6, 7].map((x) => isWalkable(world, { x, y }));
+    expect(row(0)).toEqual([true, true, false, false, false, true, true, true]);
+    expect(row(1)).toEqual([false, false, false, false, false, false, false, false]);
+    expect(row(2)).toEqual([true, true, true, true, true, true, true, true]);
+  });
+
+  test('R-15: cards are drawn from 7 colours x 7 shapes x counts 1-3, independently, duplicates included', () => {
+    expect([COLORS.length, SHAPES.length, COUNTS]).toEqual([7, 7, [1, 2, 3]]);
+    const faces = new Map<string, number>();
+    for (let seed = 0; seed < 40; seed++) {
+      for (const c of createGame(makeConfig(), generateMap(seed), seed).cards) {
+        const key = `${c.color} ${c.shape} ${c.count}`;
+        faces.set(key, (faces.get(key) ?? 0) + 1);
+      }
+    }
+    const used = (i: 0 | 1 | 2) => new Set([...faces.keys()].map((key) => key.split(' ')[i]));
+    expect([used(0).size, used(1).size, used(2).size]).toEqual([7, 7, 3]);
+    expect(Math.max(...faces.values())).toBeGreaterThan(1); // the same face on two cards happens
+  });
+
+  test('R-21: after 100 draws without a set, the three new cards are drawn as a set of their own', () => {
+    /** A generator stuck on the first colour, shape and count: random faces never make a set. */
+    class StuckDraw extends Draw {
+      facePicks = 0;
+      override pick<T>(items: readonly T[]): T {
+        if (items === (COLORS as readonly unknown[]) || items === (SHAPES as readonly unknown[]) || items === (COUNTS as readonly unknown[])) {
+          this.facePicks++;
+          return items[0];
+        }
+        return super.pick(items);
+      }
+    }
+    const draw = new StuckDraw(seedRng(1));
+    const world = buildWorld(smallMap());
+    const cards = drawCards(draw, world, new Set(), 3, 0, []);
+    expect(draw.facePicks).toBe(100 * 3 * 3);
+    expect(isValidSet(cards)).toBe(true);
+  });
+
+  test('R-23: with six turns each and the default schedule, a game lasts at most 32 turns each (64 player turns)', () => {
+    const config = makeConfig();
+    expect(config.turnsPerPlayer + config.extraTurns.reduce((a, b) => a + b, 0)).toBe(32);
+    expect(config.extraTurns).toEqual([5, 4, 4, 3, 3, 2, 2, 1, 1, 1]);
+  });
+
+  test('R-28: 45 s for the leader and 15 s for the follower, in the config every log header records', () => {
+    expect(makeConfig().turnSeconds).toEqual({ leader: 45, follower: 15 });
+    const state = makeState();
+    const header = makeHeader({ gameId: 'g', startedAt: new Date(0), seed: 1, config: state.config, map: state.world.map, setup: { leader: state.leader, follower: state.follower, cards: state.cards, rng: state.rng } });
+    expect(header.config.turnSeconds).toEqual({ leader: 45, follower: 15 });
+  });
+
+  test("R-29: the leader's timeout with instructions queued ends its turn like End Turn: the follower plays", () => {
+    const { state, outcomes } = play(makeState(), say('go'), timeout('leader'));
+    expect(state.turn).toEqual({ role: 'follower', stepsLeft: 10 });
+    expect(outcomes[1].turnEnded).toEqual({ reason: 'timeout' });
+  });
+
+  test('R-45: replacement cards that break the placement rules are refused as BAD_REPLACEMENT_CARDS', () => {
+    const { state } = play(makeState(), say('go'), endTurn, mv('follower', 'MF'), mv('follower', 'MF'));
+    const inWater = [card(5, 4, 2, SET_FACES[0]), card(6, 7, 7, SET_FACES[1]), card(7, 7, 5, SET_FACES[2])];
+    const result = step(state, mv('follower', 'MF'), { replacementCards: inWater });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatchObject({ code: 'BAD_REPLACEMENT_CARDS', message: expect.stringContaining('(4, 2)') });
+    expect(step(state, mv('follower', 'MF')).ok).toBe(true);
+  });
+});
+
+describe('edge cases, decided', () => {
+  test('R-46: a timeout for a role that does not exist is MALFORMED_ACTION, not STALE_TIMEOUT', () => {
+    expectRefused(makeState(), { type: 'timeout', actor: 'server', role: 'referee' } as never, 'MALFORMED_ACTION');
+    expectRefused(makeState(), { type: 'timeout', actor: 'server' } as never, 'MALFORMED_ACTION');
+    expectRefused(followerTurn(1), { type: 'timeout', actor: 'server', role: 'referee' } as never, 'MALFORMED_ACTION');
+  });
+
+  test('R-47: an instruction whose text is not a string is MALFORMED_ACTION, even from the wrong role', () => {
+    for (const text of [42, null, undefined, ['go'], { text: 'go' }]) {
+      expectRefused(makeState(), { type: 'instruction', actor: 'leader', text } as never, 'MALFORMED_ACTION');
+      expectRefused(followerTurn(1), { type: 'instruction', actor: 'follower', text } as never, 'MALFORMED_ACTION');
+    }
+  });
+
+  test('R-48: the engine keeps the text as given, untrimmed; only white space is EMPTY_INSTRUCTION', () => {
+    const { state } = play(makeState(), say('  go\tleft  '));
+    expect(state.queue[0].text).toBe('  go\tleft  ');
+    for (const blank of ['', ' ', '\n\t ', '\u00a0\u2003']) expectRefused(makeState(), say(blank), 'EMPTY_INSTRUCTION');
+  });
+
+  test('R-50: length is counted in code points: 300 emoji are within the limit, 301 are not', () => {
+    expect(instructionLength('🙂')).toBe(1);
+    expect(instructionLength('é')).toBe(1);
+    expect(instructionLength('e\u0301')).toBe(2); // a combining accent is a code point of its own
+    expect(instructionLength('👩‍👩‍👧')).toBe(5); // three people joined by two zero-width joiners
+    expect(instructionLength('\ud83d')).toBe(1); // an unpaired surrogate counts once
+    expect(step(makeState(), say('🙂'.repeat(300))).ok).toBe(true);
+    expectRefused(makeState(), say('🙂'.repeat(301)), 'INSTRUCTION_TOO_LONG');
+    expectRefused(makeState({ config: { maxInstructionLength: 5 } }), say('abcdef'), 'INSTRUCTION_TOO_LONG');
+    expect(step(makeState({ config: { maxInstructionLength: 5 } }), say('ab🙂de')).ok).toBe(true);
   });
 });

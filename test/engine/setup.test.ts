@@ -5,14 +5,14 @@ import { card, makeState, smallMap, SET_FACES } from '../fixtures';
 
 const config = makeConfig();
 
-describe('createGame', () => {
+describe('R-56: createGame', () => {
   test('the same map and seed give the same game; another seed another game', () => {
     const map = generateMap(3);
     expect(snapshot(createGame(config, map, 5))).toEqual(snapshot(createGame(config, map, 5)));
     expect(snapshot(createGame(config, map, 6))).not.toEqual(snapshot(createGame(config, map, 5)));
   });
 
-  test('21 unselected cards with a valid set, on distinct cells, off the players', () => {
+  test('R-16: 21 unselected cards with a valid set, on distinct cells, off the players', () => {
     for (let seed = 0; seed < 50; seed++) {
       const state = createGame(config, generateMap(seed), seed);
       expect(state.cards).toHaveLength(21);

@@ -12,8 +12,12 @@ import { DEFAULT_EVAL_OPTIONS, runEpisode, type EvalOptions } from '../../shared
 import { aggregate, countUndefined } from '../../shared/eval/report';
 import { card, SET_FACES, smallMap } from '../fixtures';
 
-/** A game on the 9 x 9 fixture map: the leader gives `instructions` in its first turn; the follower plays `follower`. */
-function handMadeRecording(cards: Card[], followerStart: Pose, instructions: string[], follower: AgentAction[]): Recording {
+/**
+ * A game on the 9 x 9 fixture map: the leader gives `instructions` in its first turn; then the
+ * follower plays `follower` (its action codes, or any action, such as a timeout and the leader's
+ * next turn).
+ */
+function handMadeRecording(cards: Card[], followerStart: Pose, instructions: string[], follower: (AgentAction | Action)[]): Recording {
   const lines: LogLine[] = [];
   const header = makeHeader({
     gameId: 'hand-made',
@@ -27,7 +31,7 @@ function handMadeRecording(cards: Card[], followerStart: Pose, instructions: str
   const actions: Action[] = [
     ...instructions.map((text): Action => ({ type: 'instruction', actor: 'leader', text })),
     { type: 'endTurn', actor: 'leader' },
-    ...follower.map((a): Action => (a === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: a })),
+    ...follower.map((a): Action => (typeof a !== 'string' ? a : a === 'DONE' ? { type: 'done', actor: 'follower' } : { type: 'move', actor: 'follower', move: a })),
   ];
   actions.forEach((action, t) => {
     const result = recorder.apply(action, t * 1000);
@@ -92,7 +96,7 @@ describe('the cascade and the first instruction not followed', () => {
     expect(recording.states[recording.states.length - 1].score).toBe(1);
   });
 
-  test('by default the example stops at the first failure: instruction 1 is never played, its point never scored', async () => {
+  test('E-10, E-11: by default the example stops at the first failure: instruction 1 is never played, its point never scored', async () => {
     expect(DEFAULT_EVAL_OPTIONS.cascade).toBe('stop-at-first-failure');
     const agent = wrongThenRight();
     const result = await runEpisode(agent, recording, 0, cascaded());
@@ -111,7 +115,7 @@ describe('the cascade and the first instruction not followed', () => {
     });
   });
 
-  test("'continue' plays on: instruction 1 is followed and its point scored, but the count of followed instructions still stops at instruction 0", async () => {
+  test("E-12, E-16: 'continue' plays on: instruction 1 is followed and its point scored, but the count of followed instructions still stops at instruction 0", async () => {
     const agent = wrongThenRight();
     const result = await runEpisode(agent, recording, 0, cascaded({ cascade: 'continue' }));
     expect(result.error).toBeNull();
@@ -131,7 +135,7 @@ describe('the cascade and the first instruction not followed', () => {
     });
   });
 
-  test('the example that starts at instruction 1 follows it, under either convention', async () => {
+  test('E-1: the example that starts at instruction 1 follows it, under either convention', async () => {
     for (const cascade of ['stop-at-first-failure', 'continue'] as const) {
       const result = await runEpisode(wrongThenRight(), recording, 1, cascaded({ cascade }));
       // The example starts from the recorded state, where the human had already selected X.
@@ -150,7 +154,7 @@ describe('the cascade and the first instruction not followed', () => {
  * The follower starts on (1, 4) facing E with two sets in a row ahead: A on (2..4, 4) and B on
  * (5..7, 4). The human makes set A (1 point) and stops; the agent walks on and makes B too.
  */
-describe('the proportion of points is not clipped', () => {
+describe('E-15: the proportion of points is not clipped', () => {
   const B_FACES = [
     { color: 'orange', shape: 'torus', count: 1 },
     { color: 'pink', shape: 'diamond', count: 2 },
@@ -172,7 +176,7 @@ describe('the proportion of points is not clipped', () => {
     }
   });
 
-  test('an example whose recorded game scores nothing has no proportion of points, and the report counts it', async () => {
+  test('E-13, E-22: an example whose recorded game scores nothing has no proportion of points, and the report counts it', async () => {
     const idle = handMadeRecording(cards, { x: 1, y: 4, heading: 'E' }, ['wait here'], ['DONE']);
     const scored = await runEpisode(greedy(), recording, 0, cascaded());
     const unscored = await runEpisode(greedy(), idle, 0, cascaded());
@@ -181,5 +185,50 @@ describe('the proportion of points is not clipped', () => {
     expect(scores.proportionPoints).toBe(2);
     expect(scores.episodesWithPoints).toBe(1);
     expect(countUndefined([scored, unscored]).proportionPoints).toBe(1);
+  });
+});
+
+/**
+ * The follower starts on (1, 4) facing E; a red star X lies on (2, 4), the rest of a set far away.
+ * The human steps onto X and two cells on, to (4, 4), and says DONE.
+ */
+describe('E-7, E-9: single mode against where the human stopped', () => {
+  const cards = [card(0, 2, 4, SET_FACES[0]), card(1, 3, 7, SET_FACES[1]), card(2, 5, 7, SET_FACES[2])];
+  const recording = handMadeRecording(cards, { x: 1, y: 4, heading: 'E' }, ['take the red star and walk on'], ['MF', 'MF', 'MF', 'DONE']);
+  const single = (script: AgentAction[]) => runEpisode(new ScriptedAgent({ 0: script }), recording, 0, { ...DEFAULT_EVAL_OPTIONS, mode: 'single' });
+
+  test('the same cards and one hex short: relaxed but not exact; two hexes short: neither', async () => {
+    const exact = (await single(['MF', 'MF', 'MF', 'DONE'])).single!;
+    expect(exact).toMatchObject({ cardAccuracy: 1, exactEnvAccuracy: 1, relaxedEnvAccuracy: 1, sequenceAccuracy: 1 });
+    const oneShort = (await single(['MF', 'MF', 'DONE'])).single!;
+    expect(oneShort).toMatchObject({ cardAccuracy: 1, exactEnvAccuracy: 0, relaxedEnvAccuracy: 1, sequenceAccuracy: 0 });
+    const twoShort = (await single(['MF', 'DONE'])).single!;
+    expect(twoShort).toMatchObject({ cardAccuracy: 1, exactEnvAccuracy: 0, relaxedEnvAccuracy: 0 });
+  });
+
+  test("the path metrics compare the agent's cells with the human's", async () => {
+    expect((await single(['MF', 'MF', 'MF', 'DONE'])).single!.metrics).toMatchObject({ PL: 3, NE: 0, SR: 1, nDTW: 1 });
+    expect((await single(['MF', 'MF', 'DONE'])).single!.metrics).toMatchObject({ PL: 2, NE: 1, SR: 1 });
+    expect((await single(['MF', 'DONE'])).single!.metrics).toMatchObject({ PL: 1, NE: 2, SR: 0, SPL: 0 });
+  });
+});
+
+/**
+ * The human's first turn ends by timeout after one step; the leader ends its next turn at once and
+ * the human finishes. The agent is not held to the human's timing: it may use all ten steps.
+ */
+describe("E-20: the agent's turns are not cut to the human's", () => {
+  const cards = [card(0, 2, 4, SET_FACES[0]), card(1, 3, 7, SET_FACES[1]), card(2, 5, 7, SET_FACES[2])];
+  const timeout: Action = { type: 'timeout', actor: 'server', role: 'follower' };
+  const endTurn: Action = { type: 'endTurn', actor: 'leader' };
+  const recording = handMadeRecording(cards, { x: 1, y: 4, heading: 'E' }, ['turn around a lot, then take the star'], ['RR', timeout, endTurn, 'RL', 'MF', 'DONE']);
+
+  test('ten steps in its first turn, then the recorded leader turn, then the rest', async () => {
+    const turns: AgentAction[] = ['RR', 'RL', 'RR', 'RL', 'RR', 'RL', 'RR', 'RL', 'RR', 'RL'];
+    const agent = new ScriptedAgent({ 0: [...turns, 'MF', 'DONE'] });
+    const result = await runEpisode(agent, recording, 0, cascaded());
+    expect(result.error).toBeNull();
+    expect(result.actions).toEqual([...turns, 'MF', 'DONE']);
+    expect(result.cascaded).toMatchObject({ instructionsFollowed: 1, proportionFollowed: 1 });
   });
 });

@@ -43,7 +43,7 @@ beforeAll(() => {
   expect(played.status).toBe(0);
 });
 
-test('cascaded evaluation of the static oracle over two worker threads writes JSON and HTML reports', () => {
+test('E-14, E-23: cascaded evaluation of the static oracle over two worker threads writes JSON and HTML reports', () => {
   const out = join(dir, 'report.json');
   const html = join(dir, 'report.html');
   const run = cerealbar('eval', '--agent', 'static-oracle', '--logs', logs, '--mode', 'cascaded', '--max-actions', '500', '--workers', '2', '--out', out, '--html', html);
@@ -61,6 +61,9 @@ test('cascaded evaluation of the static oracle over two worker threads writes JS
   expect(page).toContain(`?game=selfplay-40&amp;event=`);
   expect(page).not.toMatch(/<script/);
   expect(page).toContain('undefined (episodes not in the mean)');
+  // E-14: the points possible, and what they are, in the terminal and on the page.
+  expect(run.stdout).toMatch(/\d+ points scored of \d+ possible over \d+ examples\. The points possible for an example are the points the recorded game made from its first follower step to the game's end/);
+  expect(page).toMatch(/<p class="points">\d+ points scored of \d+ possible/);
 });
 
 test('--cascade continue plays on after failures, and the report says so', () => {

@@ -8,7 +8,10 @@ import { serializeLine } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { loadRecording, type Recording } from '../../shared/eval/recording';
-import { DEFAULT_EVAL_OPTIONS, runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { DEFAULT_EVAL_OPTIONS, leaderTurns, RecordedLeader, runEpisode, stepWithRecordedSets, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { eventAction } from '../../shared/log/format';
+import { seedRng, snapshot, step } from '../../shared/engine';
+import fc from 'fast-check';
 import { aggregate } from '../../shared/eval/report';
 
 function selfPlayRecording(seed: number): Recording {
@@ -29,7 +32,7 @@ async function evaluate(agent: FollowerAgent, options: Partial<EvalOptions>): Pr
 }
 
 describe('segmenting a recorded game', () => {
-  test('every instruction the follower marked DONE, with its actions, path and changed cards', () => {
+  test('E-1: every instruction the follower marked DONE, with its actions, path and changed cards', () => {
     const recording = recordings[0];
     expect(recording.instructions.length).toBeGreaterThan(10);
     for (const instruction of recording.instructions) {
@@ -44,7 +47,7 @@ describe('segmenting a recorded game', () => {
 });
 
 describe('single-instruction evaluation', () => {
-  test('the static oracle and the oracle reproduce the recorded cards, with an action limit above the longest instruction', async () => {
+  test('E-5, E-6, E-24, E-25: the static oracle and the oracle reproduce the recorded cards, with an action limit above the longest instruction', async () => {
     for (const agent of [new StaticOracle(), new Oracle()]) {
       const results = await evaluate(agent, { mode: 'single', maxActions: longest + 1 });
       const scores = aggregate(results);
@@ -58,7 +61,7 @@ describe('single-instruction evaluation', () => {
     expect(replayed.nDTW).toBe(1);
   });
 
-  test('the default limit of 25 actions cuts exactly the instructions the recorded follower needed more for', async () => {
+  test('E-4, E-8: the default limit of 25 actions cuts exactly the instructions the recorded follower needed more for', async () => {
     const results = await evaluate(new StaticOracle(), { mode: 'single' });
     const all = recordings.flatMap((r) => r.instructions);
     results.forEach((result, i) => {
@@ -71,7 +74,7 @@ describe('single-instruction evaluation', () => {
 });
 
 describe('cascaded evaluation (appendix F)', () => {
-  test('the oracles follow every instruction and score every point when nothing cuts them short', async () => {
+  test('E-24, E-25: the oracles follow every instruction and score every point when nothing cuts them short', async () => {
     for (const agent of [new StaticOracle(), new Oracle()]) {
       const results = await evaluate(agent, { mode: 'cascaded', maxActions: longest + 1 });
       for (const result of results) {
@@ -81,7 +84,7 @@ describe('cascaded evaluation (appendix F)', () => {
     }
   });
 
-  test('the maximum for example j is N - j instructions and the points scored from j on', async () => {
+  test('E-12, E-13: the maximum for example j is N - j instructions and the points scored from j on', async () => {
     const recording = recordings[0];
     const n = recording.instructions.length;
     const finalScore = recording.states[recording.states.length - 1].score;
@@ -92,7 +95,7 @@ describe('cascaded evaluation (appendix F)', () => {
     }
   });
 
-  test('an agent that marks every instruction DONE at once follows none that needed a card', async () => {
+  test('E-11: an agent that marks every instruction DONE at once follows none that needed a card', async () => {
     const lazy: FollowerAgent = { name: 'lazy', reset: () => {}, act: (): AgentAction => 'DONE' };
     const results = await evaluate(lazy, { mode: 'cascaded' });
     const scores = aggregate(results);
@@ -102,7 +105,7 @@ describe('cascaded evaluation (appendix F)', () => {
 });
 
 describe('the two cascade conventions on self-play games', () => {
-  test('they agree up to the first failure; only continue plays past it', async () => {
+  test('E-16: they agree up to the first failure; only continue plays past it', async () => {
     const stop = await evaluate(new HeuristicAgent(), { mode: 'cascaded' });
     const goOn = await evaluate(new HeuristicAgent(), { mode: 'cascaded', cascade: 'continue' });
     let playedPast = 0;
@@ -124,7 +127,7 @@ describe('the two cascade conventions on self-play games', () => {
 });
 
 describe('agent failures are reported per example', () => {
-  test('an agent that throws gets an error in its episode; the other episodes go on', async () => {
+  test('E-21: an agent that throws gets an error in its episode; the other episodes go on', async () => {
     let calls = 0;
     const flaky: FollowerAgent = {
       name: 'flaky',
@@ -141,5 +144,108 @@ describe('agent failures are reported per example', () => {
     expect(failed[0].error).toMatch(/out of memory/);
     expect(failed[0].single!.cardAccuracy).toBe(0);
     expect(results.length).toBe(recordings.reduce((n, r) => n + r.instructions.length, 0));
+  });
+});
+
+describe('what an example is made of', () => {
+  test('E-3: the instruction a game ended on is no example, but earlier examples play it and count its points', async () => {
+    const withUnfinished = recordings.filter((r) => r.unfinished);
+    expect(withUnfinished.length).toBeGreaterThan(0);
+    for (const recording of withUnfinished) {
+      const unfinished = recording.unfinished!;
+      expect(unfinished.end).toBeNull();
+      expect(recording.instructions.map((i) => i.id)).not.toContain(unfinished.id);
+      const last = recording.instructions.length - 1;
+      const result = await runEpisode(new StaticOracle(), recording, last, { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded', maxActions: 1000 });
+      expect(result.cascaded!.instructionsPossible).toBe(1);
+      expect(result.cascaded!.played.map((p) => p.instructionId)).toEqual([recording.instructions[last].id, unfinished.id]);
+      const final = recording.states[recording.states.length - 1].score;
+      expect(result.cascaded!.pointsPossible).toBe(final - recording.states[recording.instructions[last].start].score);
+      expect(result.cascaded!.pointsScored).toBe(result.cascaded!.pointsPossible);
+    }
+  });
+
+  test('E-2: a recorded leader turn replayed on the recorded state gives the recorded state after it', () => {
+    const recording = recordings[0];
+    const turns = leaderTurns(recording);
+    expect(turns.length).toBeGreaterThan(5);
+    for (const turn of turns.slice(1, 8)) {
+      const leader = new RecordedLeader(recording, turn.firstEvent - 1);
+      const after = leader.playTurn(recording.states[turn.firstEvent]);
+      expect(snapshot(after)).toEqual(snapshot(recording.states[turn.firstEvent + turn.actions.length]));
+    }
+  });
+
+  test('E-19: on a diverged state, refused leader actions are skipped and a refused End Turn becomes the timeout of rule 3', () => {
+    const recording = recordings[0];
+    const turn = leaderTurns(recording).find((t) => t.actions.some((a) => a.type === 'move') && !t.actions.some((a) => a.type === 'instruction') && t.actions.at(-1)!.type === 'endTurn');
+    expect(turn).toBeDefined();
+    const recorded = recording.states[turn!.firstEvent];
+    // The agent emptied the queue and the leader has no steps: its moves and its End Turn are refused.
+    const diverged = { ...recorded, queue: [], turn: { role: 'leader' as const, stepsLeft: 0 } };
+    const after = new RecordedLeader(recording, turn!.firstEvent - 1).playTurn(diverged);
+    expect(after.leader).toEqual(recorded.leader);
+    expect(after.turn).toEqual({ role: 'leader', stepsLeft: recorded.config.leaderSteps });
+    expect(after.turnsLeft).toBe(recorded.turnsLeft - 1);
+  });
+
+  test('E-17, E-18: a set the recording made gets the recorded cards; any other set gets cards from the seeded generator', () => {
+    const recording = recordings[0];
+    const at = recording.events.findIndex((event) => event.outcome.set);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const action = eventAction(recording.events[at]);
+    // Another generator state would draw other cards; the recorded ones are placed all the same.
+    const reseeded = { ...recording.states[at], rng: seedRng(999) };
+    const drawn = step(reseeded, action);
+    const aligned = stepWithRecordedSets(reseeded, action, recording);
+    expect(drawn.ok && aligned.ok).toBe(true);
+    if (!drawn.ok || !aligned.ok) return;
+    expect(aligned.outcome.set!.added).toEqual(recording.events[at].outcome.set!.added);
+    expect(drawn.outcome.set!.added).not.toEqual(recording.events[at].outcome.set!.added);
+    // A set the recording never made: the engine draws, the same way every time.
+    const unknown = { ...recording, setReplacements: new Map() };
+    const first = stepWithRecordedSets(reseeded, action, unknown);
+    const again = stepWithRecordedSets(reseeded, action, unknown);
+    expect(first.ok && again.ok && first.outcome.set!.added).toEqual(drawn.outcome.set!.added);
+    expect(again.ok && again.outcome.set!.added).toEqual(drawn.outcome.set!.added);
+  });
+
+  test("E-11: the human's changed cards count its own flips only; where the leader flipped one of them meanwhile, the oracle still follows", async () => {
+    let leaderMeddled = 0;
+    for (const seed of [25, 40, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
+      const recording = seed <= 3 ? recordings[seed - 1] : selfPlayRecording(seed);
+      for (const [index, instruction] of recording.instructions.entries()) {
+        const events = recording.events.slice(instruction.start, instruction.end!);
+        const flips = (actor: string) => events.filter((e) => e.actor === actor).flatMap((e) => e.outcome.toggled ?? []);
+        const own = flips('follower');
+        expect([...instruction.changedCards].sort()).toEqual([...new Set(own)].filter((id) => own.filter((x) => x === id).length % 2 === 1).sort());
+        if (!flips('leader').some((id) => own.includes(id))) continue;
+        leaderMeddled++;
+        const result = await runEpisode(new Oracle(), recording, index, { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded', maxActions: 1000 });
+        expect(result.cascaded!.played[0]).toEqual({ instructionId: instruction.id, followed: true });
+      }
+    }
+    expect(leaderMeddled).toBeGreaterThan(0);
+  });
+});
+
+describe('E-26: the oracles reach full marks on self-play when nothing cuts them short', () => {
+  test('on 200 self-play games, from a random example of each, both oracles follow every instruction and score every point possible', async () => {
+    let examples = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1000, max: 1_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), async (seed, where) => {
+        const recording = selfPlayRecording(seed);
+        const index = Math.floor(where * recording.instructions.length);
+        for (const agent of [new StaticOracle(), new Oracle()]) {
+          const result = await runEpisode(agent, recording, index, { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded', maxActions: 1000 });
+          expect(result.error).toBeNull();
+          expect(result.cascaded!.instructionsFollowed).toBe(result.cascaded!.instructionsPossible);
+          expect(result.cascaded!.pointsScored).toBe(result.cascaded!.pointsPossible);
+        }
+        examples++;
+      }),
+      { numRuns: 200 },
+    );
+    expect(examples).toBe(200);
   });
 });

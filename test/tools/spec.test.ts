@@ -9,6 +9,7 @@ const DOC = [
   '',
   '- **R-2** A move costs one step.',
   'Refer to R-1 again without defining it.',
+  '| **M-3** | NE | d(q_\\|Q\\|, r_\\|R\\|) |',
 ].join('\n');
 
 describe('the specification checker', () => {
@@ -16,6 +17,7 @@ describe('the specification checker', () => {
     expect(statementsIn('docs/rules.md', DOC)).toEqual([
       { id: 'R-1', doc: 'docs/rules.md', line: 5, text: '1 | the leader gives an instruction: queued' },
       { id: 'R-2', doc: 'docs/rules.md', line: 7, text: 'A move costs one step.' },
+      { id: 'M-3', doc: 'docs/rules.md', line: 9, text: 'NE | d(q_|Q|, r_|R|)' },
     ]);
   });
 
@@ -36,7 +38,7 @@ describe('the specification checker', () => {
   });
 
   test('reports an id without a test, an id defined twice, and a test naming an unknown id', () => {
-    const statements = statementsIn('docs/rules.md', DOC);
+    const statements = statementsIn('docs/rules.md', DOC).filter((statement) => statement.id !== 'M-3');
     const twice = [...statements, { ...statements[0], line: 99 }];
     const references = [{ id: 'R-1', file: 'a.test.ts', line: 3, title: 'R-1: x' }, { id: 'R-77', file: 'a.test.ts', line: 4, title: 'R-77: y' }];
     const report = checkSpec(twice, references);

@@ -3,6 +3,7 @@
  * marked done, current, or not yet seen by the follower. What is enabled comes from the view's
  * legal actions, and the length limit from the game's config.
  */
+import { instructionLength, sanitizeInstruction } from '../../../shared/engine/actions';
 import type { InstructionView } from '../../../shared/engine/playerView';
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
@@ -84,10 +85,12 @@ export class LeaderPanel {
 
   private refresh(): void {
     const maxLength = this.view?.legal.maxInstructionLength ?? this.view?.config.maxInstructionLength;
-    if (maxLength !== undefined) this.input.maxLength = maxLength;
-    const length = this.input.value.trim().length;
-    this.count.textContent = maxLength === undefined ? '' : `${this.input.value.length} / ${maxLength}`;
-    this.send.disabled = !this.canInstruct() || length === 0;
+    // Counted as the server counts: the cleaned text, in characters (code points).
+    const length = instructionLength(sanitizeInstruction(this.input.value));
+    const tooLong = maxLength !== undefined && length > maxLength;
+    this.count.textContent = maxLength === undefined ? '' : `${length} / ${maxLength}`;
+    this.count.classList.toggle('over', tooLong);
+    this.send.disabled = !this.canInstruct() || length === 0 || tooLong;
     const canEnd = this.view?.phase === 'playing' && this.view.legal.endTurn && this.session.connected;
     this.endTurn.disabled = !canEnd;
     const myTurn = this.view?.turn.role === 'leader';
@@ -95,8 +98,9 @@ export class LeaderPanel {
   }
 
   private submit(): void {
-    const text = this.input.value.trim();
-    if (!this.canInstruct() || text.length === 0) return;
+    const text = sanitizeInstruction(this.input.value);
+    const maxLength = this.view?.legal.maxInstructionLength ?? Infinity;
+    if (!this.canInstruct() || text.length === 0 || instructionLength(text) > maxLength) return;
     if (this.session.send({ type: 'instruction', text })) this.input.value = '';
     this.refresh();
   }
