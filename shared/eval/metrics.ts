@@ -5,6 +5,9 @@
  *
  * Conventions, the same in every function:
  * - A path is the sequence of nodes an agent occupied, starting where it started: never empty.
+ * - A path never jumps between unreachable nodes: consecutive nodes at distance Infinity are a
+ *   `RangeError` (every step of an agent's path is to a neighbour). A jump would make PL infinite
+ *   and SPL or CLS NaN; with it ruled out, only NE, ONE, AD and MD can be infinite.
  * - Consecutive repeated nodes are collapsed first (a rotation or a blocked move keeps the agent on
  *   its cell, but the paper's paths are node sequences). This changes AD, SED, CLS and nDTW, which
  *   count nodes or steps; the other metrics are unaffected by repeats anyway.
@@ -104,11 +107,14 @@ export function maxDeviation<N>(reference: Path<N>, query: Path<N>, d: Distance<
 /**
  * SPL = SR * d(q_1, r_last) / max(PL(Q), d(q_1, r_last)).
  * 0/0 (the query starts on r_last and never moves): SPL = SR, since the shortest path to the goal
- * is empty and the agent took exactly it.
+ * is empty and the agent took exactly it. Infinity / Infinity (no path from q_1 to r_last, yet
+ * success: only when d breaks the triangle inequality, as the geodesic d can through an unwalkable
+ * endpoint no agent stands on): SPL = 0, there being no shortest path to compare with.
  */
 export function successWeightedByPathLength<N>(reference: Path<N>, query: Path<N>, d: Distance<N>, dTh: number): number {
   if (successRate(reference, query, d, dTh) === 0) return 0;
   const shortest = d(nodesOf(query, d)[0], lastOf(nodesOf(reference, d)));
+  if (!Number.isFinite(shortest)) return 0;
   const taken = Math.max(pathLength(query, d), shortest);
   return taken === 0 ? 1 : shortest / taken;
 }
@@ -229,10 +235,19 @@ function distanceToPath<N>(node: N, path: readonly N[], d: Distance<N>): number 
   return Math.min(...path.map((p) => d(node, p)));
 }
 
-/** Validates the path (never empty: an agent is always somewhere) and collapses repeats. */
+/**
+ * Validates the path (never empty: an agent is always somewhere; no jump between unreachable
+ * nodes: an agent walks) and collapses repeats, as `collapseRepeats` does.
+ */
 function nodesOf<N>(path: Path<N>, d: Distance<N>): N[] {
   if (path.length === 0) throw new RangeError('a path needs at least one node: where the agent starts');
-  return collapseRepeats(path, d);
+  const nodes = [path[0]];
+  for (let i = 1; i < path.length; i++) {
+    const step = d(path[i - 1], path[i]);
+    if (!Number.isFinite(step)) throw new RangeError(`a path cannot jump between unreachable nodes: nodes ${i - 1} and ${i} are ${step} apart`);
+    if (step !== 0) nodes.push(path[i]);
+  }
+  return nodes;
 }
 
 function lastOf<N>(nodes: readonly N[]): N {

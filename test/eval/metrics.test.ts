@@ -1,6 +1,8 @@
 /** Path metrics of the nDTW paper and the geodesic distance they use on CerealBar maps. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { HEADINGS, buildWorld, cellAt, hexDistance, mapSchema, neighbourTable, type Cell, type World } from '../../shared/engine';
+import { HEADINGS, buildWorld, cellAt, hexDistance, mapSchema, neighbourTable, type Cell, type Pose, type World } from '../../shared/engine';
 import { generateMap } from '../../shared/maps/generate';
 import { GeodesicDistance } from '../../shared/eval/distance';
 import {
@@ -12,12 +14,15 @@ import {
   dynamicTimeWarping,
   navigationError,
   normalizedDynamicTimeWarping,
+  oracleSuccessRate,
   pathCoverage,
   pathLength,
   pathMetrics,
   successRate,
   successWeightedByDtw,
+  successWeightedByPathLength,
   type Distance,
+  type MetricName,
 } from '../../shared/eval/metrics';
 
 /** Points on a line, |i - j| apart: distances simple enough to check by hand. */
@@ -39,7 +44,7 @@ function walledWorld(): World {
   );
 }
 
-describe('collapsing repeated nodes', () => {
+describe('M-11: collapsing repeated nodes', () => {
   test('consecutive repeats go, revisits later on stay', () => {
     expect(collapseRepeats([0, 0, 1, 1, 1, 2, 1, 1], onLine)).toEqual([0, 1, 2, 1]);
   });
@@ -51,11 +56,11 @@ describe('collapsing repeated nodes', () => {
   });
 });
 
-describe('worked example on a line (d = |i - j|, d_th = 1)', () => {
+describe('M-47: worked example on a line (d = |i - j|, d_th = 1)', () => {
   // R = (0, 1, 2, 3); Q = (0, 1, 1, 2, 4), which collapses to (0, 1, 2, 4): it overshoots by one.
   const metrics = pathMetrics([0, 1, 2, 3], [0, 1, 1, 2, 4], onLine, 1);
 
-  test('length, errors and success', () => {
+  test('M-14, M-15, M-16, M-17, M-18: length, errors and success', () => {
     expect(metrics.PL).toBe(4); // 1 + 1 + 2
     expect(metrics.NE).toBe(1); // |4 - 3|
     expect(metrics.ONE).toBe(1); // min(|0-3|, |1-3|, |2-3|, |4-3|) = min(3, 2, 1, 1)
@@ -63,19 +68,19 @@ describe('worked example on a line (d = |i - j|, d_th = 1)', () => {
     expect(metrics.OSR).toBe(1);
   });
 
-  test('deviations', () => {
+  test('M-13, M-19, M-20: deviations', () => {
     // d(q, R) for q = 0, 1, 2, 4: 0, 0, 0, 1 (4 is 1 from 3).
     expect(metrics.AD).toBe(0.25); // (0 + 0 + 0 + 1) / 4
     expect(metrics.MD).toBe(1);
   });
 
-  test('SPL and SED', () => {
+  test('M-21, M-22, M-26: SPL and SED', () => {
     expect(metrics.SPL).toBe(0.75); // 1 * d(q1, r_last) / max(PL(Q), d(q1, r_last)) = 3 / max(4, 3)
     // A_R = (0,1)(1,2)(2,3), A_Q = (0,1)(1,2)(2,4): one substitution. 1 - 1 / max(3, 3).
     expect(metrics.SED).toBeCloseTo(2 / 3, 12);
   });
 
-  test('CLS', () => {
+  test('M-23, M-27: CLS', () => {
     // d(r, Q) for r = 0, 1, 2, 3: 0, 0, 0, 1, so PC = (3 + e^-1) / 4.
     const coverage = (3 + e(-1)) / 4;
     expect(pathCoverage([0, 1, 2, 3], [0, 1, 2, 4], onLine, 1)).toBeCloseTo(coverage, 12);
@@ -84,7 +89,7 @@ describe('worked example on a line (d = |i - j|, d_th = 1)', () => {
     expect(metrics.CLS).toBeCloseTo((3 * (3 + e(-1)) ** 2) / 64, 12);
   });
 
-  test('nDTW and SDTW', () => {
+  test('M-24, M-25, M-28: nDTW and SDTW', () => {
     // The diagonal warping (0,0)(1,1)(2,2)(3,4) costs 0 + 0 + 0 + 1, and (r_last, q_last) is forced: DTW = 1.
     expect(dynamicTimeWarping([0, 1, 2, 3], [0, 1, 1, 2, 4], onLine)).toBe(1);
     expect(metrics.nDTW).toBeCloseTo(e(-1 / 4), 12); // exp(-1 / (|R| d_th)) = exp(-1 / 4)
@@ -92,10 +97,10 @@ describe('worked example on a line (d = |i - j|, d_th = 1)', () => {
   });
 });
 
-describe('success is judged on the LAST nodes', () => {
+describe('M-12: success is judged on the LAST nodes', () => {
   const reference = [0, 1, 2, 3];
 
-  test('a query that starts on the reference end but walks away fails', () => {
+  test('M-49: a query that starts on the reference end but walks away fails', () => {
     const query = [3, 4, 5, 6];
     const metrics = pathMetrics(reference, query, onLine, 1);
     expect(metrics.NE).toBe(3); // |6 - 3|
@@ -124,7 +129,7 @@ describe('success is judged on the LAST nodes', () => {
     expect(successWeightedByDtw(reference, query, onLine, 1)).toBeCloseTo(e(-3 / 4), 12);
   });
 
-  test('d_th = 0 asks for the exact end node', () => {
+  test('M-46: d_th = 0 asks for the exact end node', () => {
     expect(successRate(reference, [0, 1, 2], onLine, 0)).toBe(0);
     expect(successRate(reference, [0, 1, 2], onLine, 1)).toBe(1);
     expect(successRate(reference, [1, 2, 3], onLine, 0)).toBe(1);
@@ -132,14 +137,14 @@ describe('success is judged on the LAST nodes', () => {
 });
 
 describe('the 0/0 cases', () => {
-  test('neither path moves: everything is perfect', () => {
+  test('M-32, M-33, M-34: neither path moves: everything is perfect', () => {
     // SPL: d(q1, r_last) = 0 = PL(Q); SED: no steps on either side; LS: PC * PL(R) = 0 = PL(Q).
     expect(pathMetrics([5], [5, 5], onLine, 1)).toEqual({
       PL: 0, NE: 0, ONE: 0, SR: 1, OSR: 1, AD: 0, MD: 0, SPL: 1, SED: 1, CLS: 1, nDTW: 1, SDTW: 1,
     });
   });
 
-  test('the reference stays put and the query wanders off and back', () => {
+  test('M-21, M-22, M-23: the reference stays put and the query wanders off and back', () => {
     const metrics = pathMetrics([5], [5, 6, 5], onLine, 1);
     expect(metrics.SR).toBe(1);
     expect(metrics.SPL).toBe(0); // 0 / max(PL(Q) = 2, 0)
@@ -148,12 +153,30 @@ describe('the 0/0 cases', () => {
     expect(metrics.nDTW).toBeCloseTo(e(-1), 12); // r = 5 aligned with 5, 6, 5: DTW = 1, |R| = 1
   });
 
-  test('the query starts on the goal and stays there', () => {
+  test('M-32: the query starts on the goal and stays there', () => {
     expect(pathMetrics([0, 1], [1], onLine, 1).SPL).toBe(1);
+  });
+
+  test('M-33, M-34: neither path moves, on different nodes: SED = SR and CLS = PC', () => {
+    // d = 1: a success. SED has no steps to compare; LS is 0/0, so CLS = PC = e^-1.
+    expect(pathMetrics([5], [6], onLine, 1)).toMatchObject({ SR: 1, SED: 1, CLS: e(-1) });
+    // d = 2: a failure, so SED = SR = 0, and CLS = PC = e^-2 (CLS is not gated by SR).
+    expect(pathMetrics([5], [7], onLine, 1)).toMatchObject({ SR: 0, SED: 0, CLS: e(-2) });
+    expect(pathCoverage([5], [7], onLine, 1)).toBe(e(-2));
+  });
+
+  test('M-32: no path from q_1 to the goal, yet a success (through an unwalkable cell): SPL = 0, not NaN', () => {
+    const d = new GeodesicDistance(walledWorld()).between;
+    // (4,0) -> (5,0), a water cell next to (6,0), which is shut in: d((4,0), (6,0)) = Infinity.
+    const query: Cell[] = [{ x: 4, y: 0 }, { x: 5, y: 0 }];
+    const reference: Cell[] = [{ x: 6, y: 0 }];
+    expect(d(query[0], reference[0])).toBe(Infinity);
+    expect(successRate(reference, query, d, 1)).toBe(1); // d((5,0), (6,0)) = 1
+    expect(successWeightedByPathLength(reference, query, d, 1)).toBe(0);
   });
 });
 
-describe('identical paths', () => {
+describe('M-31: identical paths', () => {
   test('score perfectly on every fidelity metric', () => {
     const reference = [0, 1, 2, 3, 2, 1, 4];
     expect(pathMetrics(reference, reference, onLine, 1)).toMatchObject({
@@ -169,24 +192,40 @@ describe('identical paths', () => {
 });
 
 describe('inputs', () => {
-  test('an empty path is an error', () => {
+  test('M-8: an empty path is an error', () => {
     expect(() => pathLength([], onLine)).toThrow(RangeError);
     expect(() => navigationError([0], [], onLine)).toThrow(RangeError);
   });
 
-  test('nDTW, CLS and SDTW need d_th > 0; success only needs d_th >= 0', () => {
+  test('M-46: nDTW, CLS, SDTW and pathMetrics need d_th > 0; SR and OSR only need d_th >= 0', () => {
     expect(() => pathMetrics([0], [0], onLine, 0)).toThrow(RangeError);
     expect(() => normalizedDynamicTimeWarping([0], [0], onLine, 0)).toThrow(RangeError);
     expect(() => coverageWeightedByLengthScore([0], [0], onLine, -1)).toThrow(RangeError);
-    expect(() => successRate([0], [0], onLine, NaN)).toThrow(RangeError);
+    expect(() => coverageWeightedByLengthScore([0], [0], onLine, 0)).toThrow(RangeError);
+    expect(() => successWeightedByDtw([0], [0], onLine, 0)).toThrow(RangeError);
     expect(successRate([0], [0], onLine, 0)).toBe(1);
+    expect(oracleSuccessRate([0, 1], [1, 2], onLine, 0)).toBe(1);
+    expect(oracleSuccessRate([0, 1], [2, 3], onLine, 0)).toBe(0);
+    for (const bad of [-1, NaN, Infinity]) {
+      expect(() => successRate([0], [0], onLine, bad)).toThrow(RangeError);
+      expect(() => oracleSuccessRate([0], [0], onLine, bad)).toThrow(RangeError);
+      expect(() => normalizedDynamicTimeWarping([0], [0], onLine, bad)).toThrow(RangeError);
+    }
   });
 
-  test('every metric has a direction; the default threshold is one hex', () => {
+  test('M-1, M-44: every metric has a direction; the default threshold is one hex', () => {
     expect(Object.keys(METRIC_DIRECTIONS).sort()).toEqual([...METRIC_NAMES].sort());
     expect(METRIC_DIRECTIONS.SDTW).toBe('higher');
     expect(METRIC_DIRECTIONS.NE).toBe('lower');
     expect(DEFAULT_SUCCESS_THRESHOLD).toBe(1);
+  });
+
+  test("M-1: the names are in Table 3's order and the directions are the doc's 'better' column", () => {
+    // The definitions table of docs/metrics.md: | **M-n** | NAME, long name | better | formula |.
+    const rows = [...readFileSync(join(__dirname, '../../docs/metrics.md'), 'utf8').matchAll(/^\| \*\*M-\d+\*\* \| ([^,|]+), [^|]+\| (\w+) \|/gm)];
+    expect(rows.map((row) => row[1])).toEqual([...METRIC_NAMES]);
+    expect(METRIC_NAMES).toEqual(['PL', 'NE', 'ONE', 'SR', 'OSR', 'AD', 'MD', 'SPL', 'SED', 'CLS', 'nDTW', 'SDTW']);
+    expect(Object.fromEntries(rows.map((row) => [row[1], row[2]]))).toEqual(METRIC_DIRECTIONS);
   });
 });
 
@@ -194,7 +233,7 @@ describe('properties on a line', () => {
   const path = fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 10 });
   const threshold = fc.constantFrom(0.5, 1, 2, 3);
 
-  test('nDTW is in (0, 1], 1 for the reference itself; SPL <= SR, SDTW <= nDTW; scores in [0, 1]', () => {
+  test('M-29, M-30: nDTW is in (0, 1], 1 for the reference itself; SPL <= SR, SDTW <= nDTW; scores in [0, 1]', () => {
     fc.assert(
       fc.property(path, path, threshold, (reference, query, dTh) => {
         const metrics = pathMetrics(reference, query, onLine, dTh);
@@ -216,7 +255,7 @@ describe('properties on a line', () => {
     );
   });
 
-  test('nDTW is 1 only for the same path (after collapsing)', () => {
+  test('M-29: nDTW is 1 only for the same path (after collapsing)', () => {
     fc.assert(
       fc.property(path, path, (reference, query) => {
         const same = String(collapseRepeats(reference, onLine)) === String(collapseRepeats(query, onLine));
@@ -230,7 +269,7 @@ describe('properties on a line', () => {
 describe('geodesic distance', () => {
   const world = walledWorld();
 
-  test('goes around an obstacle', () => {
+  test('M-2, M-4: goes around an obstacle', () => {
     const geodesic = new GeodesicDistance(world);
     // (1,0) -NE-> (1,1) -NE-> (2,2) -E-> (3,2) -SE-> (3,1) -SW-> (3,0): the water at (2,0), (2,1) is in the way.
     expect(geodesic.between({ x: 1, y: 0 }, { x: 3, y: 0 })).toBe(5);
@@ -239,7 +278,7 @@ describe('geodesic distance', () => {
     expect(geodesic.between({ x: 4, y: 0 }, { x: 4, y: 0 })).toBe(0);
   });
 
-  test('endpoints may be unwalkable, cells in between may not', () => {
+  test('M-3: endpoints may be unwalkable, cells in between may not', () => {
     const geodesic = new GeodesicDistance(world);
     expect(geodesic.between({ x: 1, y: 0 }, { x: 2, y: 0 })).toBe(1); // into the water cell next door
     expect(geodesic.between({ x: 2, y: 0 }, { x: 2, y: 0 })).toBe(0);
@@ -248,14 +287,14 @@ describe('geodesic distance', () => {
     expect(geodesic.between({ x: 2, y: 0 }, { x: 2, y: 1 })).toBe(1);
   });
 
-  test('a cell shut in by water is unreachable: Infinity', () => {
+  test('M-4: a cell shut in by water is unreachable: Infinity', () => {
     const geodesic = new GeodesicDistance(world);
     expect(geodesic.between({ x: 0, y: 0 }, { x: 6, y: 0 })).toBe(Infinity);
     expect(geodesic.between({ x: 6, y: 0 }, { x: 4, y: 0 })).toBe(Infinity); // (5,0) is water, not an endpoint
     expect(geodesic.between({ x: 6, y: 0 }, { x: 5, y: 0 })).toBe(1);
   });
 
-  test('is symmetric, whichever endpoint was searched from first', () => {
+  test('M-2: is symmetric, whichever endpoint was searched from first', () => {
     const forward = new GeodesicDistance(world);
     const backward = new GeodesicDistance(world);
     const cells = Array.from({ length: world.width * world.height }, (_, i) => cellAt(world, i));
@@ -264,11 +303,11 @@ describe('geodesic distance', () => {
     }
   });
 
-  test('cells off the map are an error', () => {
+  test('M-5: cells off the map are an error', () => {
     expect(() => new GeodesicDistance(world).between({ x: 0, y: 0 }, { x: 7, y: 0 })).toThrow(RangeError);
   });
 
-  test('equals the hex distance on open grass, and is never shorter than it', () => {
+  test('M-6: equals the hex distance on open grass, and is never shorter than it', () => {
     const open = buildWorld(
       mapSchema.parse({ format: 'cerealbar-map', version: 1, width: 12, height: 10, terrain: Array(10).fill('G'.repeat(12)) }),
     );
@@ -292,7 +331,7 @@ describe('worked examples on a hex world with an obstacle (geodesic d, d_th = 1)
     { x: 1, y: 0 }, { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 2 }, { x: 3, y: 1 }, { x: 3, y: 0 },
   ];
 
-  test('a follower that turns back (the geodesic NE is 5 where the hex distance says 2)', () => {
+  test('M-14, M-15, M-16, M-19, M-20, M-23, M-24: a follower that turns back (the geodesic NE is 5 where the hex distance says 2)', () => {
     // Up to (1,1), one rotation, back to (1,0): collapses to (1,0), (1,1), (1,0).
     const query: Cell[] = [{ x: 1, y: 0 }, { x: 1, y: 1 }, { x: 1, y: 1 }, { x: 1, y: 0 }];
     const metrics = pathMetrics(reference, query, d, 1);
@@ -313,7 +352,7 @@ describe('worked examples on a hex world with an obstacle (geodesic d, d_th = 1)
     expect(metrics.nDTW).toBeCloseTo(e(-11 / 6), 12);
   });
 
-  test('a follower that stops next to the goal succeeds with d_th = 1', () => {
+  test('M-44, M-46: a follower that stops next to the goal succeeds with d_th = 1', () => {
     // The reference with one rotation on (1,1) and without its last step: it stops on (3,1).
     const query: Cell[] = [{ x: 1, y: 0 }, { x: 1, y: 1 }, { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 2 }, { x: 3, y: 1 }];
     const metrics = pathMetrics(reference, query, d, DEFAULT_SUCCESS_THRESHOLD);
@@ -330,7 +369,7 @@ describe('worked examples on a hex world with an obstacle (geodesic d, d_th = 1)
     expect(successRate(reference, query, d, 0)).toBe(0);
   });
 
-  test("the paper's point: CLS ignores order, nDTW does not", () => {
+  test("M-48: the paper's point: CLS ignores order, nDTW does not", () => {
     // a, b, c are mutually adjacent: each pair is 1 apart.
     const [a, b, c]: Cell[] = [{ x: 0, y: 0 }, { x: 1, y: 0 }, { x: 0, y: 1 }];
     expect([d(a, b), d(b, c), d(a, c)]).toEqual([1, 1, 1]);
@@ -346,7 +385,7 @@ describe('worked examples on a hex world with an obstacle (geodesic d, d_th = 1)
     expect(successWeightedByDtw(reference, reversed, d, 1)).toBeLessThan(successWeightedByDtw(reference, reference, d, 1));
   });
 
-  test('a follower stuck in another component: no NaN', () => {
+  test('M-35: a follower stuck in another component: no NaN', () => {
     const metrics = pathMetrics([{ x: 3, y: 0 }, { x: 4, y: 0 }], [{ x: 6, y: 0 }], d, 1);
     expect(metrics).toEqual({
       PL: 0, NE: Infinity, ONE: Infinity, SR: 0, OSR: 0, AD: Infinity, MD: Infinity, SPL: 0, SED: 0, CLS: 0, nDTW: 0, SDTW: 0,
@@ -376,7 +415,7 @@ describe('random walks on a generated map', () => {
     .tuple(fc.nat(), fc.array(fc.integer({ min: 0, max: STAY }), { maxLength: 25 }))
     .map(([start, moves]) => walk(start, moves));
 
-  test('metrics are finite and in range; nDTW(R, R) = 1; SPL <= SR; SDTW <= nDTW', () => {
+  test('M-29, M-30, M-31: metrics are finite and in range; nDTW(R, R) = 1; SPL <= SR; SDTW <= nDTW', () => {
     const d = new GeodesicDistance(world).between;
     fc.assert(
       fc.property(walker, walker, (reference, query) => {
@@ -392,5 +431,218 @@ describe('random walks on a generated map', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+/**
+ * The definitions of docs/metrics.md written out again, as plainly as possible and sharing no code
+ * with the implementation: DTW by trying every warping, ED by the textbook recursion.
+ */
+function byTheBook(reference: readonly number[], query: readonly number[], dTh: number): Record<MetricName, number> {
+  const d = onLine;
+  const collapse = (p: readonly number[]) => p.filter((node, i) => i === 0 || node !== p[i - 1]);
+  const [R, Q] = [collapse(reference), collapse(query)];
+  const last = (p: readonly number[]) => p[p.length - 1];
+  const length = (p: readonly number[]) => p.slice(1).reduce((total, node, i) => total + d(p[i], node), 0);
+  const toPath = (n: number, p: readonly number[]) => Math.min(...p.map((node) => d(n, node)));
+  const PL = length(Q);
+  const NE = d(last(Q), last(R));
+  const ONE = Math.min(...Q.map((q) => d(q, last(R))));
+  const SR = NE <= dTh ? 1 : 0;
+  const OSR = ONE <= dTh ? 1 : 0;
+  const AD = Q.reduce((total, q) => total + toPath(q, R), 0) / Q.length;
+  const MD = Math.max(...Q.map((q) => toPath(q, R)));
+  const shortest = d(Q[0], last(R));
+  const SPL = SR * (Math.max(PL, shortest) === 0 ? 1 : shortest / Math.max(PL, shortest));
+  const steps = (p: readonly number[]) => p.slice(1).map((node, i) => `${p[i]}->${node}`);
+  const [AR, AQ] = [steps(R), steps(Q)];
+  const memo = new Map<string, number>();
+  const ed = (i: number, j: number): number => {
+    if (i === 0 || j === 0) return i + j;
+    const key = `${i},${j}`;
+    if (!memo.has(key)) memo.set(key, Math.min(ed(i - 1, j) + 1, ed(i, j - 1) + 1, ed(i - 1, j - 1) + (AR[i - 1] === AQ[j - 1] ? 0 : 1)));
+    return memo.get(key)!;
+  };
+  const longest = Math.max(AR.length, AQ.length);
+  const SED = SR * (longest === 0 ? 1 : 1 - ed(AR.length, AQ.length) / longest);
+  const PC = R.reduce((total, r) => total + Math.exp(-toPath(r, Q) / dTh), 0) / R.length;
+  const expected = PC * length(R);
+  const LS = expected + Math.abs(expected - PL) === 0 ? 1 : expected / (expected + Math.abs(expected - PL));
+  const CLS = PC * LS;
+  let DTW = Infinity;
+  const warp = (i: number, j: number, cost: number): void => {
+    cost += d(R[i], Q[j]);
+    if (i === R.length - 1 && j === Q.length - 1) DTW = Math.min(DTW, cost);
+    if (i + 1 < R.length) warp(i + 1, j, cost);
+    if (j + 1 < Q.length) warp(i, j + 1, cost);
+    if (i + 1 < R.length && j + 1 < Q.length) warp(i + 1, j + 1, cost);
+  };
+  warp(0, 0, 0);
+  const nDTW = Math.exp(-DTW / (R.length * dTh));
+  return { PL, NE, ONE, SR, OSR, AD, MD, SPL, SED, CLS, nDTW, SDTW: SR * nDTW };
+}
+
+describe('the definitions, against a plain re-implementation (random paths on a line)', () => {
+  test('M-11, M-12, M-13, M-14, M-15, M-16, M-17, M-18, M-19, M-20, M-21, M-22, M-23, M-24, M-25, M-26, M-27, M-28, M-45: every metric as the doc defines it, at any d_th', () => {
+    const path = fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 7 });
+    const threshold = fc.oneof(fc.constantFrom(1, 2), fc.double({ min: 0.25, max: 4, noNaN: true }));
+    fc.assert(
+      fc.property(path, path, threshold, (reference, query, dTh) => {
+        const expected = byTheBook(reference, query, dTh);
+        const actual = pathMetrics(reference, query, onLine, dTh);
+        for (const name of METRIC_NAMES) expect([name, actual[name]]).toEqual([name, expect.closeTo(expected[name], 12)]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('paths', () => {
+  const world = walledWorld();
+  const d = new GeodesicDistance(world).between;
+
+  test('M-7, M-9: poses can be passed as they are; nodes are compared through d, the heading is not looked at', () => {
+    const poses: Pose[] = [
+      { x: 1, y: 0, heading: 'NE' },
+      { x: 1, y: 0, heading: 'E' }, // a rotation: the same cell
+      { x: 1, y: 1, heading: 'E' },
+      { x: 2, y: 2, heading: 'E' },
+      { x: 2, y: 2, heading: 'SE' },
+      { x: 3, y: 2, heading: 'SE' },
+    ];
+    const reference: Cell[] = [{ x: 1, y: 0 }, { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 2 }, { x: 3, y: 1 }, { x: 3, y: 0 }];
+    // Fresh objects for the same cells: equal only through d.
+    const cells = collapseRepeats(poses, d).map(({ x, y }) => ({ x, y }));
+    expect(cells).toEqual([{ x: 1, y: 0 }, { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 2 }]);
+    const metrics = pathMetrics(reference, poses, d, 1);
+    expect(metrics).toEqual(pathMetrics(reference, cells, d, 1));
+    expect(pathMetrics(poses, reference.map(({ x, y }) => ({ x, y })), d, 1)).toEqual(pathMetrics(cells, reference, d, 1));
+    expect(metrics).toMatchObject({ PL: 3, NE: 2, ONE: 2, SR: 0, AD: 0, MD: 0 }); // it stops two short
+  });
+
+  test('M-10: a path that jumps between unreachable nodes is an error; a finite jump is not', () => {
+    const shutIn = { x: 6, y: 0 };
+    const jumping: Cell[] = [{ x: 4, y: 0 }, shutIn];
+    const walking: Cell[] = [{ x: 3, y: 0 }, { x: 4, y: 0 }];
+    expect(d(jumping[0], jumping[1])).toBe(Infinity);
+    expect(() => pathMetrics(walking, jumping, d, 1)).toThrow(/jump between unreachable nodes/);
+    expect(() => pathMetrics(jumping, walking, d, 1)).toThrow(RangeError);
+    expect(() => pathLength(jumping, d)).toThrow(RangeError);
+    expect(() => navigationError(walking, [shutIn, shutIn, { x: 4, y: 0 }], d)).toThrow(RangeError);
+    // Without the check PL would be Infinity and SPL Infinity / Infinity = NaN.
+    expect(pathMetrics([0, 3], [0, 5, 3], onLine, 1).PL).toBe(7); // finite jumps are any d's business
+  });
+});
+
+describe('which metrics can be infinite (random paths on random maps with unreachable cells)', () => {
+  const BOUNDED = ['SR', 'OSR', 'SPL', 'SED', 'CLS', 'nDTW', 'SDTW'] as const;
+  const MAY_BE_INFINITE = ['NE', 'ONE', 'AD', 'MD'] as const;
+  const STAY = HEADINGS.length;
+  const JUMP = STAY + 1;
+
+  /** Maps of 3 x 3 to 6 x 5 with a random share of water, hills and bushes: often split into components. */
+  const world = fc
+    .record({ width: fc.integer({ min: 3, max: 6 }), height: fc.integer({ min: 3, max: 5 }), terrain: fc.array(fc.constantFrom('G', 'P', 'W', 'H', 'D'), { minLength: 30, maxLength: 30 }) })
+    .map(({ width, height, terrain }) => {
+      const rows = Array.from({ length: height }, (_, y) => terrain.slice(y * width, (y + 1) * width).join(''));
+      return buildWorld(mapSchema.parse({ format: 'cerealbar-map', version: 1, width, height, terrain: rows }));
+    });
+  const moves = fc.array(fc.tuple(fc.integer({ min: 0, max: JUMP }), fc.nat()), { maxLength: 12 });
+
+  /**
+   * A path from `start`: a move to a neighbour (`walkableOnly`: only a walkable one, as the engine
+   * allows; else any, water included), a rotation, or (not `walkableOnly`) a jump to any cell.
+   */
+  function path(w: World, start: number, steps: readonly (readonly [number, number])[], walkableOnly: boolean): Cell[] {
+    const table = neighbourTable(w.width, w.height);
+    const size = w.width * w.height;
+    let index = start % size;
+    const cells = [cellAt(w, index)];
+    for (const [move, target] of steps) {
+      if (move === JUMP) {
+        if (!walkableOnly) index = target % size;
+      } else if (move !== STAY) {
+        const next = table[index * HEADINGS.length + move];
+        if (next >= 0 && (!walkableOnly || w.walkable[next])) index = next;
+      }
+      cells.push(cellAt(w, index));
+    }
+    return cells;
+  }
+
+  function expectBounded(metrics: Record<MetricName, number>): void {
+    expect(Number.isFinite(metrics.PL)).toBe(true);
+    for (const name of BOUNDED) {
+      expect([name, Number.isFinite(metrics[name])]).toEqual([name, true]);
+      expect(metrics[name]).toBeGreaterThanOrEqual(0);
+      expect(metrics[name]).toBeLessThanOrEqual(1);
+    }
+    for (const name of MAY_BE_INFINITE) expect(metrics[name]).toBeGreaterThanOrEqual(0); // never NaN
+  }
+
+  test('M-36, M-10, M-30: for any paths, SPL, SED, CLS, nDTW, SDTW, SR and OSR are finite and in [0, 1]; only NE, ONE, AD, MD can be Infinity', () => {
+    const seen = { rejected: 0, infinite: 0, finite: 0 };
+    fc.assert(
+      fc.property(world, fc.nat(), moves, fc.nat(), moves, fc.constantFrom(0.5, 1, 2), (w, referenceStart, referenceMoves, queryStart, queryMoves, dTh) => {
+        const d = new GeodesicDistance(w).between;
+        const reference = path(w, referenceStart, referenceMoves, false);
+        const query = path(w, queryStart, queryMoves, false);
+        const jumps = (p: Cell[]) => p.some((cell, i) => i > 0 && d(p[i - 1], cell) === Infinity);
+        if (jumps(reference) || jumps(query)) {
+          seen.rejected++;
+          expect(() => pathMetrics(reference, query, d, dTh)).toThrow(RangeError);
+          return;
+        }
+        const metrics = pathMetrics(reference, query, d, dTh);
+        expectBounded(metrics);
+        const goal = reference[reference.length - 1];
+        const reachesNoneOf = (cell: Cell, nodes: Cell[]) => nodes.every((node) => d(cell, node) === Infinity);
+        expect(metrics.NE === Infinity).toBe(d(query[query.length - 1], goal) === Infinity);
+        expect(metrics.ONE === Infinity).toBe(reachesNoneOf(goal, query));
+        const strays = query.some((q) => reachesNoneOf(q, reference));
+        expect(metrics.AD === Infinity).toBe(strays);
+        expect(metrics.MD === Infinity).toBe(strays);
+        if (MAY_BE_INFINITE.some((name) => metrics[name] === Infinity)) seen.infinite++;
+        else seen.finite++;
+      }),
+      { numRuns: 500 },
+    );
+    // The three cases all came up.
+    expect(Math.min(seen.rejected, seen.infinite, seen.finite)).toBeGreaterThan(10);
+  });
+
+  test('M-36: for walks on walkable cells, NE, ONE, AD and MD are Infinity together, exactly when the query is in another component', () => {
+    const seen = { apart: 0, together: 0 };
+    fc.assert(
+      fc.property(world, fc.nat(), moves, fc.nat(), moves, (w, referenceStart, referenceMoves, queryStart, queryMoves) => {
+        const walkable = [...w.walkable.keys()].filter((i) => w.walkable[i]);
+        fc.pre(walkable.length > 0);
+        const d = new GeodesicDistance(w).between;
+        const reference = path(w, walkable[referenceStart % walkable.length], referenceMoves, true);
+        const query = path(w, walkable[queryStart % walkable.length], queryMoves, true);
+        const metrics = pathMetrics(reference, query, d, DEFAULT_SUCCESS_THRESHOLD);
+        expectBounded(metrics);
+        const apart = d(reference[0], query[0]) === Infinity;
+        for (const name of MAY_BE_INFINITE) expect([name, metrics[name] === Infinity]).toEqual([name, apart]);
+        seen[apart ? 'apart' : 'together']++;
+      }),
+      { numRuns: 500 },
+    );
+    expect(Math.min(seen.apart, seen.together)).toBeGreaterThan(10);
+  });
+});
+
+describe('the default threshold', () => {
+  test('M-44: with d_th = 1, a follower succeeds on the end cell or one of its six neighbours, and nowhere else', () => {
+    const open = buildWorld(
+      mapSchema.parse({ format: 'cerealbar-map', version: 1, width: 9, height: 9, terrain: Array(9).fill('G'.repeat(9)) }),
+    );
+    const d = new GeodesicDistance(open).between;
+    const end = { x: 4, y: 4 };
+    const cells = Array.from({ length: 81 }, (_, i) => cellAt(open, i));
+    const succeeding = cells.filter((cell) => successRate([{ x: 4, y: 2 }, end], [cell], d, DEFAULT_SUCCESS_THRESHOLD) === 1);
+    expect(succeeding).toHaveLength(7);
+    const neighbours = HEADINGS.map((_, h) => cellAt(open, neighbourTable(9, 9)[(4 * 9 + 4) * HEADINGS.length + h]));
+    expect(new Set(succeeding.map(({ x, y }) => `${x},${y}`))).toEqual(new Set([end, ...neighbours].map(({ x, y }) => `${x},${y}`)));
   });
 });

@@ -1,7 +1,14 @@
 /** The report: undefined scores are left out of the means and counted, in JSON, terminal and HTML. */
+import { HeuristicAgent, RandomAgent } from '../../shared/agents/builtin';
+import { makeConfig } from '../../shared/engine/config';
+import type { LogLine } from '../../shared/log/format';
+import { serializeLine } from '../../shared/log/recorder';
+import { generateMap } from '../../shared/maps/generate';
+import { playSelfPlayGame } from '../../shared/selfplay/game';
+import { loadRecording } from '../../shared/eval/recording';
 import { METRIC_NAMES, type MetricName } from '../../shared/eval/metrics';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
-import { DEFAULT_EVAL_OPTIONS, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { DEFAULT_EVAL_OPTIONS, runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
 import { renderHtmlReport } from '../../cli/eval/html';
 
 function singleEpisode(index: number, metrics: Partial<Record<MetricName, number>>): EpisodeResult {
@@ -43,7 +50,7 @@ const episodes = [
 ];
 
 describe('undefined path metrics', () => {
-  test('are left out of the means and counted, metric by metric', () => {
+  test('M-37, M-38: are left out of the means and counted, metric by metric', () => {
     const means = aggregate(episodes);
     expect(means.NE).toBe(3);
     expect(means.AD).toBe(2);
@@ -57,13 +64,13 @@ describe('undefined path metrics', () => {
     expect(Object.keys(counts).sort()).toEqual(averaged.sort());
   });
 
-  test('a metric undefined in every episode has no mean, and says so', () => {
+  test('M-37: a metric undefined in every episode has no mean, and says so', () => {
     const lost = [singleEpisode(0, { NE: Infinity }), singleEpisode(1, { NE: Infinity })];
     expect(aggregate(lost).NE).toBeNull();
     expect(countUndefined(lost).NE).toBe(2);
   });
 
-  test('the JSON report keeps the counts next to the means', () => {
+  test('M-38: the JSON report keeps the counts next to the means', () => {
     const json = JSON.parse(JSON.stringify(report(episodes)));
     expect(json.version).toBe(2);
     expect(json.aggregates.NE).toBe(3);
@@ -72,19 +79,69 @@ describe('undefined path metrics', () => {
     expect(json.options.cascade).toBe('stop-at-first-failure');
   });
 
-  test('the terminal table notes every mean that left episodes out', () => {
+  test('M-40: the terminal table notes every mean that left episodes out', () => {
     const table = formatTable(report(episodes));
     expect(table).toMatch(/^ {2}NE +3 {2}\(1 of 3 episodes undefined, not in the mean\)$/m);
     expect(table).toMatch(/^ {2}CLS +0\.3750 {2}\(1 of 3 episodes undefined, not in the mean\)$/m);
     expect(table).toMatch(/^ {2}SR +0$/m);
   });
 
-  test('the HTML report shows the count next to each mean and in the histograms', () => {
+  test('M-39: the HTML report shows the count next to each mean and in the histograms', () => {
     const page = renderHtmlReport(report(episodes), 'http://viewer');
     expect(page).toContain('<tr><th>NE</th><td>3</td><td class="undefined">1</td></tr>');
     expect(page).toContain('<tr><th>SR</th><td>0</td><td class="undefined">0</td></tr>');
     expect(page).toContain('<tr><th>episodes</th><td>3</td><td class="undefined"></td></tr>');
     expect(page).toMatch(/NE \(mean 3 over 2; 1 undefined\)/);
+  });
+
+  test('M-41: Infinity and NaN are written as null, and a report read back counts the same episodes', () => {
+    const written = report(episodes);
+    const read: EvalReport = JSON.parse(JSON.stringify(written));
+    expect(read.episodes[1].single!.metrics.NE).toBeNull();
+    expect(read.episodes[2].single!.metrics.CLS).toBeNull();
+    expect(countUndefined(read.episodes)).toEqual(written.undefinedCounts);
+    expect(aggregate(read.episodes)).toEqual(written.aggregates);
+    expect(formatTable(read)).toBe(formatTable(written));
+  });
+
+  test('M-43: the proportion of points is undefined when the recorded game scored nothing: left out and counted', () => {
+    const withPoints = (index: number, proportionPoints: number | null): EpisodeResult => ({
+      ...singleEpisode(index, {}),
+      mode: 'cascaded',
+      single: undefined,
+      cascaded: {
+        cascade: 'stop-at-first-failure',
+        instructionsFollowed: 1,
+        instructionsPossible: 2,
+        proportionFollowed: 0.5,
+        pointsScored: proportionPoints === null ? 0 : 2 * proportionPoints,
+        pointsPossible: proportionPoints === null ? 0 : 2,
+        proportionPoints,
+        played: [],
+      },
+    });
+    const cascaded = [withPoints(0, 0.5), withPoints(1, null), withPoints(2, 1)];
+    const options: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded' };
+    expect(aggregate(cascaded)).toMatchObject({ proportionPoints: 0.75, proportionFollowed: 0.5, episodesWithPoints: 2 });
+    expect(countUndefined(cascaded)).toMatchObject({ proportionPoints: 1, proportionFollowed: 0 });
+    expect(formatTable(report(cascaded, options))).toMatch(/^ {2}proportionPoints +0\.7500 {2}\(1 of 3 episodes undefined, not in the mean\)$/m);
+  });
+});
+
+describe('evaluating agents on a recorded game', () => {
+  test('M-42: no path metric is ever undefined: the agent never leaves the component of the human path', async () => {
+    const lines: LogLine[] = [];
+    playSelfPlayGame({ seed: 5, map: generateMap(5), config: makeConfig() }, (line) => lines.push(line));
+    const recording = loadRecording(lines.map((line) => `${serializeLine(line)}\n`).join(''));
+    const results: EpisodeResult[] = [];
+    for (const agent of [new RandomAgent(), new HeuristicAgent()]) {
+      for (let i = 0; i < recording.instructions.length; i++) results.push(await runEpisode(agent, recording, i, DEFAULT_EVAL_OPTIONS));
+    }
+    expect(results.length).toBeGreaterThan(20);
+    // The agents did wander off the human's path, so this is not trivially true.
+    expect(results.some((result) => result.single!.metrics.MD > 0)).toBe(true);
+    const counts = countUndefined(results);
+    for (const name of METRIC_NAMES) expect([name, counts[name]]).toEqual([name, 0]);
   });
 });
 
