@@ -67,11 +67,15 @@ test('a leader and a follower play a turn each, each page showing only what its 
   expect(await follower.page.getAttribute('body', 'data-turn')).toBe('theirs');
   await expect(leader.page.isDisabled('button.end-turn')).resolves.toBe(true);
 
-  // A tampered page (no length limit on the box) gets the server's refusal in words, and nothing changes.
-  await leader.page.evaluate(() => document.querySelector('textarea.instruction-input')!.removeAttribute('maxlength'));
-  await leader.page.fill('textarea.instruction-input', 'x'.repeat(301));
+  // The box counts characters as the server does (an emoji is one): over the limit, the counter
+  // turns red and nothing can be sent; at the limit it can.
+  await leader.page.fill('textarea.instruction-input', '🙂'.repeat(301));
+  await leader.page.waitForSelector('.instruction-form .count.over:has-text("301 / 300")');
+  await expect(leader.page.isDisabled('button.send')).resolves.toBe(true);
   await leader.page.keyboard.press('Enter');
-  await leader.page.waitForSelector('.banner.error:has-text("Refused: instructions are at most 300 characters, this one has 301")');
+  await leader.page.fill('textarea.instruction-input', '🙂'.repeat(300));
+  await leader.page.waitForSelector('.instruction-form .count:not(.over):has-text("300 / 300")');
+  await expect(leader.page.isDisabled('button.send')).resolves.toBe(false);
   expect(await leader.page.locator('.leader-panel .instructions li.empty').count()).toBe(1);
   expect((await game(leader.page))!.view.instructions).toEqual([]);
 
