@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { ACTION_ERROR_CODES } from '../../shared/engine/errors';
 import { checkSpec, specOf, statementsIn, testReferencesIn } from '../../tools/spec';
 
 const DOC = [
@@ -54,5 +56,11 @@ describe('the specification checker', () => {
     const report = specOf(process.cwd());
     expect(report.problems).toEqual([]);
     expect(report.statements.length).toBeGreaterThanOrEqual(60);
+  });
+
+  test('every refusal code of the engine is a numbered statement of docs/rules.md', () => {
+    const statements = statementsIn('docs/rules.md', readFileSync('docs/rules.md', 'utf8'));
+    const undocumented = ACTION_ERROR_CODES.filter((code) => !statements.some((statement) => statement.text.startsWith(`${code} |`)));
+    expect(undocumented).toEqual([]);
   });
 });
