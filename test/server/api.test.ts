@@ -87,7 +87,7 @@ async function expectError(res: Response, status: number, code: string): Promise
   return body.error;
 }
 
-describe('health', () => {
+describe('P-66: health', () => {
   test('GET /healthz needs no token', async () => {
     const res = await get('/healthz', null);
     expect(res.status).toBe(200);
@@ -95,7 +95,7 @@ describe('health', () => {
   });
 });
 
-describe('the admin token', () => {
+describe('P-64: the admin token', () => {
   test('no token: 401 with WWW-Authenticate: Bearer', async () => {
     const res = await get('/api/games', null);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
@@ -128,7 +128,7 @@ describe('the admin token', () => {
   });
 });
 
-describe('GET /api/games', () => {
+describe('P-67: GET /api/games', () => {
   test('lists games newest first, each with its log URL and no server path', async () => {
     const res = await get('/api/games');
     const body = (await res.json()) as { games: Record<string, unknown>[]; limit: number; offset: number };
@@ -184,14 +184,14 @@ describe('GET /api/games', () => {
   });
 });
 
-describe('GET /api/games/:id', () => {
+describe('P-68: GET /api/games/:id', () => {
   test('one game', async () => {
     const res = await get('/api/games/jan02');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ gameId: 'jan02', pool: 'pilot', score: 0, endReason: 'abandoned', seats: SEATS });
   });
 
-  test('404 for an unknown or impossible id, and for unknown paths', async () => {
+  test('P-65: 404 for an unknown or impossible id, and for unknown paths', async () => {
     expect((await expectError(await get('/api/games/nope'), 404, 'NOT_FOUND')).message).toBe('no game "nope"');
     await expectError(await get('/api/games/..%2F..%2Fetc'), 404, 'NOT_FOUND');
     await expectError(await get('/api/nothing'), 404, 'NOT_FOUND');
@@ -203,7 +203,7 @@ describe('GET /api/games/:id', () => {
   });
 });
 
-describe('GET /api/games/:id/log', () => {
+describe('P-69: GET /api/games/:id/log', () => {
   test('streams the JSON Lines file as a download, which replays', async () => {
     const res = await get('/api/games/jan03/log');
     expect(res.status).toBe(200);
@@ -223,7 +223,7 @@ describe('GET /api/games/:id/log', () => {
 });
 
 describe('internal errors', () => {
-  test('a failure answers 500 without details and goes to stderr', async () => {
+  test('P-65: a failure answers 500 without details and goes to stderr', async () => {
     const failing = { listGames: () => { throw new Error('the disk is on fire'); } } as unknown as GameStore;
     const app = express();
     mountApi(app, { store: failing, adminToken: TOKEN });
@@ -241,7 +241,7 @@ describe('internal errors', () => {
   });
 });
 
-describe('resolveAdminToken', () => {
+describe('P-63: resolveAdminToken', () => {
   test('ADMIN_TOKEN when it is set', () => {
     expect(resolveAdminToken({ ADMIN_TOKEN: 'sixteen-chars-ok' })).toEqual({ token: 'sixteen-chars-ok', generated: false });
   });

@@ -156,7 +156,7 @@ function recordFrames(player: Player): string[] {
   return frames;
 }
 
-test('games that differ only in what the follower cannot know send it byte-identical frames', async () => {
+test('P-54: games that differ only in what the follower cannot know send it byte-identical frames', async () => {
   let played = 0;
   await fc.assert(
     fc.asyncProperty(

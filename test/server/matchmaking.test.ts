@@ -21,7 +21,7 @@ const roleOf = async (player: Player): Promise<string> => {
   return player.messages.find((m) => m.type === 'seat')!.payload.role;
 };
 
-test('two players asking for the same seat wait in different games; a follower joins the first', async () => {
+test('P-9: two players asking for the same seat wait in different games; a follower joins the first', async () => {
   const first = await join(ts.url, { role: 'leader' });
   const second = await join(ts.url, { role: 'leader' });
   expect(second.room.roomId).not.toBe(first.room.roomId);
@@ -31,7 +31,7 @@ test('two players asking for the same seat wait in different games; a follower j
   expect(second.phase).toBe('waiting');
 });
 
-describe('the queue', () => {
+describe('P-20: the queue', () => {
   const queues = (player: Player) => player.messages.filter((m) => m.type === 'queue').map((m) => m.payload);
   const placeIs = (player: Player, position: number, waiting: number) =>
     waitFor(() => {
@@ -77,7 +77,7 @@ describe('the queue', () => {
   });
 });
 
-test('players asking for either seat get one at random, and always meet', async () => {
+test('P-4, P-19: players asking for either seat get one at random, and always meet', async () => {
   const roles = new Set<string>();
   for (let i = 0; i < 12; i++) {
     const a = await join(ts.url, { role: 'any', code: `fair${i}` });
@@ -90,7 +90,7 @@ test('players asking for either seat get one at random, and always meet', async 
   expect(roles).toEqual(new Set(['leader', 'follower']));
 });
 
-test('quick play never lands in a private game, and pools stay apart', async () => {
+test('P-5, P-6: quick play never lands in a private game, and pools stay apart', async () => {
   const privateLeader = await join(ts.url, { role: 'leader', code: 'lab7' });
   const expertLeader = await join(ts.url, { role: 'leader', pool: 'expert' });
   const quick = await join(ts.url, { role: 'any' });
@@ -101,7 +101,7 @@ test('quick play never lands in a private game, and pools stay apart', async () 
   expect(await roleOf(expertFollower)).toBe('follower');
 });
 
-describe('the scripted follower', () => {
+describe('P-7: the scripted follower', () => {
   test('a leader who asks for it plays at once; the bot walks to a named card in its view and marks DONE', async () => {
     // Seed 2 starts the follower with a card in view whose face no other card has.
     await ts.server.close();
@@ -143,7 +143,7 @@ describe('the scripted follower', () => {
   });
 });
 
-test('crowdsourcing ids are kept as given, with an opaque player id, in the log header', async () => {
+test('P-8, P-19: crowdsourcing ids are kept as given, with an opaque player id, in the log header', async () => {
   const ids = { workerId: 'A1B2C3', assignmentId: 'asg-9', hitId: 'hit 42' };
   const leader = await join(ts.url, { role: 'leader', code: 'crowd', ...ids });
   await join(ts.url, { role: 'follower', code: 'crowd' });

@@ -10,14 +10,14 @@ const room = (roomId: string, metadata: Partial<SeatListing> = {}, flags: Partia
   ...flags,
 });
 
-test('games lacking the same seat in the same pool and code queue in the order listed', () => {
+test('P-20: games lacking the same seat in the same pool and code queue in the order listed', () => {
   const rooms = [room('a'), room('b'), room('c')];
   expect(queuePlace('a', rooms)).toEqual({ position: 1, waiting: 3 });
   expect(queuePlace('b', rooms)).toEqual({ position: 2, waiting: 3 });
   expect(queuePlace('c', rooms)).toEqual({ position: 3, waiting: 3 });
 });
 
-test('games of another pool or code, lacking another seat, or locked do not count', () => {
+test('P-20: games of another pool or code, lacking another seat, or locked do not count', () => {
   const rooms = [
     room('other-pool', { pool: 'expert' }),
     room('private', { code: 'lab7' }),

@@ -93,11 +93,20 @@ function send(player: Player, event: LogEvent): void {
 const withoutTime = (e: LogEvent) => ({ ...e, t: 0 });
 
 describe('a whole game over the network', () => {
-  test('two clients replay a self-play game action by action: the server logs exactly the same game', async () => {
+  test('P-40, P-41, P-43, P-45, P-47, P-48, P-30: two clients replay a self-play game action by action: the server logs exactly the same game, and each view keeps its promises', async () => {
     const { seed, events, truth } = pickSelfPlayGame();
     const ts = await serve({ seed, leaderTurnSeconds: 2, followerTurnSeconds: 2 });
     const { leader, follower } = await startGame(ts.url);
     const secrets = watchFollowerSecrets(follower, truth);
+    // The leader's red marks, worked out from the faces of the selected cards it is sent.
+    let invalidSelections = 0;
+    leader.onView((view) => {
+      const selected = view.cards.filter((card) => card.selected);
+      const alike = selected.some((a, i) => selected.slice(i + 1).some((b) => a.color === b.color || a.shape === b.shape || a.count === b.count));
+      const expected = selected.length > 3 || alike ? selected.map((card) => card.id).sort((a, b) => a - b) : [];
+      if (expected.length > 0) invalidSelections += 1;
+      expect(view.invalidCards).toEqual(expected);
+    });
     for (const event of events) {
       // Under the room's limit of 100 messages a second (Colyseus drops the rest).
       await sleep(12);
@@ -115,7 +124,12 @@ describe('a whole game over the network', () => {
     expect(result.final.score).toBeGreaterThanOrEqual(3);
     expect(leader.view!.score).toBe(result.final.score);
     await waitFor(() => follower.view!.endReason === 'turns-exhausted', 'the end reason');
-    expect(leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'gameOver')).toBe(true);
+    for (const player of [leader, follower]) {
+      expect(player.messages.filter((m) => m.type === 'notice' && m.payload.kind === 'gameOver').map((m) => m.payload)).toEqual([
+        { kind: 'gameOver', reason: 'turns-exhausted', score: result.final.score },
+      ]);
+    }
+    expect(invalidSelections).toBeGreaterThan(0);
     expect(follower.messages.some((m) => m.type === 'notice' && m.payload.kind === 'turnSkipped')).toBe(true);
 
     expect(secrets.views).toBeGreaterThan(100);
@@ -125,7 +139,7 @@ describe('a whole game over the network', () => {
 });
 
 describe('hidden information', () => {
-  test('an instruction reaches the follower only when its turn begins, and queued ones never', async () => {
+  test('P-48, P-15, P-16: an instruction reaches the follower only when its turn begins, and queued ones never', async () => {
     const ts = await serve({ seed: 3 });
     const { leader, follower } = await startGame(ts.url);
     leader.act({ type: 'instruction', text: 'first' });
@@ -149,7 +163,7 @@ describe('hidden information', () => {
     ]);
   });
 
-  test('the follower receives only the cards inside its view; the leader receives all of them', async () => {
+  test('P-45: the follower receives only the cards inside its view; the leader receives all of them', async () => {
     const ts = await serve({ seed: 7 });
     const { leader, follower } = await startGame(ts.url);
     await sleep(50);
@@ -161,7 +175,7 @@ describe('hidden information', () => {
 });
 
 describe('turn timers', () => {
-  test('the deadline is in the state; a leader timeout with an empty queue skips the follower turn', async () => {
+  test('P-51, P-56, P-25, P-26: the deadline is in the state; a leader timeout with an empty queue skips the follower turn', async () => {
     const ts = await serve({ seed: 2, leaderTurnSeconds: 0.4 });
     const before = Date.now();
     const { leader, follower } = await startGame(ts.url);
@@ -170,11 +184,15 @@ describe('turn timers', () => {
     await waitFor(() => leader.view!.turnsLeft === 5, 'the leader turn to time out');
     expect(leader.view!.turn.role).toBe('leader');
     expect(follower.messages.some((m) => m.type === 'notice' && m.payload.kind === 'turnSkipped')).toBe(true);
+    expect(leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'turnSkipped')).toBe(false);
+    for (const player of [leader, follower]) {
+      expect(player.messages.some((m) => m.type === 'notice' && m.payload.kind === 'timeout' && m.payload.role === 'leader')).toBe(true);
+    }
     const timeout = ts.logs[0].find((l): l is LogEvent => l.kind === 'event' && l.type === 'timeout')!;
     expect(timeout.outcome.turnEnded).toEqual({ reason: 'timeout', followerSkipped: true });
   });
 
-  test("view messages carry the server's clock, to count down to the deadline on a skewed clock", async () => {
+  test("P-22, P-55: view messages carry the server's clock, to count down to the deadline on a skewed clock", async () => {
     const ts = await serve({ seed: 2 });
     const before = Date.now();
     const { leader, follower } = await startGame(ts.url);
@@ -183,6 +201,7 @@ describe('turn timers', () => {
       expect(first.full).toBe(true);
       expect(first.changes.map.width).toBe(25);
       expect(first.changes.config).toEqual(config);
+      expect(first.changes.config.turnSeconds).toEqual({ leader: 45, follower: 15 });
       expect(first.serverNow).toBeGreaterThanOrEqual(before);
       expect(first.serverNow).toBeLessThanOrEqual(Date.now());
       // The first turn's clock starts just before the first view is sent.
@@ -191,7 +210,7 @@ describe('turn timers', () => {
     }
   });
 
-  test('a follower timeout hands control back to the leader', async () => {
+  test('P-26, P-56: a follower timeout hands control back to the leader', async () => {
     const ts = await serve({ seed: 2, followerTurnSeconds: 0.3 });
     const { leader, follower } = await startGame(ts.url);
     leader.act({ type: 'instruction', text: 'go' });
@@ -206,7 +225,7 @@ describe('turn timers', () => {
 });
 
 describe('bad messages get a specific error and change nothing', () => {
-  test('each kind of bad message', async () => {
+  test('P-12, P-13, P-23, P-31, P-35, P-36: each kind of bad message', async () => {
     const ts = await serve({ seed: 4, leaderSteps: undefined } as never);
     const { leader, follower } = await startGame(ts.url);
     const cases: [Player, string, unknown, string][] = [
@@ -244,7 +263,7 @@ describe('bad messages get a specific error and change nothing', () => {
     expect(eventsLogged(ts)).toBe(5);
   });
 
-  test('before the partner joins, and after the game ended', async () => {
+  test('P-33, P-34, P-58, P-50, P-51, P-53: before the partner joins, and after the game ended', async () => {
     const ts = await serve({ seed: 4 });
     const leader = await join(ts.url, { role: 'leader' });
     leader.act({ type: 'move', move: 'MF' });
@@ -257,6 +276,7 @@ describe('bad messages get a specific error and change nothing', () => {
     await follower.room.leave(true);
     await waitFor(() => leader.phase === 'ended', 'the game to end');
     expect(leader.view!.endReason).toBe('abandoned');
+    expect(leader.view!.turnDeadline).toBe(0);
     leader.act({ type: 'move', move: 'MF' });
     await waitFor(() => leader.errors().length === 2, 'an error');
     expect(leader.errors()[1].code).toBe('GAME_ENDED');
@@ -265,12 +285,16 @@ describe('bad messages get a specific error and change nothing', () => {
     expect(replay(ts.logText()).end?.reason).toBe('abandoned');
   });
 
-  test('bad join options, and a taken seat asked for by room id, are refused', async () => {
+  test('P-11, P-4, P-5, P-6, P-8: bad join options, and a taken seat asked for by room id, are refused', async () => {
     const ts = await serve();
     await expect(join(ts.url, { role: 'captain' })).rejects.toThrow(/bad join option role/);
     await expect(join(ts.url, { pool: 'has spaces' })).rejects.toThrow(/bad join option pool/);
+    await expect(join(ts.url, { code: 'a/b' })).rejects.toThrow(/bad join option code/);
+    await expect(join(ts.url, { workerId: 'w'.repeat(201) })).rejects.toThrow(/bad join option workerId/);
+    await expect(join(ts.url, { botFollower: 'yes' })).rejects.toMatchObject({ code: 400, message: expect.stringMatching(/bad join option botFollower/) });
+    await join(ts.url, { role: 'leader', code: 'ids', workerId: 'w'.repeat(200) });
     const first = await join(ts.url, { role: 'leader', code: 'lab1' });
-    await expect(new Client(ts.url).joinById(first.room.roomId, { role: 'leader' })).rejects.toThrow(/the leader seat is taken/);
+    await expect(new Client(ts.url).joinById(first.room.roomId, { role: 'leader' })).rejects.toMatchObject({ code: 409, message: 'the leader seat is taken' });
     const second = await join(ts.url, { role: 'any', code: 'lab1' });
     await waitFor(() => second.messages.some((m) => m.type === 'seat'), 'a seat');
     expect(second.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
@@ -278,7 +302,7 @@ describe('bad messages get a specific error and change nothing', () => {
 });
 
 describe('reconnection', () => {
-  test('a dropped player comes back to the same seat and state within the window', async () => {
+  test('P-57, P-24, P-27, P-28, P-29, P-52, P-21: a dropped player comes back to the same seat and state within the window', async () => {
     const ts = await serve({ seed: 6, reconnectSeconds: 5 });
     const { leader, follower } = await startGame(ts.url);
     leader.act({ type: 'instruction', text: 'still here?' });
@@ -308,7 +332,7 @@ describe('reconnection', () => {
     await waitFor(() => back.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerLeft'), 'the returned follower to hear the leader left');
   });
 
-  test('a player who does not come back in time abandons the game', async () => {
+  test('P-58, P-29: a player who does not come back in time abandons the game', async () => {
     const ts = await serve({ seed: 6, reconnectSeconds: 0.3 });
     const { leader, follower } = await startGame(ts.url);
     follower.room.reconnection.enabled = false;

@@ -42,7 +42,7 @@ function onlyLog(dataDir: string): string {
   return readFileSync(joinPath(dataDir, 'logs', files[0]), 'utf8');
 }
 
-test('a server killed with SIGKILL mid-game leaves a log that replays up to the last acknowledged action', async () => {
+test('P-60, P-62: a server killed with SIGKILL mid-game leaves a log that replays up to the last acknowledged action, closed at the next start', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-kill-'));
   const { child, url } = await serve(dataDir);
   const { leader, follower } = await startGame(url);
@@ -53,18 +53,28 @@ test('a server killed with SIGKILL mid-game leaves a log that replays up to the 
 
   // Before recovery the log is open: replay refuses it, naming the last line.
   expect(() => replay(onlyLog(dataDir))).toThrow(/without an end line/);
+  // The next start closes it.
+  const next = await serve(dataDir);
+  const stopped = new Promise((resolve) => next.child.once('exit', resolve));
+  try {
+    await waitFor(() => next.output().includes('Games and logs'), 'the data directory line');
+    expect(next.output()).toMatch(/closed 1 interrupted game\(s\)/);
+  } finally {
+    next.child.kill('SIGTERM');
+  }
+  expect(await stopped).toBe(0);
   const store = GameStore.open(dataDir);
-  const { recovered } = store.recover();
-  expect(recovered).toHaveLength(1);
+  expect(store.recover().recovered).toEqual([]);
+  const [game] = store.listGames();
   const result = replay(onlyLog(dataDir));
   expect(result.events).toBe(7);
   expect(result.end?.reason).toBe('interrupted');
   expect(result.final.queue.map((i) => i.text)).toEqual(['instruction 0', 'instruction 2', 'instruction 4', 'instruction 6']);
-  expect(store.getGame(recovered[0])).toMatchObject({ endReason: 'interrupted', score: 0 });
+  expect(game).toMatchObject({ endReason: 'interrupted', score: 0 });
   store.close();
 });
 
-test('SIGTERM ends running games as server-shutdown and closes their logs', async () => {
+test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s ends running games as server-shutdown and closes their logs, under the data directory', async (signal) => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-term-'));
   const { child, output } = await serve(dataDir).then(async (s) => {
     const { leader, follower } = await startGame(s.url);
@@ -72,9 +82,10 @@ test('SIGTERM ends running games as server-shutdown and closes their logs', asyn
     await playSome(leader, 3);
     return s;
   });
-  child.kill('SIGTERM');
+  child.kill(signal);
   const code = await new Promise((resolve) => child.once('exit', resolve));
   expect(code).toBe(0);
+  expect(output()).toContain(`${signal}: ending games`);
   expect(output()).toContain('stopped');
   const result = replay(onlyLog(dataDir));
   expect(result.events).toBe(3);
@@ -82,10 +93,12 @@ test('SIGTERM ends running games as server-shutdown and closes their logs', asyn
   const store = GameStore.open(dataDir);
   expect(store.recover().recovered).toEqual([]);
   expect(store.listGames()[0]).toMatchObject({ endReason: 'server-shutdown' });
+  expect(readdirSync(joinPath(dataDir, 'logs'))).toEqual([`${store.listGames()[0].gameId}.jsonl`]);
+  expect(readdirSync(dataDir)).toContain('games.sqlite');
   store.close();
 });
 
-test('a port in use is a clear error and exit code 2, not a hang; the client pages are served', async () => {
+test('P-2: a port in use is a clear error and exit code 2, not a hang; the client pages and the API are served on the game port', async () => {
   const first = await serve(mkdtempSync(joinPath(tmpdir(), 'cerealbar-serve-')));
   try {
     const port = new URL(first.url).port;
@@ -103,6 +116,11 @@ test('a port in use is a clear error and exit code 2, not a hang; the client pag
     const replayPage = await fetch(`${first.url}/replay?game=g1&event=3`, { redirect: 'manual' });
     expect(replayPage.status).toBe(301);
     expect(replayPage.headers.get('location')).toBe('/replay/?game=g1&event=3');
+    expect(await (await fetch(`${first.url}/healthz`)).json()).toMatchObject({ ok: true });
+    expect((await fetch(`${first.url}/api/games`, { headers: { authorization: 'Bearer a-test-token-of-enough-length' } })).status).toBe(200);
+    const { leader, follower } = await startGame(first.url);
+    expect(leader.view!.role).toBe('leader');
+    for (const player of [leader, follower]) await player.room.leave(true);
   } finally {
     first.child.kill('SIGTERM');
     await new Promise((resolve) => first.child.on('exit', resolve));
