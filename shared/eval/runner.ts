@@ -129,6 +129,25 @@ export function leaderTurns(recording: Recording): LeaderTurn[] {
   return turns;
 }
 
+/** A follower turn of the recording: its events, and whether it ended because its time ran out. */
+interface FollowerTurn {
+  readonly firstEvent: number;
+  readonly lastEvent: number;
+  readonly timedOut: boolean;
+}
+
+function followerTurns(recording: Recording): FollowerTurn[] {
+  const turns: FollowerTurn[] = [];
+  recording.events.forEach((event, i) => {
+    if (recording.states[i].turn.role !== 'follower') return;
+    const open = turns.at(-1);
+    const timedOut = event.type === 'timeout';
+    if (open && open.lastEvent === i - 1 && !open.timedOut) turns[turns.length - 1] = { ...open, lastEvent: i, timedOut };
+    else turns.push({ firstEvent: i, lastEvent: i, timedOut });
+  });
+  return turns;
+}
+
 /** The episodes of a recording: one per instruction the follower started on. */
 export function episodeIds(recording: Recording): string[] {
   return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
@@ -219,6 +238,12 @@ async function play(
       runs.push(run);
     }
     let chosen: AgentAction;
+    if (leader.followerOutOfTime) {
+      const timedOut = step(state, { type: 'timeout', actor: 'server', role: 'follower' });
+      if (!timedOut.ok) throw new Error(`the follower's recorded timeout is refused: ${timedOut.error.message}`);
+      state = timedOut.state;
+      continue;
+    }
     if (run.actions.length >= options.maxActions - 1) {
       chosen = 'DONE';
       run.limitReached = true;
@@ -229,6 +254,7 @@ async function play(
     const result = stepWithRecordedSets(state, action, recording);
     if (!result.ok) throw new AgentFailure(`illegal action ${chosen}: ${result.error.code}: ${result.error.message}`);
     run.actions.push(chosen);
+    leader.followerActed();
     if (action.type === 'move') run.path.push(cellOf(result.state.follower));
     run.cardVisits.push(...(result.outcome.toggled ?? []));
     state = result.state;
@@ -245,26 +271,54 @@ async function play(
 
 /**
  * The recorded leader, replayed open loop from a point of the recording on: each call to
- * `playTurn` plays its next recorded turn.
+ * `playTurn` plays its next recorded turn. It also keeps the recorded follower's clock: a follower
+ * turn that ran out of time in the recording runs out in the episode after as many follower
+ * actions (docs/evaluation.md, E-20), so that the replayed leader acts where it acted.
  */
 export class RecordedLeader {
   private readonly turns: readonly LeaderTurn[];
+  /** The recorded follower turns that ran out of time, by their first event. */
+  private readonly timedOut: ReadonlyMap<number, FollowerTurn>;
   private next = 0;
+  /** Follower actions left in this turn before its recorded time ran out; Infinity when it did not. */
+  private followerActionsLeft: number;
 
   constructor(
     private readonly recording: Recording,
-    /** Index of the event after which the replayed turns start. */
+    /** Index of the event after which the replayed turns start (the follower's first step of the episode). */
     afterEvent: number,
   ) {
     this.turns = leaderTurns(recording).filter((turn) => turn.firstEvent > afterEvent);
+    const followers = followerTurns(recording);
+    this.timedOut = new Map(followers.filter((turn) => turn.timedOut).map((turn) => [turn.firstEvent, turn]));
+    // The follower turn in progress at afterEvent: only its actions from there on count.
+    const current = followers.find((turn) => turn.firstEvent <= afterEvent && afterEvent <= turn.lastEvent);
+    this.followerActionsLeft = current?.timedOut ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
+  }
+
+  /** The recorded follower's actions among events from..to (a timeout is the server's). */
+  private followerActions(from: number, to: number): number {
+    return this.recording.events.slice(from, to + 1).filter((event) => event.actor === 'follower').length;
   }
 
   get exhausted(): boolean {
     return this.next >= this.turns.length;
   }
 
+  /** The recorded follower's turn had run out of time by now. */
+  get followerOutOfTime(): boolean {
+    return this.followerActionsLeft <= 0;
+  }
+
+  followerActed(): void {
+    this.followerActionsLeft--;
+  }
+
   playTurn(state: GameState): GameState {
-    return replayLeaderTurn(state, this.turns[this.next++], this.recording);
+    const turn = this.turns[this.next++];
+    const follower = this.timedOut.get(turn.firstEvent + turn.actions.length);
+    this.followerActionsLeft = follower ? this.followerActions(follower.firstEvent, follower.lastEvent) : Infinity;
+    return replayLeaderTurn(state, turn, this.recording);
   }
 }
 

@@ -3,6 +3,7 @@
  * the cascade stops at the first instruction not followed (the paper's convention), `continue`
  * plays on, and the proportion of points is not clipped at 1.
  */
+import { StaticOracle } from '../../shared/agents/oracles';
 import type { AgentAction, FollowerAgent, FollowerObservation } from '../../shared/agents/types';
 import { makeConfig, seedRng, type Action, type Card, type Pose } from '../../shared/engine';
 import type { LogLine } from '../../shared/log/format';
@@ -214,21 +215,31 @@ describe('E-7, E-9: single mode against where the human stopped', () => {
 });
 
 /**
- * The human's first turn ends by timeout after one step; the leader ends its next turn at once and
- * the human finishes. The agent is not held to the human's timing: it may use all ten steps.
+ * The human's first turn ends by timeout after one action; the leader ends its next turn at once
+ * and the human finishes. The agent's first turn runs out after one action too, so the recorded
+ * leader's turn comes where it came.
  */
-describe("E-20: the agent's turns are not cut to the human's", () => {
+describe("E-20: the agent's turns end where the human's time ran out", () => {
   const cards = [card(0, 2, 4, SET_FACES[0]), card(1, 3, 7, SET_FACES[1]), card(2, 5, 7, SET_FACES[2])];
   const timeout: Action = { type: 'timeout', actor: 'server', role: 'follower' };
   const endTurn: Action = { type: 'endTurn', actor: 'leader' };
-  const recording = handMadeRecording(cards, { x: 1, y: 4, heading: 'E' }, ['turn around a lot, then take the star'], ['RR', timeout, endTurn, 'RL', 'MF', 'DONE']);
+  const recording = handMadeRecording(cards, { x: 1, y: 4, heading: 'E' }, ['turn around, then take the star'], ['RR', timeout, endTurn, 'RL', 'MF', 'DONE']);
 
-  test('ten steps in its first turn, then the recorded leader turn, then the rest', async () => {
-    const turns: AgentAction[] = ['RR', 'RL', 'RR', 'RL', 'RR', 'RL', 'RR', 'RL', 'RR', 'RL'];
-    const agent = new ScriptedAgent({ 0: [...turns, 'MF', 'DONE'] });
+  test('one action in the first turn, then the recorded leader turn, then a turn of its own length', async () => {
+    const stepsSeen: (number | null)[] = [];
+    const script: AgentAction[] = ['RL', 'RR', 'RR', 'RL', 'RL', 'RR', 'MF', 'DONE'];
+    const agent: FollowerAgent = { name: 'counting', reset: () => {}, act: (observation) => (stepsSeen.push(observation.stepsLeft), script[stepsSeen.length - 1]) };
     const result = await runEpisode(agent, recording, 0, cascaded());
     expect(result.error).toBeNull();
-    expect(result.actions).toEqual([...turns, 'MF', 'DONE']);
+    expect(result.actions).toEqual(script);
+    // 10 steps, then the timeout after one action: a new turn of 10 steps, used to the end.
+    expect(stepsSeen).toEqual([10, 10, 9, 8, 7, 6, 5, 4]);
     expect(result.cascaded).toMatchObject({ instructionsFollowed: 1, proportionFollowed: 1 });
+  });
+
+  test('the static oracle replays a recorded game with follower timeouts exactly', async () => {
+    const result = await runEpisode(new StaticOracle(), recording, 0, cascaded());
+    expect(result.actions).toEqual(['RR', 'RL', 'MF', 'DONE']);
+    expect(result.cascaded).toMatchObject({ instructionsFollowed: 1, pointsScored: 0 });
   });
 });

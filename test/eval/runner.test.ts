@@ -230,6 +230,14 @@ describe('what an example is made of', () => {
 });
 
 describe('E-26: the oracles reach full marks on self-play when nothing cuts them short', () => {
+  test('E-20: seed 830056, where the human timed out on a card before DONE and a set depended on the timing', async () => {
+    const recording = selfPlayRecording(830056);
+    for (const agent of [new StaticOracle(), new Oracle()]) {
+      const result = await runEpisode(agent, recording, 0, { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded', maxActions: 1000 });
+      expect(result.cascaded).toMatchObject({ instructionsFollowed: recording.instructions.length, pointsScored: result.cascaded!.pointsPossible });
+    }
+  });
+
   test('on 200 self-play games, from a random example of each, both oracles follow every instruction and score every point possible', async () => {
     let examples = 0;
     await fc.assert(
