@@ -148,6 +148,24 @@ function followerTurns(recording: Recording): FollowerTurn[] {
   return turns;
 }
 
+interface Turns {
+  readonly leader: readonly LeaderTurn[];
+  readonly follower: readonly FollowerTurn[];
+  readonly timedOut: ReadonlyMap<number, FollowerTurn>;
+}
+
+/** The turns of a recording, found once for all of its episodes. */
+const turnsCache = new WeakMap<Recording, Turns>();
+function turnsOf(recording: Recording): Turns {
+  let turns = turnsCache.get(recording);
+  if (!turns) {
+    const follower = followerTurns(recording);
+    turns = { leader: leaderTurns(recording), follower, timedOut: new Map(follower.filter((turn) => turn.timedOut).map((turn) => [turn.firstEvent, turn])) };
+    turnsCache.set(recording, turns);
+  }
+  return turns;
+}
+
 /** The episodes of a recording: one per instruction the follower started on. */
 export function episodeIds(recording: Recording): string[] {
   return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
@@ -288,9 +306,9 @@ export class RecordedLeader {
     /** Index of the event after which the replayed turns start (the follower's first step of the episode). */
     afterEvent: number,
   ) {
-    this.turns = leaderTurns(recording).filter((turn) => turn.firstEvent > afterEvent);
-    const followers = followerTurns(recording);
-    this.timedOut = new Map(followers.filter((turn) => turn.timedOut).map((turn) => [turn.firstEvent, turn]));
+    const { leader, follower: followers, timedOut } = turnsOf(recording);
+    this.turns = leader.filter((turn) => turn.firstEvent > afterEvent);
+    this.timedOut = timedOut;
     // The follower turn in progress at afterEvent: only its actions from there on count.
     const current = followers.find((turn) => turn.firstEvent <= afterEvent && afterEvent <= turn.lastEvent);
     this.followerActionsLeft = current?.timedOut ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
