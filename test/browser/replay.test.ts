@@ -166,6 +166,19 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   await page.waitForTimeout(800);
   expect((await hook(page)).cursor).toBe(paused);
 
+  // Playing to the end stops there, and the button says so; so does jumping to the end while playing.
+  await scrub(page, N - 2);
+  await page.keyboard.press('Space');
+  await waitCursor(page, N);
+  await page.waitForFunction(() => document.querySelector('button.replay-play')?.textContent === 'Play', undefined, { timeout: 5_000 });
+  await page.keyboard.press('Home');
+  await waitCursor(page, 0);
+  await page.keyboard.press('Space');
+  expect(await text(page, 'button.replay-play')).toBe('Pause');
+  await page.keyboard.press('End');
+  await waitCursor(page, N);
+  await page.waitForFunction(() => document.querySelector('button.replay-play')?.textContent === 'Play', undefined, { timeout: 5_000 });
+
   // The leader's view where the leader's marks show (an invalid selection if the game has one).
   const invalidAt = states.findIndex((state) => isInvalidSelection(state.cards.filter((card) => card.selected)));
   const markedAt = invalidAt >= 0 ? invalidAt : states.findIndex((state) => state.cards.some((card) => card.selected));
@@ -262,6 +275,18 @@ describe('games on the server', () => {
     await page.click('button.replay-open');
     await page.click(`.replay-games button[data-game="${GAME_ID}"]`);
     await page.waitForFunction('window.__replay.cursor === 0');
+    expect(errors).toEqual([]);
+  });
+
+  test("a report's link to a game the server does not have opens at its event from the log file", async () => {
+    // An evaluation report over self-play logs links to games that were never on this server.
+    const { page, errors } = await openPage(browser, `${server.url}/replay/?game=${header.gameId}&event=40`);
+    await page.fill('input.replay-token', ADMIN_TOKEN);
+    await page.click('.replay-token-form button[type=submit]');
+    await page.waitForSelector(`.replay-message:has-text("Game ${header.gameId} is not on this server. Open its log file (${header.gameId}.jsonl) to see it at event 40.")`);
+    await page.setInputFiles('input.replay-file', logFile(`${header.gameId}.jsonl`, logText));
+    await waitReady(page);
+    expect(await hook(page)).toMatchObject({ ready: true, events: N, cursor: 40, error: null });
     expect(errors).toEqual([]);
   });
 

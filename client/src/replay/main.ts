@@ -23,7 +23,11 @@ const panel = new SidePanel();
 const renderer = new WorldRenderer(worldElement);
 const viewer = new Viewer(renderer, status, panel);
 
-/** A game asked for in the address, opened as soon as there is a token. */
+/**
+ * A game asked for in the address: opened from the server as soon as there is a token, or, when
+ * the server does not have it (an evaluation report over local logs), at its event once the
+ * person opens its log file.
+ */
 let pending: { gameId: string; cursor: number } | null = null;
 
 const picker = new Picker({
@@ -54,6 +58,10 @@ function openText(text: string, source: string, cursor = 0): void {
     // A LogError's message names the line: "line 8: outcome differs from the rules: ...".
     fail(`Cannot replay ${source}: ${(error as Error).message}`);
     return;
+  }
+  if (pending?.gameId === recording.header.gameId) {
+    cursor = Math.min(pending.cursor, recording.events.length);
+    pending = null;
   }
   hook.error = null;
   picker.clearMessage();
@@ -86,6 +94,14 @@ async function openServerGame(gameId: string, cursor: number): Promise<void> {
     text = await fetchLog(token, gameId);
   } catch (error) {
     const message = `Cannot load game ${gameId}: ${(error as Error).message}`;
+    if (error instanceof ServerError && error.notFound) {
+      // The matching log file, once opened, shows the asked-for event.
+      pending = { gameId, cursor };
+      hook.error = message;
+      picker.open();
+      picker.showNotice(`Game ${gameId} is not on this server. Open its log file (${gameId}.jsonl) to see it at event ${cursor}.`);
+      return;
+    }
     if (!(error instanceof ServerError && error.badToken)) return fail(message);
     // Ask for another token, then try this game again.
     hook.error = message;
@@ -93,7 +109,6 @@ async function openServerGame(gameId: string, cursor: number): Promise<void> {
     picker.tokenRefused(message);
     return;
   }
-  pending = null;
   openText(text, `game ${gameId}`, cursor);
 }
 

@@ -78,11 +78,13 @@ export class Playback {
     this.timer = setTimeout(() => this.tick(), 1000 / (BASE_RATE * this.rate));
   }
 
-  /** One event forward; playback stops after the last. */
+  /** One event forward; playback stops after the last, and says so. */
   private tick(): void {
     if (this.position + 1 >= this.length) {
       this.timer = null;
-      this.seek(this.length);
+      const previous = this.position;
+      this.position = this.length;
+      this.onChange(this.position, previous);
       return;
     }
     this.schedule();

@@ -28,6 +28,8 @@ export class ServerError extends Error {
   constructor(
     message: string,
     readonly badToken = false,
+    /** The server has no such game (404). */
+    readonly notFound = false,
   ) {
     super(message);
   }
@@ -64,7 +66,7 @@ async function request(path: string, token: string): Promise<Response> {
   const message = await errorMessage(response);
   if (response.status === 401) throw new ServerError(`The server needs the admin token (401: ${message}).`, true);
   if (response.status === 403) throw new ServerError(`The server refused this token (403: ${message}).`, true);
-  if (response.status === 404) throw new ServerError(`Not found on the server (404: ${message}).`);
+  if (response.status === 404) throw new ServerError(`Not found on the server (404: ${message}).`, false, true);
   throw new ServerError(`The server answered ${response.status}: ${message}.`);
 }
 
