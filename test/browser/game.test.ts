@@ -125,6 +125,9 @@ test('a leader and a follower play a turn each, each page showing only what its 
   await follower.page.waitForFunction(() => (window as never as { __game: PageGame }).__game.view.cards.some((card) => card.selected));
   expect(await follower.page.textContent('[data-stat=steps]')).toBe('9');
   expect(await leader.page.textContent('[data-stat=steps]')).toBe('9');
+  // Each says whose steps they are.
+  expect(await follower.page.textContent('.stat:has([data-stat=steps]) .label')).toBe('Your steps');
+  expect(await leader.page.textContent('.stat:has([data-stat=steps]) .label')).toBe("Follower's steps");
 
   await screenshot(leader.page, 'game-leader');
   await screenshot(follower.page, 'game-follower');

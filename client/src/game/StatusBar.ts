@@ -8,9 +8,10 @@ import type { GameView } from './session';
 
 const ROLE_NAMES: Readonly<Record<Role, string>> = { leader: 'Leader', follower: 'Follower' };
 
-function stat(label: string, name: string): { element: HTMLElement; value: HTMLElement } {
+function stat(text: string, name: string): { element: HTMLElement; label: HTMLElement; value: HTMLElement } {
+  const label = h('span', { class: 'label' }, text);
   const value = h('span', { class: 'value', 'data-stat': name }, '–');
-  return { element: h('div', { class: 'stat' }, h('span', { class: 'label' }, label), value), value };
+  return { element: h('div', { class: 'stat' }, label, value), label, value };
 }
 
 export class StatusBar {
@@ -44,7 +45,8 @@ export class StatusBar {
     document.body.dataset.phase = view.phase;
     if (view.phase === 'ended') this.turn.textContent = `Game over: ${view.score} point${view.score === 1 ? '' : 's'}`;
     else this.turn.textContent = mine ? 'Your turn' : `${ROLE_NAMES[view.turn.role]}'s turn: please wait`;
-    // The follower is not told the leader's steps.
+    // Whose steps they are: the player in control's (the follower is not told the leader's).
+    this.steps.label.textContent = mine ? 'Your steps' : `${ROLE_NAMES[view.turn.role]}'s steps`;
     this.steps.value.textContent = view.turn.stepsLeft === null ? '–' : String(view.turn.stepsLeft);
     this.turns.value.textContent = String(view.turnsLeft);
     this.score.value.textContent = String(view.score);
