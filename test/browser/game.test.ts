@@ -156,3 +156,23 @@ test('a leader and a follower play a turn each, each page showing only what its 
     ['follower', 'W1', 'A1'],
   ]);
 });
+
+test("the leader's box gives the arrow keys back after sending, and the list shows each new instruction", async () => {
+  const { page, errors } = await openPage(browser, `${server.url}/?pool=browser-bot`, { width: 1280, height: 800 });
+  await page.click('button.bot-game');
+  await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
+  for (let n = 1; n <= 14; n++) {
+    await page.fill('textarea.instruction-input', `Instruction number ${n}: walk to the pond and pick up the two red stars on the way there`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.leader-panel .instructions li:nth-child(${n})`);
+    // Enter sent it and left the box: the arrows move the avatar again.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('TEXTAREA');
+  }
+  // The newest instruction is scrolled into the panel's view.
+  const newest = await page.locator('.leader-panel .instructions li').last().boundingBox();
+  expect(newest!.y + newest!.height).toBeLessThanOrEqual(801);
+  const before = (await game(page))!.view.turn.stepsLeft;
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((steps) => (window as never as { __game: PageGame }).__game.view.turn.stepsLeft === steps - 1, before!);
+  expect(errors).toEqual([]);
+});

@@ -69,6 +69,7 @@ export class LeaderPanel {
   }
 
   update(view: GameView): void {
+    const added = view.instructions.length > (this.view?.instructions.length ?? 0);
     this.view = view;
     setChildren(
       this.list,
@@ -76,6 +77,8 @@ export class LeaderPanel {
         ? [h('li', { class: 'empty' }, 'No instructions yet.')]
         : view.instructions.map((instruction) => instructionItem(instruction, instructionTag(instruction)))),
     );
+    // A new instruction is shown even when the list is long enough to scroll.
+    if (added) this.list.lastElementChild?.scrollIntoView({ block: 'nearest' });
     this.refresh();
   }
 
@@ -101,7 +104,11 @@ export class LeaderPanel {
     const text = sanitizeInstruction(this.input.value);
     const maxLength = this.view?.legal.maxInstructionLength ?? Infinity;
     if (!this.canInstruct() || text.length === 0 || instructionLength(text) > maxLength) return;
-    if (this.session.send({ type: 'instruction', text })) this.input.value = '';
+    if (this.session.send({ type: 'instruction', text })) {
+      this.input.value = '';
+      // The arrow keys go back to the avatar; a click or Tab returns to the box.
+      this.input.blur();
+    }
     this.refresh();
   }
 }
