@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
 import { mountClient } from '../../server/http/client';
 import { startGameServer } from '../../server/index';
-import { GameStore } from '../../server/store/GameStore';
+import { GameStore, type Recovery } from '../../server/store/GameStore';
 import { CliError } from '../errors';
 import { integerOption } from '../options';
 
@@ -38,12 +38,19 @@ export function registerServeCommand(program: Command): void {
       }
       const dataDir = resolve(options.data);
       let store: GameStore;
+      let recovery: Recovery;
       try {
         store = GameStore.open(dataDir);
       } catch (error) {
         throw new CliError(`${dataDir}: cannot open the game store: ${(error as Error).message}`);
       }
-      const { recovered } = store.recover();
+      try {
+        recovery = store.recover();
+      } catch (error) {
+        store.close();
+        throw new CliError(`${dataDir}: cannot recover the games of the last run: ${(error as Error).message}`);
+      }
+      const { recovered, removed, unreadable } = recovery;
       let clientBuilt = false;
       const server = await startGameServer({
         port: options.port,
@@ -70,7 +77,9 @@ export function registerServeCommand(program: Command): void {
           ? `Play: http://localhost:${server.port}/   Replay viewer: http://localhost:${server.port}/replay/`
           : 'The browser client is not built: run "npm run build:client" (npm start does it) and restart to serve it',
       );
-      say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} interrupted game(s): ${recovered.join(', ')})` : ''}`);
+      say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
+      if (removed.length > 0) say(`Removed ${removed.length} empty log(s) of games that never started: ${removed.join(', ')}`);
+      if (unreadable.length > 0) process.stderr.write(`cerealbar: warning: left alone ${unreadable.length} file(s) in logs/ that are not game logs: ${unreadable.join(', ')}\n`);
       say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
       let stopping = false;
@@ -78,8 +87,20 @@ export function registerServeCommand(program: Command): void {
         if (stopping) return;
         stopping = true;
         say(`${signal}: ending games and closing logs...`);
-        await server.close();
-        store.close();
+        const failedBefore = store.failedGames().length;
+        let problem = '';
+        try {
+          await server.close();
+          store.close();
+        } catch (error) {
+          problem = ` (${(error as Error).message})`;
+        }
+        const unsaved = store.failedGames().slice(failedBefore);
+        if (unsaved.length > 0 || problem) {
+          const games = unsaved.length > 0 ? `: ${unsaved.length} game(s) could not be saved completely (${unsaved.join(', ')}); the next start closes their logs` : '';
+          process.stderr.write(`cerealbar: ${signal}: stopped, but storage failed${games}${problem}\n`);
+          process.exit(1);
+        }
         say('stopped');
         process.exit(0);
       };

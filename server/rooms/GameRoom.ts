@@ -6,7 +6,7 @@
  * are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { matchMaker, Room, ServerError, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, matchMaker, Room, ServerError, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
 import { z } from 'zod';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
 import { makeConfig, type GameConfig } from '../../shared/engine/config';
@@ -14,7 +14,6 @@ import type { ActionError } from '../../shared/engine/errors';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import type { GameMap } from '../../shared/engine/map';
 import { drawSetup, MAX_SEED, ROLES, type Role } from '../../shared/engine/state';
-import type { StepResult } from '../../shared/engine/transition';
 import type { EndReason, LogLine } from '../../shared/log/format';
 import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
@@ -36,6 +35,18 @@ import { ViewFeed } from './viewFeed';
 
 /** How often a waiting player's place in the matchmaking queue is checked. */
 const QUEUE_POLL_MS = 1000;
+
+/** Told to both players when storage fails mid-game, with the end reason 'storage-failed'. */
+export const NOT_SAVED_MESSAGE = 'this game could not be saved and has ended';
+/** Told to both players when the game's log cannot be created: the game does not start. */
+export const NOT_STARTED_MESSAGE = 'the server cannot save games right now, so this game did not start; please try again later';
+
+/** The store could not take a log line: the action it records never happened. */
+class LogNotWritten extends Error {
+  constructor(cause: unknown) {
+    super('the log could not be written', { cause });
+  }
+}
 
 /** What the room needs from the process that runs it. */
 export interface RoomServices {
@@ -152,7 +163,7 @@ export class GameRoom extends Room {
     this.seats.set(role, { role, client, record, connected: true, feed: new ViewFeed(role) });
     client.send('seat', { role, playerId: record.playerId });
     if (auth.botFollower) this.seatBot();
-    if (this.listOpenSeats().length === 0) this.startGame();
+    if (this.listOpenSeats().length === 0) this.startGame(client);
     else this.watchQueue();
   }
 
@@ -211,8 +222,8 @@ export class GameRoom extends Room {
    * closed as interrupted (its log keeps everything before) and both players are told.
    */
   onUncaughtException(error: RoomException, methodName: RoomMethodName): void {
-    // onAuth's ServerErrors are its answers (the join is refused), not faults.
-    if (methodName === 'onAuth') return;
+    // onAuth's ServerErrors, and onJoin's, are answers (the join is refused), not faults.
+    if (methodName === 'onAuth' || error.cause instanceof ServerError) return;
     console.error(`game room ${this.roomId}: ${methodName} failed:`, error.cause ?? error);
     try {
       this.finish('interrupted');
@@ -269,7 +280,8 @@ export class GameRoom extends Room {
     return [...this.seats.values()].find((seat) => seat.client?.sessionId === client.sessionId);
   }
 
-  private startGame(): void {
+  /** Starts the game `joining` completes. */
+  private startGame(joining: Client): void {
     this.stopWatchingQueue();
     void this.lock();
     // The map and the draw of poses and cards use independent seeds unless a study fixes one: the
@@ -292,7 +304,11 @@ export class GameRoom extends Room {
       setup: drawSetup(config, map, seed),
       meta: { source: 'server', pool: this.pool, players: seats },
     });
-    this.writer = this.services.startLog(header, { pool: this.pool, seats });
+    try {
+      this.writer = this.services.startLog(header, { pool: this.pool, seats });
+    } catch (error) {
+      this.cancelStart(joining, error);
+    }
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
     if (this.bot) void this.bot.start(gameId);
     this.startedAt = this.now();
@@ -302,10 +318,30 @@ export class GameRoom extends Room {
     this.sendViews();
   }
 
+  /**
+   * The game's log could not be created: the joining player's join is refused, the waiting
+   * player is sent away with the same words, and the room goes. The cause (with its paths) is
+   * for the server's operator only.
+   */
+  private cancelStart(joining: Client, cause: unknown): never {
+    console.error(`game room ${this.roomId}: the game's log could not be created:`, cause);
+    this.phase = 'ended';
+    for (const seat of this.seats.values()) {
+      if (seat.client && seat.client !== joining) seat.client.leave(CloseCode.WITH_ERROR, NOT_STARTED_MESSAGE);
+    }
+    // After onJoin has refused the joining player; disconnect() also ends a dropped player's wait to reconnect.
+    setImmediate(() => void this.disconnect(CloseCode.WITH_ERROR));
+    throw new ServerError(503, NOT_STARTED_MESSAGE);
+  }
+
   private writeLog(line: LogLine): void {
     if (line.kind === 'header') return; // startLog wrote it
-    if (line.kind === 'end') this.writer?.end(line);
-    else this.writer?.append(line);
+    if (line.kind === 'end') return this.writer!.end(line); // closes the game as far as storage allows, without throwing
+    try {
+      this.writer!.append(line);
+    } catch (error) {
+      throw new LogNotWritten(error);
+    }
   }
 
   /** Every message passes here: the seat, the phase and the message's schema are checked, then its handler runs. */
@@ -337,21 +373,27 @@ export class GameRoom extends Room {
     return refused;
   }
 
-  /** Applies an action: logged first, then each player is sent what it may know of the result. */
-  private apply(action: Action): StepResult {
-    const result = this.recorder!.apply(action, this.now() - this.startedAt);
-    if (!result.ok) return result;
+  /**
+   * Applies an action: logged first, then each player is sent what it may know of the result. An
+   * action the log cannot take ends the game, which is all a storage failure may end.
+   */
+  private apply(action: Action): void {
+    let result;
+    try {
+      result = this.recorder!.apply(action, this.now() - this.startedAt);
+    } catch (error) {
+      if (!(error instanceof LogNotWritten)) throw error;
+      console.error(`game room ${this.roomId}: the game ends because its log could not be written:`, error.cause);
+      return this.finish('storage-failed');
+    }
+    if (!result.ok) return;
     for (const seat of this.seats.values()) seat.feed.witness(result.state);
     const ended = result.outcome.turnEnded;
     if (ended?.followerSkipped) this.notify('follower', 'turnSkipped');
     if (ended?.reason === 'timeout') this.broadcast('notice', { kind: 'timeout', role: action.type === 'timeout' ? action.role : action.actor });
-    if (result.state.gameOver) {
-      this.finish('turns-exhausted');
-      return result;
-    }
+    if (result.state.gameOver) return this.finish('turns-exhausted');
     if (ended) this.beginTurn();
     this.sendViews();
-    return result;
   }
 
   /** A turn begins: the clock restarts with the role's seconds, and the scripted follower plays its turn. */
@@ -394,7 +436,7 @@ export class GameRoom extends Room {
     const end = this.recorder.end(this.now() - this.startedAt, reason);
     this.endReason = end.reason;
     this.sendViews();
-    this.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score });
+    this.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score, ...(end.reason === 'storage-failed' && { message: NOT_SAVED_MESSAGE }) });
   }
 
   private refuse(client: Client, refused: string, code: ErrorCode, message: string): void {

@@ -7,12 +7,24 @@
  * write itself for an interrupted one.
  */
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
+import { z } from 'zod';
+import { ROLES } from '../../shared/engine/state';
+import { headerSchema, type EndReason, type LogEnd, type LogHeader, type LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import type { GameFilter, GameLogWriter, GameRecord, SeatRecord } from './types';
+
+/** The file operations the store uses: node:fs, or a stand-in that injects faults (tests). */
+export type StoreFs = Pick<
+  typeof nodeFs,
+  'closeSync' | 'fstatSync' | 'fsyncSync' | 'ftruncateSync' | 'mkdirSync' | 'openSync' | 'readFileSync' | 'readdirSync' | 'statSync' | 'truncateSync' | 'unlinkSync' | 'writeSync'
+>;
+
+export interface StoreOptions {
+  readonly fs?: StoreFs;
+}
 
 export const MAX_GAME_ID_LENGTH = 100;
 const SAFE_GAME_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_GAME_ID_LENGTH}}$`);
@@ -40,7 +52,7 @@ const SCHEMA = `
     ended_at   TEXT,
     end_reason TEXT,
     log_path   TEXT NOT NULL,  -- relative to the data directory, so the directory can move
-    note       TEXT            -- what recover() found wrong with the log, if anything
+    note       TEXT            -- what went wrong with the log (a failed write, a crash), if anything
   );
   CREATE TABLE IF NOT EXISTS seats (
     game_id       TEXT NOT NULL REFERENCES games (game_id),
@@ -56,7 +68,13 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS games_by_pool ON games (pool);
 `;
 
-const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note';
+/**
+ * Added after the first release, so older indexes get it by ALTER TABLE: 1 while a game has ended
+ * but its log still lacks the end line (a write failed); recover() adds the line.
+ */
+const LOG_UNCLOSED_COLUMN = 'log_unclosed INTEGER NOT NULL DEFAULT 0';
+
+const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note, log_unclosed';
 
 interface GameRow {
   readonly game_id: string;
@@ -67,6 +85,7 @@ interface GameRow {
   readonly end_reason: string | null;
   readonly log_path: string;
   readonly note: string | null;
+  readonly log_unclosed: 0 | 1;
 }
 
 interface SeatRow {
@@ -83,6 +102,16 @@ interface GameClosing {
   readonly score: number;
   readonly endedAt: string;
   readonly endReason: LogEnd['reason'];
+  readonly note: string | null;
+  /** The log still lacks its end line. */
+  readonly logUnclosed?: boolean;
+}
+
+interface NewGame {
+  readonly gameId: string;
+  readonly pool: string;
+  readonly startedAt: string;
+  readonly logPath: string;
   readonly note: string | null;
 }
 
@@ -109,8 +138,10 @@ class GameIndex {
 
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
-    this.insertGameRow = db.prepare<[string, string, string, string]>(
-      'INSERT INTO games (game_id, pool, started_at, log_path) VALUES (?, ?, ?, ?)',
+    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
+    if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
+    this.insertGameRow = db.prepare<[string, string, string, string, string | null]>(
+      'INSERT INTO games (game_id, pool, started_at, log_path, note) VALUES (?, ?, ?, ?, ?)',
     );
     this.insertSeatRow = db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
       'INSERT INTO seats (game_id, role, player_id, kind, worker_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -119,7 +150,7 @@ class GameIndex {
     this.selectSeats = db.prepare<[string], SeatRow>(
       'SELECT role, player_id, kind, worker_id, assignment_id, hit_id FROM seats WHERE game_id = ? ORDER BY rowid',
     );
-    this.selectOpenGames = db.prepare<[], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE ended_at IS NULL ORDER BY started_at`);
+    this.selectOpenGames = db.prepare<[], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE ended_at IS NULL OR log_unclosed = 1 ORDER BY started_at`);
     // One statement for every filter combination: a missing filter is bound as NULL.
     this.selectGames = db.prepare<ListParams, GameRow>(`
       SELECT ${GAME_COLUMNS} FROM games
@@ -130,18 +161,18 @@ class GameIndex {
       ORDER BY started_at DESC, game_id DESC
       LIMIT @limit OFFSET @offset`);
     this.updateScore = db.prepare<[number, string]>('UPDATE games SET score = ? WHERE game_id = ?');
-    this.updateClosing = db.prepare<[number, string, string, string | null, string]>(
-      'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ? WHERE game_id = ?',
+    this.updateClosing = db.prepare<[number, string, string, string | null, number, string]>(
+      'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ?, log_unclosed = ? WHERE game_id = ?',
     );
-    this.insertGameWithSeats = db.transaction((game: { gameId: string; pool: string; startedAt: string; logPath: string }, seats: readonly SeatRecord[]) => {
-      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath);
+    this.insertGameWithSeats = db.transaction((game: NewGame, seats: readonly SeatRecord[]) => {
+      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath, game.note);
       for (const seat of seats) {
         this.insertSeatRow.run(game.gameId, seat.role, seat.playerId, seat.kind, seat.workerId ?? null, seat.assignmentId ?? null, seat.hitId ?? null);
       }
     });
   }
 
-  insertGame(game: { gameId: string; pool: string; startedAt: string; logPath: string }, seats: readonly SeatRecord[]): void {
+  insertGame(game: NewGame, seats: readonly SeatRecord[]): void {
     this.insertGameWithSeats(game, seats);
   }
 
@@ -166,7 +197,7 @@ class GameIndex {
   }
 
   close(gameId: string, closing: GameClosing): void {
-    this.updateClosing.run(closing.score, closing.endedAt, closing.endReason, closing.note, gameId);
+    this.updateClosing.run(closing.score, closing.endedAt, closing.endReason, closing.note, closing.logUnclosed ? 1 : 0, gameId);
   }
 
   shutdown(): void {
@@ -189,9 +220,9 @@ function seatRecord(row: SeatRow): SeatRecord {
 // Log files
 
 /** Writes all of `bytes` at the end of the file (write(2) may write less than asked). */
-function writeAll(fd: number, bytes: Buffer): void {
+function writeAll(fs: StoreFs, fd: number, bytes: Buffer): void {
   let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
 }
 
 function lineBytes(line: LogLine): Buffer {
@@ -199,9 +230,9 @@ function lineBytes(line: LogLine): Buffer {
 }
 
 /** Opens a new log for appending; an existing file is never reused, so no log is ever mixed with another. */
-function createLogFile(path: string, gameId: string): number {
+function createLogFile(fs: StoreFs, path: string, gameId: string): number {
   try {
-    return openSync(path, 'ax');
+    return fs.openSync(path, 'ax');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`game ${gameId}: the log file ${path} already exists`);
     throw error;
@@ -209,13 +240,13 @@ function createLogFile(path: string, gameId: string): number {
 }
 
 /** Appends one line and flushes it to disk. */
-function appendDurably(path: string, line: LogLine): void {
-  const fd = openSync(path, 'a');
+function appendDurably(fs: StoreFs, path: string, line: LogLine): void {
+  const fd = fs.openSync(path, 'a');
   try {
-    writeAll(fd, lineBytes(line));
-    fsyncSync(fd);
+    writeAll(fs, fd, lineBytes(line));
+    fs.fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
@@ -230,62 +261,138 @@ function normalizeTime(value: string, what: string): string {
   return isoTime(ms);
 }
 
-type WriterState = 'open' | 'ended' | 'detached' | 'failed';
+const LOG_REMOVED = 'the log file was removed during the game';
+
+type WriterState = 'open' | 'failed' | 'ended' | 'detached';
+
+/** A step of writing that failed, as the index's note says it. */
+interface WriteFailure {
+  readonly what: string;
+  readonly error: Error;
+}
 
 /**
  * Appends to one game's log. Each line goes to the kernel with one synchronous write before
  * append() returns, so a process killed right after loses none of it; end() also flushes to disk.
+ * A failed write or index update fails the append; end() then closes the game as far as storage lets it.
  */
 class LogFileWriter implements GameLogWriter {
   private state: WriterState = 'open';
-  private failure: Error | null = null;
+  private failure: WriteFailure | null = null;
   private score = 0;
 
   constructor(
+    private readonly fs: StoreFs,
     private readonly gameId: string,
     private fd: number,
+    /** Bytes of whole lines the game accepted: a failed write is cut back to here. */
+    private size: number,
     private readonly startedAtMs: number,
     private readonly index: GameIndex,
-    private readonly onFinished: (writer: LogFileWriter) => void,
+    private readonly onFinished: (writer: LogFileWriter, failed: boolean) => void,
   ) {}
 
   /** Appends an event; an end line is handed to end(), as GameRecorder writes it like any other line. */
   append(line: LogLine): void {
     if (line.kind === 'header') throw new Error(`game ${this.gameId}: the header is written by startGame, not append`);
     if (line.kind === 'end') return this.end(line);
-    this.write(line);
+    this.checkOpen();
+    const bytes = this.write(line);
     // The index keeps the score current for lists of live games, but only touches the row when it changes.
     if (line.outcome.score !== this.score) {
+      this.attempt('the index could not be updated', () => this.index.setScore(this.gameId, line.outcome.score));
       this.score = line.outcome.score;
-      this.index.setScore(this.gameId, this.score);
     }
+    this.size += bytes;
   }
 
+  /**
+   * Writes the end line, flushes the log and closes the game in the index. After a failed write
+   * (or if this one fails) it closes the game as far as storage allows instead, never throwing.
+   */
   end(line: LogEnd): void {
-    this.write(line);
-    fsyncSync(this.fd);
-    this.finish('ended');
-    this.index.close(this.gameId, { score: line.score, endedAt: isoTime(this.startedAtMs + line.t), endReason: line.reason, note: null });
+    if (this.state === 'open') {
+      try {
+        this.write(line);
+        this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
+        this.attempt('the index could not be updated', () => this.closeInIndex(line, null, false));
+        this.finish('ended');
+        return;
+      } catch {
+        // Noted in this.failure: closed below as far as storage allows.
+      }
+    }
+    if (this.state !== 'failed') this.checkOpen();
+    this.closeAfterFailure(line);
   }
 
   /** Closes the file without ending the game (the store is closing); recover() ends it at the next start. */
   detach(): void {
     if (this.state !== 'open') return;
-    fsyncSync(this.fd);
-    this.finish('detached');
+    try {
+      this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
+      this.finish('detached');
+    } catch {
+      this.finish('detached', true);
+    }
   }
 
-  private write(line: LogLine): void {
+  /** Writes one line; the log's bytes past `size` are not yet part of the game. */
+  private write(line: LogLine): number {
     this.checkOpen();
+    const bytes = lineBytes(line);
+    this.attempt('the log could not be written', () => writeAll(this.fs, this.fd, bytes));
+    // Writing to a removed file succeeds, and its lines are lost when it is closed.
+    if (this.attempt('the log could not be written', () => this.fs.fstatSync(this.fd).nlink) === 0) this.fail(LOG_REMOVED, new Error(LOG_REMOVED));
+    return bytes.length;
+  }
+
+  private attempt<T>(what: string, work: () => T): T {
     try {
-      writeAll(this.fd, lineBytes(line));
+      return work();
     } catch (error) {
-      // A failed write may leave part of a line; writing more after it would bury it mid-file,
-      // where recovery cannot cut it off. So the log stops here and recover() repairs its end.
-      this.failure = error as Error;
-      this.finish('failed');
-      throw error;
+      return this.fail(what, error as Error);
     }
+  }
+
+  private fail(what: string, error: Error): never {
+    this.failure = { what, error };
+    this.state = 'failed';
+    throw error;
+  }
+
+  /**
+   * A write failed: the log is cut back to its last accepted line (a cut-off line mid-file could
+   * never be repaired), gets `line` if the disk allows, and the index notes what failed. A log
+   * left without its end line is marked so that recover() adds it.
+   */
+  private closeAfterFailure(line: LogEnd): void {
+    const failure = this.failure!;
+    let closed = false;
+    if (failure.what !== LOG_REMOVED) {
+      try {
+        this.fs.ftruncateSync(this.fd, this.size);
+        writeAll(this.fs, this.fd, lineBytes(line));
+        this.fs.fsyncSync(this.fd);
+        closed = true;
+      } catch {
+        // The disk still fails: the end line waits for the next start.
+      }
+    }
+    // The error's code (ENOSPC, EIO, SQLITE_FULL), not its message, which may hold a path.
+    const code = (failure.error as NodeJS.ErrnoException).code;
+    const unclosed = !closed && failure.what !== LOG_REMOVED;
+    const note = `${failure.what}${code ? ` (${code})` : ''}${unclosed ? '; the log ends at the last saved action' : ''}`;
+    try {
+      this.closeInIndex(line, note, unclosed);
+    } catch {
+      // The game stays open in the index, and recover() closes it at the next start.
+    }
+    this.finish('ended', true);
+  }
+
+  private closeInIndex(line: LogEnd, note: string | null, logUnclosed: boolean): void {
+    this.index.close(this.gameId, { score: line.score, endedAt: isoTime(this.startedAtMs + line.t), endReason: line.reason, note, logUnclosed });
   }
 
   private checkOpen(): void {
@@ -293,18 +400,20 @@ class LogFileWriter implements GameLogWriter {
     const why: Record<Exclude<WriterState, 'open'>, string> = {
       ended: 'the game has ended',
       detached: 'the store was closed',
-      failed: `an earlier write failed (${this.failure?.message})`,
+      failed: `an earlier write failed (${this.failure?.error.message})`,
     };
     throw new Error(`game ${this.gameId}: cannot write to the log: ${why[this.state]}`);
   }
 
-  private finish(state: Exclude<WriterState, 'open'>): void {
+  private finish(state: 'ended' | 'detached', failed = false): void {
     this.state = state;
     try {
-      closeSync(this.fd);
+      this.fs.closeSync(this.fd);
+    } catch {
+      // What could be flushed was flushed; a failing close loses nothing more.
     } finally {
       this.fd = -1;
-      this.onFinished(this);
+      this.onFinished(this, failed);
     }
   }
 }
@@ -324,16 +433,16 @@ interface TailRepair {
  * Makes the log end with a complete line: a cut-off last line is truncated away, and a last line
  * that is complete JSON but lost its newline gets the newline back. Earlier lines are untouched.
  */
-function repairTail(path: string): TailRepair {
-  const bytes = readFileSync(path);
+function repairTail(fs: StoreFs, path: string): TailRepair {
+  const bytes = fs.readFileSync(path);
   if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return { text: bytes.toString('utf8'), note: null };
   const keep = bytes.lastIndexOf(0x0a) + 1;
   const tail = bytes.subarray(keep);
   if (isJsonObject(tail.toString('utf8'))) {
-    appendNewline(path);
+    appendNewline(fs, path);
     return { text: `${bytes.toString('utf8')}\n`, note: 'added the missing newline after the last line' };
   }
-  truncateSync(path, keep);
+  fs.truncateSync(path, keep);
   return { text: bytes.subarray(0, keep).toString('utf8'), note: `removed a cut-off last line (${tail.length} bytes)` };
 }
 
@@ -346,12 +455,12 @@ function isJsonObject(text: string): boolean {
   }
 }
 
-function appendNewline(path: string): void {
-  const fd = openSync(path, 'a');
+function appendNewline(fs: StoreFs, path: string): void {
+  const fd = fs.openSync(path, 'a');
   try {
-    writeAll(fd, Buffer.from('\n'));
+    writeAll(fs, fd, Buffer.from('\n'));
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
@@ -361,19 +470,19 @@ function joinNotes(...notes: (string | null)[]): string | null {
 }
 
 /**
- * Closes the log of a game the process never ended: repairs its last line, replays it for the
- * score, and appends the end line. A log that cannot be replayed is left as it is, and the index
- * keeps the last score it saw.
+ * Closes the log of a game the process never ended, or whose end line could not be written:
+ * repairs its last line, replays it for the score, and appends the end line with `reason`. A log
+ * that cannot be replayed is left as it is, and the index keeps the last score it saw.
  */
-function recoverLog(path: string, startedAtMs: number, lastIndexedScore: number): GameClosing {
+function recoverLog(fs: StoreFs, path: string, startedAtMs: number, lastIndexedScore: number, reason: EndReason): GameClosing {
   let modified: Date;
   try {
-    modified = statSync(path).mtime;
+    modified = fs.statSync(path).mtime;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { score: lastIndexedScore, endedAt: isoTime(startedAtMs), endReason: 'interrupted', note: `the log file is missing: ${path}` };
+    return { score: lastIndexedScore, endedAt: isoTime(startedAtMs), endReason: reason, note: `the log file is missing: ${path}` };
   }
-  const repair = repairTail(path);
+  const repair = repairTail(fs, path);
   let lastT = 0;
   let result;
   try {
@@ -386,7 +495,7 @@ function recoverLog(path: string, startedAtMs: number, lastIndexedScore: number)
   } catch (error) {
     // The log is the record: keep it as it is for whoever investigates, and say why in the index.
     const note = `the log cannot be replayed: ${(error as Error).message}`;
-    return { score: lastIndexedScore, endedAt: modified.toISOString(), endReason: 'interrupted', note: joinNotes(repair.note, note) };
+    return { score: lastIndexedScore, endedAt: modified.toISOString(), endReason: reason, note: joinNotes(repair.note, note) };
   }
   if (result.end) {
     // The process stopped between writing the end line and updating the index.
@@ -394,9 +503,32 @@ function recoverLog(path: string, startedAtMs: number, lastIndexedScore: number)
     return { score: result.end.score, endedAt: isoTime(startedAtMs + result.end.t), endReason: result.end.reason, note };
   }
   // Replay insists that a game whose turns ran out ends with 'turns-exhausted', whatever stopped it.
-  const end: LogEnd = { kind: 'end', t: lastT, reason: result.final.gameOver ? 'turns-exhausted' : 'interrupted', score: result.final.score };
-  appendDurably(path, end);
+  const end: LogEnd = { kind: 'end', t: lastT, reason: result.final.gameOver ? 'turns-exhausted' : reason, score: result.final.score };
+  appendDurably(fs, path, end);
   return { score: end.score, endedAt: isoTime(startedAtMs + end.t), endReason: end.reason, note: repair.note };
+}
+
+const seatsSchema = z.array(
+  z.object({
+    role: z.enum(ROLES),
+    playerId: z.string(),
+    kind: z.enum(['human', 'bot']),
+    workerId: z.string().optional(),
+    assignmentId: z.string().optional(),
+    hitId: z.string().optional(),
+  }),
+);
+
+/** A log's header line, if its first line is a valid header of game `gameId`. */
+function readHeader(fs: StoreFs, path: string, gameId: string): LogHeader | null {
+  const text = fs.readFileSync(path, 'utf8');
+  const newline = text.indexOf('\n');
+  try {
+    const header = headerSchema.parse(JSON.parse(newline < 0 ? text : text.slice(0, newline)));
+    return header.gameId === gameId ? header : null;
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,24 +539,37 @@ export interface StartInfo {
   readonly seats: SeatRecord[];
 }
 
+/** What recover() did. */
+export interface Recovery {
+  /** Games whose logs it closed. */
+  readonly recovered: string[];
+  /** Empty log files of games that never started, removed. */
+  readonly removed: string[];
+  /** Files in logs/ that are not logs of a game of that name, left as they are. */
+  readonly unreadable: string[];
+}
+
 export class GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
+  private readonly failed: string[] = [];
 
   private constructor(
     /** Absolute. */
     readonly dataDir: string,
     private readonly index: GameIndex,
+    private readonly fs: StoreFs,
   ) {}
 
   /** Opens (creating if needed) the store in `dataDir`: the index games.sqlite and the logs/ directory. */
-  static open(dataDir: string): GameStore {
+  static open(dataDir: string, options: StoreOptions = {}): GameStore {
+    const fs = options.fs ?? nodeFs;
     const root = resolve(dataDir);
-    mkdirSync(join(root, LOGS_DIR), { recursive: true });
+    fs.mkdirSync(join(root, LOGS_DIR), { recursive: true });
     const db = new Database(join(root, INDEX_FILE));
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
-      return new GameStore(root, new GameIndex(db));
+      return new GameStore(root, new GameIndex(db), fs);
     } catch (error) {
       db.close();
       throw error;
@@ -443,34 +588,56 @@ export class GameStore {
 
     const logPath = `${LOGS_DIR}/${gameId}.jsonl`;
     const absolutePath = join(this.dataDir, logPath);
-    const fd = createLogFile(absolutePath, gameId);
+    const fd = createLogFile(this.fs, absolutePath, gameId);
+    const headerBytes = lineBytes(header);
     try {
-      writeAll(fd, lineBytes(header));
-      this.index.insertGame({ gameId, pool: info.pool, startedAt, logPath }, info.seats);
+      writeAll(this.fs, fd, headerBytes);
+      this.index.insertGame({ gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats);
     } catch (error) {
       // The file is ours and holds nothing but the header: remove it so the id can be used again.
-      closeSync(fd);
-      unlinkSync(absolutePath);
+      try {
+        this.fs.closeSync(fd);
+        this.fs.unlinkSync(absolutePath);
+      } catch {
+        // Left behind, it is an unindexed log, which recover() indexes at the next start.
+      }
       throw error;
     }
-    const writer = new LogFileWriter(gameId, fd, Date.parse(startedAt), this.index, () => this.writers.delete(gameId));
+    const writer = new LogFileWriter(this.fs, gameId, fd, headerBytes.length, Date.parse(startedAt), this.index, (_, failed) => {
+      this.writers.delete(gameId);
+      if (failed) this.failed.push(gameId);
+    });
     this.writers.set(gameId, writer);
     return writer;
   }
 
   /**
-   * Ends every game the index shows as still running (except those this store is writing): each
-   * gets an end line 'interrupted' with its score from replay. Call at server start.
+   * Call at server start. Indexes the logs the index lacks (a process stopped between creating a
+   * log and indexing it), then closes every log without its end line (except those this store is
+   * writing): games the index shows as running get the end line 'interrupted', games that ended
+   * when their end line could not be written get it now. Scores come from replay.
    */
-  recover(): { recovered: string[] } {
-    const recovered: string[] = [];
+  recover(): Recovery {
+    const recovery: Recovery = { recovered: [], removed: [], unreadable: [] };
+    const logsDir = join(this.dataDir, LOGS_DIR);
+    for (const file of this.fs.readdirSync(logsDir).sort()) {
+      const gameId = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : '';
+      if (!isSafeGameId(gameId) || this.index.get(gameId)) continue;
+      this.indexOrphan(join(logsDir, file), gameId, recovery);
+    }
     for (const row of this.index.openGames()) {
       if (this.writers.has(row.game_id)) continue;
-      const closing = recoverLog(this.absolute(row.log_path), Date.parse(row.started_at), row.score);
-      this.index.close(row.game_id, closing);
-      recovered.push(row.game_id);
+      const reason = (row.end_reason as EndReason | null) ?? 'interrupted';
+      const closing = recoverLog(this.fs, this.absolute(row.log_path), Date.parse(row.started_at), row.score, reason);
+      this.index.close(row.game_id, { ...closing, note: joinNotes(row.note, closing.note) });
+      recovery.recovered.push(row.game_id);
     }
-    return { recovered };
+    return recovery;
+  }
+
+  /** Games whose log or index could not be written since the store opened: each ended there, as 'storage-failed' if it was being played. */
+  failedGames(): readonly string[] {
+    return this.failed;
   }
 
   /** Games newest first. */
@@ -491,10 +658,33 @@ export class GameStore {
     return row ? this.record(row) : null;
   }
 
-  /** Closes the index. Logs still being written are flushed and closed; their games stay open for recover(). */
+  /**
+   * Closes the index. Logs still being written are flushed and closed; their games stay open for
+   * recover(). A log that cannot be flushed is listed in failedGames().
+   */
   close(): void {
     for (const writer of [...this.writers.values()]) writer.detach();
     this.index.shutdown();
+  }
+
+  /** Lists a log the index lacks as a game still running, for recover() to close; an empty one is removed. */
+  private indexOrphan(path: string, gameId: string, recovery: Recovery): void {
+    if (this.fs.statSync(path).size === 0) {
+      this.fs.unlinkSync(path);
+      recovery.removed.push(gameId);
+      return;
+    }
+    const header = readHeader(this.fs, path, gameId);
+    if (!header) {
+      recovery.unreadable.push(`${LOGS_DIR}/${gameId}.jsonl`);
+      return;
+    }
+    const pool = typeof header.meta.pool === 'string' && header.meta.pool !== '' ? header.meta.pool : 'default';
+    const seats = seatsSchema.safeParse(header.meta.players);
+    this.index.insertGame(
+      { gameId, pool, startedAt: normalizeTime(header.startedAt, `${path}: startedAt`), logPath: `${LOGS_DIR}/${gameId}.jsonl`, note: 'the log was not in the index' },
+      seats.success ? seats.data : [],
+    );
   }
 
   private record(row: GameRow): GameRecord {

@@ -13,7 +13,7 @@ import type { Outcome } from '../engine/transition';
 export const LOG_FORMAT = 'cerealbar-log';
 export const LOG_FORMAT_VERSION = 1;
 
-export const END_REASONS = ['turns-exhausted', 'abandoned', 'interrupted', 'server-shutdown'] as const;
+export const END_REASONS = ['turns-exhausted', 'abandoned', 'interrupted', 'server-shutdown', 'storage-failed'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 const int = z.number().int();

@@ -66,15 +66,19 @@ export class GameRecorder {
     write(header);
   }
 
-  /** Applies an action at `t` ms since the start; times earlier than the last one are clamped. */
+  /**
+   * Applies an action at `t` ms since the start; times earlier than the last one are clamped. If
+   * `write` throws, the action never happened: the state stays as it was.
+   */
   apply(action: Action, t: number): StepResult {
     if (this.ended) throw new Error('the log is closed');
     const result = step(this.state, action);
     if (result.ok) {
+      const at = Math.max(this.lastT, Math.round(t));
+      this.write(eventLine(this.seq + 1, at, action, result.outcome));
       this.state = result.state;
-      this.lastT = Math.max(this.lastT, Math.round(t));
+      this.lastT = at;
       this.seq += 1;
-      this.write(eventLine(this.seq, this.lastT, action, result.outcome));
     }
     return result;
   }

@@ -3,10 +3,14 @@
  * and SIGTERM ends games cleanly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
+import type { LogHeader } from '../../shared/log/format';
+import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
+import { generateMap } from '../../shared/maps/generate';
+import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { GameStore } from '../../server/store/GameStore';
 import { startGame, waitFor, type Player } from './harness';
 
@@ -24,6 +28,14 @@ async function serve(dataDir: string): Promise<{ child: ChildProcess; url: strin
   await waitFor(() => /listening on http:\/\/localhost:\d+/.test(output), 'the server to start', 30_000);
   const port = /localhost:(\d+)/.exec(output)![1];
   return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+function selfPlayHeader(): LogHeader {
+  let header: LogHeader | undefined;
+  playSelfPlayGame({ seed: 1, map: generateMap(1) }, (line) => {
+    if (line.kind === 'header') header = line;
+  });
+  return header!;
 }
 
 /** Plays `n` leader rotations and instructions, waiting for each to be acknowledged. */
@@ -125,4 +137,97 @@ test('P-2: a port in use is a clear error and exit code 2, not a hang; the clien
     first.child.kill('SIGTERM');
     await new Promise((resolve) => first.child.on('exit', resolve));
   }
+});
+
+/** Runs the CLI to its end: exit code and output. */
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args]);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const logFiles = (dataDir: string) => readdirSync(joinPath(dataDir, 'logs')).map((file) => joinPath(dataDir, 'logs', file));
+
+test('a data directory that cannot be used is one line naming the problem, not a stack trace', async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-unusable-'));
+  const store = GameStore.open(dataDir);
+  store.startGame({ ...selfPlayHeader(), gameId: 'stuck' }, { pool: 'default', seats: [] });
+  store.close();
+  // The open game's log cannot be closed: in its place is a directory.
+  rmSync(joinPath(dataDir, 'logs', 'stuck.jsonl'));
+  mkdirSync(joinPath(dataDir, 'logs', 'stuck.jsonl'));
+  const { code, stderr } = await run(['serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir]);
+  expect(code).toBe(2);
+  expect(stderr).toMatch(new RegExp(`^cerealbar: ${dataDir}: cannot recover the games of the last run: EISDIR: [^\\n]*\\n$`));
+});
+
+test('at start, logs the index lacks are indexed and closed, so that every log of the data directory replays', async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-orphans-'));
+  GameStore.open(dataDir).close();
+  // A process killed between creating a log and indexing it leaves the header alone, or nothing.
+  const header = { ...selfPlayHeader(), gameId: 'orphan', meta: { source: 'server', pool: 'expert', players: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] } };
+  writeFileSync(joinPath(dataDir, 'logs', 'orphan.jsonl'), `${serializeLine(header)}\n`);
+  writeFileSync(joinPath(dataDir, 'logs', 'empty.jsonl'), '');
+  const { child, output } = await serve(dataDir);
+  expect(output()).toContain('(closed 1 unfinished log(s): orphan)');
+  expect(output()).toContain('Removed 1 empty log(s) of games that never started: empty');
+  child.kill('SIGTERM');
+  expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+
+  const replayed = await run(['replay', ...logFiles(dataDir)]);
+  expect(replayed).toMatchObject({ code: 0, stderr: '' });
+  expect(replayed.stdout).toContain('orphan.jsonl: ok: 0 events, score 0, ended: interrupted');
+  const store = GameStore.open(dataDir);
+  expect(store.getGame('orphan')).toMatchObject({ pool: 'expert', endReason: 'interrupted', note: 'the log was not in the index', seats: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] });
+  store.close();
+});
+
+test('SIGTERM when the end lines cannot be written says so and exits 1; the next start closes the logs', async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-full-'));
+  GameStore.open(dataDir).close();
+  // No file of the server may grow past LIMIT bytes: its log is filled to just under it.
+  const LIMIT = 48 * 1024;
+  const child = spawn('sh', ['-c', `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`, process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+    env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await waitFor(() => /listening on http:\/\/localhost:\d+/.test(output), 'the server to start', 30_000);
+  const { leader, follower } = await startGame(`http://127.0.0.1:${/localhost:(\d+)/.exec(output)![1]}`);
+  for (const player of [leader, follower]) player.room.reconnection.enabled = false;
+  const [log] = logFiles(dataDir);
+  const lastLine = () => readFileSync(log, 'utf8').trimEnd().split('\n').at(-1)!;
+  const instruct = async (text: string) => {
+    const size = statSync(log).size;
+    leader.act({ type: 'instruction', text });
+    await waitFor(() => statSync(log).size > size, 'the instruction to be logged');
+  };
+  await instruct('x');
+  // An instruction's line is this many bytes more than its text.
+  const overhead = Buffer.byteLength(lastLine());
+  // The end line (about 60 bytes) must not fit: leave 1 to 20 bytes.
+  for (;;) {
+    const room = LIMIT - statSync(log).size;
+    const length = Math.min(300, room - overhead - 1 - 10);
+    await instruct('y'.repeat(length));
+    if (length < 300) break;
+  }
+  expect(LIMIT - statSync(log).size).toBeLessThan(40);
+
+  child.kill('SIGTERM');
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  expect(code).toBe(1);
+  expect(output).toMatch(/cerealbar: SIGTERM: stopped, but storage failed: 1 game\(s\) could not be saved completely \(g[\w-]+\); the next start closes their logs\n/);
+  expect(output).not.toContain('\n    at ');
+
+  const store = GameStore.open(dataDir);
+  const [game] = store.listGames();
+  expect(game).toMatchObject({ endReason: 'server-shutdown', note: 'the log could not be written (EFBIG); the log ends at the last saved action' });
+  expect(store.recover().recovered).toEqual([game.gameId]);
+  store.close();
+  expect(replay(readFileSync(log, 'utf8')).end).toMatchObject({ reason: 'server-shutdown' });
 });

@@ -201,11 +201,11 @@ describe('recovery', () => {
   test('a game whose writer never ended is closed as interrupted with the score from replay', () => {
     const { written } = recordGame(store, { gameId: 'crashed', crashAfter: 60 });
     const lastEvent = eventsOf(written).at(-1)!;
-    expect(store.recover()).toEqual({ recovered: [] }); // this store is still writing it
+    expect(store.recover().recovered).toEqual([]); // this store is still writing it
     store.close();
 
     store = GameStore.open(dir);
-    expect(store.recover()).toEqual({ recovered: ['crashed'] });
+    expect(store.recover()).toEqual({ recovered: ['crashed'], removed: [], unreadable: [] });
     const record = store.getGame('crashed')!;
     const text = readFileSync(record.logPath, 'utf8');
     const end: LogEnd = { kind: 'end', t: lastEvent.t, reason: 'interrupted', score: lastEvent.outcome.score };
@@ -213,7 +213,7 @@ describe('recovery', () => {
     expect(replay(text).final.score).toBe(end.score);
     expect(record).toMatchObject({ score: end.score, endReason: 'interrupted', endedAt: new Date(Date.parse('2026-01-01T00:00:00Z') + lastEvent.t).toISOString() });
     expect(record.note).toBeUndefined();
-    expect(store.recover()).toEqual({ recovered: [] });
+    expect(store.recover().recovered).toEqual([]);
   });
 
   test('a cut-off last line is removed, and only it', () => {

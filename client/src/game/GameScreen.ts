@@ -24,6 +24,7 @@ const END_REASONS: Readonly<Record<string, string>> = {
   abandoned: 'A player left the game.',
   'server-shutdown': 'The server was stopped.',
   interrupted: 'The game was interrupted.',
+  'storage-failed': 'The server could not save this game, so it has ended.',
 };
 
 export class GameScreen {
