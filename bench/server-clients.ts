@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, type Room } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import type { PlayerAction } from '../shared/engine/actions';
-import { ACTION_MESSAGE, ROOM_NAME, type ViewMessage } from '../shared/protocol/messages';
+import { ACTION_MESSAGE, ROOM_NAME, type SeatMessage, type ViewMessage } from '../shared/protocol/messages';
 import { buildScript, UsageMonitor, type BenchToWorker, type Script, type WorkerConfig, type WorkerToBench } from './server-common';
 
 // Node 20 has no global WebSocket, and the SDK's reconnection looks for one.
@@ -86,6 +86,8 @@ class Game {
   private waiter: (() => void) | null = null;
   aborted = false;
   leaving = false;
+  /** The private game's code, from the leader's seat message. */
+  code = '';
 
   readonly rooms: Partial<Record<Role, Room>> = {};
 
@@ -98,6 +100,9 @@ class Game {
     this.rooms[role] = room;
     room.reconnection.enabled = false;
     room.onMessage('view', (message: ViewMessage) => this.onView(role, message));
+    room.onMessage('seat', (message: SeatMessage) => {
+      if (message.code) this.code = message.code;
+    });
     room.onMessage('*', (type, payload: any) => {
       counters.messages += 1;
       if (type === 'error') error(`server error ${payload?.code}`, `${role}: ${payload?.message} (refused ${payload?.refused})`);
@@ -183,12 +188,14 @@ async function join(client: Client, options: Record<string, unknown>): Promise<R
 }
 
 /** Plays the first `length` actions of the script (all of them: a whole game), then leaves. */
-async function playGame(config: WorkerConfig, script: Script, client: Client, code: string, length: number): Promise<void> {
+async function playGame(config: WorkerConfig, script: Script, client: Client, label: string, length: number): Promise<void> {
   const joinStart = performance.now();
   const game = new Game(script);
   try {
-    game.attach('leader', await join(client, { role: 'leader', code }));
-    game.attach('follower', await join(client, { role: 'follower', code }));
+    // The leader creates the private game; the follower joins it with the code the server drew.
+    game.attach('leader', await join(client, { role: 'leader', private: true }));
+    while (game.code === '') await sleep(5);
+    game.attach('follower', await join(client, { role: 'follower', code: game.code }));
   } catch (caught) {
     error('join failed', (caught as Error).message);
     await game.leave();
@@ -200,7 +207,7 @@ async function playGame(config: WorkerConfig, script: Script, client: Client, co
   let active = false;
   try {
     if ((await game.waitFor(() => game.phase.leader === 'playing' && game.phase.follower === 'playing', config.stuckMs)) !== 'ok') {
-      if (!stopping && !game.aborted) error('stuck', `game ${code} did not start`);
+      if (!stopping && !game.aborted) error('stuck', `game ${label} did not start`);
       return;
     }
     active = true;
@@ -211,14 +218,14 @@ async function playGame(config: WorkerConfig, script: Script, client: Client, co
     for (const step of steps) {
       await sleep(next - performance.now());
       const seen = await game.waitFor(() => game.hasSeen(step.actor, step.seq - 1), config.stuckMs);
-      if (seen === 'stuck') error('stuck', `game ${code}: the ${step.actor} did not see seq ${step.seq - 1} within ${config.stuckMs} ms`);
+      if (seen === 'stuck') error('stuck', `game ${label}: the ${step.actor} did not see seq ${step.seq - 1} within ${config.stuckMs} ms`);
       if (seen !== 'ok') return;
       game.act(step.actor, step.seq, step.action);
       next = performance.now() + think();
     }
     const last = steps[steps.length - 1]?.seq ?? 0;
     const end = await game.waitFor(() => game.hasSeen('leader', last) && game.hasSeen('follower', last), config.stuckMs);
-    if (end === 'stuck') error('stuck', `game ${code}: the last action was not seen`);
+    if (end === 'stuck') error('stuck', `game ${label}: the last action was not seen`);
     if (end === 'ok' && length === script.steps.length) counters.gamesFinished += 1;
     else if (end === 'ok') counters.gamesCutShort += 1;
   } finally {

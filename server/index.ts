@@ -2,6 +2,7 @@
  * The game server: one process serving the game rooms over WebSockets, the HTTP API and (once
  * built) the browser client, with games indexed and logged under a data directory.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
@@ -9,17 +10,19 @@ import { WebSocketTransport } from '@colyseus/ws-transport';
 import express from 'express';
 import { WebSocket } from 'ws';
 import { ROOM_NAME } from '../shared/protocol/messages';
-import { GameRoom, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { httpGuard, type HttpPolicy } from './http/guard';
+import { GameRoom, parseJoinOptions, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 
 // @colyseus/core 0.18 reads the global WebSocket (for WebSocket.OPEN) when a player reconnects,
 // and Node 20 has none: without this every reconnection is refused.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 
 /**
- * Matchmaking for the game room: players meet when their pool and code are equal and the seat
- * they ask for is open. A left-out pool or code counts as the default, so quick play never lands
- * in a private game (Colyseus itself would skip filters a client leaves out). A leader who asks
- * for the scripted follower always gets a room of its own.
+ * Matchmaking for the game room: quick play meets in the pool, a code meets in the game with that
+ * code, and the seat asked for must be open. A left-out pool counts as the default and a left-out
+ * code as none, so quick play never lands in a private game (Colyseus itself would skip filters a
+ * client leaves out). A new private game, and a leader asking for the scripted follower, always
+ * get a room of their own.
  */
 class GameRoomHandler extends RegisteredHandler<GameRoom> {
   constructor(defaultOptions: Pick<GameRoomOptions, 'services' | 'settings'>) {
@@ -28,11 +31,13 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
   }
 
   override getFilterOptions(options: Record<string, unknown>): Record<string, unknown> {
-    const filter: Record<string, unknown> = { pool: options.pool ?? 'default', code: options.code ?? '' };
-    if (options.role === 'leader') filter.leaderOpen = true;
-    if (options.role === 'follower') filter.followerOpen = true;
-    // No room lists this field, so the matchmaker creates a new room.
-    if (options.botFollower === true) filter.botGame = true;
+    const asked = parseJoinOptions(options);
+    const filter: Record<string, unknown> = asked.code !== undefined ? { code: asked.code } : { pool: asked.pool, code: '' };
+    if (asked.role === 'leader') filter.leaderOpen = true;
+    if (asked.role === 'follower') filter.followerOpen = true;
+    // No room lists this field, so the matchmaker creates a new room; a value of its own keeps
+    // simultaneous requests from waiting for one another's room (Colyseus's lock per filter).
+    if (asked.private || asked.botFollower) filter.newGame = randomUUID();
     return filter;
   }
 }
@@ -45,6 +50,8 @@ export interface GameServerOptions {
   readonly roomSettings?: RoomSettings;
   /** Adds routes (the HTTP API, the client) to the express app before the server listens. */
   readonly routes?: (app: express.Application) => void;
+  /** Cross-origin callers and framing sites allowed (none but the server's own origin by default). */
+  readonly http?: HttpPolicy;
 }
 
 export interface RunningGameServer {
@@ -55,6 +62,7 @@ export interface RunningGameServer {
 }
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
+  const guard = httpGuard(options.http ?? {});
   const app = express();
   app.disable('x-powered-by');
   options.routes?.(app);
@@ -64,6 +72,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);
+  guard(http);
   const port = (http.address() as AddressInfo).port;
   return {
     port,

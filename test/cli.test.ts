@@ -114,3 +114,16 @@ describe('cerealbar agent: usage errors', () => {
     expect(run.stderr).toMatch(/bad option: pool/);
   });
 });
+
+describe('serve', () => {
+  test.each([
+    ['--frame-ancestors', "https://app.prolific.com; script-src *", /--frame-ancestors: "https:\/\/app\.prolific\.com;" is not a frame source/],
+    ['--frame-ancestors', '*', /--frame-ancestors: "\*" is not a frame source/],
+    ['--cors-origin', 'https://a.example/path', /--cors-origin: "https:\/\/a\.example\/path" is not an origin/],
+    ['--cors-origin', ' ', /--cors-origin: the list is empty/],
+  ])('%s %j is refused before anything starts', (option, value, message) => {
+    const run = cerealbar('serve', '--port', '0', option, value);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+});

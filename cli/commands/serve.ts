@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
 import { mountClient } from '../../server/http/client';
+import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
 import { GameStore, type Recovery } from '../../server/store/GameStore';
 import { CliError } from '../errors';
@@ -15,7 +16,17 @@ interface ServeOptions {
   leaderSeconds: number;
   followerSeconds: number;
   reconnectSeconds: number;
+  corsOrigin: string[];
+  frameAncestors: string[];
 }
+
+/** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
+const listOption = (name: string, check: (items: string[]) => string | null) => (value: string) => {
+  const items = value.split(/[\s,]+/).filter(Boolean);
+  const problem = items.length === 0 ? 'the list is empty' : check(items);
+  if (problem) throw new CliError(`${name}: ${problem}`);
+  return items;
+};
 
 const secondsOption = (name: string) => integerOption(name, 1, 3600);
 
@@ -29,6 +40,8 @@ export function registerServeCommand(program: Command): void {
     .option('--leader-seconds <s>', "seconds in a leader's turn", secondsOption('--leader-seconds'), 45)
     .option('--follower-seconds <s>', "seconds in a follower's turn", secondsOption('--follower-seconds'), 15)
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
+    .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
+    .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
     .action(async (options: ServeOptions) => {
       let admin: { token: string; generated: boolean };
       try {
@@ -61,6 +74,7 @@ export function registerServeCommand(program: Command): void {
           followerTurnSeconds: options.followerSeconds,
           reconnectSeconds: options.reconnectSeconds,
         },
+        http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
         routes: (app) => {
           mountApi(app, { store, adminToken: admin.token });
           clientBuilt = mountClient(app).built;

@@ -14,17 +14,17 @@ const app = document.getElementById('app')!;
 const link = readLink(location.search);
 let game: GameScreen | null = null;
 
-function showLobby(problem: string | null = link.problem): void {
+function showLobby(joinProblem: string | null = null): void {
   game?.dispose();
   game = null;
   delete document.body.dataset.turn;
   delete document.body.dataset.phase;
-  app.replaceChildren(lobbyScreen(link.parameters, problem, (options) => void join(options)));
+  app.replaceChildren(lobbyScreen(link.parameters, link.problem, joinProblem, (options) => void join(options)));
 }
 
 async function join(options: Partial<JoinOptions>): Promise<void> {
   let session: GameSession | null = null;
-  const waiting = new WaitingScreen(options.code, () => {
+  const waiting = new WaitingScreen(() => {
     void session?.leave();
     showLobby();
   });
@@ -36,7 +36,7 @@ async function join(options: Partial<JoinOptions>): Promise<void> {
     return showLobby(joinFailure(error));
   }
   const joined = session;
-  joined.on('seat', (role) => waiting.seated(role));
+  joined.on('seat', (role, code) => waiting.seated(role, code));
   joined.on('queue', (position, count) => waiting.queue(position, count));
   joined.on('connection', (status, detail) => {
     if (status === 'closed' && !game) showLobby(`The connection to the game closed (${detail}).`);

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId, type GameStore } from '../store/GameStore';
 import type { GameFilter, GameRecord } from '../store/types';
+import { BODY_LIMIT_BYTES } from './guard';
 
 export interface ApiDeps {
   readonly store: GameStore;
@@ -36,6 +37,8 @@ export function mountApi(app: express.Application, deps: ApiDeps): void {
 
   const api = express.Router();
   api.use(requireAdminToken(deps.adminToken));
+  // No route takes a body; one sent anyway is read only up to the limit, never into memory whole.
+  api.use(express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
   api.get('/games', (req, res) => listGames(deps.store, req, res));
   api.get('/games/:id', (req, res) => getGame(deps.store, req.params.id, res));
   api.get('/games/:id/log', (req, res, next) => downloadLog(deps.store, req.params.id, res, next));
@@ -178,6 +181,7 @@ function handleError(error: unknown, req: Request, res: Response, next: NextFunc
   const status = clientErrorStatus(error);
   if (status === null) process.stderr.write(`api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
   if (res.headersSent) return next(error); // express closes the connection
+  if (status === 413) return sendError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
   if (status !== null) return sendError(res, status, 'BAD_REQUEST', 'the request is malformed');
   sendError(res, 500, 'INTERNAL', 'internal error');
 }

@@ -6,7 +6,7 @@
  * are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { CloseCode, matchMaker, Room, ServerError, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
 import { z } from 'zod';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
 import { makeConfig, type GameConfig } from '../../shared/engine/config';
@@ -22,10 +22,13 @@ import {
   clientMessageSchemas,
   DEFAULT_PATCH_RATE_MS,
   joinOptionsSchema,
+  NO_GAME_WITH_CODE,
+  ROOM_NAME,
   type ClientMessageType,
   type ErrorCode,
   type JoinOptions,
   type QueueMessage,
+  type SeatMessage,
 } from '../../shared/protocol/messages';
 import type { GameLogWriter, SeatRecord } from '../store/types';
 import { BotSeat } from './botSeat';
@@ -47,6 +50,32 @@ class LogNotWritten extends Error {
     super('the log could not be written', { cause });
   }
 }
+
+/**
+ * How long a seat reserved by the matchmaker waits for its player's websocket before it is free
+ * again: long enough for a slow connection, short enough that a reservation nobody uses does not
+ * keep a partner waiting.
+ */
+export const SEAT_RESERVATION_SECONDS = 3;
+
+/** Private codes read unambiguously (no 0/o, 1/i/l): 31 characters, 10 of them drawn from crypto (49 bits). */
+const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+export const PRIVATE_CODE_LENGTH = 10;
+
+export function drawPrivateCode(): string {
+  return Array.from({ length: PRIVATE_CODE_LENGTH }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
+}
+
+/** The join options, or the 400 that refuses them. */
+export function parseJoinOptions(options: unknown): JoinOptions {
+  const parsed = joinOptionsSchema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
+}
+
+/** Colyseus 0.18's seat reservation: private in its types, and with no hook of its own. */
+type ReserveSeat = (sessionId: string, joinOptions: unknown, authData: unknown, seconds?: number, reconnecting?: boolean, ...rest: unknown[]) => Promise<boolean>;
 
 /** What the room needs from the process that runs it. */
 export interface RoomServices {
@@ -78,6 +107,13 @@ export interface GameRoomOptions extends Partial<JoinOptions> {
   settings?: RoomSettings;
 }
 
+/** A seat the matchmaker has reserved for a player who has not connected yet. */
+interface Claim {
+  readonly role: Role;
+  readonly options: JoinOptions;
+  readonly expiry: Delayed;
+}
+
 interface Seat {
   readonly role: Role;
   readonly record: SeatRecord;
@@ -92,6 +128,7 @@ const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leade
 
 export class GameRoom extends Room {
   maxClients = 2;
+  seatReservationTimeout = SEAT_RESERVATION_SECONDS;
   /** Far above what a person or a sane bot sends; a client over it is disconnected by Colyseus. */
   maxMessagesPerSecond = 100;
 
@@ -100,6 +137,8 @@ export class GameRoom extends Room {
   private pool = 'default';
   /** The private game's code ('' for quick play). */
   private code = '';
+  /** Reserved seats by session id, until their players connect. */
+  private readonly claims = new Map<string, Claim>();
   private settings!: z.output<typeof roomSettingsSchema>;
   private phase: Phase = 'waiting';
   private endReason = '';
@@ -118,14 +157,46 @@ export class GameRoom extends Room {
     action: (seat, action) => this.act(seat, action),
   };
 
+  /**
+   * Runs when the matchmaker is asked (the HTTP request), before it picks a room: bad options, a
+   * code that no waiting game has, a seat that game no longer has, and a worker who already waits
+   * for a partner are refused there, each with its reason.
+   */
+  static async onAuth(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
+    const asked = parseJoinOptions(options);
+    const waiting = await GameRoom.waitingRooms();
+    // A join by room id names the room in the request's path (context.req is that request).
+    const byId = /\/matchmake\/joinById\/([^/?]+)/.exec(String(context?.req?.url ?? ''))?.[1];
+    if (byId !== undefined && waiting.find((room) => room.roomId === byId)?.admits(asked) === false) throw new ServerError(404, NO_GAME_WITH_CODE);
+    if (asked.code !== undefined) {
+      const game = waiting.find((room) => room.code === asked.code);
+      if (!game) throw new ServerError(404, NO_GAME_WITH_CODE);
+      if (asked.role !== 'any' && !game.openRoles().includes(asked.role)) throw new ServerError(409, `the ${asked.role} seat of this game is taken`);
+    }
+    const workerId = asked.workerId;
+    if (workerId !== undefined && waiting.some((room) => room.holdsWorker(workerId))) {
+      throw new ServerError(409, `worker ${workerId} already has a seat in a game waiting for a partner`);
+    }
+    return true;
+  }
+
+  private static async waitingRooms(): Promise<GameRoom[]> {
+    const listed = await matchMaker.query({ name: ROOM_NAME });
+    return listed.map((listing) => matchMaker.getLocalRoomById(listing.roomId)).filter((room): room is GameRoom => room instanceof GameRoom && room.phase === 'waiting');
+  }
+
   onCreate(options: GameRoomOptions): void {
+    const asked = parseJoinOptions(options);
+    // A join by code that found no game must not make one: a mistyped code would wait forever.
+    if (asked.code !== undefined) throw new ServerError(404, NO_GAME_WITH_CODE);
     this.services = options.services;
     this.now = options.services.now ?? Date.now;
     this.settings = roomSettingsSchema.parse(options.settings ?? {});
-    this.pool = options.pool ?? 'default';
+    this.pool = asked.pool;
+    this.code = asked.private ? drawPrivateCode() : '';
     this.setPatchRate(this.settings.patchRateMs);
     this.clockOfTurns = new TurnClock(this.clock, this.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
-    this.code = options.code ?? '';
+    this.claimSeatsOnReservation();
     this.listOpenSeats();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.receive(client, type, message));
@@ -133,37 +204,75 @@ export class GameRoom extends Room {
     this.onMessage('*', (client, type) => this.refuse(client, String(type), 'UNKNOWN_MESSAGE', `there is no message type ${JSON.stringify(type)}`));
   }
 
-  /** Checks the join options and that the asked-for seat is free; the seat is taken in onJoin. */
-  onAuth(_client: Client, options: unknown): JoinOptions {
-    const parsed = joinOptionsSchema.safeParse(options ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
-    }
-    if (this.phase !== 'waiting') throw new ServerError(409, 'this game has already started');
-    if (parsed.data.botFollower) {
-      if (parsed.data.role === 'follower') throw new ServerError(400, 'only a leader can ask for the scripted follower');
-      if (this.seats.size > 0) throw new ServerError(409, 'this game already has players; ask for the scripted follower in a new game');
-      return { ...parsed.data, role: 'leader' };
-    }
-    if (!this.freeRole(parsed.data.role)) throw new ServerError(409, `the ${parsed.data.role} seat is taken`);
-    return parsed.data;
+  /**
+   * Colyseus 0.18 reserves a seat when the matchmaker answers, before the player connects, and has
+   * no hook there. The seat's role is claimed in that same step and the listing updated at once,
+   * so that the next reservation already sees the seat taken: a refused reservation makes the
+   * matchmaker look for another room (or make one) instead of seating two leaders together.
+   */
+  private claimSeatsOnReservation(): void {
+    const room = this as unknown as { _reserveSeat: ReserveSeat };
+    const reserve = room._reserveSeat.bind(this);
+    room._reserveSeat = async (sessionId, joinOptions, authData, seconds, reconnecting, ...rest) => {
+      // allowReconnection keeps a dropped player's seat through the same method.
+      if (reconnecting) return reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
+      if (!this.claim(sessionId, joinOptions)) return false;
+      const reserved = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
+      if (!reserved) this.release(sessionId);
+      return reserved;
+    };
   }
 
-  onJoin(client: Client, _options: unknown, auth: JoinOptions): void {
-    const role = this.freeRole(auth.role)!;
+  /** Claims a seat for the options if this game has one for them: the seat, the code and the worker id are checked here, on every way of joining. */
+  private claim(sessionId: string, options: unknown): boolean {
+    const parsed = joinOptionsSchema.safeParse(options ?? {});
+    if (!parsed.success || this.phase !== 'waiting') return false;
+    const asked = parsed.data;
+    if (!this.admits(asked)) return false;
+    if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
+    const role = asked.botFollower ? 'leader' : this.freeRole(asked.role);
+    if (!role) return false;
+    const expiry = this.clock.setTimeout(() => this.release(sessionId), this.seatReservationTimeout * 1000);
+    this.claims.set(sessionId, { role, options: asked, expiry });
+    this.listOpenSeats();
+    return true;
+  }
+
+  /** A private game admits its creator (who asked for a new game) and then only its code; quick play, no code. */
+  private admits(asked: JoinOptions): boolean {
+    if (asked.private || asked.botFollower) return this.seats.size === 0 && this.claims.size === 0;
+    return asked.code === (this.code || undefined);
+  }
+
+  private release(sessionId: string): void {
+    const claim = this.claims.get(sessionId);
+    if (!claim) return;
+    claim.expiry.clear();
+    this.claims.delete(sessionId);
+    if (this.phase === 'waiting') this.listOpenSeats();
+  }
+
+  /** The player takes the seat claimed when it was reserved. */
+  onJoin(client: Client): void {
+    const claim = this.claims.get(client.sessionId);
+    // Only a player who connects just as its reservation runs out can be without one.
+    if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
+    this.release(client.sessionId);
+    const { role, options } = claim;
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
       kind: 'human',
-      ...(auth.workerId && { workerId: auth.workerId }),
-      ...(auth.assignmentId && { assignmentId: auth.assignmentId }),
-      ...(auth.hitId && { hitId: auth.hitId }),
+      ...(options.workerId && { workerId: options.workerId }),
+      ...(options.assignmentId && { assignmentId: options.assignmentId }),
+      ...(options.hitId && { hitId: options.hitId }),
     };
     this.seats.set(role, { role, client, record, connected: true, feed: new ViewFeed(role) });
-    client.send('seat', { role, playerId: record.playerId });
-    if (auth.botFollower) this.seatBot();
-    if (this.listOpenSeats().length === 0) this.startGame(client);
+    const seat: SeatMessage = { role, playerId: record.playerId, ...(this.code && { code: this.code }) };
+    client.send('seat', seat);
+    if (options.botFollower) this.seatBot();
+    this.listOpenSeats();
+    if (this.seats.size === ROLES.length) this.startGame(client);
     else this.watchQueue();
   }
 
@@ -176,6 +285,17 @@ export class GameRoom extends Room {
     this.sendViews();
     // A window that closes unused rejects: Colyseus then calls onLeave, which abandons the game.
     await this.allowReconnection(client, this.settings.reconnectSeconds).catch(() => undefined);
+  }
+
+  /**
+   * Colyseus hands a seat to whoever presents its reconnection token, closing the connection that
+   * holds it; a token copied from a player who is still connected must not take the seat over.
+   */
+  checkReconnectionToken(reconnectionToken: string): string {
+    if (this.clients.some((client) => client.reconnectionToken === reconnectionToken)) {
+      throw new ServerError(409, "this seat's player is still connected");
+    }
+    return super.checkReconnectionToken(reconnectionToken);
   }
 
   onReconnect(client: Client): void {
@@ -241,11 +361,21 @@ export class GameRoom extends Room {
     this.finish('server-shutdown');
   }
 
+  /** The seats neither taken nor claimed (a claim for the scripted follower's game takes both). */
+  private openRoles(): Role[] {
+    const claimed = [...this.claims.values()].flatMap((claim): Role[] => (claim.options.botFollower ? [...ROLES] : [claim.role]));
+    return ROLES.filter((role) => !this.seats.has(role) && !claimed.includes(role));
+  }
+
+  private holdsWorker(workerId: string): boolean {
+    return [...this.seats.values()].some((seat) => seat.record.workerId === workerId) || [...this.claims.values()].some((claim) => claim.options.workerId === workerId);
+  }
+
   /** Publishes the open seats with the matchmaking fields (setMetadata replaces, so all of them). */
-  private listOpenSeats(): Role[] {
-    const open = ROLES.filter((role) => !this.seats.has(role));
+  private listOpenSeats(): void {
+    const open = this.openRoles();
+    // The listing object itself changes now; only its persisting is asynchronous.
     void this.setMetadata({ pool: this.pool, code: this.code, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
-    return open;
   }
 
   /** Tells the waiting player its place in the matchmaking queue now, then whenever it changes. */
@@ -271,8 +401,8 @@ export class GameRoom extends Room {
 
   /** The seat for a player asking for `wanted`: either seat is drawn at random when both are open. */
   private freeRole(wanted: JoinOptions['role']): Role | null {
-    if (wanted !== 'any') return this.seats.has(wanted) ? null : wanted;
-    const open = ROLES.filter((role) => !this.seats.has(role));
+    const open = this.openRoles();
+    if (wanted !== 'any') return open.includes(wanted) ? wanted : null;
     return open.length === 0 ? null : open[randomInt(open.length)];
   }
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { playerActionSchema } from '../engine/actions';
 import { ACTION_ERROR_CODES } from '../engine/errors';
 import type { PlayerView } from '../engine/playerView';
+import type { Role } from '../engine/state';
 
 export const ROOM_NAME = 'cerealbar';
 export const LOBBY_NAME = 'lobby';
@@ -24,16 +25,30 @@ const optionalId = z.string().trim().min(1).max(200).optional();
 export const joinOptionsSchema = z.object({
   role: z.enum(['leader', 'follower', 'any']).default('any'),
   pool: z.string().trim().min(1).max(50).regex(/^[A-Za-z0-9_-]+$/, 'pool names use letters, digits, _ and -').default('default'),
-  /** A private game: only players with the same code meet. */
-  code: z.string().trim().min(1).max(50).regex(/^[A-Za-z0-9_-]+$/, 'codes use letters, digits, _ and -').optional(),
+  /** Joins the private game with this code (in any case); there must be one. */
+  code: z.string().trim().toLowerCase().min(1).max(50).regex(/^[a-z0-9_-]+$/, 'codes use letters, digits, _ and -').optional(),
+  /** Creates a private game: the server draws its code and sends it in the `seat` message. */
+  private: z.boolean().default(false),
   /** A leader asks for the scripted follower instead of waiting for a human. */
   botFollower: z.boolean().default(false),
   /** Crowdsourcing ids, kept as given. */
   workerId: optionalId,
   assignmentId: optionalId,
   hitId: optionalId,
-});
+})
+  .refine((options) => !(options.private && options.code), { error: 'a new private game gets its code from the server: leave code out', path: ['code'] })
+  .refine((options) => !(options.botFollower && options.role === 'follower'), { error: 'only a leader can ask for the scripted follower', path: ['botFollower'] });
 export type JoinOptions = z.output<typeof joinOptionsSchema>;
+
+/** What the server answers a join naming a code that no game waiting for a player has. */
+export const NO_GAME_WITH_CODE = 'no game with this code';
+
+/** `seat`: the player's seat, sent once it has joined; `code` is the private game's code to share. */
+export interface SeatMessage {
+  readonly role: Role;
+  readonly playerId: string;
+  readonly code?: string;
+}
 
 /** Error codes the server sends in `error` messages: the engine's, and the protocol's own. */
 export const PROTOCOL_ERROR_CODES = ['UNKNOWN_MESSAGE', 'BAD_MESSAGE', 'NOT_A_PLAYER', 'GAME_NOT_STARTED', 'GAME_ENDED'] as const;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join as joinPath } from 'node:path';
 import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
 import { generateMap } from '../../shared/maps/generate';
-import { join, startTestServer, waitFor, type TestServer } from '../server/harness';
+import { createPrivate, startTestServer, waitFor, type TestServer } from '../server/harness';
 
 jest.setTimeout(90_000);
 
@@ -30,13 +30,13 @@ afterEach(async () => {
 test('the heuristic agent, joined with `cerealbar agent`, completes a set with a scripted leader', async () => {
   const { seed, set, state } = pickGame();
   ts = await startTestServer({ seed, leaderTurnSeconds: 60, followerTurnSeconds: 60 });
-  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', 'heuristic', '--code', 'live1']);
+  const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader' });
+  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', 'heuristic', '--code', code]);
   let output = '';
   agent.stdout.on('data', (chunk) => (output += chunk));
   agent.stderr.on('data', (chunk) => (output += chunk));
   try {
     await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
-    const leader = await join(ts.url, { role: 'leader', code: 'live1' });
     await waitFor(() => leader.phase === 'playing', 'the game to start');
     const nearestFirst = [...set].sort((a, b) => hexDistance(a, state.follower) - hexDistance(b, state.follower));
     for (const card of nearestFirst) leader.act({ type: 'instruction', text: `pick up the ${describeCard(card)}` });

@@ -47,7 +47,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function joinAs(role: 'leader' | 'follower', query = 'pool=browser&workerId=W1&assignmentId=A1'): Promise<{ page: Page; errors: string[] }> {
+async function joinAs(role: 'leader' | 'follower', query: string): Promise<{ page: Page; errors: string[] }> {
   const opened = await openPage(browser, `${server.url}/?${query}`);
   await opened.page.check(`input[name=role][value=${role}]`);
   await opened.page.click('button.quick-play');
@@ -55,9 +55,9 @@ async function joinAs(role: 'leader' | 'follower', query = 'pool=browser&workerI
 }
 
 test('a leader and a follower play a turn each, each page showing only what its player may see', async () => {
-  const leader = await joinAs('leader');
+  const leader = await joinAs('leader', 'pool=browser&workerId=W1&assignmentId=A1');
   await leader.page.waitForSelector('.queue-position:has-text("next in line")');
-  const follower = await joinAs('follower');
+  const follower = await joinAs('follower', 'pool=browser&workerId=W2&assignmentId=A2');
   await leader.page.waitForSelector('.game-screen.leader');
   await follower.page.waitForSelector('.game-screen.follower');
   await leader.page.waitForFunction(() => (window as never as { __game?: { view: { phase: string } } }).__game?.view.phase === 'playing');
@@ -153,7 +153,7 @@ test('a leader and a follower play a turn each, each page showing only what its 
   expect(games).toHaveLength(1);
   expect(games[0].seats.map((seat) => [seat.role, seat.workerId, seat.assignmentId])).toEqual([
     ['leader', 'W1', 'A1'],
-    ['follower', 'W1', 'A1'],
+    ['follower', 'W2', 'A2'],
   ]);
 });
 

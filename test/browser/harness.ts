@@ -56,12 +56,16 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A page that fails the test on any uncaught error in the page. */
+/** A page that fails the test on any uncaught error in the page, or anything its Content-Security-Policy blocks. */
 export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // Whatever the Content-Security-Policy blocks is reported on the console only.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text());
+  });
   await page.goto(url);
   return { page, errors };
 }

@@ -46,7 +46,7 @@ test('a private game: one player creates it, the other joins with the code', asy
   await creator.page.check('input[name=role][value=follower]');
   await creator.page.click('button.create-private');
   const code = (await creator.page.locator('.waiting .code').textContent())!;
-  expect(code).toMatch(/^[a-z2-9]{6}$/);
+  expect(code).toMatch(/^[a-hjkmnp-z2-9]{10}$/);
   expect(await creator.page.textContent('.share-link')).toContain(`code=${code}`);
 
   // Quick play in the same pool does not land in the private game.
@@ -64,6 +64,27 @@ test('a private game: one player creates it, the other joins with the code', asy
   await stranger.page.click('button.cancel');
   await stranger.page.waitForSelector('button.quick-play');
   expect([...creator.errors, ...friend.errors, ...stranger.errors]).toEqual([]);
+});
+
+test('a mistyped or expired code says so and makes no game; a code works in any case', async () => {
+  const creator = await lobby('pool=code-test');
+  await creator.page.check('input[name=role][value=leader]');
+  await creator.page.click('button.create-private');
+  const code = (await creator.page.locator('.waiting .code').textContent())!;
+  const games = async () => (await matchMaker.query({ name: ROOM_NAME })).length;
+  const before = await games();
+
+  const partner = await lobby('pool=code-test');
+  await partner.page.fill('input[name=code]', `${code.slice(0, -1)}x`);
+  await partner.page.click('button.join-private');
+  await partner.page.waitForSelector('.error-text:has-text("no game with this code")');
+  expect(await games()).toBe(before);
+
+  await partner.page.fill('input[name=code]', code.toUpperCase());
+  await partner.page.click('button.join-private');
+  await creator.page.waitForSelector('.game-screen.leader');
+  await partner.page.waitForSelector('.game-screen.follower');
+  expect([...creator.errors, ...partner.errors]).toEqual([]);
 });
 
 test('cancelling while waiting leaves no game behind', async () => {

@@ -26,6 +26,7 @@ interface ReplayHook {
   score: number;
   error: string | null;
 }
+type PageReplay = { __replay: ReplayHook };
 
 /** A whole self-play game, its text, and every state the viewer should show. */
 const lines: LogLine[] = [];
@@ -71,8 +72,8 @@ afterAll(async () => {
 });
 
 const hook = (page: Page) => page.evaluate('window.__replay') as Promise<ReplayHook>;
-const waitReady = (page: Page) => page.waitForFunction('window.__replay.ready', undefined, { timeout: 60_000 });
-const waitCursor = (page: Page, cursor: number) => page.waitForFunction(`window.__replay.cursor === ${cursor}`, undefined, { timeout: 10_000 });
+const waitReady = (page: Page) => page.waitForFunction(() => (window as unknown as PageReplay).__replay.ready, undefined, { timeout: 60_000 });
+const waitCursor = (page: Page, cursor: number) => page.waitForFunction((at) => (window as unknown as PageReplay).__replay.cursor === at, cursor, { timeout: 10_000 });
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 
 /** Scrubs the timeline slider to `cursor`. */
@@ -158,7 +159,7 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   await waitCursor(page, 0);
   await page.focus('button.replay-play');
   await page.keyboard.press('Space');
-  await page.waitForFunction('window.__replay.cursor >= 3', undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => (window as unknown as PageReplay).__replay.cursor >= 3, undefined, { timeout: 20_000 });
   expect(await text(page, 'button.replay-play')).toBe('Pause');
   await page.keyboard.press('Space');
   expect(await text(page, 'button.replay-play')).toBe('Play');
@@ -214,7 +215,7 @@ test('corrupt logs are named by their line; the open game stays, and the picker 
   const { page, errors } = await openPage(browser, `${server.url}/replay/`);
   // A corrupt file first: the message names the line, and the picker is still there.
   await page.setInputFiles('input.replay-file', logFile('cut.jsonl', cut));
-  await page.waitForFunction('window.__replay.error !== null');
+  await page.waitForFunction(() => (window as unknown as PageReplay).__replay.error !== null);
   expect(await text(page, '.replay-message')).toMatch(/^Cannot replay cut\.jsonl: line 5: not JSON/);
   expect(await hook(page)).toMatchObject({ ready: false, events: 0 });
 
@@ -230,7 +231,7 @@ test('corrupt logs are named by their line; the open game stays, and the picker 
   // A bad event with a game open: the error names the line, the game stays as it was.
   await page.click('button.replay-open');
   await page.setInputFiles('input.replay-file', logFile('bad-event.jsonl', badEvent));
-  await page.waitForFunction('window.__replay.error !== null');
+  await page.waitForFunction(() => (window as unknown as PageReplay).__replay.error !== null);
   expect(await text(page, '.replay-message')).toMatch(/^Cannot replay bad-event\.jsonl: line 10: outcome differs from the rules: outcome\.score: recorded 5, replay gives 0/);
   expect(await hook(page)).toMatchObject({ ready: true, events: N, cursor: 12 });
   await page.click('button.replay-close');
@@ -274,7 +275,7 @@ describe('games on the server', () => {
     expect((await hook(page)).cursor).toBe(EVENT);
     await page.click('button.replay-open');
     await page.click(`.replay-games button[data-game="${GAME_ID}"]`);
-    await page.waitForFunction('window.__replay.cursor === 0');
+    await page.waitForFunction(() => (window as unknown as PageReplay).__replay.cursor === 0);
     expect(errors).toEqual([]);
   });
 
@@ -294,7 +295,7 @@ describe('games on the server', () => {
     const { page, errors } = await openPage(browser, `${server.url}/replay/?game=${GAME_ID}&event=${EVENT}`);
     await page.fill('input.replay-token', 'not-the-admin-token');
     await page.click('.replay-token-form button[type=submit]');
-    await page.waitForFunction('window.__replay.error !== null');
+    await page.waitForFunction(() => (window as unknown as PageReplay).__replay.error !== null);
     expect(await text(page, '.replay-message')).toBe(
       `Cannot load game ${GAME_ID}: The server refused this token (403: the token is not the admin token).`,
     );

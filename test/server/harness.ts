@@ -63,6 +63,13 @@ export async function join(url: string, options: Record<string, unknown>): Promi
   return track(room);
 }
 
+/** Creates a private game: its creator, seated, and the code the server drew for it. */
+export async function createPrivate(url: string, options: Record<string, unknown> = {}): Promise<{ creator: Player; code: string }> {
+  const creator = await join(url, { ...options, private: true });
+  await waitFor(() => creator.messages.some((m) => m.type === 'seat'), 'the seat');
+  return { creator, code: creator.messages.find((m) => m.type === 'seat')!.payload.code };
+}
+
 export function track(room: Room): Player {
   const messages: Player['messages'] = [];
   let view: ClientView | null = null;

@@ -3,8 +3,10 @@ import { describeCard } from '../../shared/engine/cards';
 import { makeConfig } from '../../shared/engine/config';
 import { visibleIndices } from '../../shared/engine/view';
 import { readCardRequest } from '../../shared/agents/instructions';
+import { matchMaker } from '@colyseus/core';
 import { Client } from '@colyseus/sdk';
-import { join, sleep, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
+import { PRIVATE_CODE_LENGTH, SEAT_RESERVATION_SECONDS } from '../../server/rooms/GameRoom';
+import { createPrivate, join, sleep, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -42,7 +44,7 @@ describe('P-20: the queue', () => {
   test('a waiting player hears its place among the games lacking the same seat, and when it moves up', async () => {
     const first = await join(ts.url, { role: 'leader' });
     const expert = await join(ts.url, { role: 'leader', pool: 'expert' });
-    const lab = await join(ts.url, { role: 'leader', code: 'lab7' });
+    const { creator: lab } = await createPrivate(ts.url, { role: 'leader' });
     const withBot = await join(ts.url, { role: 'leader', botFollower: true });
     const second = await join(ts.url, { role: 'leader' });
     await placeIs(second, 2, 2);
@@ -67,11 +69,13 @@ describe('P-20: the queue', () => {
   });
 
   test('a waiting player who reconnects hears its place again', async () => {
-    const leader = await join(ts.url, { role: 'leader', code: 'back' });
+    const { creator: leader } = await createPrivate(ts.url, { role: 'leader' });
     await placeIs(leader, 1, 1);
     leader.room.reconnection.enabled = false;
     const token = leader.room.reconnectionToken;
     leader.room.connection.close(4999, 'test drop');
+    // Only a dropped seat can be reconnected to: wait until the server has seen the drop.
+    await waitFor(() => matchMaker.getLocalRoomById(leader.room.roomId).clients.length === 0, 'the server to see the drop');
     const back = track(await new Client(ts.url).reconnect(token));
     await placeIs(back, 1, 1);
   });
@@ -80,8 +84,8 @@ describe('P-20: the queue', () => {
 test('P-4, P-19: players asking for either seat get one at random, and always meet', async () => {
   const roles = new Set<string>();
   for (let i = 0; i < 12; i++) {
-    const a = await join(ts.url, { role: 'any', code: `fair${i}` });
-    const b = await join(ts.url, { role: 'any', code: `fair${i}` });
+    const { creator: a, code } = await createPrivate(ts.url, { role: 'any' });
+    const b = await join(ts.url, { role: 'any', code });
     expect(b.room.roomId).toBe(a.room.roomId);
     const [ra, rb] = [await roleOf(a), await roleOf(b)];
     expect(new Set([ra, rb])).toEqual(new Set(['leader', 'follower']));
@@ -91,7 +95,7 @@ test('P-4, P-19: players asking for either seat get one at random, and always me
 });
 
 test('P-5, P-6: quick play never lands in a private game, and pools stay apart', async () => {
-  const privateLeader = await join(ts.url, { role: 'leader', code: 'lab7' });
+  const { creator: privateLeader } = await createPrivate(ts.url, { role: 'leader' });
   const expertLeader = await join(ts.url, { role: 'leader', pool: 'expert' });
   const quick = await join(ts.url, { role: 'any' });
   expect(quick.room.roomId).not.toBe(privateLeader.room.roomId);
@@ -145,8 +149,8 @@ describe('P-7: the scripted follower', () => {
 
 test('P-8, P-19: crowdsourcing ids are kept as given, with an opaque player id, in the log header', async () => {
   const ids = { workerId: 'A1B2C3', assignmentId: 'asg-9', hitId: 'hit 42' };
-  const leader = await join(ts.url, { role: 'leader', code: 'crowd', ...ids });
-  await join(ts.url, { role: 'follower', code: 'crowd' });
+  const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader', ...ids });
+  await join(ts.url, { role: 'follower', code });
   await waitFor(() => leader.phase === 'playing', 'the game to start');
   const players = (ts.logs[0][0] as any).meta.players;
   expect(players).toEqual([
@@ -160,4 +164,103 @@ test('reading a card request out of an instruction', () => {
   expect(readCardRequest('pick up the 2 red stars')).toEqual({ color: 'red', shape: 'star', count: 2, select: true });
   expect(readCardRequest('Unselect the three blue toruses!')).toEqual({ color: 'blue', shape: 'torus', count: 3, select: false });
   expect(readCardRequest('go left twice')).toBeNull();
+});
+
+describe('many players at once', () => {
+  test('50 leaders and 50 followers arriving at once make 50 games, with no refusals', async () => {
+    const roles = [...Array<string>(50).fill('leader'), ...Array<string>(50).fill('follower')];
+    const joins = await Promise.allSettled(roles.map((role) => join(ts.url, { role })));
+    const refused = joins.filter((result) => result.status === 'rejected');
+    expect(refused.map((result) => String((result as PromiseRejectedResult).reason))).toEqual([]);
+    const players = joins.map((result) => (result as PromiseFulfilledResult<Player>).value);
+    const games = new Map<string, string[]>();
+    for (const player of players) games.set(player.room.roomId, [...(games.get(player.room.roomId) ?? []), await roleOf(player)]);
+    expect(games.size).toBe(50);
+    for (const seats of games.values()) expect(seats.sort()).toEqual(['follower', 'leader']);
+    await waitFor(() => players.every((player) => player.phase === 'playing'), 'every game to start', 10_000);
+  });
+});
+
+/** A seat reserved over HTTP, as the SDK asks for one, whose websocket never comes. */
+async function reserveOnly(options: Record<string, unknown>): Promise<{ roomId: string }> {
+  const res = await fetch(`${ts.url}/matchmake/joinOrCreate/cerealbar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(options) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { roomId: string };
+}
+
+describe('seat reservations', () => {
+  test('a reserved seat nobody connects to is free again within a few seconds', async () => {
+    const leader = await join(ts.url, { role: 'leader' });
+    const squatted = await reserveOnly({ role: 'follower' });
+    expect(squatted.roomId).toBe(leader.room.roomId);
+    // While it is reserved, a follower gets a game of its own.
+    const early = await join(ts.url, { role: 'follower' });
+    expect(early.room.roomId).not.toBe(leader.room.roomId);
+    await early.room.leave(true);
+    await sleep(SEAT_RESERVATION_SECONDS * 1000 + 300);
+    const follower = await join(ts.url, { role: 'follower' });
+    expect(follower.room.roomId).toBe(leader.room.roomId);
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+  });
+
+  test('one worker id never holds both seats of a game: the second is refused with the reason', async () => {
+    const first = await join(ts.url, { role: 'leader', workerId: 'W7' });
+    await expect(join(ts.url, { role: 'follower', workerId: 'W7' })).rejects.toThrow(/worker W7 already has a seat in a game waiting for a partner/);
+    const { code } = await createPrivate(ts.url, { role: 'leader', workerId: 'W8' });
+    await expect(join(ts.url, { role: 'follower', code, workerId: 'W8' })).rejects.toThrow(/worker W8 already has a seat/);
+    // Nothing changed: the first game still has its follower seat open, for anyone else.
+    const follower = await join(ts.url, { role: 'follower', workerId: 'W9' });
+    expect(follower.room.roomId).toBe(first.room.roomId);
+    await waitFor(() => first.phase === 'playing', 'the game to start');
+  });
+
+  test('simultaneous requests of one worker get one seat, and the other the reason', async () => {
+    const joins = await Promise.allSettled([join(ts.url, { role: 'leader', workerId: 'W5' }), join(ts.url, { role: 'follower', workerId: 'W5' })]);
+    expect(joins.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(String((joins.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/worker W5 already has a seat/);
+  });
+});
+
+describe('private games', () => {
+  const openGames = async () => (await matchMaker.query({ name: 'cerealbar' })).length;
+
+  test('creating one returns a code from the server; the partner joins with it in any case', async () => {
+    const { creator, code } = await createPrivate(ts.url, { role: 'leader' });
+    expect(code).toMatch(new RegExp(`^[a-hjkmnp-z2-9]{${PRIVATE_CODE_LENGTH}}$`));
+    const other = await createPrivate(ts.url, { role: 'leader' });
+    expect(other.code).not.toBe(code);
+    const partner = await join(ts.url, { role: 'follower', code: code.toUpperCase() });
+    expect(partner.room.roomId).toBe(creator.room.roomId);
+    await waitFor(() => creator.phase === 'playing', 'the game to start');
+    expect(partner.messages.find((m) => m.type === 'seat')!.payload.code).toBe(code);
+  });
+
+  test('a code no game has is an error, and makes no game', async () => {
+    await createPrivate(ts.url, { role: 'leader' });
+    const before = await openGames();
+    await expect(join(ts.url, { role: 'follower', code: 'nosuchgame' })).rejects.toThrow(/^no game with this code$/);
+    await expect(new Client(ts.url).join('cerealbar', { code: 'nosuchgame' })).rejects.toThrow(/^no game with this code$/);
+    expect(await openGames()).toBe(before);
+  });
+
+  test('the code of a game that has started is no longer a way in', async () => {
+    const { creator, code } = await createPrivate(ts.url, { role: 'leader' });
+    await join(ts.url, { role: 'follower', code });
+    await waitFor(() => creator.phase === 'playing', 'the game to start');
+    await expect(join(ts.url, { role: 'any', code })).rejects.toThrow(/^no game with this code$/);
+  });
+
+  test('joining one by its room id needs its code too', async () => {
+    const { creator, code } = await createPrivate(ts.url, { role: 'leader' });
+    const roomId = creator.room.roomId;
+    await expect(new Client(ts.url).joinById(roomId, { role: 'follower' })).rejects.toThrow(/no game with this code/);
+    await expect(new Client(ts.url).joinById(roomId, { role: 'follower', code: 'wrongcode2' })).rejects.toThrow(/no game with this code/);
+    await expect(new Client(ts.url).joinById(roomId, { role: 'follower', private: true })).rejects.toThrow(/no game with this code/);
+    const partner = track(await new Client(ts.url).joinById(roomId, { role: 'follower', code }));
+    await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the game to start');
+  });
+
+  test('a new private game takes no code of the player\'s choosing', async () => {
+    await expect(join(ts.url, { private: true, code: 'mine' })).rejects.toThrow(/bad join option code: a new private game gets its code from the server/);
+  });
 });

@@ -12,7 +12,7 @@ import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { Client } from '@colyseus/sdk';
-import { join, sleep, startGame, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
+import { createPrivate, join, sleep, startGame, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -285,23 +285,35 @@ describe('bad messages get a specific error and change nothing', () => {
     expect(replay(ts.logText()).end?.reason).toBe('abandoned');
   });
 
-  test('P-11, P-4, P-5, P-6, P-8: bad join options, and a taken seat asked for by room id, are refused', async () => {
+  test('P-11, P-4, P-5, P-6, P-8: bad join options, and a taken seat asked for by code, are refused', async () => {
     const ts = await serve();
     await expect(join(ts.url, { role: 'captain' })).rejects.toThrow(/bad join option role/);
     await expect(join(ts.url, { pool: 'has spaces' })).rejects.toThrow(/bad join option pool/);
     await expect(join(ts.url, { code: 'a/b' })).rejects.toThrow(/bad join option code/);
     await expect(join(ts.url, { workerId: 'w'.repeat(201) })).rejects.toThrow(/bad join option workerId/);
     await expect(join(ts.url, { botFollower: 'yes' })).rejects.toMatchObject({ code: 400, message: expect.stringMatching(/bad join option botFollower/) });
-    await join(ts.url, { role: 'leader', code: 'ids', workerId: 'w'.repeat(200) });
-    const first = await join(ts.url, { role: 'leader', code: 'lab1' });
-    await expect(new Client(ts.url).joinById(first.room.roomId, { role: 'leader' })).rejects.toMatchObject({ code: 409, message: 'the leader seat is taken' });
-    const second = await join(ts.url, { role: 'any', code: 'lab1' });
+    await join(ts.url, { role: 'leader', pool: 'ids', workerId: 'w'.repeat(200) });
+    const { code } = await createPrivate(ts.url, { role: 'leader' });
+    await expect(join(ts.url, { role: 'leader', code })).rejects.toThrow(/the leader seat of this game is taken/);
+    const second = await join(ts.url, { role: 'any', code });
     await waitFor(() => second.messages.some((m) => m.type === 'seat'), 'a seat');
     expect(second.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
   });
 });
 
 describe('reconnection', () => {
+  test('a reconnection token copied from a player who is still connected does not take the seat over', async () => {
+    const ts = await serve({ seed: 6 });
+    const { leader, follower } = await startGame(ts.url);
+    await expect(new Client(ts.url).reconnect(follower.room.reconnectionToken)).rejects.toThrow(/this seat's player is still connected/);
+    // The follower keeps its seat and its connection, and the game goes on.
+    leader.act({ type: 'instruction', text: 'still yours' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => follower.view!.turn.role === 'follower' && follower.view!.instructions.length === 1, 'the follower turn');
+    expect(leader.view!.partnerConnected).toBe(true);
+    expect(leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerDisconnected')).toBe(false);
+  });
+
   test('P-57, P-24, P-27, P-28, P-29, P-52, P-21: a dropped player comes back to the same seat and state within the window', async () => {
     const ts = await serve({ seed: 6, reconnectSeconds: 5 });
     const { leader, follower } = await startGame(ts.url);

@@ -8,7 +8,7 @@ import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
-import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type JoinOptions, type ViewMessage } from '../../../shared/protocol/messages';
+import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
 
 /** The game as this player's server sent it (its playerView), with the deadline in this machine's clock. */
 export type GameView = ClientView;
@@ -25,7 +25,8 @@ export interface ServerRefusal {
 }
 
 export interface SessionEvents {
-  seat(role: Role): void;
+  /** The seat; `code` is a new private game's code to share. */
+  seat(role: Role, code: string | undefined): void;
   start(map: KnownMap, config: GameConfig): void;
   state(view: GameView): void;
   notice(notice: Notice): void;
@@ -64,9 +65,9 @@ export class GameSession {
     room.reconnection.minUptime = 0;
     // Nothing typed while the connection is down is replayed later.
     room.reconnection.maxEnqueuedMessages = 0;
-    room.onMessage('seat', (message: { role: Role }) => {
+    room.onMessage('seat', (message: SeatMessage) => {
       this.role = message.role;
-      this.emit('seat', message.role);
+      this.emit('seat', message.role, message.code);
     });
     room.onMessage('view', (message: ViewMessage) => {
       this.clockOffset = Date.now() - message.serverNow;

@@ -1,14 +1,15 @@
 /**
- * The lobby: quick play as leader, follower or either; a private game by code; or practice as
- * the leader with the scripted follower.
+ * The lobby: quick play as leader, follower or either; a new private game (the server draws its
+ * code) or one joined by its code; or practice as the leader with the scripted follower.
  */
 import { h } from '../ui/dom';
-import { joinOptions, newPrivateCode, type LinkParameters, type RoleChoice } from './joinRequest';
+import { codeProblem, joinOptions, type LinkParameters, type RoleChoice } from './joinRequest';
 import type { JoinOptions } from '../../../shared/protocol/messages';
 
 export type JoinHandler = (options: Partial<JoinOptions>) => void;
 
-export function lobbyScreen(link: LinkParameters, problem: string | null, onJoin: JoinHandler): HTMLElement {
+/** `linkProblem` (a bad study link) disables every way to play; `joinProblem` (the last join failed) is only shown. */
+export function lobbyScreen(link: LinkParameters, linkProblem: string | null, joinProblem: string | null, onJoin: JoinHandler): HTMLElement {
   const roles: [RoleChoice, string][] = [['any', 'Either'], ['leader', 'Leader'], ['follower', 'Follower']];
   const chosen = link.role ?? 'any';
   const roleInputs = roles.map(([value, label]) =>
@@ -16,17 +17,18 @@ export function lobbyScreen(link: LinkParameters, problem: string | null, onJoin
   );
   const role = (): RoleChoice => (document.querySelector<HTMLInputElement>('input[name=role]:checked')?.value as RoleChoice) ?? 'any';
   const codeInput = h('input', { type: 'text', name: 'code', placeholder: 'code', maxlength: 50, 'aria-label': 'Private game code', value: link.code ?? '' });
-  const error = h('p', { class: 'error-text', role: 'alert' }, problem ?? '');
+  const error = h('p', { class: 'error-text', role: 'alert' }, linkProblem ?? joinProblem ?? '');
 
   const button = (label: string, className: string, run: () => void) => {
-    const element = h('button', { type: 'button', class: className, disabled: problem !== null }, label);
+    const element = h('button', { type: 'button', class: className, disabled: linkProblem !== null }, label);
     element.addEventListener('click', run);
     return element;
   };
   const joinPrivate = () => {
     const code = codeInput.value.trim();
-    if (!/^[A-Za-z0-9_-]{1,50}$/.test(code)) {
-      error.textContent = 'A game code uses letters, digits, _ and - only.';
+    const problem = code === '' ? 'Type the code your partner shared.' : codeProblem(code);
+    if (problem) {
+      error.textContent = problem;
       return;
     }
     onJoin(joinOptions(link, { role: role(), code }));
@@ -50,7 +52,7 @@ export function lobbyScreen(link: LinkParameters, problem: string | null, onJoin
       h(
         'div',
         { class: 'row' },
-        button('Create a game', 'secondary create-private', () => onJoin(joinOptions(link, { role: role(), code: newPrivateCode() }))),
+        button('Create a game', 'secondary create-private', () => onJoin(joinOptions(link, { role: role(), private: true }))),
         h('span', {}, 'or join one:'),
         codeInput,
         button('Join', 'secondary join-private', joinPrivate),

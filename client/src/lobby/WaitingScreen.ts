@@ -1,31 +1,31 @@
 /** Waiting for a partner: the queue position, the private game's code to share, and Cancel. */
 import type { Role } from '../../../shared/engine/state';
-import { h } from '../ui/dom';
+import { h, setChildren } from '../ui/dom';
 
 export class WaitingScreen {
   readonly element: HTMLElement;
   private readonly title = h('h2', {}, 'Joining…');
   private readonly position = h('p', { class: 'queue-position' }, '');
+  private readonly share = h('p', { class: 'share' });
 
-  constructor(code: string | undefined, cancel: () => void) {
+  constructor(cancel: () => void) {
     const cancelButton = h('button', { type: 'button', class: 'secondary cancel' }, 'Cancel');
     cancelButton.addEventListener('click', cancel);
-    const share = code
-      ? h(
-          'p',
-          {},
-          'Share this code with your partner: ',
-          h('span', { class: 'code' }, code),
-          h('br'),
-          'or this link: ',
-          h('span', { class: 'share-link' }, `${location.origin}${location.pathname}?${withCode(code)}`),
-        )
-      : null;
-    this.element = h('main', { class: 'lobby waiting' }, this.title, h('div', { class: 'spinner', 'aria-hidden': 'true' }), this.position, share, cancelButton);
+    this.element = h('main', { class: 'lobby waiting' }, this.title, h('div', { class: 'spinner', 'aria-hidden': 'true' }), this.position, this.share, cancelButton);
   }
 
-  seated(role: Role): void {
+  /** The seat, and for a private game the code the server drew for it. */
+  seated(role: Role, code: string | undefined): void {
     this.title.textContent = `You are the ${role}. Waiting for a ${role === 'leader' ? 'follower' : 'leader'} to join…`;
+    if (!code) return;
+    setChildren(
+      this.share,
+      'Share this code with your partner: ',
+      h('span', { class: 'code' }, code),
+      h('br'),
+      'or this link: ',
+      h('span', { class: 'share-link' }, `${location.origin}${location.pathname}?${withCode(code)}`),
+    );
   }
 
   queue(position: number, waiting: number): void {

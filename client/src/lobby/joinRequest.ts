@@ -35,7 +35,7 @@ export function readLink(search: string): { parameters: LinkParameters; problem:
 }
 
 /** The join options for one way of playing, keeping the link's pool and ids. */
-export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; code?: string; botFollower?: boolean }): Partial<JoinOptions> {
+export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; code?: string; private?: boolean; botFollower?: boolean }): Partial<JoinOptions> {
   const { pool, workerId, assignmentId, hitId } = link;
   return {
     role: choice.botFollower ? 'leader' : choice.role,
@@ -44,12 +44,13 @@ export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; co
     ...(assignmentId && { assignmentId }),
     ...(hitId && { hitId }),
     ...(choice.code && { code: choice.code }),
+    ...(choice.private && { private: true }),
     ...(choice.botFollower && { botFollower: true }),
   };
 }
 
-/** A short code that is easy to read out: no 0/O or 1/I/l. */
-export function newPrivateCode(random: () => number = Math.random): string {
-  const letters = 'abcdefghjkmnpqrstuvwxyz23456789';
-  return Array.from({ length: 6 }, () => letters[Math.floor(random() * letters.length)]).join('');
+/** The problem with a typed code, in words, or null; the server's schema decides. */
+export function codeProblem(code: string): string | null {
+  const checked = joinOptionsSchema.shape.code.safeParse(code);
+  return checked.success ? null : `That is not a game code: ${checked.error.issues[0].message}.`;
 }

@@ -1,0 +1,117 @@
+/**
+ * The HTTP rules every request meets, ahead of Colyseus's matchmaking route and of the express
+ * routes: a small body limit, cross-origin reads only for the origins an operator allows, and a
+ * Content-Security-Policy on every answer, with the sites that may frame the pages.
+ */
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { matchMaker } from '@colyseus/core';
+import express, { type NextFunction, type Request, type Response } from 'express';
+
+/** A join's options are a few short strings; nothing sent to the server is bigger. */
+export const BODY_LIMIT_BYTES = 4096;
+
+export interface HttpPolicy {
+  /** Origins (scheme://host[:port]) whose pages may call the server; the server's own origin needs none. */
+  readonly corsOrigins?: readonly string[];
+  /** CSP sources that may frame the pages (a crowdsourcing site's, for a study); 'self' when none are given. */
+  readonly frameAncestors?: readonly string[];
+}
+
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+/** A CSP host source (https://*.example.com, https://example.com:8443) or 'self' / 'none'. */
+const FRAME_SOURCE = /^('self'|'none'|https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?)$/i;
+
+/** The origins, or an error naming the first that is not exactly scheme://host[:port]. */
+export function checkCorsOrigins(origins: readonly string[]): string | null {
+  const bad = origins.find((origin) => !ORIGIN.test(origin));
+  return bad === undefined ? null : `${JSON.stringify(bad)} is not an origin: write it as scheme://host[:port], as in https://study.example.org`;
+}
+
+export function checkFrameAncestors(sources: readonly string[]): string | null {
+  const bad = sources.find((source) => !FRAME_SOURCE.test(source));
+  return bad === undefined ? null : `${JSON.stringify(bad)} is not a frame source: write 'self', 'none' or scheme://host[:port], as in https://app.prolific.com or https://*.mturk.com`;
+}
+
+export function contentSecurityPolicy(frameAncestors: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    // The page's icon is a data: URL.
+    "img-src 'self' data:",
+    // 'self' covers the game's websocket on the same host and port.
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'self'"}`,
+  ].join('; ');
+}
+
+/**
+ * Checks the policy, and returns what puts it in front of every request listener of a server.
+ * Colyseus answers matchmaking in a listener of its own placed ahead of express when it starts
+ * listening, so that is the one place that precedes both; the matchmaking body is parsed there
+ * (Colyseus takes an already parsed req.body as it is).
+ */
+export function httpGuard(policy: HttpPolicy): (http: HttpServer) => void {
+  const problem = checkCorsOrigins(policy.corsOrigins ?? []) ?? checkFrameAncestors(policy.frameAncestors ?? []);
+  if (problem) throw new Error(problem);
+  const csp = contentSecurityPolicy(policy.frameAncestors ?? []);
+  const gate = express();
+  gate.disable('x-powered-by');
+  gate.use((_req, res, next) => {
+    res.setHeader('Content-Security-Policy', csp);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Study links carry crowdsourcing ids in their query: no other site may see them.
+    res.setHeader('Referrer-Policy', 'same-origin');
+    next();
+  });
+  gate.use('/matchmake', express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
+  gate.use('/matchmake', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: number }).status ?? 500;
+    if (status === 413) return sendMatchmakeError(res, 413, `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+    if (status >= 400 && status < 500) return sendMatchmakeError(res, status, 'the request body is not a JSON object');
+    next(error);
+  });
+  return (http) => {
+    allowCorsOrigins(policy.corsOrigins ?? []);
+    const listeners = http.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    http.removeAllListeners('request');
+    http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      // An express app called with a callback hands the request on instead of ending it.
+      gate(req as Request, res as Response, (error?: unknown) => {
+        if (error) {
+          res.statusCode = 500;
+          return res.end();
+        }
+        for (const listener of listeners) listener.call(http, req, res);
+      });
+    });
+  };
+}
+
+/** Matchmaking errors in Colyseus's own shape, which its SDK reads. */
+function sendMatchmakeError(res: Response, status: number, message: string): void {
+  res.status(status).json({ code: status, error: message });
+}
+
+/**
+ * Colyseus sets its CORS headers on every HTTP answer and by default reflects any origin, with
+ * credentials; its controller is where that is configured.
+ */
+function allowCorsOrigins(origins: readonly string[]): void {
+  const allowed = new Set(origins.map((origin) => origin.toLowerCase()));
+  matchMaker.controller.DEFAULT_CORS_HEADERS = {
+    'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+    'Access-Control-Allow-Methods': 'GET, POST',
+    'Access-Control-Max-Age': '600',
+    Vary: 'Origin',
+    // Its type lists Allow-Origin and Allow-Credentials, which must be left out here: getCorsHeaders adds them for allowed origins only.
+  } as unknown as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
+  matchMaker.controller.getCorsHeaders = (headers: Headers): Record<string, string> => {
+    const origin = headers.get('origin');
+    // The SDK sends its matchmaking requests with credentials.
+    return origin && allowed.has(origin.toLowerCase()) ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' } : {};
+  };
+}
