@@ -328,13 +328,7 @@ test('P-61: a fault inside a room ends that game as interrupted, and no other', 
       startLog: (header) => {
         const lines: LogLine[] = [header];
         logs.push(lines);
-        return {
-          append: (line) => {
-            if (JSON.stringify(line).includes('explode')) throw new Error('the disk is full');
-            lines.push(line);
-          },
-          end: (line) => lines.push(line),
-        };
+        return { append: (line) => lines.push(line), end: (line) => lines.push(line) };
       },
     },
   });
@@ -342,6 +336,11 @@ test('P-61: a fault inside a room ends that game as interrupted, and no other', 
   const url = `http://127.0.0.1:${server.port}`;
   const faulty = await startGame(url, { pool: 'faulty' });
   const other = await startGame(url, { pool: 'other' });
+  // A bug in the faulty game's handler (a storage failure has its own ending: faults.test.ts).
+  const room = matchMaker.getLocalRoomById(faulty.leader.room.roomId) as unknown as { act: () => void };
+  room.act = () => {
+    throw new Error('a bug');
+  };
   const stderr = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   try {
     faulty.leader.act({ type: 'instruction', text: 'explode' });

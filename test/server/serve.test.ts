@@ -70,7 +70,7 @@ test('P-60, P-62: a server killed with SIGKILL mid-game leaves a log that replay
   const stopped = new Promise((resolve) => next.child.once('exit', resolve));
   try {
     await waitFor(() => next.output().includes('Games and logs'), 'the data directory line');
-    expect(next.output()).toMatch(/closed 1 interrupted game\(s\)/);
+    expect(next.output()).toMatch(/closed 1 unfinished log\(s\)/);
   } finally {
     next.child.kill('SIGTERM');
   }
@@ -172,6 +172,7 @@ test('at start, logs the index lacks are indexed and closed, so that every log o
   writeFileSync(joinPath(dataDir, 'logs', 'orphan.jsonl'), `${serializeLine(header)}\n`);
   writeFileSync(joinPath(dataDir, 'logs', 'empty.jsonl'), '');
   const { child, output } = await serve(dataDir);
+  await waitFor(() => output().includes('Removed 1 empty log'), 'the recovery lines');
   expect(output()).toContain('(closed 1 unfinished log(s): orphan)');
   expect(output()).toContain('Removed 1 empty log(s) of games that never started: empty');
   child.kill('SIGTERM');
