@@ -12,6 +12,7 @@ import {
   makeConfig,
   mapSchema,
   PROP_TYPES,
+  sanitizeInstruction,
   seedRng,
   SHAPES,
   step,
@@ -463,5 +464,11 @@ describe('edge cases, decided', () => {
     expectRefused(makeState(), say('🙂'.repeat(301)), 'INSTRUCTION_TOO_LONG');
     expectRefused(makeState({ config: { maxInstructionLength: 5 } }), say('abcdef'), 'INSTRUCTION_TOO_LONG');
     expect(step(makeState({ config: { maxInstructionLength: 5 } }), say('ab🙂de')).ok).toBe(true);
+  });
+
+  test('R-50: the limit applies to the sanitised text: removed invisible characters do not count, kept joiners do', () => {
+    const padded = `${'x'.repeat(300)}${'\u200B'.repeat(50)}\u202E`;
+    expect(step(makeState(), say(sanitizeInstruction(padded))).ok).toBe(true);
+    expect(instructionLength(sanitizeInstruction('a\u200Cb'))).toBe(3); // ZWNJ stays and counts
   });
 });
