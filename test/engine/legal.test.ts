@@ -13,6 +13,7 @@ import {
   isActionCode,
   isFollowerCode,
   legalActions,
+  MAX_INSTRUCTION_TEXT,
   MOVES,
   playerActionSchema,
   ROLES,
@@ -100,6 +101,13 @@ describe('legalActions agrees with step', () => {
     expect(checkPlayerAction(state, 'leader', { type: 'instruction', text: 'x'.repeat(12) })).toBeNull();
   });
 
+  test('R-57: the leader may not write an instruction while the queue is full', () => {
+    const full = play(makeState({ config: { maxQueuedInstructions: 2 } }), say('a'), say('b')).state;
+    expect(legalActions(full, 'leader')).toMatchObject({ instruction: false, endTurn: true });
+    expect(checkPlayerAction(full, 'leader', { type: 'instruction', text: 'c' })?.code).toBe('QUEUE_FULL');
+    expect(legalActions(play(makeState({ config: { maxQueuedInstructions: 2 } }), say('a')).state, 'leader').instruction).toBe(true);
+  });
+
   test('R-24, R-44: moves into an obstacle or off the map are not offered, and refused as MOVE_BLOCKED', () => {
     // The fixture's follower at (1, 4): facing W its back is open, its front is the map's edge.
     const state = play(makeState({ follower: { x: 0, y: 4, heading: 'W' } }), say('go'), endTurn).state;
@@ -170,7 +178,7 @@ describe('the action vocabulary', () => {
       { type: 'move', move: 'MF', actor: 'leader' },
       { type: 'timeout', role: 'leader' },
       { type: 'instruction', text: 42 },
-      { type: 'instruction', text: 'x'.repeat(10_001) },
+      { type: 'instruction', text: 'x'.repeat(MAX_INSTRUCTION_TEXT + 1) },
       { type: 'done', extra: true },
     ];
     for (const value of bad) expect(playerActionSchema.safeParse(value).success).toBe(false);
