@@ -29,8 +29,12 @@ export type Action = (PlayerAction & { readonly actor: Role }) | TimeoutAction;
 export type ActionType = Action['type'];
 export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
 
-/** Longest text the edge accepts before the engine judges it (config.maxInstructionLength is at most this). */
-export const MAX_INSTRUCTION_TEXT = 10_000;
+/**
+ * Longest text, in UTF-16 units, the edge accepts before the engine judges it: at least as many as
+ * the largest frame the server reads can carry (every unit takes a byte or more), so the engine,
+ * not the schema, answers any text that arrives; and far above config.maxInstructionLength.
+ */
+export const MAX_INSTRUCTION_TEXT = 65_536;
 
 /** A player action as received from outside (a client, an agent): validated, never trusted. */
 export const playerActionSchema = z.discriminatedUnion('type', [
