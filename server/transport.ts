@@ -2,7 +2,7 @@
  * Colyseus's WebSocket transport with the limits a hostile client meets set here, deliberately:
  * frames of at most MAX_FRAME_BYTES (ws refuses a bigger one and closes with 1009, Message Too
  * Big) and at most `maxMessagesPerSecond` frames a second (more closes with 1008, Policy
- * Violation, and a reason). Colyseus's own rate limit closes silently, so rooms leave it off. The
+ * Violation, and a reason); a frame Colyseus cannot decode closes with 1007 and a reason. Colyseus's own rate limit closes silently, so rooms leave it off. The
  * room asks `expulsionOf` why a connection closed, to end the game and tell the partner. The log
  * output a connection's frames cause (Colyseus prints a stack for every undecodable frame) is
  * rate-limited per connection and for all connections together.
@@ -10,10 +10,13 @@
 import type { Server as HttpServer } from 'node:http';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 import { WebSocket } from 'ws';
-import { CLOSE_RATE_LIMITED, MAX_FRAME_BYTES, type Expulsion } from '../shared/protocol/messages';
+import { CloseCode } from '@colyseus/core';
+import { CLOSE_BAD_FRAME, CLOSE_RATE_LIMITED, MAX_FRAME_BYTES, type Expulsion } from '../shared/protocol/messages';
 
 /** How long an expelled client may take to answer the close before its socket is cut. */
 const CLOSE_GRACE_MS = 1000;
+
+const COLYSEUS_CLOSE_WITH_ERROR = CloseCode.WITH_ERROR;
 
 const expulsions = new WeakMap<object, Expulsion>();
 
@@ -75,6 +78,14 @@ function guard(socket: WebSocket, maxMessagesPerSecond: number): void {
       return false;
     }
     return emit(event, args);
+  };
+  // Colyseus closes a connection whose frame it cannot decode with 4002 and no reason, while that
+  // frame is being handled; a 4002 at any other time (a stale socket replaced by a reconnection) is not the client's fault.
+  const close = socket.close.bind(socket);
+  socket.close = (code?: number, reason?: string | Buffer): void => {
+    if (code !== COLYSEUS_CLOSE_WITH_ERROR || speaking !== socket || expulsions.has(socket)) return close(code, reason);
+    const message = 'a frame that is not a well-formed message';
+    expel({ code: 'BAD_FRAME', message }, () => close(CLOSE_BAD_FRAME, `BAD_FRAME: ${message}`));
   };
   socket.on('error', (error: Error & { code?: string }) => {
     // ws has already closed the connection with 1009.

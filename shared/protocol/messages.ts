@@ -24,10 +24,11 @@ export const MAX_MESSAGES_PER_SECOND = 100;
 /** WebSocket close codes (RFC 6455) of a connection the server closes for breaking a limit. */
 export const CLOSE_RATE_LIMITED = 1008; // Policy Violation; the reason starts with RATE_LIMITED
 export const CLOSE_FRAME_TOO_LARGE = 1009; // Message Too Big
+export const CLOSE_BAD_FRAME = 1007; // Invalid Frame Payload Data: not a message Colyseus can decode
 
 /** Why the server closed a player's connection; the partner is told in its `partnerLeft` notice. */
 export interface Expulsion {
-  readonly code: 'RATE_LIMITED' | 'FRAME_TOO_LARGE';
+  readonly code: 'RATE_LIMITED' | 'FRAME_TOO_LARGE' | 'BAD_FRAME';
   readonly message: string;
 }
 

@@ -5,7 +5,7 @@
  */
 import { makeConfig } from '../../shared/engine/config';
 import { MAX_INSTRUCTION_TEXT } from '../../shared/engine/actions';
-import { CLOSE_FRAME_TOO_LARGE, CLOSE_RATE_LIMITED, MAX_FRAME_BYTES, MAX_MESSAGES_PER_SECOND } from '../../shared/protocol/messages';
+import { CLOSE_BAD_FRAME, CLOSE_FRAME_TOO_LARGE, CLOSE_RATE_LIMITED, MAX_FRAME_BYTES, MAX_MESSAGES_PER_SECOND } from '../../shared/protocol/messages';
 import { sleep, startGame, startTestServer, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(30_000);
@@ -94,6 +94,15 @@ describe('the message rate limit', () => {
     await waitFor(() => leader.view!.instructions.length === 1, 'the instruction to be queued');
     expect(leader.phase).toBe('playing');
   });
+});
+
+test('an undecodable frame closes the sender with 1007 and a reason; the partner is told the game ended', async () => {
+  const ts = await serve({ seed: 3 });
+  const { leader, follower } = await startGame(ts.url);
+  const closed = closeOf(leader);
+  socketOf(leader).send(new Uint8Array([13, 0xa6, ...Buffer.from('action'), 0xdb, 0xff, 0xff, 0xff, 0xff]));
+  expect(await closed).toEqual({ code: CLOSE_BAD_FRAME, reason: 'BAD_FRAME: a frame that is not a well-formed message' });
+  await expectEndedFor(follower, ts, 'BAD_FRAME');
 });
 
 test('undecodable frames cannot flood the server log: a few entries per connection, each cut short', async () => {
