@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
-import { WebSocketTransport } from '@colyseus/ws-transport';
 import express from 'express';
 import { WebSocket } from 'ws';
-import { ROOM_NAME } from '../shared/protocol/messages';
+import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
 import { httpGuard, type HttpPolicy } from './http/guard';
 import { GameRoom, parseJoinOptions, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { clientLimitedLogger, GuardedTransport } from './transport';
 
 // @colyseus/core 0.18 reads the global WebSocket (for WebSocket.OPEN) when a player reconnects,
 // and Node 20 has none: without this every reconnection is refused.
@@ -48,6 +48,8 @@ export interface GameServerOptions {
   readonly host?: string;
   readonly services: RoomServices;
   readonly roomSettings?: RoomSettings;
+  /** Frames a connection may send in a second before it is closed (the fuzz benchmark lifts it). */
+  readonly maxMessagesPerSecond?: number;
   /** Adds routes (the HTTP API, the client) to the express app before the server listens. */
   readonly routes?: (app: express.Application) => void;
   /** Cross-origin callers and framing sites allowed (none but the server's own origin by default). */
@@ -67,7 +69,12 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   app.disable('x-powered-by');
   options.routes?.(app);
   const http = createServer(app);
-  const colyseus = new Server({ transport: new WebSocketTransport({ server: http }), greet: false, gracefullyShutdown: false });
+  const colyseus = new Server({
+    transport: new GuardedTransport(http, options.maxMessagesPerSecond ?? MAX_MESSAGES_PER_SECOND),
+    logger: clientLimitedLogger(),
+    greet: false,
+    gracefullyShutdown: false,
+  });
   matchMaker.addRoomType(new GameRoomHandler({ services: options.services, settings: options.roomSettings }));
   // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));

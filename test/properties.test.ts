@@ -120,7 +120,7 @@ describe('engine invariants over random play', () => {
 });
 
 /**
- * R-32 to R-44: the refusal table of docs/rules.md, written out again from the docs (not from the
+ * R-32 to R-45 and R-57: the refusal table of docs/rules.md, written out again from the docs (not from the
  * engine), as the first row that applies. Null when no row applies: the rules accept the action.
  */
 function documentedRefusal(state: GameState, action: Record<string, unknown> | null): string | null {
@@ -143,6 +143,8 @@ function documentedRefusal(state: GameState, action: Record<string, unknown> | n
   if (type === 'move' && state.turn.stepsLeft === 0) return 'NO_STEPS_LEFT';
   if (type === 'endTurn' && state.queue.length === 0 && !state.config.endTurnWithEmptyQueue) return 'EMPTY_QUEUE';
   if (type === 'done' && state.queue.length === 0) return 'EMPTY_QUEUE';
+  const cap = state.config.maxQueuedInstructions;
+  if (type === 'instruction' && cap !== null && state.queue.length >= cap) return 'QUEUE_FULL';
   if (type === 'instruction' && (text as string).trim() === '') return 'EMPTY_INSTRUCTION';
   if (type === 'instruction' && [...(text as string)].length > state.config.maxInstructionLength) return 'INSTRUCTION_TOO_LONG';
   return null;
@@ -163,11 +165,12 @@ const anyAction = fc.record(
 const turnOfPlay = fc.record({ wild: fc.integer({ min: 0, max: 2 }).map((n) => n === 0), action: anyAction, intent });
 
 describe('R-32: refusals over random play', () => {
-  test('R-32 to R-44: every refusal carries the first documented code that applies and changes nothing; every action no row refuses is accepted', () => {
+  test('R-32 to R-44, R-57: every refusal carries the first documented code that applies and changes nothing; every action no row refuses is accepted', () => {
     const codes = new Set<string>();
     fc.assert(
-      fc.property(fc.array(turnOfPlay, { minLength: 100, maxLength: 200 }), fc.boolean(), (turns, emptyEndTurn) => {
-        let state = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 3, endTurnWithEmptyQueue: emptyEndTurn } });
+      // Small queue caps, so that random play fills the queue.
+      fc.property(fc.array(turnOfPlay, { minLength: 100, maxLength: 200 }), fc.boolean(), fc.constantFrom(1, 2, 50, null), (turns, emptyEndTurn, queueCap) => {
+        let state = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 3, endTurnWithEmptyQueue: emptyEndTurn, maxQueuedInstructions: queueCap } });
         let afterTheEnd = 3; // a few actions once the game is over, then the next game
         for (const { wild, action: drawn, intent: planned } of turns) {
           if (state.gameOver && afterTheEnd-- === 0) break;

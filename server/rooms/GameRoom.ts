@@ -6,7 +6,7 @@
  * are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
 import { z } from 'zod';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
 import { makeConfig, type GameConfig } from '../../shared/engine/config';
@@ -31,6 +31,7 @@ import {
   type SeatMessage,
 } from '../../shared/protocol/messages';
 import type { GameLogWriter, SeatRecord } from '../store/types';
+import { expulsionOf } from '../transport';
 import { BotSeat } from './botSeat';
 import { queuePlace } from './queue';
 import { TurnClock } from './turnClock';
@@ -129,8 +130,6 @@ const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leade
 export class GameRoom extends Room {
   maxClients = 2;
   seatReservationTimeout = SEAT_RESERVATION_SECONDS;
-  /** Far above what a person or a sane bot sends; a client over it is disconnected by Colyseus. */
-  maxMessagesPerSecond = 100;
 
   private services!: RoomServices;
   private now: () => number = Date.now;
@@ -276,10 +275,10 @@ export class GameRoom extends Room {
     else this.watchQueue();
   }
 
-  /** A dropped player keeps its seat for the reconnection window. */
+  /** A dropped player keeps its seat for the reconnection window; one the server expelled leaves at once (onLeave). */
   async onDrop(client: Client): Promise<void> {
     const seat = this.seatOf(client);
-    if (!seat || this.phase === 'ended') return;
+    if (!seat || this.phase === 'ended' || expulsionOf(client.ref)) return;
     seat.connected = false;
     this.notifyPartner(seat.role, 'partnerDisconnected');
     this.sendViews();
@@ -310,14 +309,15 @@ export class GameRoom extends Room {
     this.sendViews();
   }
 
-  /** A player gone for good (left, or did not come back in time) abandons the game. */
+  /** A player gone for good (left, expelled, or did not come back in time) abandons the game. */
   onLeave(client: Client): void {
     const seat = this.seatOf(client);
     if (!seat) return;
     seat.client = null;
     seat.connected = false;
     if (this.phase === 'playing') {
-      this.notifyPartner(seat.role, 'partnerLeft');
+      const expelled = expulsionOf(client.ref);
+      this.notifyPartner(seat.role, 'partnerLeft', expelled && { reason: expelled.code, message: expelled.message });
       this.finish('abandoned');
     } else if (this.phase === 'waiting') {
       this.seats.delete(seat.role);
@@ -344,11 +344,12 @@ export class GameRoom extends Room {
   onUncaughtException(error: RoomException, methodName: RoomMethodName): void {
     // onAuth's ServerErrors, and onJoin's, are answers (the join is refused), not faults.
     if (methodName === 'onAuth' || error.cause instanceof ServerError) return;
-    console.error(`game room ${this.roomId}: ${methodName} failed:`, error.cause ?? error);
+    // Through Colyseus's logger, which the server rate-limits when a client's frame caused the fault.
+    logger.error(`game room ${this.roomId}: ${methodName} failed:`, error.cause ?? error);
     try {
       this.finish('interrupted');
     } catch (closing) {
-      console.error(`game room ${this.roomId}: could not close the game:`, closing);
+      logger.error(`game room ${this.roomId}: could not close the game:`, closing);
     }
   }
 
@@ -454,7 +455,7 @@ export class GameRoom extends Room {
    * for the server's operator only.
    */
   private cancelStart(joining: Client, cause: unknown): never {
-    console.error(`game room ${this.roomId}: the game's log could not be created:`, cause);
+    logger.error(`game room ${this.roomId}: the game's log could not be created:`, cause);
     this.phase = 'ended';
     for (const seat of this.seats.values()) {
       if (seat.client && seat.client !== joining) seat.client.leave(CloseCode.WITH_ERROR, NOT_STARTED_MESSAGE);
@@ -513,7 +514,7 @@ export class GameRoom extends Room {
       result = this.recorder!.apply(action, this.now() - this.startedAt);
     } catch (error) {
       if (!(error instanceof LogNotWritten)) throw error;
-      console.error(`game room ${this.roomId}: the game ends because its log could not be written:`, error.cause);
+      logger.error(`game room ${this.roomId}: the game ends because its log could not be written:`, error.cause);
       return this.finish('storage-failed');
     }
     if (!result.ok) return;
@@ -573,11 +574,11 @@ export class GameRoom extends Room {
     client.send('error', { code, message, refused });
   }
 
-  private notify(role: Role, kind: string): void {
-    this.seats.get(role)?.client?.send('notice', { kind });
+  private notify(role: Role, kind: string, details?: object): void {
+    this.seats.get(role)?.client?.send('notice', { kind, ...details });
   }
 
-  private notifyPartner(role: Role, kind: string): void {
-    this.notify(partnerOf(role), kind);
+  private notifyPartner(role: Role, kind: string, details?: object): void {
+    this.notify(partnerOf(role), kind, details);
   }
 }

@@ -29,8 +29,12 @@ export type Action = (PlayerAction & { readonly actor: Role }) | TimeoutAction;
 export type ActionType = Action['type'];
 export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
 
-/** Longest text the edge accepts before the engine judges it (config.maxInstructionLength is at most this). */
-export const MAX_INSTRUCTION_TEXT = 10_000;
+/**
+ * Longest text, in UTF-16 units, the edge accepts before the engine judges it: at least as many as
+ * the largest frame the server reads can carry (every unit takes a byte or more), so the engine,
+ * not the schema, answers any text that arrives; and far above config.maxInstructionLength.
+ */
+export const MAX_INSTRUCTION_TEXT = 65_536;
 
 /** A player action as received from outside (a client, an agent): validated, never trusted. */
 export const playerActionSchema = z.discriminatedUnion('type', [
@@ -116,6 +120,12 @@ export function withoutActor(action: PlayerAction & { readonly actor: Role }): P
 // Control characters (C0, DEL, C1) other than white space, which becomes a plain space, and
 // unpaired UTF-16 surrogates, which no encoder can carry.
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Invisible characters that would let a text show one thing and hold another: bidi marks,
+// embeddings, overrides and isolates (ALM, LRM, RLM, U+202A-U+202E, U+2066-U+2069); zero-width
+// space, word joiner, invisible operators and the BOM; deprecated format controls; and tag
+// characters outside an emoji subdivision flag (they can spell hidden ASCII). ZWNJ and ZWJ stay:
+// Persian, Indic scripts and emoji sequences need them.
+const INVISIBLE_CHARACTERS = /[\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]|(?<!\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{0,5})[\u{E0000}-\u{E007F}]/gu;
 const WHITE_SPACE_RUNS = /[\t\n\r ]+/g;
 
 /**
@@ -129,7 +139,7 @@ export function instructionLength(text: string): number {
   return codePoints;
 }
 
-/** An instruction as it is stored and shown: control characters removed, white space collapsed, trimmed. */
+/** An instruction as it is stored and shown: control and invisible characters removed, white space collapsed, trimmed. */
 export function sanitizeInstruction(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, '').replace(WHITE_SPACE_RUNS, ' ').trim();
+  return text.replace(CONTROL_CHARACTERS, '').replace(INVISIBLE_CHARACTERS, '').replace(WHITE_SPACE_RUNS, ' ').trim();
 }

@@ -26,6 +26,12 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Longest instruction, in characters. */
   maxInstructionLength: z.number().int().min(1).max(10_000).default(300),
+  /**
+   * Most instructions in the queue, the current one included; null for no cap (the paper's, and
+   * that of logs written before the cap). Real games queue a handful; 50 bounds a game's memory
+   * and log without ever stopping a person.
+   */
+  maxQueuedInstructions: z.number().int().min(1).max(10_000).nullable().default(50),
   /** The follower's view: a cone of this full angle and this range in hexes. */
   view: z
     .strictObject({

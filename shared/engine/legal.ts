@@ -9,12 +9,12 @@ import { actionError, type ActionError } from './errors';
 import { opposite, stepFrom } from './hex';
 import { isWalkable } from './map';
 import type { GameState, Role } from './state';
-import { refusal } from './transition';
+import { queueIsFull, refusal } from './transition';
 
 export interface LegalActions {
   /** Moves that are allowed now and change the player's pose. */
   readonly moves: readonly Move[];
-  /** The player may write an instruction now (of 1 to `maxInstructionLength` characters). */
+  /** The player may write an instruction now (of 1 to `maxInstructionLength` characters; not while the queue is full). */
   readonly instruction: boolean;
   readonly maxInstructionLength: number;
   readonly endTurn: boolean;
@@ -28,7 +28,7 @@ export function legalActions(state: GameState, role: Role): LegalActions {
   const moves = mine && state.turn.stepsLeft > 0 ? openMoves(state, role) : NOTHING;
   return {
     moves,
-    instruction: mine && role === 'leader',
+    instruction: mine && role === 'leader' && !queueIsFull(state),
     maxInstructionLength: state.config.maxInstructionLength,
     endTurn: mine && role === 'leader' && (state.queue.length > 0 || state.config.endTurnWithEmptyQueue),
     done: mine && role === 'follower' && state.queue.length > 0,

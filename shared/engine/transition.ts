@@ -127,12 +127,17 @@ export function refusal(state: GameState, action: Action): ActionError | null {
     case 'done':
       return state.queue.length > 0 ? null : actionError('EMPTY_QUEUE', 'there is no instruction to mark done');
     case 'instruction':
+      if (queueIsFull(state)) return actionError('QUEUE_FULL', `the queue holds at most ${state.config.maxQueuedInstructions} instructions; wait for the follower`);
       if (action.text.trim().length === 0) return actionError('EMPTY_INSTRUCTION', 'an instruction needs some text');
       if (instructionLength(action.text) > state.config.maxInstructionLength) {
         return actionError('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${instructionLength(action.text)}`);
       }
       return null;
   }
+}
+
+export function queueIsFull(state: GameState): boolean {
+  return state.config.maxQueuedInstructions !== null && state.queue.length >= state.config.maxQueuedInstructions;
 }
 
 /** What is wrong with the action's shape, or null. */

@@ -29,6 +29,15 @@ export const cardSchema = z.strictObject({
   selected: z.boolean(),
 });
 
+/**
+ * A log's config as the rules that played it: a field added since (absent from an older header)
+ * takes the value that reproduces the games before it, not the new default.
+ */
+function asPlayed(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || 'maxQueuedInstructions' in config) return config;
+  return { ...config, maxQueuedInstructions: null };
+}
+
 export const headerSchema = z.strictObject({
   kind: z.literal('header'),
   format: z.literal(LOG_FORMAT),
@@ -37,7 +46,7 @@ export const headerSchema = z.strictObject({
   gameId: z.string().min(1).max(200),
   startedAt: z.iso.datetime(),
   seed: int,
-  config: configSchema,
+  config: z.preprocess(asPlayed, configSchema),
   map: mapSchema,
   initial: z.strictObject({
     leader: poseSchema,

@@ -14,6 +14,25 @@ export const LOBBY_NAME = 'lobby';
 /** Milliseconds between the server's state patches, unless a room is configured otherwise. */
 export const DEFAULT_PATCH_RATE_MS = 20;
 
+/**
+ * Largest WebSocket frame the server reads. It holds any instruction a config allows (10,000 code
+ * points of at most 4 bytes each in UTF-8) with room to spare, so an instruction that is too long
+ * is answered INSTRUCTION_TOO_LONG; a bigger frame closes the connection with CLOSE_FRAME_TOO_LARGE.
+ */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** Frames a connection may send in a second: far above a person's or a sane bot's pace. */
+export const MAX_MESSAGES_PER_SECOND = 100;
+/** WebSocket close codes (RFC 6455) of a connection the server closes for breaking a limit. */
+export const CLOSE_RATE_LIMITED = 1008; // Policy Violation; the reason starts with RATE_LIMITED
+export const CLOSE_FRAME_TOO_LARGE = 1009; // Message Too Big
+export const CLOSE_BAD_FRAME = 1007; // Invalid Frame Payload Data: not a message Colyseus can decode
+
+/** Why the server closed a player's connection; the partner is told in its `partnerLeft` notice. */
+export interface Expulsion {
+  readonly code: 'RATE_LIMITED' | 'FRAME_TOO_LARGE' | 'BAD_FRAME';
+  readonly message: string;
+}
+
 /** The one message a player sends to act: a PlayerAction, the engine's action vocabulary. */
 export const ACTION_MESSAGE = 'action';
 export const clientMessageSchemas = { [ACTION_MESSAGE]: playerActionSchema } as const;

@@ -2,6 +2,7 @@
  * The one list of legal actions and the one action vocabulary: legalActions agrees with step on
  * every state of real games, refusals come in the documented order, and codes convert both ways.
  */
+import fc from 'fast-check';
 import {
   ACTION_CODES,
   actionMask,
@@ -12,6 +13,7 @@ import {
   isActionCode,
   isFollowerCode,
   legalActions,
+  MAX_INSTRUCTION_TEXT,
   MOVES,
   playerActionSchema,
   ROLES,
@@ -99,6 +101,13 @@ describe('legalActions agrees with step', () => {
     expect(checkPlayerAction(state, 'leader', { type: 'instruction', text: 'x'.repeat(12) })).toBeNull();
   });
 
+  test('R-57: the leader may not write an instruction while the queue is full', () => {
+    const full = play(makeState({ config: { maxQueuedInstructions: 2 } }), say('a'), say('b')).state;
+    expect(legalActions(full, 'leader')).toMatchObject({ instruction: false, endTurn: true });
+    expect(checkPlayerAction(full, 'leader', { type: 'instruction', text: 'c' })?.code).toBe('QUEUE_FULL');
+    expect(legalActions(play(makeState({ config: { maxQueuedInstructions: 2 } }), say('a')).state, 'leader').instruction).toBe(true);
+  });
+
   test('R-24, R-44: moves into an obstacle or off the map are not offered, and refused as MOVE_BLOCKED', () => {
     // The fixture's follower at (1, 4): facing W its back is open, its front is the map's edge.
     const state = play(makeState({ follower: { x: 0, y: 4, heading: 'W' } }), say('go'), endTurn).state;
@@ -169,7 +178,7 @@ describe('the action vocabulary', () => {
       { type: 'move', move: 'MF', actor: 'leader' },
       { type: 'timeout', role: 'leader' },
       { type: 'instruction', text: 42 },
-      { type: 'instruction', text: 'x'.repeat(10_001) },
+      { type: 'instruction', text: 'x'.repeat(MAX_INSTRUCTION_TEXT + 1) },
       { type: 'done', extra: true },
     ];
     for (const value of bad) expect(playerActionSchema.safeParse(value).success).toBe(false);
@@ -179,5 +188,33 @@ describe('the action vocabulary', () => {
     expect(sanitizeInstruction('  go\u0007\n\nnorth\t ')).toBe('go north');
     expect(sanitizeInstruction('a\uD800b\uDC00c')).toBe('abc');
     expect(sanitizeInstruction('the \uD83C\uDF1F star')).toBe('the \uD83C\uDF1F star');
+  });
+
+  test('R-49: sanitising removes bidi controls and invisible characters, keeps ZWNJ and ZWJ, and leaves well-formed text', () => {
+    // A right-to-left override makes "go east" display as "tsae og"; an isolate or an embedding hides the same.
+    expect(sanitizeInstruction('go \u202Etsae\u202C now')).toBe('go tsae now');
+    for (const mark of ['\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069']) {
+      expect(sanitizeInstruction(`turn${mark} left`)).toBe('turn left');
+    }
+    for (const invisible of ['\u200B', '\u2060', '\u2062', '\uFEFF', '\u206A']) expect(sanitizeInstruction(`ca${invisible}rd`)).toBe('card');
+    expect(sanitizeInstruction('\u200B\uFEFF\u2060')).toBe(''); // the engine then refuses it as EMPTY_INSTRUCTION
+    // Tag characters spell hidden ASCII ("hi" here) ...
+    expect(sanitizeInstruction('go\u{E0001}\u{E0068}\u{E0069}\u{E007F}')).toBe('go');
+    // ... but a subdivision flag (Scotland) is made of them and stays.
+    const scotland = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}';
+    expect(sanitizeInstruction(`to the ${scotland} flag`)).toBe(`to the ${scotland} flag`);
+    // ZWNJ in Persian ("I want"), ZWJ in a Malayalam chillu and in an emoji family: the text means something else without them.
+    for (const kept of ['\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645', '\u0D28\u0D4D\u200D', '\u{1F469}\u200D\u{1F467}']) {
+      expect(sanitizeInstruction(kept)).toBe(kept);
+    }
+    // Whatever comes in, what comes out is well formed (no lone surrogate) and has nothing left to remove.
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
+        const clean = sanitizeInstruction(text);
+        expect(Buffer.from(clean, 'utf8').toString('utf8')).toBe(clean); // UTF-8 round trips only well-formed text
+        expect(sanitizeInstruction(clean)).toBe(clean);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   makeConfig,
   mapSchema,
   PROP_TYPES,
+  sanitizeInstruction,
   seedRng,
   SHAPES,
   step,
@@ -338,6 +339,22 @@ describe('R-32: actions that are not defined are refused and change nothing', ()
     expectRefused(followerTurn(1), timeout('leader'), 'STALE_TIMEOUT');
   });
 
+  test('R-57: an instruction when the queue holds maxQueuedInstructions is QUEUE_FULL, before its text is judged; DONE makes room', () => {
+    const instructions = (n: number) => Array.from({ length: n }, (_, i) => say(`step ${i}`));
+    const full = play(makeState(), ...instructions(50)).state; // the default cap
+    expect(full.queue).toHaveLength(50);
+    expectRefused(full, say('one more'), 'QUEUE_FULL');
+    expectRefused(full, say(''), 'QUEUE_FULL');
+    expectRefused(full, say('x'.repeat(301)), 'QUEUE_FULL');
+    expectRefused(full, { type: 'instruction', actor: 'follower', text: 'hi' }, 'FOLLOWER_CANNOT_INSTRUCT');
+    const small = play(makeState({ config: { maxQueuedInstructions: 2 } }), say('a'), say('b')).state;
+    expectRefused(small, say('c'), 'QUEUE_FULL');
+    const roomAgain = play(small, endTurn, done, timeout('follower')).state;
+    expect(play(roomAgain, say('c')).state.queue.map((i) => i.text)).toEqual(['b', 'c']);
+    // null: no cap, as in the paper.
+    expect(play(makeState({ config: { maxQueuedInstructions: null } }), ...instructions(60)).state.queue).toHaveLength(60);
+  });
+
   test('R-41: DONE with an empty queue (a hand-built state the rules never reach)', () => {
     expectRefused({ ...followerTurn(1), queue: [] }, done, 'EMPTY_QUEUE');
   });
@@ -463,5 +480,11 @@ describe('edge cases, decided', () => {
     expectRefused(makeState(), say('🙂'.repeat(301)), 'INSTRUCTION_TOO_LONG');
     expectRefused(makeState({ config: { maxInstructionLength: 5 } }), say('abcdef'), 'INSTRUCTION_TOO_LONG');
     expect(step(makeState({ config: { maxInstructionLength: 5 } }), say('ab🙂de')).ok).toBe(true);
+  });
+
+  test('R-50: the limit applies to the sanitised text: removed invisible characters do not count, kept joiners do', () => {
+    const padded = `${'x'.repeat(300)}${'\u200B'.repeat(50)}\u202E`;
+    expect(step(makeState(), say(sanitizeInstruction(padded))).ok).toBe(true);
+    expect(instructionLength(sanitizeInstruction('a\u200Cb'))).toBe(3); // ZWNJ stays and counts
   });
 });

@@ -1,6 +1,8 @@
 /** Replay re-simulates logs exactly and refuses every kind of corrupt log, naming the line. */
 import { replay, LogError } from '../../shared/log/replay';
-import type { LogEvent } from '../../shared/log/format';
+import type { LogEvent, LogLine } from '../../shared/log/format';
+import { GameRecorder, makeHeader } from '../../shared/log/recorder';
+import { makeState } from '../fixtures';
 import { sampleLog, toText } from './sample';
 
 /** Line numbers in the sample: 1 header, 2..17 events, 18 end. */
@@ -83,6 +85,35 @@ describe('replay of a consistent log', () => {
     expect(result.final.cards.map((c) => c.id).sort()).toEqual([3, 4, 5, 6, 7]);
     expect(result.final.cards.find((c) => c.id === 6)).toMatchObject({ color: 'black', shape: 'plus', count: 3 });
     expect(result.final.cards.find((c) => c.id === 5)).toMatchObject({ color: 'orange', selected: true });
+  });
+});
+
+describe('R-57: logs written before the queue had a cap', () => {
+  /** A game of 60 instructions in one leader turn, recorded without a cap. */
+  function longQueueLog(): Record<string, any>[] {
+    const start = makeState({ config: { maxQueuedInstructions: null } });
+    const header = makeHeader({
+      gameId: 'long-queue',
+      startedAt: new Date(0),
+      seed: 1,
+      config: start.config,
+      map: start.world.map,
+      setup: { leader: start.leader, follower: start.follower, cards: start.cards, rng: start.rng },
+    });
+    const lines: LogLine[] = [];
+    const recorder = new GameRecorder(header, (line) => lines.push(line));
+    for (let i = 0; i < 60; i++) recorder.apply({ type: 'instruction', actor: 'leader', text: `step ${i}` }, i);
+    recorder.end(60, 'abandoned');
+    return JSON.parse(JSON.stringify(lines));
+  }
+
+  test('R-57: a header without maxQueuedInstructions replays with no cap; one with the cap refuses the 51st instruction', () => {
+    const old = longQueueLog();
+    delete old[0].config.maxQueuedInstructions;
+    expect(replay(toText(old)).final.queue).toHaveLength(60);
+    const capped = longQueueLog();
+    capped[0].config.maxQueuedInstructions = 50;
+    expectLogError(toText(capped), 52, /QUEUE_FULL/);
   });
 });
 
