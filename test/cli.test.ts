@@ -121,7 +121,7 @@ describe('serve', () => {
     ['--frame-ancestors', '*', /--frame-ancestors: "\*" is not a frame source/],
     ['--cors-origin', 'https://a.example/path', /--cors-origin: "https:\/\/a\.example\/path" is not an origin/],
     ['--cors-origin', ' ', /--cors-origin: the list is empty/],
-  ])('%s %j is refused before anything starts', (option, value, message) => {
+  ])('P-89: %s %j is refused before anything starts', (option, value, message) => {
     const run = cerealbar('serve', '--port', '0', option, value);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(message);

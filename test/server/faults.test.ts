@@ -144,7 +144,7 @@ async function expectOnlyThisGameEnded(hit: { leader: Player; follower: Player }
   return gameId;
 }
 
-describe('a failure while writing an action', () => {
+describe('P-81: a failure while writing an action', () => {
   test.each([
     ['a full disk (ENOSPC, half a line written)', { op: 'writeSync', code: 'ENOSPC', partial: true }, /^the log could not be written \(ENOSPC\); the log ends at the last saved action$/],
     ['an I/O error (EIO)', { op: 'writeSync', code: 'EIO' }, /^the log could not be written \(EIO\); the log ends at the last saved action$/],
@@ -204,7 +204,7 @@ describe('a failure while writing an action', () => {
   });
 });
 
-describe('a failure on the timer path', () => {
+describe('P-81: a failure on the timer path', () => {
   test('a turn timeout that cannot be written ends only that game', async () => {
     await serve({ leaderTurnSeconds: 1.5, followerTurnSeconds: 600 });
     const others = [await startGame(url, { pool: 'a' }), await startGame(url, { pool: 'b' })];
@@ -233,7 +233,7 @@ describe('a failure on the timer path', () => {
   });
 });
 
-describe('a log that cannot be created', () => {
+describe('P-82: a log that cannot be created', () => {
   test.each([
     ['creating the file', { op: 'openSync', code: 'ENOSPC' }],
     ['writing the header', { op: 'writeSync', code: 'EIO' }],

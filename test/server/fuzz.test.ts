@@ -3,7 +3,7 @@ import { runFuzz } from '../../bench/fuzz.bench';
 
 jest.setTimeout(120_000);
 
-test('3,000 fuzzed frames: no crash, every refusal changes nothing, the follower always hears the game end, every log replays', async () => {
+test('P-35, P-77: 3,000 fuzzed frames: no crash, every refusal changes nothing, the follower always hears the game end, every log replays', async () => {
   const figures = await runFuzz({ frames: 3000, seed: 7 });
   expect(figures.corrupted).toEqual([]);
   expect(figures.crashes).toBe(0);

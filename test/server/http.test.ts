@@ -65,7 +65,7 @@ describe('matchmaking bodies', () => {
     ['[1,2]', /^bad join option : /],
     ['{not json', /^the request body is not a JSON object$/],
     ['"a string"', /^the request body is not a JSON object$/],
-  ])('%s is a 400 with the reason, on every method, and makes no game', async (body, message) => {
+  ])('P-11: %s is a 400 with the reason, on every method, and makes no game', async (body, message) => {
     await start();
     for (const method of ['joinOrCreate', 'create', 'join']) {
       const res = await matchmake(method, body);
@@ -75,7 +75,7 @@ describe('matchmaking bodies', () => {
     expect(await rooms()).toBe(0);
   });
 
-  test(`a body over ${BODY_LIMIT_BYTES} bytes is refused (413) before it is read, with or without a length`, async () => {
+  test(`P-11, P-86: a body over ${BODY_LIMIT_BYTES} bytes is refused (413) before it is read, with or without a length`, async () => {
     await start();
     const big = JSON.stringify({ role: 'leader', workerId: 'w'.repeat(BODY_LIMIT_BYTES) });
     const res = await matchmake('joinOrCreate', big);
@@ -92,7 +92,7 @@ describe('matchmaking bodies', () => {
     expect(await rooms()).toBe(0);
   });
 
-  test('the admin API caps bodies too', async () => {
+  test('P-86: the admin API caps bodies too', async () => {
     await start();
     const res = await fetch(`${base}/api/games`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: 'x'.repeat(BODY_LIMIT_BYTES + 1) });
     expect(res.status).toBe(413);
@@ -100,7 +100,7 @@ describe('matchmaking bodies', () => {
   });
 });
 
-describe('CORS', () => {
+describe('P-87: CORS', () => {
   const preflight = (origin: string) =>
     fetch(`${base}/matchmake/joinOrCreate/cerealbar`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
 
@@ -128,7 +128,7 @@ describe('CORS', () => {
   });
 });
 
-describe('Content-Security-Policy', () => {
+describe('P-88: Content-Security-Policy', () => {
   const policy = async (path: string) => {
     const res = await fetch(`${base}${path}`);
     expect(res.status).toBe(200);

@@ -42,7 +42,7 @@ async function expectEndedFor(partner: Player, ts: TestServer, reason: string): 
   expect(ts.logs[0].map((line) => line.kind)).toEqual(['header', 'end']);
 }
 
-describe('the frame limit and the instruction limit agree', () => {
+describe('P-75: the frame limit and the instruction limit agree', () => {
   test('R-43: the longest text that fits in a frame is answered INSTRUCTION_TOO_LONG, not a closed socket', async () => {
     expect(MAX_INSTRUCTION_TEXT).toBeGreaterThanOrEqual(MAX_FRAME_BYTES); // every UTF-16 unit takes a byte or more
     const ts = await serve({ seed: 3 });
@@ -64,7 +64,7 @@ describe('the frame limit and the instruction limit agree', () => {
     expect(game.leader.errors()).toEqual([]);
   });
 
-  test('a frame over the limit closes the sender with 1009 (Message Too Big); the partner is told the game ended', async () => {
+  test('P-78: a frame over the limit closes the sender with 1009 (Message Too Big); the partner is told the game ended', async () => {
     const ts = await serve({ seed: 3 });
     const { leader, follower } = await startGame(ts.url);
     const closed = closeOf(leader);
@@ -74,8 +74,8 @@ describe('the frame limit and the instruction limit agree', () => {
   });
 });
 
-describe('the message rate limit', () => {
-  test(`more than ${MAX_MESSAGES_PER_SECOND} frames in a second close the sender with 1008 and a reason; the partner is told the game ended`, async () => {
+describe('P-76: the message rate limit', () => {
+  test(`P-78: more than ${MAX_MESSAGES_PER_SECOND} frames in a second close the sender with 1008 and a reason; the partner is told the game ended`, async () => {
     const ts = await serve({ seed: 3 });
     const { leader, follower } = await startGame(ts.url);
     const closed = closeOf(leader);
@@ -96,7 +96,7 @@ describe('the message rate limit', () => {
   });
 });
 
-test('an undecodable frame closes the sender with 1007 and a reason; the partner is told the game ended', async () => {
+test('P-77, P-78: an undecodable frame closes the sender with 1007 and a reason; the partner is told the game ended', async () => {
   const ts = await serve({ seed: 3 });
   const { leader, follower } = await startGame(ts.url);
   const closed = closeOf(leader);
@@ -105,7 +105,7 @@ test('an undecodable frame closes the sender with 1007 and a reason; the partner
   await expectEndedFor(follower, ts, 'BAD_FRAME');
 });
 
-test('undecodable frames cannot flood the server log: a few entries per connection, each cut short', async () => {
+test('P-79: undecodable frames cannot flood the server log: a few entries per connection, each cut short', async () => {
   const written: string[] = [];
   for (const level of ['error', 'warn', 'info', 'debug', 'trace'] as const) {
     jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void written.push(args.join(' ')));

@@ -167,7 +167,7 @@ test('reading a card request out of an instruction', () => {
 });
 
 describe('many players at once', () => {
-  test('50 leaders and 50 followers arriving at once make 50 games, with no refusals', async () => {
+  test('P-72: 50 leaders and 50 followers arriving at once make 50 games, with no refusals', async () => {
     const roles = [...Array<string>(50).fill('leader'), ...Array<string>(50).fill('follower')];
     const joins = await Promise.allSettled(roles.map((role) => join(ts.url, { role })));
     const refused = joins.filter((result) => result.status === 'rejected');
@@ -189,7 +189,7 @@ async function reserveOnly(options: Record<string, unknown>): Promise<{ roomId: 
 }
 
 describe('seat reservations', () => {
-  test('a reserved seat nobody connects to is free again within a few seconds', async () => {
+  test('P-73: a reserved seat nobody connects to is free again within a few seconds', async () => {
     const leader = await join(ts.url, { role: 'leader' });
     const squatted = await reserveOnly({ role: 'follower' });
     expect(squatted.roomId).toBe(leader.room.roomId);
@@ -203,7 +203,7 @@ describe('seat reservations', () => {
     await waitFor(() => leader.phase === 'playing', 'the game to start');
   });
 
-  test('one worker id never holds both seats of a game: the second is refused with the reason', async () => {
+  test('P-74: one worker id never holds both seats of a game: the second is refused with the reason', async () => {
     const first = await join(ts.url, { role: 'leader', workerId: 'W7' });
     await expect(join(ts.url, { role: 'follower', workerId: 'W7' })).rejects.toThrow(/worker W7 already has a seat in a game waiting for a partner/);
     const { code } = await createPrivate(ts.url, { role: 'leader', workerId: 'W8' });
@@ -214,7 +214,7 @@ describe('seat reservations', () => {
     await waitFor(() => first.phase === 'playing', 'the game to start');
   });
 
-  test('simultaneous requests of one worker get one seat, and the other the reason', async () => {
+  test('P-74: simultaneous requests of one worker get one seat, and the other the reason', async () => {
     const joins = await Promise.allSettled([join(ts.url, { role: 'leader', workerId: 'W5' }), join(ts.url, { role: 'follower', workerId: 'W5' })]);
     expect(joins.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(String((joins.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/worker W5 already has a seat/);
@@ -224,7 +224,7 @@ describe('seat reservations', () => {
 describe('private games', () => {
   const openGames = async () => (await matchMaker.query({ name: 'cerealbar' })).length;
 
-  test('creating one returns a code from the server; the partner joins with it in any case', async () => {
+  test('P-71, P-6, P-19: creating one returns a code from the server; the partner joins with it in any case', async () => {
     const { creator, code } = await createPrivate(ts.url, { role: 'leader' });
     expect(code).toMatch(new RegExp(`^[a-hjkmnp-z2-9]{${PRIVATE_CODE_LENGTH}}$`));
     const other = await createPrivate(ts.url, { role: 'leader' });
@@ -235,7 +235,7 @@ describe('private games', () => {
     expect(partner.messages.find((m) => m.type === 'seat')!.payload.code).toBe(code);
   });
 
-  test('a code no game has is an error, and makes no game', async () => {
+  test('P-11, P-6: a code no game has is an error, and makes no game', async () => {
     await createPrivate(ts.url, { role: 'leader' });
     const before = await openGames();
     await expect(join(ts.url, { role: 'follower', code: 'nosuchgame' })).rejects.toThrow(/^no game with this code$/);
@@ -250,7 +250,7 @@ describe('private games', () => {
     await expect(join(ts.url, { role: 'any', code })).rejects.toThrow(/^no game with this code$/);
   });
 
-  test('joining one by its room id needs its code too', async () => {
+  test('P-11: joining one by its room id needs its code too', async () => {
     const { creator, code } = await createPrivate(ts.url, { role: 'leader' });
     const roomId = creator.room.roomId;
     await expect(new Client(ts.url).joinById(roomId, { role: 'follower' })).rejects.toThrow(/no game with this code/);
@@ -260,7 +260,7 @@ describe('private games', () => {
     await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the game to start');
   });
 
-  test('a new private game takes no code of the player\'s choosing', async () => {
+  test('P-71: a new private game takes no code of the player\'s choosing', async () => {
     await expect(join(ts.url, { private: true, code: 'mine' })).rejects.toThrow(/bad join option code: a new private game gets its code from the server/);
   });
 });

@@ -302,7 +302,7 @@ describe('bad messages get a specific error and change nothing', () => {
 });
 
 describe('reconnection', () => {
-  test('a reconnection token copied from a player who is still connected does not take the seat over', async () => {
+  test('P-80: a reconnection token copied from a player who is still connected does not take the seat over', async () => {
     const ts = await serve({ seed: 6 });
     const { leader, follower } = await startGame(ts.url);
     await expect(new Client(ts.url).reconnect(follower.room.reconnectionToken)).rejects.toThrow(/this seat's player is still connected/);

@@ -151,7 +151,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 const logFiles = (dataDir: string) => readdirSync(joinPath(dataDir, 'logs')).map((file) => joinPath(dataDir, 'logs', file));
 
-test('a data directory that cannot be used is one line naming the problem, not a stack trace', async () => {
+test('P-85: a data directory that cannot be used is one line naming the problem, not a stack trace', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-unusable-'));
   const store = GameStore.open(dataDir);
   store.startGame({ ...selfPlayHeader(), gameId: 'stuck' }, { pool: 'default', seats: [] });
@@ -164,7 +164,7 @@ test('a data directory that cannot be used is one line naming the problem, not a
   expect(stderr).toMatch(new RegExp(`^cerealbar: ${dataDir}: cannot recover the games of the last run: EISDIR: [^\\n]*\\n$`));
 });
 
-test('at start, logs the index lacks are indexed and closed, so that every log of the data directory replays', async () => {
+test('P-84: at start, logs the index lacks are indexed and closed, so that every log of the data directory replays', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-orphans-'));
   GameStore.open(dataDir).close();
   // A process killed between creating a log and indexing it leaves the header alone, or nothing.
@@ -186,7 +186,7 @@ test('at start, logs the index lacks are indexed and closed, so that every log o
   store.close();
 });
 
-test('SIGTERM when the end lines cannot be written says so and exits 1; the next start closes the logs', async () => {
+test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; the next start closes the logs', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-full-'));
   GameStore.open(dataDir).close();
   // No file of the server may grow past LIMIT bytes: its log is filled to just under it.
@@ -202,20 +202,34 @@ test('SIGTERM when the end lines cannot be written says so and exits 1; the next
   for (const player of [leader, follower]) player.room.reconnection.enabled = false;
   const [log] = logFiles(dataDir);
   const lastLine = () => readFileSync(log, 'utf8').trimEnd().split('\n').at(-1)!;
+  let queued = 0;
   const instruct = async (text: string) => {
+    // The queue holds 50: now and then the follower works through it.
+    if (queued === 40) {
+      leader.act({ type: 'endTurn' });
+      await waitFor(() => follower.view?.turn.role === 'follower', "the follower's turn");
+      for (; queued > 0; queued--) follower.act({ type: 'done' });
+      await waitFor(() => leader.view?.turn.role === 'leader' && leader.view.instructions.every((i) => i.status === 'done'), "the leader's turn");
+    }
     const size = statSync(log).size;
     leader.act({ type: 'instruction', text });
+    queued++;
     await waitFor(() => statSync(log).size > size, 'the instruction to be logged');
   };
   await instruct('x');
-  // An instruction's line is this many bytes more than its text.
-  const overhead = Buffer.byteLength(lastLine());
-  // The end line (about 60 bytes) must not fit: leave 1 to 20 bytes.
-  for (;;) {
-    const room = LIMIT - statSync(log).size;
-    const length = Math.min(300, room - overhead - 1 - 10);
-    await instruct('y'.repeat(length));
-    if (length < 300) break;
+  try {
+    // An instruction's line is this many bytes more than its text.
+    const overhead = Buffer.byteLength(lastLine());
+    // The end line (about 60 bytes) must not fit: leave 1 to 20 bytes.
+    for (;;) {
+      const room = LIMIT - statSync(log).size;
+      const length = Math.min(300, room - overhead - 1 - 10);
+      await instruct('y'.repeat(length));
+      if (length < 300) break;
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
   expect(LIMIT - statSync(log).size).toBeLessThan(40);
 
