@@ -143,8 +143,10 @@ export async function runFuzz(options: { frames: number; seed: number }): Promis
     let index = 0;
     const more = () => index < frames.length && figures.frames < options.frames;
     while (more()) {
-      const code = `fuzz${figures.games}`;
-      const leader = await seat(url, { role: 'leader', code });
+      // A private game per round, so that nothing else can join it.
+      const leader = await seat(url, { role: 'leader', private: true });
+      if (!(await until(() => leader.messages.some((m) => m.type === 'seat')))) throw new Error('no seat for the leader');
+      const { code } = leader.messages.find((m) => m.type === 'seat')!.payload;
       const follower = await seat(url, { role: 'follower', code });
       if (!(await until(() => leader.view !== null && follower.view !== null))) throw new Error('a game did not start');
       const log = logs[figures.games++];
