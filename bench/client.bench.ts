@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/browser/chromium';
 import { CLIENT_DIST, mountClient } from '../server/http/client';
 import { startGameServer } from '../server/index';
 
@@ -40,10 +40,7 @@ async function main(): Promise<void> {
       if (!mountClient(app).built) throw new Error('the client is not built');
     },
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const timings: [string, number][] = [];
   for (const [name, path, ready] of [
     ['lobby: navigation to buttons shown', '/', 'button.quick-play'],

@@ -1,19 +1,19 @@
 /**
- * Tests in a real browser: Debian's chromium driven by playwright-core, against a real game server
+ * Tests in a real browser: headless Chromium (test/browser/chromium.ts) driven by playwright-core, against a real game server
  * that serves the built client (npm test builds it first) with a store in a temporary directory.
  * Screenshots go to test-artifacts/ for people to look at.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { mountApi } from '../../server/http/api';
 import { CLIENT_DIST, mountClient } from '../../server/http/client';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { GameStore } from '../../server/store/GameStore';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 export const ADMIN_TOKEN = 'browser-test-admin-token';
 
@@ -49,11 +49,8 @@ export async function startBrowserTestServer(roomSettings: RoomSettings = {}): P
   };
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+export function launchBrowser(): Promise<Browser> {
+  return launchChromium();
 }
 
 /** A page that fails the test on any uncaught error in the page, or anything its Content-Security-Policy blocks. */

@@ -1,0 +1,31 @@
+/**
+ * Headless Chromium for the browser tests and the client benchmark: CHROMIUM_PATH when set, the
+ * system's Chromium when there is one, else the build the @sparticuz/chromium package ships
+ * (unpacked on first use), so that `npm ci && npm test` needs nothing but npm.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+let found: string | null = null;
+
+export function chromiumPath(): string {
+  found ??= process.env.CHROMIUM_PATH ?? (existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : packagedChromium());
+  return found;
+}
+
+/**
+ * The package is an ES module that finds its archive through import.meta.url, which Jest's
+ * CommonJS cannot load: a plain Node process unpacks it and says where.
+ */
+function packagedChromium(): string {
+  const script = "import('@sparticuz/chromium').then(async ({ default: packaged }) => process.stdout.write(await packaged.executablePath()))";
+  return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: __dirname }).trim();
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+}
