@@ -19,6 +19,20 @@ export interface TestServer {
   logText(game?: number): string;
 }
 
+/** A function that starts test servers, each closed after the test that started it. */
+export function serversForEachTest(): (roomSettings?: RoomSettings, now?: () => number) => Promise<TestServer> {
+  let started: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.map((s) => s.server.close()));
+    started = [];
+  });
+  return async (roomSettings = {}, now) => {
+    const server = await startTestServer(roomSettings, now);
+    started.push(server);
+    return server;
+  };
+}
+
 /** A game server on a free port; `now` fixes the rooms' clock (deadlines, log times) for byte-level comparisons. */
 export async function startTestServer(roomSettings: RoomSettings = {}, now?: () => number): Promise<TestServer> {
   const logs: LogLine[][] = [];

@@ -6,21 +6,12 @@
 import { makeConfig } from '../../shared/engine/config';
 import { MAX_INSTRUCTION_TEXT } from '../../shared/engine/actions';
 import { CLOSE_BAD_FRAME, CLOSE_FRAME_TOO_LARGE, CLOSE_RATE_LIMITED, MAX_FRAME_BYTES, MAX_MESSAGES_PER_SECOND } from '../../shared/protocol/messages';
-import { sleep, startGame, startTestServer, waitFor, type Player, type TestServer } from './harness';
+import { serversForEachTest, sleep, startGame, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(30_000);
 
-let servers: TestServer[] = [];
-async function serve(settings: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const server = await startTestServer(settings);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.server.close()));
-  servers = [];
-  jest.restoreAllMocks();
-});
+const serve = serversForEachTest();
+afterEach(() => jest.restoreAllMocks());
 
 /** The player's raw WebSocket, to send frames the SDK would not. */
 const socketOf = (player: Player): { send(data: Uint8Array): void } => (player.room as any).connection.transport.ws;

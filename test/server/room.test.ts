@@ -12,23 +12,12 @@ import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { Client } from '@colyseus/sdk';
-import { createPrivate, join, sleep, startGame, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
+import { createPrivate, join, serversForEachTest, sleep, startGame, track, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
 
 const config = makeConfig();
-let servers: TestServer[] = [];
-
-async function serve(settings: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const server = await startTestServer(settings);
-  servers.push(server);
-  return server;
-}
-
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.server.close()));
-  servers = [];
-});
+const serve = serversForEachTest();
 
 /**
  * Collects everything in the follower's views that the follower may not know. Given the true
