@@ -38,6 +38,12 @@ function selfPlayHeader(): LogHeader {
   return header!;
 }
 
+/** An instruction of `bytes` UTF-8 bytes (at most 1,188) in at most 300 characters: 4-byte emoji, then ASCII. */
+function textOfBytes(bytes: number): string {
+  const wide = Math.ceil(Math.max(0, bytes - 300) / 3);
+  return '🙂'.repeat(wide) + 'y'.repeat(bytes - 4 * wide);
+}
+
 /** Plays `n` leader rotations and instructions, waiting for each to be acknowledged. */
 async function playSome(leader: Player, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -202,30 +208,24 @@ test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; th
   for (const player of [leader, follower]) player.room.reconnection.enabled = false;
   const [log] = logFiles(dataDir);
   const lastLine = () => readFileSync(log, 'utf8').trimEnd().split('\n').at(-1)!;
-  let queued = 0;
   const instruct = async (text: string) => {
-    // The queue holds 50: now and then the follower works through it.
-    if (queued === 40) {
-      leader.act({ type: 'endTurn' });
-      await waitFor(() => follower.view?.turn.role === 'follower', "the follower's turn");
-      for (; queued > 0; queued--) follower.act({ type: 'done' });
-      await waitFor(() => leader.view?.turn.role === 'leader' && leader.view.instructions.every((i) => i.status === 'done'), "the leader's turn");
-    }
     const size = statSync(log).size;
     leader.act({ type: 'instruction', text });
-    queued++;
     await waitFor(() => statSync(log).size > size, 'the instruction to be logged');
   };
   await instruct('x');
   try {
     // An instruction's line is this many bytes more than its text.
-    const overhead = Buffer.byteLength(lastLine());
-    // The end line (about 60 bytes) must not fit: leave 1 to 20 bytes.
+    const overhead = Buffer.byteLength(lastLine()) - 1;
+    // The end line (about 60 bytes) must not fit: leave 11 bytes. Texts of wide characters fill the
+    // log in fewer instructions than the queue holds (50).
     for (;;) {
-      const room = LIMIT - statSync(log).size;
-      const length = Math.min(300, room - overhead - 1 - 10);
-      await instruct('y'.repeat(length));
-      if (length < 300) break;
+      const bytes = LIMIT - statSync(log).size - overhead - 11;
+      if (bytes <= 1100) {
+        await instruct(textOfBytes(bytes));
+        break;
+      }
+      await instruct(textOfBytes(Math.min(1100, bytes - overhead - 550)));
     }
   } catch (error) {
     child.kill('SIGKILL');
