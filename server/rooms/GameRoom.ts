@@ -280,7 +280,8 @@ export class GameRoom extends Room {
     const seat = this.seatOf(client);
     if (!seat || this.phase === 'ended' || expulsionOf(client.ref)) return;
     seat.connected = false;
-    this.notifyPartner(seat.role, 'partnerDisconnected');
+    // The turn clock runs on (docs/protocol.md, P-90): a partner waits at most the turn's time.
+    this.notifyPartner(seat.role, 'partnerDisconnected', { seconds: this.settings.reconnectSeconds });
     this.sendViews();
     // A window that closes unused rejects: Colyseus then calls onLeave, which abandons the game.
     await this.allowReconnection(client, this.settings.reconnectSeconds).catch(() => undefined);

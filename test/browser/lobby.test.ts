@@ -140,7 +140,7 @@ test('a dropped connection shows a banner, reconnects by itself, and the game go
   const room = matchMaker.getLocalRoomById(listed.roomId) as unknown as { seats: Map<string, { client: { ref: { terminate(): void } } }> };
   room.seats.get('follower')!.client.ref.terminate();
 
-  await leader.page.waitForSelector('.banner:has-text("follower lost the connection")');
+  await leader.page.waitForSelector('.banner:has-text("follower lost the connection: waiting up to 30 s for them to come back. The turn\'s clock keeps running.")');
   await follower.page.waitForSelector('.banner:has-text("Reconnected")', { timeout: 30_000 });
   await leader.page.waitForSelector('.banner:has-text("follower is back")');
   expect(await leader.page.locator('.banner:has-text("lost the connection")').count()).toBe(0);

@@ -314,6 +314,7 @@ describe('reconnection', () => {
     const dropped = Date.now();
     follower.room.connection.close(4999, 'test drop');
     await waitFor(() => leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerDisconnected'), 'the leader to hear of the drop');
+    expect(leader.messages.find((m) => m.type === 'notice' && m.payload.kind === 'partnerDisconnected')!.payload).toEqual({ kind: 'partnerDisconnected', seconds: 5 });
     await waitFor(() => leader.view!.partnerConnected === false, 'the follower to show as disconnected');
 
     const back = track(await new Client(ts.url).reconnect(token));
@@ -331,6 +332,21 @@ describe('reconnection', () => {
     // Notices reach the returned connection.
     await leader.room.leave(true);
     await waitFor(() => back.messages.some((m) => m.type === 'notice' && m.payload.kind === 'partnerLeft'), 'the returned follower to hear the leader left');
+  });
+
+  test("P-90: the turn clock runs on while a player is away: the disconnected follower's turn times out as usual", async () => {
+    const ts = await serve({ seed: 6, reconnectSeconds: 30, followerTurnSeconds: 0.5 });
+    const { leader, follower } = await startGame(ts.url);
+    leader.act({ type: 'instruction', text: 'are you there?' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => follower.view!.turn.role === 'follower', 'the follower turn');
+    follower.room.reconnection.enabled = false;
+    follower.room.connection.close(4999, 'test drop');
+    await waitFor(() => leader.view!.partnerConnected === false, 'the follower to show as disconnected');
+    // The follower's 0.5 s run out although its seat is kept for 30 s: the leader plays again.
+    await waitFor(() => leader.view!.turn.role === 'leader', "the leader's turn", 5000);
+    expect(leader.messages.some((m) => m.type === 'notice' && m.payload.kind === 'timeout' && m.payload.role === 'follower')).toBe(true);
+    expect(leader.phase).toBe('playing');
   });
 
   test('P-58, P-29: a player who does not come back in time abandons the game', async () => {

@@ -129,7 +129,12 @@ export class GameScreen {
       case 'timeout':
         return this.banners.show(notice.role === this.role ? 'Your time ran out: the turn passed on.' : `The ${notice.role} ran out of time.`, 'warning');
       case 'partnerDisconnected':
-        return this.banners.hold('partner', `The ${partner} lost the connection. Waiting for them to come back…`, 'warning');
+        // The turn clock runs on: a turn of the disconnected player ends by its timeout as usual.
+        return this.banners.hold(
+          'partner',
+          `The ${partner} lost the connection: waiting up to ${notice.seconds} s for them to come back. The turn's clock keeps running.`,
+          'warning',
+        );
       case 'partnerReconnected':
         this.banners.clear('partner');
         return this.banners.show(`The ${partner} is back.`, 'success');

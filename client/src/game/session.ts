@@ -14,7 +14,8 @@ import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type Join
 export type GameView = ClientView;
 
 export type Notice =
-  | { kind: 'turnSkipped' | 'partnerDisconnected' | 'partnerReconnected' | 'partnerLeft' }
+  | { kind: 'turnSkipped' | 'partnerReconnected' | 'partnerLeft' }
+  | { kind: 'partnerDisconnected'; seconds: number }
   | { kind: 'timeout'; role: Role }
   | { kind: 'gameOver'; reason: string; score: number };
 
