@@ -176,3 +176,33 @@ test("the leader's box gives the arrow keys back after sending, and the list sho
   await page.waitForFunction((steps) => (window as never as { __game: PageGame }).__game.view.turn.stepsLeft === steps - 1, before!);
   expect(errors).toEqual([]);
 });
+
+test("the inset of the follower's view can be moved, resized and hidden, and the choice is remembered", async () => {
+  const { page, errors } = await openPage(browser, `${server.url}/?pool=browser-inset`, { width: 1280, height: 800 });
+  await page.click('button.bot-game');
+  await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
+  const caption = page.locator('.inset-caption');
+  await caption.waitFor({ state: 'visible' });
+  const world = (await page.locator('.world').boundingBox())!;
+  const at = async () => (await caption.boundingBox())!;
+  const start = await at();
+  expect(start.x).toBeGreaterThan(world.x + world.width / 2); // bottom right
+  expect(start.y).toBeGreaterThan(world.y + world.height / 2);
+
+  await page.click('.inset-controls button.inset-move');
+  await page.waitForFunction((middle) => document.querySelector('.inset-caption')!.getBoundingClientRect().x < middle, world.x + world.width / 2); // bottom left
+  const left = await at();
+  await page.click('.inset-controls button.inset-size');
+  await page.waitForFunction((top) => document.querySelector('.inset-caption')!.getBoundingClientRect().y < top, left.y); // taller, so its top is higher
+  await screenshot(page, 'game-leader-inset-moved');
+
+  await page.click('.inset-controls button.inset-hide');
+  await caption.waitFor({ state: 'hidden' });
+  expect(await page.textContent('.inset-controls button.inset-hide')).toBe('Show');
+  // Remembered in this browser: a new game screen starts with the inset hidden.
+  await page.reload();
+  await page.click('button.bot-game');
+  await page.waitForSelector('.inset-controls button.inset-hide:has-text("Show")');
+  expect(await caption.isVisible()).toBe(false);
+  expect(errors).toEqual([]);
+});

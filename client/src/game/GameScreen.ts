@@ -14,6 +14,7 @@ import { h } from '../ui/dom';
 import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
 import { DONE_KEY, FollowerPanel } from './FollowerPanel';
+import { insetControls } from './insetControls';
 import { LeaderPanel } from './LeaderPanel';
 import type { GameSession, GameView, Notice } from './session';
 import { StatusBar } from './StatusBar';
@@ -52,7 +53,6 @@ export class GameScreen {
     this.world = new WorldScene(map);
     this.renderer.setWorld(this.world, config.view);
     if (role === 'leader') {
-      this.renderer.setInset(true);
       const toggle = h('button', { type: 'button', class: 'overlay-button camera-toggle' }, 'Top-down view');
       toggle.addEventListener('click', () => {
         const next = this.renderer.cameraMode === 'overhead' ? 'topdown' : 'overhead';
@@ -60,7 +60,7 @@ export class GameScreen {
         worldBox.dataset.view = next;
         toggle.textContent = next === 'overhead' ? 'Top-down view' : 'Angled view';
       });
-      worldBox.append(toggle);
+      worldBox.append(toggle, insetControls(this.renderer));
     } else {
       this.renderer.setMode('firstPerson');
     }

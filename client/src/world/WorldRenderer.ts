@@ -17,6 +17,14 @@ const EYE_HEIGHT = 0.95;
 const EYE_BACK = 0.5;
 const EYE_PITCH = (-24 * Math.PI) / 180;
 
+export const INSET_CORNERS = ['bottom-right', 'bottom-left', 'top-left', 'top-right'] as const;
+export interface InsetLayout {
+  readonly corner: (typeof INSET_CORNERS)[number];
+  /** The inset's width as a share of the world's. */
+  readonly share: number;
+}
+export const DEFAULT_INSET_LAYOUT: InsetLayout = { corner: 'bottom-right', share: 0.3 };
+
 export class WorldRenderer {
   readonly canvas: HTMLCanvasElement;
   private readonly renderer: WebGLRenderer;
@@ -27,6 +35,7 @@ export class WorldRenderer {
   private mode: CameraMode = 'overhead';
   private firstPersonPose: Pose | null = null;
   private showInset = false;
+  private insetLayout: InsetLayout = DEFAULT_INSET_LAYOUT;
   private readonly insetCaption = document.createElement('span');
   private readonly fog = new Fog(SKY_COLOUR, 1, 2);
   private frame = 0;
@@ -77,6 +86,12 @@ export class WorldRenderer {
     this.requestRender();
   }
 
+  /** Where the inset sits and how big it is (a share of the world's width). */
+  setInsetLayout(layout: InsetLayout): void {
+    this.insetLayout = layout;
+    this.requestRender();
+  }
+
   requestRender(): void {
     if (this.frame === 0) this.frame = requestAnimationFrame((now) => this.draw(now));
   }
@@ -107,14 +122,18 @@ export class WorldRenderer {
     const inset = this.showInset && this.mode !== 'firstPerson' && this.firstPersonPose !== null;
     this.insetCaption.hidden = !inset;
     if (inset) {
-      const insetWidth = Math.round(Math.min(width * 0.3, 360));
+      const { corner, share } = this.insetLayout;
+      const insetWidth = Math.round(Math.min(width * share, 360 * (share / DEFAULT_INSET_LAYOUT.share)));
       const insetHeight = Math.round(insetWidth * 0.6);
       const margin = 12;
-      this.insetCaption.style.right = `${margin + insetWidth - this.insetCaption.offsetWidth - 6}px`;
-      this.insetCaption.style.bottom = `${margin + insetHeight - this.insetCaption.offsetHeight - 6}px`;
+      // WebGL counts y from the bottom; the caption's CSS from the top.
+      const x = corner.endsWith('left') ? margin : width - insetWidth - margin;
+      const y = corner.startsWith('bottom') ? margin : height - insetHeight - margin;
+      this.insetCaption.style.left = `${x + 6}px`;
+      this.insetCaption.style.top = `${height - y - insetHeight + 6}px`;
       this.renderer.setScissorTest(true);
-      this.renderer.setScissor(width - insetWidth - margin, margin, insetWidth, insetHeight);
-      this.renderer.setViewport(width - insetWidth - margin, margin, insetWidth, insetHeight);
+      this.renderer.setScissor(x, y, insetWidth, insetHeight);
+      this.renderer.setViewport(x, y, insetWidth, insetHeight);
       this.renderer.clearDepth();
       this.drawFirstPerson(world, this.insetCamera, insetWidth / insetHeight);
       this.renderer.setScissorTest(false);
