@@ -94,6 +94,9 @@ test('a leader and a follower play a turn each, each page showing only what its 
   expect(await follower.page.textContent('body')).not.toContain('Step forward');
 
   await leader.page.click('button.end-turn');
+  // The follower's turn is cued on its page, and not on the leader's.
+  await follower.page.waitForSelector('.banner:has-text("Your turn: follow the current instruction.")');
+  expect(await leader.page.locator('.banner:has-text("Your turn")').count()).toBe(0);
   await follower.page.waitForSelector(`.follower-instructions li:has-text("Step forward")`);
   expect(await follower.page.getAttribute('body', 'data-turn')).toBe('mine');
   await leader.page.waitForSelector('.leader-panel .instructions li.current:has-text("Current")');

@@ -13,6 +13,7 @@ import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
 import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
+import { cuesBetween } from './cues';
 import { DONE_KEY, FollowerPanel } from './FollowerPanel';
 import { insetControls } from './insetControls';
 import { LeaderPanel } from './LeaderPanel';
@@ -35,7 +36,8 @@ export class GameScreen {
   private readonly renderer: WorldRenderer;
   private readonly world: WorldScene;
   private readonly panel: LeaderPanel | FollowerPanel;
-  private lastScore = 0;
+  /** The view shown before this one, to tell what changed. */
+  private lastView: GameView | null = null;
   private lastWaitHint = 0;
   private readonly onKey = (event: KeyboardEvent) => this.key(event);
 
@@ -81,8 +83,9 @@ export class GameScreen {
   }
 
   private update(view: GameView): void {
-    const setMade = view.score > this.lastScore;
-    this.lastScore = view.score;
+    const setMade = this.lastView !== null && view.score > this.lastView.score;
+    for (const cue of cuesBetween(this.lastView, view, this.role)) this.banners.show(cue.text, cue.tone, 4);
+    this.lastView = view;
     this.status.update(view);
     this.panel.update(view);
     this.renderer.setFirstPersonPose(view.follower);
