@@ -348,10 +348,13 @@ class RecordedPartner implements Partner {
   }
 
   stepFollower(state: GameState, action: Action): StepResult {
+    this.leader.followerActed();
     return stepWithRecordedSets(state, action, this.recording);
   }
 
   playLeader(state: GameState): LeaderPlay {
+    // A follower turn that ran out of time in the recording ends here too (docs/evaluation.md, E-20).
+    state = this.leader.endFollowerTurnIfOutOfTime(state);
     while (!state.gameOver && state.turn.role === 'leader') {
       if (this.leader.exhausted) return { state, exhausted: true };
       state = this.leader.playTurn(state);

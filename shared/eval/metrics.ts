@@ -56,9 +56,18 @@ export const METRIC_DIRECTIONS: Readonly<Record<MetricName, MetricDirection>> = 
   SDTW: 'higher',
 };
 
-/** The path without consecutive repeats (a node equal to the one before it, by d = 0). */
+/**
+ * The path without consecutive repeats (a node equal to the one before it, by d = 0). A jump
+ * between unreachable nodes is a `RangeError`: an agent walks.
+ */
 export function collapseRepeats<N>(path: Path<N>, d: Distance<N>): N[] {
-  return path.filter((node, i) => i === 0 || d(path[i - 1], node) !== 0);
+  const nodes = path.slice(0, 1);
+  for (let i = 1; i < path.length; i++) {
+    const step = d(path[i - 1], path[i]);
+    if (!Number.isFinite(step)) throw new RangeError(`a path cannot jump between unreachable nodes: nodes ${i - 1} and ${i} are ${step} apart`);
+    if (step !== 0) nodes.push(path[i]);
+  }
+  return nodes;
 }
 
 /** PL(P) = sum of d(p_i, p_i+1) over consecutive nodes. */
@@ -235,19 +244,10 @@ function distanceToPath<N>(node: N, path: readonly N[], d: Distance<N>): number 
   return Math.min(...path.map((p) => d(node, p)));
 }
 
-/**
- * Validates the path (never empty: an agent is always somewhere; no jump between unreachable
- * nodes: an agent walks) and collapses repeats, as `collapseRepeats` does.
- */
+/** Validates the path (never empty: an agent is always somewhere) and collapses its repeats. */
 function nodesOf<N>(path: Path<N>, d: Distance<N>): N[] {
   if (path.length === 0) throw new RangeError('a path needs at least one node: where the agent starts');
-  const nodes = [path[0]];
-  for (let i = 1; i < path.length; i++) {
-    const step = d(path[i - 1], path[i]);
-    if (!Number.isFinite(step)) throw new RangeError(`a path cannot jump between unreachable nodes: nodes ${i - 1} and ${i} are ${step} apart`);
-    if (step !== 0) nodes.push(path[i]);
-  }
-  return nodes;
+  return collapseRepeats(path, d);
 }
 
 function lastOf<N>(nodes: readonly N[]): N {

@@ -256,10 +256,9 @@ async function play(
       runs.push(run);
     }
     let chosen: AgentAction;
-    if (leader.followerOutOfTime) {
-      const timedOut = step(state, { type: 'timeout', actor: 'server', role: 'follower' });
-      if (!timedOut.ok) throw new Error(`the follower's recorded timeout is refused: ${timedOut.error.message}`);
-      state = timedOut.state;
+    const timedOut = leader.endFollowerTurnIfOutOfTime(state);
+    if (timedOut !== state) {
+      state = timedOut;
       continue;
     }
     if (run.actions.length >= options.maxActions - 1) {
@@ -323,11 +322,15 @@ export class RecordedLeader {
     return this.next >= this.turns.length;
   }
 
-  /** The recorded follower's turn had run out of time by now. */
-  get followerOutOfTime(): boolean {
-    return this.followerActionsLeft <= 0;
+  /** The state after the server's timeout when the recorded follower's turn had run out of time by now; else `state`. */
+  endFollowerTurnIfOutOfTime(state: GameState): GameState {
+    if (this.followerActionsLeft > 0 || state.gameOver || state.turn.role !== 'follower') return state;
+    const timedOut = step(state, { type: 'timeout', actor: 'server', role: 'follower' });
+    if (!timedOut.ok) throw new Error(`the follower's recorded timeout is refused: ${timedOut.error.message}`);
+    return timedOut.state;
   }
 
+  /** Counts one action of the follower in its turn. */
   followerActed(): void {
     this.followerActionsLeft--;
   }

@@ -182,6 +182,17 @@ describe('log mode', () => {
     expect(last(steps).observation.pose).toEqual(last(recording.states).follower);
   });
 
+  test("E-20: a game whose follower ran out of time replays exactly too: its turns end where the human's did", () => {
+    const recording = loadRecording(logText(selfPlayLines(830056)));
+    expect(recording.events.filter((e) => e.type === 'timeout' && e.payload.role === 'follower').length).toBeGreaterThan(0);
+    const actions = recordedFollowerActions(recording, recording.instructions[0].start);
+    const { steps } = play(new FollowerEnv({ maxSteps: 10_000 }), { log: recording, instruction: 0 }, inOrder(actions), actions.length);
+    expect(steps).toHaveLength(actions.length);
+    expect(last(steps).terminated).toBe(true);
+    expect(last(steps).info.score).toBe(last(recording.states).score);
+    expect(last(steps).observation.pose).toEqual(last(recording.states).follower);
+  });
+
   test('truncated when the recorded leader has no turn left to play (an unfinished log)', () => {
     const lines = selfPlayLines(EXACT_SEED);
     const recording = recordings.get(EXACT_SEED)!;
