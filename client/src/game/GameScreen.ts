@@ -66,7 +66,7 @@ export class GameScreen {
     } else {
       this.renderer.setMode('firstPerson');
     }
-    this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game' }, worldBox, this.panel.element), this.banners.element);
+    this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element), this.banners.element);
     session.on('state', (view) => this.update(view));
     session.on('notice', (notice) => this.notice(notice));
     session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));

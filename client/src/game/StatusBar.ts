@@ -28,7 +28,7 @@ export class StatusBar {
     this.element = h(
       'header',
       { class: 'status-bar' },
-      h('span', { class: `role ${role}` }, `You are the ${ROLE_NAMES[role]}`),
+      h('h1', { class: `role ${role}` }, `You are the ${ROLE_NAMES[role]}`),
       this.turn,
       this.steps.element,
       this.turns.element,

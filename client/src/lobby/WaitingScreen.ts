@@ -4,7 +4,7 @@ import { h, setChildren } from '../ui/dom';
 
 export class WaitingScreen {
   readonly element: HTMLElement;
-  private readonly title = h('h2', {}, 'Joining…');
+  private readonly title = h('h1', {}, 'Joining…');
   private readonly position = h('p', { class: 'queue-position' }, '');
   private readonly share = h('p', { class: 'share' });
 

@@ -36,7 +36,8 @@ export class SidePanel {
       this.eventHeading,
       this.event,
       h('h2', {}, 'Instructions'),
-      h('div', { class: 'replay-instructions' }, this.instructions),
+      // Focusable, so that a long list can be scrolled with the keyboard (↑ ↓).
+      h('div', { class: 'replay-instructions', tabindex: 0, role: 'region', 'aria-label': 'Instructions' }, this.instructions),
       h('h2', {}, 'Keys'),
       keys,
     );

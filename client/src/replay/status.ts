@@ -17,7 +17,7 @@ export class StatusBar {
       this.values[name] = h('span', { class: 'value' }, '–');
       return h('div', { class: 'stat', 'data-stat': name }, h('span', { class: 'label' }, STAT_LABELS[name]), this.values[name]);
     });
-    this.element = h('header', { class: 'status-bar replay-status' }, h('span', { class: 'role' }, 'Replay'), this.gameId, this.turn, ...stats, ...actions);
+    this.element = h('header', { class: 'status-bar replay-status' }, h('h1', { class: 'role' }, 'Replay'), this.gameId, this.turn, ...stats, ...actions);
   }
 
   showGame(gameId: string): void {
