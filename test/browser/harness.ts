@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { mountApi } from '../../server/http/api';
 import { CLIENT_DIST, mountClient } from '../../server/http/client';
-import { startGameServer, type RunningGameServer } from '../../server/index';
+import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { GameStore } from '../../server/store/GameStore';
 
@@ -24,10 +24,12 @@ export interface BrowserTestServer {
   close(): Promise<void>;
 }
 
-export async function startBrowserTestServer(roomSettings: RoomSettings = {}): Promise<BrowserTestServer> {
+/** `limits` overrides the server's limits on a connection (its message rate). */
+export async function startBrowserTestServer(roomSettings: RoomSettings = {}, limits: Pick<GameServerOptions, 'maxMessagesPerSecond'> = {}): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
   const store = GameStore.open(dataDir);
   const server = await startGameServer({
+    ...limits,
     port: 0,
     host: '127.0.0.1',
     roomSettings,

@@ -6,12 +6,15 @@ import {
   createGame,
   Draw,
   drawCards,
+  emptyMemory,
   instructionLength,
   isValidSet,
   isWalkable,
   makeConfig,
   mapSchema,
+  playerView,
   PROP_TYPES,
+  remember,
   sanitizeInstruction,
   seedRng,
   SHAPES,
@@ -143,6 +146,22 @@ describe('R-7, rule 7: the follower out of steps hands control to the leader at 
     expect(state.turn).toEqual({ role: 'leader', stepsLeft: 5 });
     expect(state.turnsLeft).toBe(5);
     expect(state.queue).toHaveLength(2);
+  });
+
+  test('R-18, R-26: a set made with the last step scores, and the instruction stays current for both players until DONE', () => {
+    // The follower faces the set's three cards; with three steps the third card is its last step.
+    const { state, outcomes } = play(makeState({ config: { followerSteps: 3 } }), say('take the three cards'), endTurn, mv('follower', 'MF'), mv('follower', 'MF'), mv('follower', 'MF'));
+    expect(outcomes[4]).toMatchObject({ set: { cards: [0, 1, 2] }, turnEnded: { reason: 'out-of-steps' }, score: 1, turn: { role: 'leader', stepsLeft: 5 } });
+    expect(state.queue).toEqual([{ id: 0, text: 'take the three cards' }]);
+    expect(state.previousInstruction).toBeNull();
+    for (const role of ['leader', 'follower'] as const) {
+      const memory = remember(emptyMemory(role), state);
+      expect(playerView(state, role, memory).instructions).toEqual([{ id: 0, text: 'take the three cards', status: 'current', shown: true }]);
+    }
+    // The leader may end its turn at once (the queue is not empty), and DONE in the next follower turn finishes it.
+    const after = play(state, endTurn, done).state;
+    expect(after.queue).toEqual([]);
+    expect(after.previousInstruction).toEqual({ id: 0, text: 'take the three cards' });
   });
 
   test('R-30: a follower timeout ends the turn like running out of steps', () => {

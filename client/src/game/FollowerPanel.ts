@@ -1,10 +1,12 @@
 /**
  * The follower's side panel: only the previous and the current instruction (the server sends no
- * others), and "Done: next instruction".
+ * others), and "Done: next instruction". A current instruction shown in the leader's turn is one
+ * the follower's last turn ended on: the panel says it is still to be done.
  */
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
 import { instructionItem } from './LeaderPanel';
+import { currentTag, unfinishedInstructionNote } from './messages';
 import type { GameSession, GameView } from './session';
 
 export const DONE_KEY = 'd';
@@ -13,6 +15,7 @@ export class FollowerPanel {
   readonly element: HTMLElement;
   private readonly current = h('ol', { class: 'instructions follower-instructions', 'aria-label': 'Current instruction' });
   private readonly previous = h('ol', { class: 'instructions', 'aria-label': 'Previous instruction' });
+  private readonly note = h('p', { class: 'instruction-note', hidden: true });
   private readonly done = h('button', { type: 'button', class: 'done-button' }, 'Done: next instruction');
   private view: GameView | null = null;
 
@@ -23,6 +26,7 @@ export class FollowerPanel {
       { class: 'side follower-panel' },
       h('h2', {}, 'Current instruction'),
       this.current,
+      this.note,
       this.done,
       h('h2', {}, 'Previous instruction'),
       this.previous,
@@ -34,7 +38,10 @@ export class FollowerPanel {
     this.view = view;
     const current = view.instructions.find((i) => i.status === 'current');
     const previous = view.instructions.filter((i) => i.status === 'done').at(-1);
-    setChildren(this.current, current ? instructionItem(current, 'Now') : h('li', { class: 'empty' }, 'No instruction yet: wait for the leader.'));
+    setChildren(this.current, current ? instructionItem(current, currentTag(view)) : h('li', { class: 'empty' }, 'No instruction yet: wait for the leader.'));
+    const note = unfinishedInstructionNote(view);
+    this.note.textContent = note ?? '';
+    this.note.hidden = note === null;
     setChildren(this.previous, previous ? instructionItem(previous, 'Done') : h('li', { class: 'empty' }, 'None yet.'));
     this.done.disabled = !this.canMarkDone();
   }

@@ -17,17 +17,22 @@ import { cuesBetween } from './cues';
 import { DONE_KEY, FollowerPanel } from './FollowerPanel';
 import { insetControls } from './insetControls';
 import { LeaderPanel } from './LeaderPanel';
-import type { GameSession, GameView, Notice } from './session';
+import {
+  connectionClosed,
+  endReasonText,
+  NO_STEPS_TEXT,
+  partnerDisconnectedText,
+  partnerLeftBanner,
+  partnerLeftReason,
+  timeoutText,
+  TURN_SKIPPED_TEXT,
+  waitText,
+  type Explained,
+} from './messages';
+import type { Closed, GameSession, GameView, Notice } from './session';
 import { StatusBar } from './StatusBar';
 
 const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };
-const END_REASONS: Readonly<Record<string, string>> = {
-  'turns-exhausted': 'No turns are left.',
-  abandoned: 'A player left the game.',
-  'server-shutdown': 'The server was stopped.',
-  interrupted: 'The game was interrupted.',
-  'storage-failed': 'The server could not save this game, so it has ended.',
-};
 
 export class GameScreen {
   readonly element: HTMLElement;
@@ -39,6 +44,11 @@ export class GameScreen {
   /** The view shown before this one, to tell what changed. */
   private lastView: GameView | null = null;
   private lastWaitHint = 0;
+  private readonly partner: Role;
+  /** The partner's connection dropped and it has not come back (yet). */
+  private partnerAway = false;
+  /** Why the partner left, once it has: the game-over dialog says it again. */
+  private partnerLeft: Explained | null = null;
   private readonly onKey = (event: KeyboardEvent) => this.key(event);
 
   constructor(
@@ -48,6 +58,7 @@ export class GameScreen {
     config: GameConfig,
     private readonly exit: () => void,
   ) {
+    this.partner = role === 'leader' ? 'follower' : 'leader';
     this.status = new StatusBar(role);
     this.panel = role === 'leader' ? new LeaderPanel(session) : new FollowerPanel(session);
     const worldBox = h('div', { class: 'world', 'data-view': role === 'leader' ? 'overhead' : 'firstPerson' });
@@ -70,7 +81,7 @@ export class GameScreen {
     session.on('state', (view) => this.update(view));
     session.on('notice', (notice) => this.notice(notice));
     session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));
-    session.on('connection', (status, detail) => this.connection(status, detail));
+    session.on('connection', (status, _detail, closed) => this.connection(status, closed));
     window.addEventListener('keydown', this.onKey);
     if (session.view) this.update(session.view);
   }
@@ -113,7 +124,7 @@ export class GameScreen {
     if (!move) return (this.panel as FollowerPanel).markDone();
     // The view's legal moves say what is in the way; a blocked move is not sent.
     if (this.session.view!.legal.moves.includes(move)) this.session.send({ type: 'move', move });
-    else if (this.session.view!.turn.stepsLeft === 0) this.banners.show('No steps left this turn.', 'info', 2);
+    else if (this.session.view!.turn.stepsLeft === 0) this.banners.show(NO_STEPS_TEXT, 'info', 3);
     else this.banners.show('Something is in the way.', 'info', 2);
   }
 
@@ -121,40 +132,42 @@ export class GameScreen {
     const view = this.session.view;
     if (!view || view.phase !== 'playing' || Date.now() - this.lastWaitHint < 2000) return;
     this.lastWaitHint = Date.now();
-    this.banners.show(this.session.connected ? `It is the ${view.turn.role}'s turn: wait for yours.` : 'Not connected: wait for the connection to come back.', 'info', 2);
+    this.banners.show(waitText(view.turn.role, this.session.connected), 'info', 2);
   }
 
   private notice(notice: Notice): void {
-    const partner = this.role === 'leader' ? 'follower' : 'leader';
     switch (notice.kind) {
       case 'turnSkipped':
-        return this.banners.show('The leader ended the turn without an instruction: your turn was skipped.', 'warning');
-      case 'timeout':
-        return this.banners.show(notice.role === this.role ? 'Your time ran out: the turn passed on.' : `The ${notice.role} ran out of time.`, 'warning');
+        return this.banners.show(TURN_SKIPPED_TEXT, 'warning');
+      case 'timeout': {
+        // The notice comes before the view that follows the timeout: the leader's view still holds its queue.
+        const queued = this.session.view?.instructions.some((instruction) => instruction.status !== 'done') ?? false;
+        return this.banners.show(timeoutText(notice.role, this.role, queued), 'warning');
+      }
       case 'partnerDisconnected':
         // The turn clock runs on: a turn of the disconnected player ends by its timeout as usual.
-        return this.banners.hold(
-          'partner',
-          `The ${partner} lost the connection: waiting up to ${notice.seconds} s for them to come back. The turn's clock keeps running.`,
-          'warning',
-        );
+        this.partnerAway = true;
+        return this.banners.hold('partner', partnerDisconnectedText(this.partner, notice.seconds), 'warning');
       case 'partnerReconnected':
+        this.partnerAway = false;
         this.banners.clear('partner');
-        return this.banners.show(`The ${partner} is back.`, 'success');
+        return this.banners.show(`The ${this.partner} is back.`, 'success');
       case 'partnerLeft':
         this.banners.clear('partner');
-        return this.banners.show(`The ${partner} left the game.`, 'error', 10);
+        this.partnerLeft = partnerLeftReason(this.partner, notice, this.partnerAway);
+        return this.banners.show(partnerLeftBanner(this.partner, notice, this.partnerAway), 'error', 10);
       case 'gameOver':
         return this.gameOver(notice.score, notice.reason);
     }
   }
 
-  private connection(status: 'dropped' | 'reconnected' | 'closed', detail?: string): void {
+  private connection(status: 'dropped' | 'reconnected' | 'closed', closed?: Closed): void {
     if (status === 'dropped') return this.banners.hold('connection', 'Connection lost. Reconnecting…', 'error');
     this.banners.clear('connection');
     if (status === 'reconnected') return this.banners.show('Reconnected: the game goes on.', 'success');
     if (this.session.view?.phase !== 'ended') {
-      this.banners.hold('connection', `Disconnected from the game (${detail}).`, 'error', { label: 'Back to the lobby', run: this.exit });
+      const said = connectionClosed(closed?.code ?? 0, closed?.reason ?? '');
+      this.banners.hold('connection', said, 'error', { label: 'Back to the lobby', run: this.exit });
     }
   }
 
@@ -165,7 +178,7 @@ export class GameScreen {
       h(
         'div',
         { class: 'game-over', role: 'dialog', 'aria-label': 'Game over' },
-        h('div', { class: 'card' }, h('h2', {}, 'Game over'), h('div', { class: 'score', 'data-final-score': score }, score), h('p', {}, `point${score === 1 ? '' : 's'}. ${END_REASONS[reason] ?? reason}`), back),
+        h('div', { class: 'card' }, h('h2', {}, 'Game over'), h('div', { class: 'score', 'data-final-score': score }, score), h('p', {}, `point${score === 1 ? '' : 's'}. ${endReasonText(reason, this.partner, this.partnerLeft)}`), back),
       ),
     );
   }

@@ -7,12 +7,13 @@ import { instructionLength, sanitizeInstruction } from '../../../shared/engine/a
 import type { InstructionView } from '../../../shared/engine/playerView';
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
+import { currentTag, unfinishedInstructionNote } from './messages';
 import type { GameSession, GameView } from './session';
 
-function instructionTag(instruction: InstructionView): string {
+function instructionTag(instruction: InstructionView, view: GameView): string {
   if (instruction.status === 'done') return 'Done';
   if (!instruction.shown) return instruction.status === 'current' ? 'Next · not seen yet' : 'Not seen yet';
-  return instruction.status === 'current' ? 'Current' : 'Queued';
+  return instruction.status === 'current' ? currentTag(view) : 'Queued';
 }
 
 export function instructionItem(instruction: InstructionView, tag: string): HTMLElement {
@@ -35,6 +36,7 @@ export class LeaderPanel {
   private readonly send = h('button', { type: 'submit', class: 'send' }, 'Send');
   private readonly endTurn = h('button', { type: 'button', class: 'end-turn' }, 'End turn');
   private readonly list = h('ol', { class: 'instructions', 'aria-label': 'Instructions' });
+  private readonly note = h('p', { class: 'instruction-note', hidden: true });
   private view: GameView | null = null;
 
   constructor(private readonly session: GameSession) {
@@ -62,6 +64,7 @@ export class LeaderPanel {
       form,
       this.endTurn,
       h('h2', {}, 'Instructions'),
+      this.note,
       this.list,
       keyHelp(h('kbd', {}, 'Enter'), ' sends the instruction, ', h('kbd', {}, 'Esc'), ' leaves the text box'),
     );
@@ -75,8 +78,11 @@ export class LeaderPanel {
       this.list,
       ...(view.instructions.length === 0
         ? [h('li', { class: 'empty' }, 'No instructions yet.')]
-        : view.instructions.map((instruction) => instructionItem(instruction, instructionTag(instruction)))),
+        : view.instructions.map((instruction) => instructionItem(instruction, instructionTag(instruction, view)))),
     );
+    const note = unfinishedInstructionNote(view);
+    this.note.textContent = note ?? '';
+    this.note.hidden = note === null;
     // A new instruction is shown even when the list is long enough to scroll.
     if (added) this.list.lastElementChild?.scrollIntoView({ block: 'nearest' });
     this.refresh();

@@ -8,16 +8,24 @@ import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
-import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
+import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type Expulsion, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
 
 /** The game as this player's server sent it (its playerView), with the deadline in this machine's clock. */
 export type GameView = ClientView;
 
 export type Notice =
-  | { kind: 'turnSkipped' | 'partnerReconnected' | 'partnerLeft' }
+  | { kind: 'turnSkipped' | 'partnerReconnected' }
+  /** `reason` and `message` when the server closed the partner's connection (docs/protocol.md, P-29 and P-78). */
+  | { kind: 'partnerLeft'; reason?: Expulsion['code']; message?: string }
   | { kind: 'partnerDisconnected'; seconds: number }
   | { kind: 'timeout'; role: Role }
-  | { kind: 'gameOver'; reason: string; score: number };
+  | { kind: 'gameOver'; reason: string; score: number; message?: string };
+
+/** How the connection closed for good: the WebSocket's close code and reason (or the SDK's, after failed reconnections). */
+export interface Closed {
+  readonly code: number;
+  readonly reason: string;
+}
 
 export interface ServerRefusal {
   readonly code: string;
@@ -33,7 +41,8 @@ export interface SessionEvents {
   notice(notice: Notice): void;
   refused(refusal: ServerRefusal): void;
   queue(position: number, waiting: number): void;
-  connection(status: 'dropped' | 'reconnected' | 'closed', detail?: string): void;
+  /** `detail` sums up `closed` in a line; `closed` is the code and reason themselves. */
+  connection(status: 'dropped' | 'reconnected' | 'closed', detail?: string, closed?: Closed): void;
 }
 
 type Listener<K extends keyof SessionEvents> = SessionEvents[K];
@@ -92,7 +101,7 @@ export class GameSession {
     });
     room.onLeave((code, reason) => {
       this.connected = false;
-      if (!this.leaving) this.emit('connection', 'closed', reason ? `${reason} (code ${code})` : `code ${code}`);
+      if (!this.leaving) this.emit('connection', 'closed', reason ? `${reason} (code ${code})` : `code ${code}`, { code, reason: reason ?? '' });
     });
   }
 

@@ -3,24 +3,34 @@ import { h } from './dom';
 
 export type BannerTone = 'info' | 'warning' | 'error' | 'success';
 
+/** A banner's words: a sentence, or a sentence with small print under it (the server's codes, for support). */
+export type BannerText = string | { readonly text: string; readonly detail: string };
+
+function content(text: BannerText): HTMLElement {
+  if (typeof text === 'string' || !text.detail) return h('span', { class: 'text' }, typeof text === 'string' ? text : text.text);
+  return h('span', { class: 'text' }, text.text, h('br'), h('small', { class: 'detail' }, text.detail));
+}
+
+const detailOf = (text: BannerText): string | undefined => (typeof text === 'string' || !text.detail ? undefined : text.detail);
+
 export class Banners {
   readonly element = h('div', { class: 'banners', role: 'status', 'aria-live': 'polite' });
   private readonly sticky = new Map<string, HTMLElement>();
 
   /** A banner that goes away by itself after `seconds`. */
-  show(text: string, tone: BannerTone = 'info', seconds = 5): void {
-    const banner = h('div', { class: `banner ${tone}`, 'data-tone': tone }, h('span', { class: 'text' }, text));
+  show(text: BannerText, tone: BannerTone = 'info', seconds = 5): void {
+    const banner = h('div', { class: `banner ${tone}`, 'data-tone': tone, 'data-detail': detailOf(text) }, content(text));
     this.element.append(banner);
     setTimeout(() => banner.remove(), seconds * 1000);
   }
 
   /** A banner that stays until `clear(key)`, replacing any earlier one with the same key. */
-  hold(key: string, text: string, tone: BannerTone = 'warning', action?: { label: string; run: () => void }): void {
+  hold(key: string, text: BannerText, tone: BannerTone = 'warning', action?: { label: string; run: () => void }): void {
     this.clear(key);
     const banner = h(
       'div',
-      { class: `banner ${tone}`, 'data-tone': tone, 'data-key': key },
-      h('span', { class: 'text' }, text),
+      { class: `banner ${tone}`, 'data-tone': tone, 'data-key': key, 'data-detail': detailOf(text) },
+      content(text),
       action ? h('button', { type: 'button', onclick: action.run }, action.label) : null,
     );
     this.sticky.set(key, banner);
