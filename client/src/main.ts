@@ -1,16 +1,20 @@
 /**
  * The game page: the lobby, waiting for a partner, then the game, then back to the lobby. The
- * game screen (three.js and the world) loads while the player waits, so the lobby comes up fast.
+ * connection (the Colyseus client) loads just after the lobby is on screen, and the game screen
+ * (three.js and the world) while the player waits, so the lobby comes up fast.
  */
 import './styles.css';
 import type { GameScreen } from './game/GameScreen';
-import { GameSession } from './game/session';
+import type { GameSession } from './game/session';
+import { connectionClosed } from './game/messages';
 import { readLink } from './lobby/joinRequest';
 import { lobbyScreen } from './lobby/LobbyScreen';
 import { WaitingScreen } from './lobby/WaitingScreen';
 import type { JoinOptions } from '../../shared/protocol/messages';
 
 const app = document.getElementById('app')!;
+/** The connection to the server (the Colyseus client) loads after the lobby is on screen. */
+const sessionModule = () => import('./game/session');
 const link = readLink(location.search);
 let game: GameScreen | null = null;
 
@@ -27,10 +31,13 @@ async function join(options: Partial<JoinOptions>): Promise<void> {
   const waiting = new WaitingScreen(() => {
     void session?.leave();
     showLobby();
+// Fetched at once, so that joining does not wait for it.
+void sessionModule();
   });
   app.replaceChildren(waiting.element);
   const gameModule = import('./game/GameScreen');
   try {
+    const { GameSession } = await sessionModule();
     session = await GameSession.join(options);
   } catch (error) {
     return showLobby(joinFailure(error));
@@ -38,14 +45,16 @@ async function join(options: Partial<JoinOptions>): Promise<void> {
   const joined = session;
   joined.on('seat', (role, code) => waiting.seated(role, code));
   joined.on('queue', (position, count) => waiting.queue(position, count));
-  joined.on('connection', (status, detail) => {
-    if (status === 'closed' && !game) showLobby(`The connection to the game closed (${detail}).`);
+  joined.on('connection', (status, closed) => {
+    if (status === 'closed' && !game && closed) showLobby(connectionClosed(closed.code, closed.reason).text);
   });
   joined.on('start', async (map, config) => {
     const { GameScreen } = await gameModule;
     game = new GameScreen(joined, joined.role!, map, config, () => {
       void joined.leave();
       showLobby();
+// Fetched at once, so that joining does not wait for it.
+void sessionModule();
     });
     app.replaceChildren(game.element);
   });
@@ -60,3 +69,5 @@ function joinFailure(error: unknown): string {
 }
 
 showLobby();
+// Fetched at once, so that joining does not wait for it.
+void sessionModule();

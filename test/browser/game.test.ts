@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { describeCard } from '../../shared/engine/cards';
 import { buildWorld, cellIndex, mapSchema, type GameMap } from '../../shared/engine/map';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import type { ClientView } from '../../shared/protocol/messages';
@@ -132,6 +133,9 @@ test('a leader and a follower play a turn each, each page showing only what its 
   expect(await follower.page.textContent('.stat:has([data-stat=steps]) .label')).toBe('Your steps');
   expect(await leader.page.textContent('.stat:has([data-stat=steps]) .label')).toBe("Follower's steps");
 
+  // Both say in words which card is selected, a cue that does not rest on its colour.
+  for (const { page } of [leader, follower]) await page.waitForSelector(`.world .selection:not(.invalid):has-text("Selected: ${describeCard(TARGET)}.")`);
+
   await screenshot(leader.page, 'game-leader');
   await screenshot(follower.page, 'game-follower');
 
@@ -208,4 +212,44 @@ test("the inset of the follower's view can be moved, resized and hidden, and the
   await page.waitForSelector('.inset-controls button.inset-hide:has-text("Show")');
   expect(await caption.isVisible()).toBe(false);
   expect(errors).toEqual([]);
+});
+
+/** Moves a pointer over the world, row by row in the page, until a card's close-up shows; where it did. */
+async function pointAtACard(page: Page): Promise<{ x: number; y: number } | null> {
+  return page.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>('.world-canvas')!;
+    const box = canvas.getBoundingClientRect();
+    const closeUp = document.querySelector<HTMLElement>('.card-pointer')!;
+    for (let y = box.top + 4; y < box.bottom; y += 6) {
+      for (let x = box.left + 4; x < box.right; x += 6) {
+        canvas.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true }));
+        if (!closeUp.hidden) return { x, y };
+      }
+    }
+    return null;
+  });
+}
+
+test('a card under the pointer is shown large and named in words, in both views', async () => {
+  const leader = await joinAs('leader', 'pool=browser-cards');
+  const follower = await joinAs('follower', 'pool=browser-cards');
+  for (const { page } of [leader, follower]) {
+    await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
+    const point = await pointAtACard(page);
+    expect(point).not.toBeNull();
+    // A real pointer at that place shows the same close-up; the card it names is one the player can see.
+    await page.mouse.move(point!.x, point!.y);
+    const named = await page.getAttribute('.card-pointer .card-close-up', 'data-card');
+    const visible = (await game(page))!.view.cards.map(describeCard);
+    expect(visible).toContain(named);
+    expect(await page.textContent('.card-pointer .caption')).toBe(named);
+    // The glyphs: as many as the card's count.
+    const count = Number(named!.split(' ')[0]);
+    expect([...(await page.textContent('.card-pointer .face'))!]).toHaveLength(count);
+    await screenshot(page, `card-close-up-${(await game(page))!.role}`);
+    // Off the card, the close-up goes.
+    await page.mouse.move(2, 2);
+    await page.waitForSelector('.card-pointer', { state: 'hidden' });
+    expect(leader.errors.concat(follower.errors)).toEqual([]);
+  }
 });

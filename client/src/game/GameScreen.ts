@@ -13,6 +13,7 @@ import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
 import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
+import { CardInfo } from './cardInfo';
 import { cuesBetween } from './cues';
 import { DONE_KEY, FollowerPanel } from './FollowerPanel';
 import { insetControls } from './insetControls';
@@ -41,6 +42,7 @@ export class GameScreen {
   private readonly renderer: WorldRenderer;
   private readonly world: WorldScene;
   private readonly panel: LeaderPanel | FollowerPanel;
+  private readonly cardInfo: CardInfo;
   /** The view shown before this one, to tell what changed. */
   private lastView: GameView | null = null;
   private lastWaitHint = 0;
@@ -77,11 +79,12 @@ export class GameScreen {
     } else {
       this.renderer.setMode('firstPerson');
     }
+    this.cardInfo = new CardInfo(worldBox, this.renderer);
     this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element), this.banners.element);
     session.on('state', (view) => this.update(view));
     session.on('notice', (notice) => this.notice(notice));
     session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));
-    session.on('connection', (status, _detail, closed) => this.connection(status, closed));
+    session.on('connection', (status, closed) => this.connection(status, closed));
     window.addEventListener('keydown', this.onKey);
     if (session.view) this.update(session.view);
   }
@@ -99,6 +102,7 @@ export class GameScreen {
     this.lastView = view;
     this.status.update(view);
     this.panel.update(view);
+    this.cardInfo.update(view);
     this.renderer.setFirstPersonPose(view.follower);
     this.world.reveal(view.map);
     this.world.setAvatar('follower', view.follower);

@@ -41,8 +41,8 @@ export interface SessionEvents {
   notice(notice: Notice): void;
   refused(refusal: ServerRefusal): void;
   queue(position: number, waiting: number): void;
-  /** `detail` sums up `closed` in a line; `closed` is the code and reason themselves. */
-  connection(status: 'dropped' | 'reconnected' | 'closed', detail?: string, closed?: Closed): void;
+  /** `closed` is the close code and reason when the connection closed for good. */
+  connection(status: 'dropped' | 'reconnected' | 'closed', closed?: Closed): void;
 }
 
 type Listener<K extends keyof SessionEvents> = SessionEvents[K];
@@ -101,7 +101,7 @@ export class GameSession {
     });
     room.onLeave((code, reason) => {
       this.connected = false;
-      if (!this.leaving) this.emit('connection', 'closed', reason ? `${reason} (code ${code})` : `code ${code}`, { code, reason: reason ?? '' });
+      if (!this.leaving) this.emit('connection', 'closed', { code, reason: reason ?? '' });
     });
   }
 

@@ -4,7 +4,7 @@
  * field of view and fog follow the engine's view cone. It renders on demand: after a change, and
  * on every frame only while an animation runs.
  */
-import { Fog, PerspectiveCamera, Vector2, Vector3, WebGLRenderer } from 'three';
+import { Fog, PerspectiveCamera, Raycaster, Vector2, Vector3, WebGLRenderer } from 'three';
 import type { Pose } from '../../../shared/engine/hex';
 import type { ViewConfig } from '../../../shared/engine/view';
 import { cellPosition, headingRotation, mapBounds } from './layout';
@@ -38,6 +38,8 @@ export class WorldRenderer {
   private insetLayout: InsetLayout = DEFAULT_INSET_LAYOUT;
   private readonly insetCaption = document.createElement('span');
   private readonly fog = new Fog(SKY_COLOUR, 1, 2);
+  /** Where the inset was last drawn, in CSS pixels from the canvas's top left (null when hidden). */
+  private insetBox: { x: number; y: number; width: number; height: number } | null = null;
   private frame = 0;
   private readonly resizeObserver: ResizeObserver;
   /** Frames drawn so far (tests wait for the first). */
@@ -92,6 +94,18 @@ export class WorldRenderer {
     this.requestRender();
   }
 
+  /** The card under a point of the page (clientX, clientY) in the main view, as last drawn. */
+  cardAt(clientX: number, clientY: number): number | null {
+    const box = this.canvas.getBoundingClientRect();
+    const x = clientX - box.left;
+    const y = clientY - box.top;
+    const inset = this.insetBox;
+    if (!this.world || box.width === 0 || (inset && x >= inset.x && x < inset.x + inset.width && y >= inset.y && y < inset.y + inset.height)) return null;
+    const raycaster = new Raycaster();
+    raycaster.setFromCamera(new Vector2((x / box.width) * 2 - 1, 1 - (y / box.height) * 2), this.camera);
+    return this.world.cardOnRay(raycaster);
+  }
+
   requestRender(): void {
     if (this.frame === 0) this.frame = requestAnimationFrame((now) => this.draw(now));
   }
@@ -121,6 +135,7 @@ export class WorldRenderer {
 
     const inset = this.showInset && this.mode !== 'firstPerson' && this.firstPersonPose !== null;
     this.insetCaption.hidden = !inset;
+    this.insetBox = null;
     if (inset) {
       const { corner, share } = this.insetLayout;
       const insetWidth = Math.round(Math.min(width * share, 360 * (share / DEFAULT_INSET_LAYOUT.share)));
@@ -131,6 +146,7 @@ export class WorldRenderer {
       const y = corner.startsWith('bottom') ? margin : height - insetHeight - margin;
       this.insetCaption.style.left = `${x + 6}px`;
       this.insetCaption.style.top = `${height - y - insetHeight + 6}px`;
+      this.insetBox = { x, y: height - y - insetHeight, width: insetWidth, height: insetHeight };
       this.renderer.setScissorTest(true);
       this.renderer.setScissor(x, y, insetWidth, insetHeight);
       this.renderer.setViewport(x, y, insetWidth, insetHeight);

@@ -3,7 +3,7 @@
  * what it is given, as the player knows it (a KnownMap: for the follower, the cells it has seen,
  * which `reveal` extends); what a screen may show is decided by the server's playerView.
  */
-import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Object3D } from 'three';
+import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Object3D, type Raycaster } from 'three';
 import type { Card } from '../../../shared/engine/cards';
 import type { Cell, Pose } from '../../../shared/engine/hex';
 import type { KnownMap } from '../../../shared/engine/playerView';
@@ -93,6 +93,17 @@ export class WorldScene {
     const was = this.avatars[role].visible;
     this.avatars[role].visible = visible;
     return was;
+  }
+
+  /** The id of the nearest card the ray meets, if it is one of the cards shown (not one vanishing). */
+  cardOnRay(raycaster: Raycaster): number | null {
+    for (const hit of raycaster.intersectObjects(this.cardLayer.children, true)) {
+      let object: Object3D | null = hit.object;
+      while (object && !object.name.startsWith('card:')) object = object.parent;
+      const id = object ? Number(object.name.slice('card:'.length)) : NaN;
+      if (this.cards.has(id)) return id;
+    }
+    return null;
   }
 
   /** Shows exactly these cards, with their marks. */

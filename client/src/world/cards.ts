@@ -32,7 +32,8 @@ export const SELECTED_COLOUR = '#1e6bff';
 export const INVALID_COLOUR = '#ff2a2a';
 const FLASH_COLOUR = '#fff27a';
 
-const SHAPE_SIZE = 0.2;
+// As large as a cell allows, so that shape and count read from the leader's height.
+const SHAPE_SIZE = 0.25;
 const SHAPE_DEPTH = 0.07;
 
 function extruded(points: [number, number][] | ((shape: Shape) => void)): BufferGeometry {
@@ -104,12 +105,12 @@ function colourMaterial(colour: Color): MeshStandardMaterial {
   return m;
 }
 
-const CARD_WIDTH = 0.8;
-const CARD_DEPTH = 0.5;
+const CARD_WIDTH = 0.88;
+const CARD_DEPTH = 0.56;
 const plateGeometry = new BoxGeometry(CARD_WIDTH, 0.03, CARD_DEPTH);
 const outlineGeometry = new BoxGeometry(CARD_WIDTH + 0.12, 0.02, CARD_DEPTH + 0.12);
 const plateMaterial = new MeshStandardMaterial({ color: '#f7f3ea', roughness: 0.8 });
-const SHAPE_SPACING = 0.25;
+const SHAPE_SPACING = 0.29;
 
 export type CardMark = 'none' | 'selected' | 'invalid' | 'flash';
 const MARK_COLOURS: Readonly<Record<Exclude<CardMark, 'none'>, string>> = { selected: SELECTED_COLOUR, invalid: INVALID_COLOUR, flash: FLASH_COLOUR };
