@@ -253,3 +253,43 @@ test('a card under the pointer is shown large and named in words, in both views'
     expect(leader.errors.concat(follower.errors)).toEqual([]);
   }
 });
+
+test('the sound cues are off until turned on, then a turn change plays one, and the choice is remembered', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Counts the tones the page starts, from outside the client.
+  await context.addInitScript(`
+    window.__tones = 0;
+    const start = OscillatorNode.prototype.start;
+    OscillatorNode.prototype.start = function (...args) { window.__tones++; return start.apply(this, args); };
+  `);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/?pool=browser-sound`);
+  await page.click('button.bot-game');
+  await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
+  const tones = () => page.evaluate(() => (window as never as { __tones: number }).__tones);
+  expect(await page.getAttribute('button.sound-toggle', 'aria-pressed')).toBe('false');
+  /** The leader's turn ends with an instruction, and comes back after the scripted follower's. */
+  const round = async () => {
+    await page.fill('textarea.instruction-input', 'Turn around');
+    await page.keyboard.press('Enter');
+    await page.click('button.end-turn');
+    await page.waitForFunction(() => document.body.dataset.turn === 'theirs');
+    await page.waitForFunction(() => document.body.dataset.turn === 'mine');
+  };
+  await round();
+  expect(await tones()).toBe(0);
+
+  await page.click('button.sound-toggle');
+  expect(await page.getAttribute('button.sound-toggle', 'aria-pressed')).toBe('true');
+  // Turning it on plays a sample.
+  const sample = await tones();
+  expect(sample).toBeGreaterThan(0);
+  await round();
+  expect(await tones()).toBeGreaterThan(sample);
+
+  // Remembered: a new game in this browser starts with the sound on.
+  await page.reload();
+  await page.click('button.bot-game');
+  await page.waitForSelector('button.sound-toggle[aria-pressed=true]');
+  await context.close();
+});

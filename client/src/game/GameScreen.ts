@@ -11,6 +11,7 @@ import type { Role } from '../../../shared/engine/state';
 import type { Move } from '../../../shared/engine/actions';
 import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
+import { Sounds } from '../ui/sound';
 import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
 import { CardInfo } from './cardInfo';
@@ -43,6 +44,7 @@ export class GameScreen {
   private readonly world: WorldScene;
   private readonly panel: LeaderPanel | FollowerPanel;
   private readonly cardInfo: CardInfo;
+  private readonly sounds = new Sounds();
   /** The view shown before this one, to tell what changed. */
   private lastView: GameView | null = null;
   private lastWaitHint = 0;
@@ -80,6 +82,7 @@ export class GameScreen {
       this.renderer.setMode('firstPerson');
     }
     this.cardInfo = new CardInfo(worldBox, this.renderer);
+    this.status.element.append(this.sounds.toggle);
     this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element), this.banners.element);
     session.on('state', (view) => this.update(view));
     session.on('notice', (notice) => this.notice(notice));
@@ -94,11 +97,15 @@ export class GameScreen {
     this.status.dispose();
     this.renderer.dispose();
     this.world.dispose();
+    this.sounds.dispose();
   }
 
   private update(view: GameView): void {
     const setMade = this.lastView !== null && view.score > this.lastView.score;
-    for (const cue of cuesBetween(this.lastView, view, this.role)) this.banners.show(cue.text, cue.tone, 4);
+    for (const cue of cuesBetween(this.lastView, view, this.role)) {
+      this.banners.show(cue.text, cue.tone, 4);
+      this.sounds.play(cue.kind);
+    }
     this.lastView = view;
     this.status.update(view);
     this.panel.update(view);
