@@ -7,10 +7,10 @@ import './styles.css';
 import type { GameScreen } from './game/GameScreen';
 import type { GameSession } from './game/session';
 import { connectionClosed } from './game/messages';
+import { loadSeat } from './game/savedSeat';
 import { readLink } from './lobby/joinRequest';
 import { lobbyScreen } from './lobby/LobbyScreen';
 import { WaitingScreen } from './lobby/WaitingScreen';
-import type { JoinOptions } from '../../shared/protocol/messages';
 
 const app = document.getElementById('app')!;
 /** The connection to the server (the Colyseus client) loads after the lobby is on screen. */
@@ -23,26 +23,26 @@ function showLobby(joinProblem: string | null = null): void {
   game = null;
   delete document.body.dataset.turn;
   delete document.body.dataset.phase;
-  app.replaceChildren(lobbyScreen(link.parameters, link.problem, joinProblem, (options) => void join(options)));
+  app.replaceChildren(lobbyScreen(link.parameters, link.problem, joinProblem, (options) => void play((sessions) => sessions.GameSession.join(options))));
 }
 
-async function join(options: Partial<JoinOptions>): Promise<void> {
+/** Waits for a partner, then plays: in a new seat, or in the seat this browser held before a refresh. */
+async function play(connect: (sessions: typeof import('./game/session')) => Promise<GameSession | null>, resuming = false): Promise<void> {
   let session: GameSession | null = null;
   const waiting = new WaitingScreen(() => {
     void session?.leave();
     showLobby();
-// Fetched at once, so that joining does not wait for it.
-void sessionModule();
   });
   app.replaceChildren(waiting.element);
   const gameModule = import('./game/GameScreen');
   try {
-    const { GameSession } = await sessionModule();
-    session = await GameSession.join(options);
+    session = await connect(await sessionModule());
   } catch (error) {
     return showLobby(joinFailure(error));
   }
+  if (!session) return showLobby(resuming ? 'Your last game is over, or its seat was not kept: join a new one.' : null);
   const joined = session;
+  if (joined.role) waiting.seated(joined.role, joined.code);
   joined.on('seat', (role, code) => waiting.seated(role, code));
   joined.on('queue', (position, count) => waiting.queue(position, count));
   joined.on('connection', (status, closed) => {
@@ -53,8 +53,6 @@ void sessionModule();
     game = new GameScreen(joined, joined.role!, map, config, () => {
       void joined.leave();
       showLobby();
-// Fetched at once, so that joining does not wait for it.
-void sessionModule();
     });
     app.replaceChildren(game.element);
   });
@@ -68,6 +66,8 @@ function joinFailure(error: unknown): string {
   return `Could not join: ${message}`;
 }
 
-showLobby();
+// A seat kept from before a refresh is taken back; otherwise the lobby.
+if (loadSeat()) void play((sessions) => sessions.GameSession.resume(), true);
+else showLobby();
 // Fetched at once, so that joining does not wait for it.
 void sessionModule();

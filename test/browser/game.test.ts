@@ -287,9 +287,8 @@ test('the sound cues are off until turned on, then a turn change plays one, and 
   await round();
   expect(await tones()).toBeGreaterThan(sample);
 
-  // Remembered: a new game in this browser starts with the sound on.
+  // Remembered: after a refresh (which comes back to the same game) the sound is still on.
   await page.reload();
-  await page.click('button.bot-game');
-  await page.waitForSelector('button.sound-toggle[aria-pressed=true]');
+  await page.waitForSelector('.game-screen.leader button.sound-toggle[aria-pressed=true]');
   await context.close();
 });

@@ -8,10 +8,14 @@ import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
+import { forgetSeat, loadSeat, saveSeat } from './savedSeat';
 import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type Expulsion, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
 
 /** The game as this player's server sent it (its playerView), with the deadline in this machine's clock. */
 export type GameView = ClientView;
+
+/** The server's answer to a reconnection token whose player is still connected. */
+const SEAT_IN_USE = 409;
 
 export type Notice =
   | { kind: 'turnSkipped' | 'partnerReconnected' }
@@ -54,6 +58,8 @@ export function serverUrl(): string {
 
 export class GameSession {
   role: Role | null = null;
+  /** A private game's code. */
+  code: string | undefined;
   view: GameView | null = null;
   connected = true;
   /** The view as received, in the server's clock. */
@@ -69,6 +75,25 @@ export class GameSession {
     return new GameSession(room);
   }
 
+  /**
+   * Back in the seat this browser held before a refresh, or null when there is none or the server
+   * no longer keeps it. A seat whose player is still connected (another tab) is kept, and refused.
+   */
+  static async resume(): Promise<GameSession | null> {
+    const saved = loadSeat();
+    if (!saved) return null;
+    try {
+      const session = new GameSession(await new Client(serverUrl()).reconnect(saved.token));
+      session.role = saved.role;
+      session.code = saved.code;
+      return session;
+    } catch (error) {
+      if ((error as { code?: number }).code === SEAT_IN_USE) throw new Error('your game is open in another tab or window', { cause: error });
+      forgetSeat();
+      return null;
+    }
+  }
+
   /** Handlers are registered at once: the server sends the seat right after the join. */
   private constructor(readonly room: Room) {
     // Reconnect also after a drop in the first seconds of a game.
@@ -77,6 +102,8 @@ export class GameSession {
     room.reconnection.maxEnqueuedMessages = 0;
     room.onMessage('seat', (message: SeatMessage) => {
       this.role = message.role;
+      this.code = message.code;
+      this.keepSeat();
       this.emit('seat', message.role, message.code);
     });
     room.onMessage('view', (message: ViewMessage) => {
@@ -88,7 +115,10 @@ export class GameSession {
       if (first) this.emit('start', view.map, view.config);
       this.emit('state', this.view);
     });
-    room.onMessage('notice', (notice: Notice) => this.emit('notice', notice));
+    room.onMessage('notice', (notice: Notice) => {
+      if (notice.kind === 'gameOver') forgetSeat();
+      this.emit('notice', notice);
+    });
     room.onMessage('error', (refusal: ServerRefusal) => this.emit('refused', refusal));
     room.onMessage('queue', (message: { position: number; waiting: number }) => this.emit('queue', message.position, message.waiting));
     room.onDrop(() => {
@@ -97,10 +127,12 @@ export class GameSession {
     });
     room.onReconnect(() => {
       this.connected = true;
+      this.keepSeat();
       this.emit('connection', 'reconnected');
     });
     room.onLeave((code, reason) => {
       this.connected = false;
+      forgetSeat();
       if (!this.leaving) this.emit('connection', 'closed', { code, reason: reason ?? '' });
     });
   }
@@ -119,9 +151,15 @@ export class GameSession {
   /** Leaves on purpose (cancel while waiting, or after the game). */
   async leave(): Promise<void> {
     this.leaving = true;
+    forgetSeat();
     // A dropped connection would otherwise go on reconnecting behind the lobby.
     this.room.reconnection.enabled = false;
     await this.room.leave(true).catch(() => undefined);
+  }
+
+  /** Kept for a refresh; the token may change with a reconnection. */
+  private keepSeat(): void {
+    if (this.role) saveSeat({ token: this.room.reconnectionToken, role: this.role, ...(this.code && { code: this.code }) });
   }
 
   private emit<K extends keyof SessionEvents>(event: K, ...args: Parameters<Listener<K>>): void {
