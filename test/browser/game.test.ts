@@ -206,9 +206,8 @@ test("the inset of the follower's view can be moved, resized and hidden, and the
   await page.click('.inset-controls button.inset-hide');
   await caption.waitFor({ state: 'hidden' });
   expect(await page.textContent('.inset-controls button.inset-hide')).toBe('Show');
-  // Remembered in this browser: a new game screen starts with the inset hidden.
+  // Remembered in this browser: the game screen, back after a refresh, starts with the inset hidden.
   await page.reload();
-  await page.click('button.bot-game');
   await page.waitForSelector('.inset-controls button.inset-hide:has-text("Show")');
   expect(await caption.isVisible()).toBe(false);
   expect(errors).toEqual([]);
