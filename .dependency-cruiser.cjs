@@ -10,7 +10,7 @@
 const LAYERS = [
   ['engine'],
   ['maps', 'log', 'protocol'],
-  ['nav'],
+  ['nav', 'study'],
   ['selfplay', 'agents'],
   ['eval'],
   ['env'],

@@ -7,6 +7,7 @@ import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
 import { registerSelfPlayCommand } from './commands/selfplay';
 import { registerServeCommand } from './commands/serve';
+import { registerStudyCommands } from './commands/study';
 import { CliError } from './errors';
 
 export function buildProgram(): Command {
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerEvalCommand(program);
   registerAgentCommand(program);
+  registerStudyCommands(program);
   return program;
 }
 

@@ -9,7 +9,9 @@ import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
 import express from 'express';
 import { WebSocket } from 'ws';
 import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
+import type { Study } from '../shared/study/studyFile';
 import { httpGuard, type HttpPolicy } from './http/guard';
+import { mountStudyRoutes } from './http/studies';
 import { GameRoom, parseJoinOptions, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 
@@ -54,19 +56,30 @@ export interface GameServerOptions {
   readonly routes?: (app: express.Application) => void;
   /** Cross-origin callers and framing sites allowed (none but the server's own origin by default). */
   readonly http?: HttpPolicy;
+  /** The studies this server runs, loaded and checked (`serve --study`); their ids must differ. */
+  readonly studies?: readonly Study[];
 }
 
 export interface RunningGameServer {
   readonly port: number;
   readonly http: HttpServer;
+  /** The studies it runs, by id. */
+  readonly studies: ReadonlyMap<string, Study>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
   close(): Promise<void>;
 }
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
   const guard = httpGuard(options.http ?? {});
+  const studies = new Map<string, Study>();
+  for (const study of options.studies ?? []) {
+    if (studies.has(study.id)) throw new Error(`two studies have the id ${JSON.stringify(study.id)}`);
+    studies.set(study.id, study);
+  }
   const app = express();
   app.disable('x-powered-by');
+  // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
+  mountStudyRoutes(app, studies);
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({
@@ -84,6 +97,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   return {
     port,
     http,
+    studies,
     close: async () => {
       await colyseus.gracefullyShutdown(false);
     },

@@ -6,6 +6,9 @@ import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
 import { GameStore, type Recovery } from '../../server/store/GameStore';
+import { loadStudyFiles } from '../../server/study/loadStudy';
+import { StudyFileError } from '../../shared/study/parseStudy';
+import type { Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
 import { integerOption } from '../options';
 
@@ -18,6 +21,7 @@ interface ServeOptions {
   reconnectSeconds: number;
   corsOrigin: string[];
   frameAncestors: string[];
+  study: string[];
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -29,6 +33,25 @@ const listOption = (name: string, check: (items: string[]) => string | null) => 
 };
 
 const secondsOption = (name: string) => integerOption(name, 1, 3600);
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The study files, loaded and checked before anything else starts: a bad one stops `serve` (exit 2). */
+function loadStudiesForServe(files: readonly string[]): Study[] {
+  try {
+    return loadStudyFiles(files);
+  } catch (error) {
+    if (error instanceof StudyFileError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/** MTurk shows a study's pages in a frame of its own site, which the default policy forbids. */
+function frameWarnings(studies: readonly Study[], frameAncestors: readonly string[]): string[] {
+  const framed = studies.filter((study) => study.platform.kind === 'mturk').map((study) => study.id);
+  if (framed.length === 0 || frameAncestors.some((source) => /mturk\.com(:\d+)?$/i.test(source))) return [];
+  return [`study ${framed.join(', ')} runs on MTurk, which shows the pages in a frame: add --frame-ancestors "https://*.mturk.com" or MTurk cannot show them`];
+}
 
 export function registerServeCommand(program: Command): void {
   program
@@ -42,7 +65,9 @@ export function registerServeCommand(program: Command): void {
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
+    .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
     .action(async (options: ServeOptions) => {
+      const studies = loadStudiesForServe(options.study);
       let admin: { token: string; generated: boolean };
       try {
         admin = resolveAdminToken(process.env);
@@ -75,6 +100,7 @@ export function registerServeCommand(program: Command): void {
           reconnectSeconds: options.reconnectSeconds,
         },
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
+        studies,
         routes: (app) => {
           mountApi(app, { store, adminToken: admin.token });
           clientBuilt = mountClient(app).built;
@@ -95,6 +121,10 @@ export function registerServeCommand(program: Command): void {
       if (removed.length > 0) say(`Removed ${removed.length} empty log(s) of games that never started: ${removed.join(', ')}`);
       if (unreadable.length > 0) process.stderr.write(`cerealbar: warning: left alone ${unreadable.length} file(s) in logs/ that are not game logs: ${unreadable.join(', ')}\n`);
       say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
+      for (const study of studies) {
+        say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): what its pages show at http://localhost:${server.port}/api/studies/${study.id}/public`);
+      }
+      for (const warning of frameWarnings(studies, options.frameAncestors)) process.stderr.write(`cerealbar: warning: ${warning}\n`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
       let stopping = false;
       const stop = async (signal: string) => {

@@ -40,10 +40,16 @@ export type ClientMessageType = keyof typeof clientMessageSchemas;
 
 const optionalId = z.string().trim().min(1).max(200).optional();
 
+/** The pool quick play meets in when a join names none. */
+export const DEFAULT_POOL = 'default';
+
+/** A matchmaking pool's name (a study's pool too). */
+export const poolNameSchema = z.string().trim().min(1).max(50).regex(/^[A-Za-z0-9_-]+$/, 'pool names use letters, digits, _ and -');
+
 /** Options for joining the game room or the lobby. */
 export const joinOptionsSchema = z.object({
   role: z.enum(['leader', 'follower', 'any']).default('any'),
-  pool: z.string().trim().min(1).max(50).regex(/^[A-Za-z0-9_-]+$/, 'pool names use letters, digits, _ and -').default('default'),
+  pool: poolNameSchema.default(DEFAULT_POOL),
   /** Joins the private game with this code (in any case); there must be one. */
   code: z.string().trim().toLowerCase().min(1).max(50).regex(/^[a-z0-9_-]+$/, 'codes use letters, digits, _ and -').optional(),
   /** Creates a private game: the server draws its code and sends it in the `seat` message. */

@@ -12,6 +12,9 @@ import { mountClient } from '../../server/http/client';
 import { BODY_LIMIT_BYTES, checkCorsOrigins, checkFrameAncestors, type HttpPolicy } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameStore } from '../../server/store/GameStore';
+import { loadStudyFile } from '../../server/study/loadStudy';
+import { publicStudy } from '../../shared/study/studyFile';
+import { studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { join } from './harness';
 
 jest.setTimeout(30_000);
@@ -163,4 +166,49 @@ test('a game still starts through the guarded edge', async () => {
   const leader = await join(base, { role: 'leader' });
   const follower = await join(base, { role: 'follower' });
   expect(follower.room.roomId).toBe(leader.room.roomId);
+});
+
+describe('a study\'s public parts', () => {
+  let studyDir: string;
+  beforeEach(() => {
+    studyDir = studyFolder();
+  });
+  afterEach(() => rmSync(studyDir, { recursive: true, force: true }));
+
+  test('anyone may read them, without the admin token: no quiz answers, explanations or completion codes', async () => {
+    const study = loadStudyFile(writeStudy(studyDir, validStudy()));
+    server = await startGameServer({
+      port: 0,
+      host: '127.0.0.1',
+      services: { startLog: (header, info) => store.startGame(header, info) },
+      studies: [study],
+      routes: (app) => mountApi(app, { store, adminToken: TOKEN }),
+    });
+    base = `http://127.0.0.1:${server.port}`;
+    expect(server.studies.get('pilot-1')).toBe(study);
+
+    const res = await fetch(`${base}/api/studies/pilot-1/public`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual(publicStudy(study));
+    expect(body).toMatchObject({ id: 'pilot-1', title: 'A game', consent: study.consentText, rules: 'Be kind.\n', pay: { base: 4.5, bonusPerPoint: 0.1, maxBonus: 3, currency: 'GBP' } });
+    expect((body.quiz as { questions: unknown[] }).questions[1]).toEqual({ prompt: 'How many cards make a set?', choices: ['2', '3', '4'] });
+    const text = JSON.stringify(body);
+    for (const secret of ['answer', 'explanation', 'The leader does.', 'CDONE1', 'CSCREEN', 'completionCodes']) expect(text).not.toContain(secret);
+
+    const unknown = await fetch(`${base}/api/studies/nope/public`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no study "nope"' } });
+    // The rest of the API still asks for the token.
+    expect((await fetch(`${base}/api/games`)).status).toBe(401);
+    expect((await fetch(`${base}/api/studies/pilot-1`)).status).toBe(401);
+  });
+
+  test('a server without studies knows none; two studies with one id are refused', async () => {
+    await start();
+    expect((await fetch(`${base}/api/studies/pilot-1/public`)).status).toBe(404);
+    const study = loadStudyFile(writeStudy(studyDir, validStudy()));
+    await expect(startGameServer({ port: 0, studies: [study, study], services: { startLog: () => ({ append: () => {}, end: () => {} }) } })).rejects.toThrow('two studies have the id "pilot-1"');
+  });
 });

@@ -1,0 +1,160 @@
+/**
+ * What `cerealbar study init` writes: a study file with every field, each explained, and a consent
+ * form to adapt. The quiz's answers follow docs/rules.md; a test loads the result.
+ */
+
+export const EXAMPLE_STUDY_FILE = 'study.yaml';
+export const EXAMPLE_CONSENT_FILE = 'consent.md';
+
+/** Completion codes for the example: distinct, random-looking, to be replaced by the platform's own. */
+function exampleCodes(id: string): Record<'completed' | 'noPartner' | 'partnerLeft' | 'screenedOut', string> {
+  // A short hash of the id, so two studies made with init do not share codes by accident.
+  let h = 2166136261;
+  for (const c of id) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  const tag = h.toString(36).toUpperCase().padStart(7, '0').slice(-6);
+  return { completed: `C${tag}OK`, noPartner: `C${tag}NP`, partnerLeft: `C${tag}PL`, screenedOut: `C${tag}SO` };
+}
+
+export function exampleStudyYaml(id: string): string {
+  const codes = exampleCodes(id);
+  return `# A CerealBar study. Check it with "cerealbar study links --study <this file> --base-url <url>"
+# and run it with "cerealbar serve --study <this file>". Every field is described in
+# docs/running-a-study.md; fields marked "optional" may be left out (the default is given).
+
+# The study's id: lowercase letters, digits and dashes. Participants open <server>/study/${id}.
+id: ${id}
+
+# The study's name, shown to participants (and as the HIT's title on MTurk).
+title: A two-player game of giving and following instructions
+
+# One paragraph, shown in the platform's preview (MTurk's HIT description) and on the first page.
+description: >-
+  Play a short online game with another participant. One of you, the leader, sees the whole map
+  and writes instructions; the other, the follower, sees only what is in front of them and
+  follows the instructions to collect sets of cards. You earn a bonus for every set you collect.
+
+# The consent form: a Markdown file, relative to this file. It must exist when the server starts.
+consent: ${EXAMPLE_CONSENT_FILE}
+
+# Optional: more to read before the tutorial, as Markdown. Either inline text, as here, or a file:
+#   rules: { file: extra-rules.md }
+rules:
+  text: |
+    Please play with your full attention and write instructions in plain English.
+    Do not share personal information in the instructions you write.
+
+# What participants are paid, in units of the currency (not cents).
+pay:
+  base: 4.50            # the fixed payment (on MTurk: the HIT's reward, and the currency must be USD)
+  bonusPerPoint: 0.10   # optional, default 0: bonus for each point (each valid set) of a game
+  maxBonus: 3.00        # optional, default none: the most bonus one participant can earn
+  currency: GBP         # ISO 4217 code: GBP, USD, EUR, ...
+
+# Time limits (all optional).
+time:
+  waitForPartnerSeconds: 300   # default 300: wait this long for a partner, then leave with the noPartner code
+  sessionMinutes: 30           # default 30: the longest a session lasts, from consent to exit
+  # leaderTurnSeconds: 45      # default: the server's --leader-seconds (45)
+  # followerTurnSeconds: 15    # default: the server's --follower-seconds (15)
+
+# A quiz on the rules, after the tutorial. "answer" is the right choice counted from 0
+# (0 is the first choice). 2 to 6 choices per question; the explanation is optional.
+quiz:
+  questions:
+    - prompt: Which player sees the whole map?
+      choices:
+        - The leader
+        - The follower
+        - Both players
+      answer: 0
+      explanation: The leader sees the whole map. The follower sees only what is in front of them.
+    - prompt: Which three cards make a valid set?
+      choices:
+        - 1 red star, 2 blue stars, 3 green stars
+        - 1 red star, 2 blue hearts, 3 green cubes
+        - 2 red stars, 2 blue hearts, 2 green cubes
+      answer: 1
+      explanation: In a valid set the three colours, the three shapes and the three counts are all different.
+    - prompt: You are the follower and you have done what the current instruction asks. What do you do?
+      choices:
+        - Write the next instruction yourself
+        - Mark the instruction as done, to get the next one
+        - Wait until your time runs out
+      answer: 1
+      explanation: The follower marks each instruction done; only the leader writes instructions.
+  passMark: 3      # optional, default: every question. Right answers needed in one attempt.
+  attempts: 2      # optional, default 2. Who fails every attempt leaves with the screenedOut code.
+
+# Who plays which role (optional).
+roles:
+  newWorkersStartAs: follower   # default follower; or leader, or either
+  # How a follower becomes a leader: "manual" (default: on the admin page), or a rule:
+  promotion:
+    afterGames: 3      # after this many completed games as follower
+    minMeanScore: 2    # with a mean score of at least this
+
+# Completion codes, one per way a session can end; all four distinct. On Prolific create
+# the same codes on the study's page (each may trigger its own action there).
+completionCodes:
+  completed: ${codes.completed}      # played to the end
+  noPartner: ${codes.noPartner}      # no partner came in waitForPartnerSeconds
+  partnerLeft: ${codes.partnerLeft}    # the partner left during a game
+  screenedOut: ${codes.screenedOut}    # failed every attempt at the quiz
+
+# Where participants come from: one of
+#   kind: prolific   completionUrl (optional): default https://app.prolific.com/submissions/complete?cc={code}
+#   kind: mturk      sandbox (optional, default true), frameHeight (optional, default 0: the whole window);
+#                    pay.currency must be USD
+#   kind: lab        participantIdLabel (optional, default "Participant id"),
+#                    participantIdPattern (optional: a regular expression the typed id must match)
+platform:
+  kind: prolific
+
+# Optional: the matchmaking pool of the study's games; default: the study id.
+# pool: ${id}
+`;
+}
+
+export const EXAMPLE_CONSENT = `# Consent to take part in a research study
+
+> This is an example. Replace every part in [brackets], and have your ethics board approve the
+> text, before you run the study.
+
+**Study:** [title of the study]
+**Researchers:** [names, institution, contact email]
+**Ethics approval:** [board and reference number]
+
+## What you will do
+
+You will play an online game with another participant, for about [N] minutes: first a short
+tutorial and a quiz on the rules, then one or more games. One player (the leader) writes
+instructions; the other (the follower) carries them out.
+
+## Payment
+
+You will be paid [base payment] for taking part, and a bonus of [amount] for every point your
+games score, up to [maximum bonus].
+
+## What we record
+
+Every action in the game, the instructions written and their timing, and your [Prolific / MTurk /
+participant] id. We do not ask for your name or any other personal information. Please do not
+write personal information in the instructions.
+
+## How the data is used
+
+The recorded games are used for research on language and collaboration, and may be published
+as a data set without your platform id. [Say where the data is stored, for how long, and who can
+see it.]
+
+## Your rights
+
+Taking part is voluntary. You may stop at any time by closing the page; [say what happens to the
+payment and the data of someone who stops]. You may ask us to delete your data by writing to
+[contact email] with your id, until [date].
+
+## Consent
+
+By clicking "I agree" you confirm that you are at least 18 years old, that you have read this
+page, and that you agree to take part.
+`;

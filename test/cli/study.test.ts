@@ -1,0 +1,200 @@
+/**
+ * `cerealbar study init`, `study links` and `serve --study`: run through the CLI's entry point in
+ * this process (its output captured), and `serve` as a real process too.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../cli/main';
+import { loadStudyFile } from '../../server/study/loadStudy';
+import { waitFor } from '../server/harness';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { readXml } from '../study/xml';
+
+jest.setTimeout(60_000);
+
+const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
+
+/** Runs the CLI in this process; returns its exit code and what it wrote. */
+async function cerealbar(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const status = await runCli(args);
+    return { status, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('study init', () => {
+  test('writes a study file and a consent form that load as they are', async () => {
+    const out = join(dir, 'pilot');
+    const run = await cerealbar('study', 'init', '--id', 'pilot-3', '--out', out);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`Wrote ${join(out, 'study.yaml')} and ${join(out, 'consent.md')}.`);
+    const study = loadStudyFile(join(out, 'study.yaml'));
+    expect(study).toMatchObject({ id: 'pilot-3', pool: 'pilot-3', platform: { kind: 'prolific' }, pay: { currency: 'GBP' } });
+    expect(study.consentText).toBe(readFileSync(join(out, 'consent.md'), 'utf8'));
+    // Every field is in the file, explained.
+    const text = readFileSync(join(out, 'study.yaml'), 'utf8');
+    for (const field of ['id:', 'title:', 'description:', 'consent:', 'rules:', 'pay:', 'bonusPerPoint:', 'maxBonus:', 'time:', 'waitForPartnerSeconds:', 'sessionMinutes:', 'leaderTurnSeconds:', 'followerTurnSeconds:', 'quiz:', 'passMark:', 'attempts:', 'roles:', 'newWorkersStartAs:', 'promotion:', 'completionCodes:', 'platform:', 'pool:']) {
+      expect(text).toContain(field);
+    }
+  });
+
+  test('without --out it writes under studies/<id> of the working directory', async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      expect((await cerealbar('study', 'init', '--id', 'second')).status).toBe(0);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(loadStudyFile(join(dir, 'studies', 'second', 'study.yaml')).id).toBe('second');
+  });
+
+  test('refuses to overwrite either file, and writes nothing then', async () => {
+    writeFileSync(join(dir, 'consent.md'), 'my own consent form');
+    const run = await cerealbar('study', 'init', '--id', 'pilot-3', '--out', dir);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`cerealbar: ${join(dir, 'consent.md')} already exists: init never overwrites (choose another --out, or move the file away)\n`);
+    expect(existsSync(join(dir, 'study.yaml'))).toBe(false);
+    expect(readFileSync(join(dir, 'consent.md'), 'utf8')).toBe('my own consent form');
+
+    expect((await cerealbar('study', 'init', '--id', 'pilot-3', '--out', join(dir, 'x'))).status).toBe(0);
+    const again = await cerealbar('study', 'init', '--id', 'other', '--out', join(dir, 'x'));
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/study\.yaml and .*consent\.md already exist: init never overwrites/);
+    expect(loadStudyFile(join(dir, 'x', 'study.yaml')).id).toBe('pilot-3');
+  });
+
+  test('refuses an id that is not a slug', async () => {
+    const run = await cerealbar('study', 'init', '--id', 'My Study', '--out', dir);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('cerealbar: --id "My Study" must be lowercase letters, digits and single dashes inside, as in "pilot-2"\n');
+  });
+});
+
+describe('study links', () => {
+  test('Prolific: the study URL with exact placeholders and the completion URLs, as text and as JSON', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
+    const text = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://study.example.org/');
+    expect(text.status).toBe(0);
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toContain('\n  https://study.example.org/study/pilot-1?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}\n');
+    expect(text.stdout).toMatch(/^ {2}screenedOut +CSCREEN +https:\/\/app\.prolific\.com\/submissions\/complete\?cc=CSCREEN$/m);
+    const json = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://study.example.org', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      study: 'pilot-1',
+      platform: 'prolific',
+      entryUrl: 'https://study.example.org/study/pilot-1',
+      prolific: { studyUrl: 'https://study.example.org/study/pilot-1?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}' },
+    });
+  });
+
+  test('MTurk: the ExternalQuestion, well-formed, in the text and in the JSON', async () => {
+    const data = { ...validStudy(), pay: { base: 2.5, currency: 'USD' }, platform: { kind: 'mturk', frameHeight: 900 } };
+    const file = writeStudy(studyFolder(join(dir, 'study')), data);
+    const text = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://example.org/cb');
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain('sandbox: create the HIT on https://requestersandbox.mturk.com');
+    const xml = /<\?xml[\s\S]*<\/ExternalQuestion>/.exec(text.stdout)![0];
+    expect(readXml(xml).children.map((child) => child.text)).toEqual(['https://example.org/cb/study/pilot-1', '900']);
+    const json = JSON.parse((await cerealbar('study', 'links', '--study', file, '--base-url', 'https://example.org/cb', '--json')).stdout);
+    expect(json.mturk.externalQuestion).toBe(xml);
+    expect(json.mturk.createHit).toMatchObject({ Reward: '2.50', Question: xml });
+  });
+
+  test('a lab: the plain URL; http on localhost is allowed with a warning', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), { ...validStudy(), platform: { kind: 'lab' } });
+    const run = await cerealbar('study', 'links', '--study', file, '--base-url', 'http://localhost:2567');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('\n  http://localhost:2567/study/pilot-1\n');
+    expect(run.stderr).toMatch(/^cerealbar: warning: http:\/\/localhost:2567 is plain http on this machine/);
+  });
+
+  test.each([
+    [['--base-url', 'http://study.example.org'], /^cerealbar: --base-url: "http:\/\/study\.example\.org" must use https/],
+    [['--base-url', 'not a url'], /^cerealbar: --base-url: "not a url" is not a URL/],
+    [[], /required option '--base-url <url>' not specified/],
+  ])('a bad base URL exits 2: %j', async (args, message) => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
+    const run = await cerealbar('study', 'links', '--study', file, ...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+
+  test('a bad study file exits 2 with its problems, and prints no links', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), setPath(validStudy(), 'quiz.questions.2.answer', 4));
+    const run = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://example.org');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^cerealbar: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: quiz\\.questions\\[2\\]\\.answer: 4 is not one of the 3 choices`));
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('serve --study', () => {
+  test('a bad study file stops the server before it starts: exit 2, the problem, nothing stored', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), setPath(validStudy(), 'pay.currency', 'pounds'));
+    const data = join(dir, 'data');
+    const run = await cerealbar('serve', '--port', '0', '--data', data, '--study', file);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`cerealbar: ${file}: pay.currency: must be an ISO 4217 code`);
+    expect(run.stdout).toBe('');
+    expect(existsSync(data)).toBe(false);
+  });
+
+  test('two studies with one id stop it too', async () => {
+    const folder = studyFolder(join(dir, 'study'));
+    const first = writeStudy(folder, validStudy(), 'a.yaml');
+    const second = writeStudy(folder, validStudy(), 'b.yaml');
+    const run = await cerealbar('serve', '--port', '0', '--data', join(dir, 'data'), '--study', first, '--study', second);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`cerealbar: ${second}: id: "pilot-1" is already the id of the study in ${first}: each study needs an id of its own\n`);
+  });
+
+  test('as a real process: a bad study is exit 2; good ones are served, their public parts without answers', async () => {
+    const folder = studyFolder(join(dir, 'study'));
+    const bad = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data', join(dir, 'data'), '--study', join(folder, 'missing.yaml')], { encoding: 'utf8', timeout: 30_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(`cerealbar: ${join(folder, 'missing.yaml')}: cannot read: no such file\n`);
+
+    const prolific = writeStudy(folder, validStudy(), 'p.yaml');
+    const mturk = writeStudy(folder, { ...validStudy(), id: 'hits', pay: { base: 1, currency: 'USD' }, platform: { kind: 'mturk' } }, 'm.json');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data'), '--study', prolific, '--study', mturk], {
+      env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor(() => /Admin token/.test(output), 'the server to start', 30_000);
+      expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): what its pages show at http:\/\/localhost:\d+\/api\/studies\/pilot-1\/public/);
+      expect(output).toMatch(/Study hits \(mturk, pool hits\)/);
+      expect(output).toContain('cerealbar: warning: study hits runs on MTurk, which shows the pages in a frame: add --frame-ancestors "https://*.mturk.com"');
+      const port = /localhost:(\d+)/.exec(output)![1];
+      const res = await fetch(`http://127.0.0.1:${port}/api/studies/pilot-1/public`);
+      expect(res.status).toBe(200);
+      const shown = await res.text();
+      expect(JSON.parse(shown).quiz.questions[0]).toEqual({ prompt: 'Who sees the whole map?', choices: ['The leader', 'The follower'] });
+      expect(shown).not.toMatch(/answer|CDONE1/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
