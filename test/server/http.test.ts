@@ -175,7 +175,7 @@ describe('a study\'s public parts', () => {
   });
   afterEach(() => rmSync(studyDir, { recursive: true, force: true }));
 
-  test('anyone may read them, without the admin token: no quiz answers, explanations or completion codes', async () => {
+  test('P-91: anyone may read them, without the admin token: no quiz answers, explanations or completion codes', async () => {
     const study = loadStudyFile(writeStudy(studyDir, validStudy()));
     server = await startGameServer({
       port: 0,
