@@ -66,8 +66,23 @@ function joinFailure(error: unknown): string {
   return `Could not join: ${message}`;
 }
 
-// A seat kept from before a refresh is taken back; otherwise the lobby.
+/** The tutorial for a role (`?tutorial=leader` or `follower`), played in the page; it ends back in the lobby. */
+async function tutorial(role: 'leader' | 'follower'): Promise<void> {
+  const { TutorialScreen } = await import('./tutorial/TutorialScreen');
+  const toLobby = () => {
+    const query = new URLSearchParams(location.search);
+    query.delete('tutorial');
+    location.assign(`${location.pathname}${query.size > 0 ? `?${query}` : ''}`);
+  };
+  const screen = new TutorialScreen(role, toLobby, toLobby);
+  app.replaceChildren(screen.element);
+  await screen.start();
+}
+
+const tutorialRole = new URLSearchParams(location.search).get('tutorial');
+// A seat kept from before a refresh is taken back; otherwise the tutorial asked for, or the lobby.
 if (loadSeat()) void play((sessions) => sessions.GameSession.resume(), true);
+else if (tutorialRole === 'leader' || tutorialRole === 'follower') void tutorial(tutorialRole);
 else showLobby();
 // Fetched at once, so that joining does not wait for it.
 void sessionModule();

@@ -7,7 +7,7 @@ import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
 import { instructionItem } from './LeaderPanel';
 import { currentTag, unfinishedInstructionNote } from './messages';
-import type { GameSession, GameView } from './session';
+import type { GameConnection, GameView } from './session';
 
 export const DONE_KEY = 'd';
 
@@ -19,7 +19,7 @@ export class FollowerPanel {
   private readonly done = h('button', { type: 'button', class: 'done-button' }, 'Done: next instruction');
   private view: GameView | null = null;
 
-  constructor(private readonly session: GameSession) {
+  constructor(private readonly session: GameConnection) {
     this.done.addEventListener('click', () => this.markDone());
     this.element = h(
       'aside',

@@ -31,7 +31,7 @@ import {
   waitText,
   type Explained,
 } from './messages';
-import type { Closed, GameSession, GameView, Notice } from './session';
+import type { Closed, GameConnection, GameView, Notice } from './session';
 import { StatusBar } from './StatusBar';
 
 const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };
@@ -56,7 +56,7 @@ export class GameScreen {
   private readonly onKey = (event: KeyboardEvent) => this.key(event);
 
   constructor(
-    private readonly session: GameSession,
+    private readonly session: GameConnection,
     private readonly role: Role,
     map: KnownMap,
     config: GameConfig,

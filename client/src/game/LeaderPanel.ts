@@ -8,7 +8,7 @@ import type { InstructionView } from '../../../shared/engine/playerView';
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
 import { currentTag, unfinishedInstructionNote } from './messages';
-import type { GameSession, GameView } from './session';
+import type { GameConnection, GameView } from './session';
 
 function instructionTag(instruction: InstructionView, view: GameView): string {
   if (instruction.status === 'done') return 'Done';
@@ -39,7 +39,7 @@ export class LeaderPanel {
   private readonly note = h('p', { class: 'instruction-note', hidden: true });
   private view: GameView | null = null;
 
-  constructor(private readonly session: GameSession) {
+  constructor(private readonly session: GameConnection) {
     const form = h('form', { class: 'instruction-form' }, this.input, h('div', { class: 'row' }, this.count, this.send));
     form.addEventListener('submit', (event) => {
       event.preventDefault();

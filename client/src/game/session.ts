@@ -8,6 +8,7 @@ import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
+import { Events } from './events';
 import { forgetSeat, loadSeat, saveSeat } from './savedSeat';
 import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type Expulsion, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
 
@@ -51,12 +52,21 @@ export interface SessionEvents {
 
 type Listener<K extends keyof SessionEvents> = SessionEvents[K];
 
+/** What a game screen needs of its game: a server's room (GameSession), or the tutorial's game in the page. */
+export interface GameConnection {
+  readonly view: GameView | null;
+  readonly connected: boolean;
+  /** Sends an action; false (and nothing sent) while the connection is down. */
+  send(action: PlayerAction): boolean;
+  on<K extends keyof SessionEvents>(event: K, listener: Listener<K>): void;
+}
+
 /** Where the game server is: the page's own origin (Vite's dev server forwards to it). */
 export function serverUrl(): string {
   return window.location.origin;
 }
 
-export class GameSession {
+export class GameSession implements GameConnection {
   role: Role | null = null;
   /** A private game's code. */
   code: string | undefined;
@@ -65,9 +75,7 @@ export class GameSession {
   /** The view as received, in the server's clock. */
   private received: ClientView | null = null;
   private clockOffset = 0;
-  private readonly listeners: { [K in keyof SessionEvents]: Listener<K>[] } = {
-    seat: [], start: [], state: [], notice: [], refused: [], queue: [], connection: [],
-  };
+  private readonly events = new Events();
   private leaving = false;
 
   static async join(options: Partial<JoinOptions>): Promise<GameSession> {
@@ -138,7 +146,7 @@ export class GameSession {
   }
 
   on<K extends keyof SessionEvents>(event: K, listener: Listener<K>): void {
-    this.listeners[event].push(listener);
+    this.events.on(event, listener);
   }
 
   /** Sends an action; false (and nothing sent) while the connection is down. */
@@ -163,6 +171,7 @@ export class GameSession {
   }
 
   private emit<K extends keyof SessionEvents>(event: K, ...args: Parameters<Listener<K>>): void {
-    for (const listener of this.listeners[event]) (listener as (...a: Parameters<Listener<K>>) => void)(...args);
+    this.events.emit(event, ...args);
   }
+
 }

@@ -63,8 +63,16 @@ export function lobbyScreen(link: LinkParameters, linkProblem: string | null, jo
       {},
       h('legend', {}, 'Practice'),
       h('div', { class: 'row' }, button('Play as leader with a scripted follower', 'secondary bot-game', () => onJoin(joinOptions(link, { role: 'leader', botFollower: true })))),
+      h('div', { class: 'row' }, 'Learn to play:', tutorialLink('leader'), tutorialLink('follower')),
     ),
     error,
     ids.length > 0 ? h('p', { class: 'meta' }, `Playing in ${ids.join(' · ')}`) : null,
   );
+}
+
+/** A link to the tutorial for a role, on this page with its link's parameters kept. */
+function tutorialLink(role: 'leader' | 'follower'): HTMLElement {
+  const query = new URLSearchParams(location.search);
+  query.set('tutorial', role);
+  return h('a', { class: `tutorial-link ${role}`, href: `?${query}` }, `the ${role}'s tutorial`);
 }
