@@ -136,6 +136,17 @@ test("the leader's own turn with the scripted follower: a long instruction, a se
   expectNoFailures();
 });
 
+test("both tutorials, with the steps' list", async () => {
+  for (const role of ['leader', 'follower']) {
+    const { page, errors } = await openPage(browser, `${server.url}/?tutorial=${role}`);
+    await page.waitForSelector('.tutorial-hint li.current');
+    await waitForWorld(page);
+    await check(page, `the ${role}'s tutorial`);
+    expect(errors).toEqual([]);
+  }
+  expectNoFailures();
+});
+
 test('the replay viewer: the file picker, and a game open', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cerealbar-a11y-'));
   try {
