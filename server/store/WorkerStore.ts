@@ -158,6 +158,8 @@ export class WorkerStore {
   private readonly selectSession;
   private readonly insertWorkerRow;
   private readonly insertSessionRow;
+  /** UPDATE statements by the columns they set, prepared once each. */
+  private readonly updates = new Map<string, Database.Statement>();
 
   private constructor(
     private readonly db: Database.Database,
@@ -352,8 +354,14 @@ export class WorkerStore {
     const columns = Object.keys(changes);
     if (columns.length === 0) return;
     for (const column of columns) if (!CHANGEABLE.has(column)) throw new Error(`not a worker column: ${column}`);
-    const set = columns.map((column) => `${column} = @${column}`).join(', ');
-    this.db.prepare(`UPDATE workers SET ${set} WHERE study_id = @study_id AND participant_id = @participant_id`).run({ ...changes, study_id: studyId, participant_id: participantId });
+    const key = columns.join(',');
+    let statement = this.updates.get(key);
+    if (!statement) {
+      const set = columns.map((column) => `${column} = @${column}`).join(', ');
+      statement = this.db.prepare(`UPDATE workers SET ${set} WHERE study_id = @study_id AND participant_id = @participant_id`);
+      this.updates.set(key, statement);
+    }
+    statement.run({ ...changes, study_id: studyId, participant_id: participantId });
   }
 }
 
