@@ -12,6 +12,7 @@ import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages'
 import type { Study } from '../shared/study/studyFile';
 import { httpGuard, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
+import type { WorkerStore } from './store/WorkerStore';
 import { GameRoom, parseJoinOptions, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 
@@ -58,6 +59,8 @@ export interface GameServerOptions {
   readonly http?: HttpPolicy;
   /** The studies this server runs, loaded and checked (`serve --study`); their ids must differ. */
   readonly studies?: readonly Study[];
+  /** Where the studies' workers are kept; without it the worker routes answer 503. */
+  readonly workers?: WorkerStore;
 }
 
 export interface RunningGameServer {
@@ -79,7 +82,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const app = express();
   app.disable('x-powered-by');
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
-  mountStudyRoutes(app, studies);
+  mountStudyRoutes(app, studies, options.workers ?? null);
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({

@@ -6,6 +6,7 @@ import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
 import { GameStore, type Recovery } from '../../server/store/GameStore';
+import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import type { Study } from '../../shared/study/studyFile';
@@ -88,6 +89,16 @@ export function registerServeCommand(program: Command): void {
         store.close();
         throw new CliError(`${dataDir}: cannot recover the games of the last run: ${(error as Error).message}`);
       }
+      // A study's workers are kept next to the games (workers.sqlite), only when studies are run.
+      let workers: WorkerStore | undefined;
+      if (studies.length > 0) {
+        try {
+          workers = WorkerStore.open(dataDir);
+        } catch (error) {
+          store.close();
+          throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
+        }
+      }
       const { recovered, removed, unreadable } = recovery;
       let clientBuilt = false;
       const server = await startGameServer({
@@ -101,12 +112,14 @@ export function registerServeCommand(program: Command): void {
         },
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
         studies,
+        workers,
         routes: (app) => {
-          mountApi(app, { store, adminToken: admin.token });
+          mountApi(app, { store, adminToken: admin.token, studies, workers });
           clientBuilt = mountClient(app).built;
         },
       }).catch((error: NodeJS.ErrnoException) => {
         store.close();
+        workers?.close();
         const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
         throw new CliError(`cannot start the server: ${why}`);
       });
@@ -123,6 +136,7 @@ export function registerServeCommand(program: Command): void {
       say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): what its pages show at http://localhost:${server.port}/api/studies/${study.id}/public`);
+        say(`  its workers: http://localhost:${server.port}/api/studies/${study.id}/workers (admin token), or cerealbar study workers --study FILE --data ${options.data}`);
       }
       for (const warning of frameWarnings(studies, options.frameAncestors)) process.stderr.write(`cerealbar: warning: ${warning}\n`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
@@ -136,6 +150,7 @@ export function registerServeCommand(program: Command): void {
         try {
           await server.close();
           store.close();
+          workers?.close();
         } catch (error) {
           problem = ` (${(error as Error).message})`;
         }

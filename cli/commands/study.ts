@@ -1,17 +1,25 @@
-/** `cerealbar study`: write an example study file, and print the links a platform needs for one. */
+/** `cerealbar study`: write an example study file, print the links a platform needs for one, and list its workers. */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
+import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
   id: string;
   out?: string;
+}
+
+interface WorkersOptions {
+  study: string;
+  data: string;
+  json?: boolean;
 }
 
 interface LinksOptions {
@@ -64,6 +72,54 @@ export function registerStudyCommands(program: Command): void {
       const links = studyLinks(loaded, checked.base);
       process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : formatLinks(links));
     });
+
+  study
+    .command('workers')
+    .description("print the study's workers from a data directory: each one's step, role, quiz and completion code (opens the store read-only)")
+    .requiredOption('--study <file>', 'the study file (YAML or JSON)')
+    .option('--data <dir>', 'the data directory serve uses', 'data')
+    .option('--json', 'print the workers as JSON')
+    .action((options: WorkersOptions) => {
+      const loaded = loadStudyForCli(options.study);
+      const dataDir = resolve(options.data);
+      let list: WorkerRecord[] = [];
+      if (existsSync(join(dataDir, WORKERS_FILE))) {
+        let store: WorkerStore;
+        try {
+          store = WorkerStore.open(dataDir, { readonly: true });
+        } catch (error) {
+          throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
+        }
+        try {
+          list = store.list(loaded.id);
+        } finally {
+          store.close();
+        }
+      }
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ study: loaded.id, workers: list.map((worker) => ({ ...worker, step: workerStep(worker) })) }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(formatWorkers(loaded, list));
+    });
+}
+
+/** The workers as a table, one line each, oldest first. */
+function formatWorkers(study: Study, workers: readonly WorkerRecord[]): string {
+  if (workers.length === 0) return `Study ${study.id}: no workers yet\n`;
+  const head = ['participant', 'step', 'role', 'quiz', 'completion', 'created', 'blocked'];
+  const rows = workers.map((worker) => [
+    worker.participantId,
+    workerStep(worker),
+    worker.role + (worker.promotedAt !== null ? ' (promoted)' : ''),
+    `${worker.quiz.attempts}/${study.quiz.attempts}${worker.quiz.lastScore !== null ? ` last ${worker.quiz.lastScore}/${study.quiz.questions.length}` : ''}`,
+    worker.completion ? `${worker.completion.outcome} ${worker.completion.code}` : '-',
+    worker.createdAt,
+    worker.blocked ? `yes${worker.blocked.reason ? `: ${worker.blocked.reason}` : ''}` : '-',
+  ]);
+  const widths = head.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return `Study ${study.id}: ${workers.length} worker(s)\n${[line(head), ...rows.map(line)].join('\n')}\n`;
 }
 
 function initStudy(id: string, dir: string): void {

@@ -6,13 +6,20 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { Study } from '../../shared/study/studyFile';
+import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId, type GameStore } from '../store/GameStore';
 import type { GameFilter, GameRecord } from '../store/types';
+import type { WorkerStore } from '../store/WorkerStore';
 import { BODY_LIMIT_BYTES } from './guard';
+import { sendWorkerError } from './studies';
 
 export interface ApiDeps {
   readonly store: GameStore;
   readonly adminToken: string;
+  /** The studies the server runs and their workers: the researcher's side of the study API. */
+  readonly studies?: readonly Study[];
+  readonly workers?: WorkerStore | null;
 }
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -37,11 +44,12 @@ export function mountApi(app: express.Application, deps: ApiDeps): void {
 
   const api = express.Router();
   api.use(requireAdminToken(deps.adminToken));
-  // No route takes a body; one sent anyway is read only up to the limit, never into memory whole.
+  // Bodies (a block's reason) are small; one is read only up to the limit, never into memory whole.
   api.use(express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
   api.get('/games', (req, res) => listGames(deps.store, req, res));
   api.get('/games/:id', (req, res) => getGame(deps.store, req.params.id, res));
   api.get('/games/:id/log', (req, res, next) => downloadLog(deps.store, req.params.id, res, next));
+  mountWorkerAdmin(api, deps);
   api.use((_req, res) => sendError(res, 404, 'NOT_FOUND', 'no such API endpoint'));
   api.use(handleError);
   app.use('/api', api);
@@ -170,6 +178,54 @@ function downloadLog(store: GameStore, gameId: string, res: Response, next: Next
     if (res.headersSent) return next(error); // cut off mid-stream: the client sees a short body
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return sendError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
     next(error);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A study's workers
+
+/** A worker as the researcher sees it: the whole record, with the step it is at. */
+function adminWorker(worker: WorkerRecord): WorkerRecord & { step: ReturnType<typeof workerStep> } {
+  return { ...worker, step: workerStep(worker) };
+}
+
+function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
+  const studies = new Map((deps.studies ?? []).map((study) => [study.id, study]));
+  const find = (req: Request, res: Response): { study: Study; workers: WorkerStore } | null => {
+    const study = studies.get(req.params.id as string);
+    if (!study) {
+      sendError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+      return null;
+    }
+    if (!deps.workers) {
+      sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+      return null;
+    }
+    return { study, workers: deps.workers };
+  };
+  api.get('/studies/:id/workers', (req, res) => {
+    const found = find(req, res);
+    if (found) res.json({ study: found.study.id, workers: found.workers.list(found.study.id).map(adminWorker) });
+  });
+  const change = (req: Request, res: Response, action: (workers: WorkerStore, studyId: string, participantId: string) => WorkerRecord) => {
+    const found = find(req, res);
+    if (!found) return;
+    try {
+      res.json({ worker: adminWorker(action(found.workers, found.study.id, req.params.participantId as string)) });
+    } catch (error) {
+      if (!sendWorkerError(res, error)) throw error;
+    }
+  };
+  api.post('/studies/:id/workers/:participantId/block', (req, res) => {
+    const parsed = blockBodySchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return sendError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+    }
+    change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
+  });
+  api.post('/studies/:id/workers/:participantId/promote', (req, res) => {
+    change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
 }
 

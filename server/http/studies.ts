@@ -1,22 +1,175 @@
 /**
- * What anyone may read about a study the server runs: GET /api/studies/:id/public, the parts its
- * pages show (no quiz answers, no completion codes). No token: a participant's browser asks.
- * Errors have the API's shape, `{error: {code, message}}`.
+ * The study API, for a study's own pages (docs/running-a-study.md, "The study API"): what anyone
+ * may read about a study (GET /api/studies/:id/public, no quiz answers, no completion codes), and
+ * a worker's path through it, behind the worker's session token: the session, consent, the rules,
+ * the tutorial, the quiz (marked here) and the worker's own state. No admin token: a participant's
+ * browser asks. Errors have the API's shape, `{error: {code, message}}`, with `field` for a bad
+ * body; a refused request changes nothing.
+ *
+ * The researcher's side (the workers table, block, promote) is in api.ts, behind the admin token.
  */
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { z } from 'zod';
 import { publicStudy, type Study } from '../../shared/study/studyFile';
+import {
+  consentBodySchema,
+  fieldOf,
+  parseSessionBody,
+  publicWorker,
+  quizAttemptsLeft,
+  quizBodySchema,
+  rulesBodySchema,
+  tutorialBodySchema,
+  type WorkerRecord,
+} from '../../shared/study/worker';
+import { WorkerError, type WorkerErrorCode, type WorkerStore } from '../store/WorkerStore';
+import { BODY_LIMIT_BYTES } from './guard';
 
-export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>): void {
+/** The HTTP status of each refusal the worker store gives. */
+export const WORKER_ERROR_STATUS: Record<WorkerErrorCode, number> = {
+  NOT_FOUND: 404,
+  BLOCKED: 403,
+  WRONG_STEP: 409,
+  ALREADY_ANSWERED: 409,
+  DECLINED: 409,
+  ROLE_MISMATCH: 409,
+  QUIZ_PASSED: 409,
+  NO_ATTEMPTS_LEFT: 409,
+};
+
+export function sendStudyError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  res.status(status).json({ error: { code, message, ...extra } });
+}
+
+/** A refusal from the worker store as its answer; anything else is the caller's to handle. */
+export function sendWorkerError(res: Response, error: unknown): boolean {
+  if (!(error instanceof WorkerError)) return false;
+  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message);
+  return true;
+}
+
+interface StudyRequest extends Request {
+  study?: Study;
+  worker?: WorkerRecord;
+}
+
+export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>, workers: WorkerStore | null = null): void {
   const router = express.Router();
-  router.get('/:id/public', (req, res) => {
+  const findStudy = (req: StudyRequest, res: Response, next: NextFunction) => {
+    const study = studies.get(req.params.id as string);
+    if (!study) return sendStudyError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+    req.study = study;
+    next();
+  };
+
+  router.get('/:id/public', findStudy, (req: StudyRequest, res) => {
     // Participants see a study as the server started with it; a browser may keep it briefly.
     res.setHeader('Cache-Control', 'no-cache');
-    const study = studies.get(req.params.id);
-    if (!study) {
-      res.status(404).json({ error: { code: 'NOT_FOUND', message: `no study ${JSON.stringify(req.params.id)}` } });
-      return;
-    }
-    res.json(publicStudy(study));
+    res.json(publicStudy(req.study!));
   });
+
+  // A worker's own routes: personal data (platform ids), so no cache keeps an answer.
+  const noStore = (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+  const withStore = (_req: Request, res: Response, next: NextFunction) => {
+    if (!workers) return sendStudyError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+    next();
+  };
+  const body = express.json({ limit: BODY_LIMIT_BYTES, type: () => true });
+  const post = [noStore, findStudy, withStore, body];
+  const withToken = (req: StudyRequest, res: Response, next: NextFunction) => {
+    const token = bearerToken(req.get('authorization'));
+    if (token === null) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return sendStudyError(res, 401, 'UNAUTHORIZED', 'send the session token as "Authorization: Bearer <token>" (POST /api/studies/:id/session gives one)');
+    }
+    const worker = workers!.workerForToken(req.study!.id, token);
+    if (!worker) return sendStudyError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
+    req.worker = worker;
+    next();
+  };
+
+  router.post('/:id/session', ...post, (req: StudyRequest, res) => {
+    const study = req.study!;
+    const parsed = parseSessionBody(study, req.body);
+    if (!parsed.ok) return sendStudyError(res, 400, parsed.code, parsed.message, { field: parsed.field });
+    const existed = workers!.get(study.id, parsed.start.participantId) !== null;
+    const { token, worker } = workers!.startSession(study, parsed.start);
+    res.status(existed ? 200 : 201).json({ token, worker: publicWorker(study, worker) });
+  });
+
+  router.post('/:id/consent', ...post, withToken, (req: StudyRequest, res) => {
+    const answer = checked(res, consentBodySchema, req.body);
+    if (answer) act(res, req.study!, () => workers!.answerConsent(req.study!.id, req.worker!.participantId, answer.agree));
+  });
+
+  router.post('/:id/rules', ...post, withToken, (req: StudyRequest, res) => {
+    if (checked(res, rulesBodySchema, req.body)) act(res, req.study!, () => workers!.readRules(req.study!.id, req.worker!.participantId));
+  });
+
+  router.post('/:id/tutorial', ...post, withToken, (req: StudyRequest, res) => {
+    const answer = checked(res, tutorialBodySchema, req.body);
+    if (answer) act(res, req.study!, () => workers!.passTutorial(req.study!.id, req.worker!.participantId, answer.role));
+  });
+
+  router.post('/:id/quiz', ...post, withToken, (req: StudyRequest, res) => {
+    const study = req.study!;
+    const answer = checked(res, quizBodySchema(study.quiz), req.body);
+    if (!answer) return;
+    try {
+      const result = workers!.submitQuiz(study, req.worker!.participantId, answer.answers);
+      res.json({
+        passed: result.passed,
+        score: result.score,
+        passMark: study.quiz.passMark,
+        attemptsLeft: quizAttemptsLeft(study.quiz, result.worker),
+        wrong: result.wrong,
+        worker: publicWorker(study, result.worker),
+      });
+    } catch (error) {
+      if (!sendWorkerError(res, error)) throw error;
+    }
+  });
+
+  router.get('/:id/me', noStore, findStudy, withStore, withToken, (req: StudyRequest, res) => {
+    res.json({ worker: publicWorker(req.study!, req.worker!) });
+  });
+
+  router.use(handleStudyError);
   app.use('/api/studies', router);
+}
+
+/** The body parsed by `schema`, or null once a 400 naming the field is sent. */
+function checked<T extends z.ZodType>(res: Response, schema: T, body: unknown): z.output<T> | null {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  sendStudyError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+  return null;
+}
+
+function act(res: Response, study: Study, action: () => WorkerRecord): void {
+  try {
+    res.json({ worker: publicWorker(study, action()) });
+  } catch (error) {
+    if (!sendWorkerError(res, error)) throw error;
+  }
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer +(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+/** A body that is not JSON or too big, and any fault of ours (which the client never sees). */
+function handleStudyError(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  const status = (error as { status?: unknown })?.status;
+  const clientStatus = typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+  if (clientStatus === null) process.stderr.write(`study api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
+  if (res.headersSent) return next(error);
+  if (clientStatus === 413) return sendStudyError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+  if (clientStatus !== null) return sendStudyError(res, 400, 'BAD_JSON', 'the request body is not JSON');
+  sendStudyError(res, 500, 'INTERNAL', 'internal error');
 }

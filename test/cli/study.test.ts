@@ -1,5 +1,5 @@
 /**
- * `cerealbar study init`, `study links` and `serve --study`: run through the CLI's entry point in
+ * `cerealbar study init`, `study links`, `study workers` and `serve --study`: run through the CLI's entry point in
  * this process (its output captured), and `serve` as a real process too.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../cli/main';
+import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { waitFor } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
@@ -196,5 +197,44 @@ describe('serve --study', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('study workers', () => {
+  test('prints the workers table from the data directory (read-only), as text and as JSON', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
+    const study = loadStudyFile(file);
+    const data = join(dir, 'data');
+    const empty = await cerealbar('study', 'workers', '--study', file, '--data', data);
+    expect(empty.status).toBe(0);
+    expect(empty.stdout).toBe('Study pilot-1: no workers yet\n');
+    expect(existsSync(data)).toBe(false);
+
+    const store = WorkerStore.open(data);
+    store.startSession(study, { participantId: 'P-ONE', ids: {} });
+    store.startSession(study, { participantId: 'P-TWO', ids: {} });
+    store.answerConsent('pilot-1', 'P-TWO', true);
+    store.block('pilot-1', 'P-ONE', 'two accounts');
+    store.close();
+
+    const text = await cerealbar('study', 'workers', '--study', file, '--data', data);
+    expect(text.stderr).toBe('');
+    expect(text.status).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).toBe('Study pilot-1: 2 worker(s)');
+    expect(lines[1]).toMatch(/^participant\s+step\s+role\s+quiz\s+completion\s+created\s+blocked$/);
+    expect(lines[2]).toMatch(/^P-ONE\s+blocked\s+follower\s+0\/2\s+-\s+\S+\s+yes: two accounts$/);
+    expect(lines[3]).toMatch(/^P-TWO\s+rules\s+follower/);
+
+    const json = await cerealbar('study', 'workers', '--study', file, '--data', data, '--json');
+    const parsed = JSON.parse(json.stdout) as { study: string; workers: { participantId: string; step: string }[] };
+    expect(parsed.study).toBe('pilot-1');
+    expect(parsed.workers.map((w) => [w.participantId, w.step])).toEqual([['P-ONE', 'blocked'], ['P-TWO', 'rules']]);
+  });
+
+  test('a bad study file exits 2', async () => {
+    const run = await cerealbar('study', 'workers', '--study', join(dir, 'missing.yaml'), '--data', dir);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
   });
 });

@@ -1,0 +1,464 @@
+/**
+ * Where a study's workers are kept: dataDir/workers.sqlite, one row per (study, participant) and
+ * one per session (a worker's visit), whose token is kept only as its SHA-256.
+ *
+ * Unlike the game index, this file may be shared by several server processes: every change is one
+ * statement or an immediate transaction that reads and writes the row it decides on, so two
+ * processes (or two requests) cannot both use a worker's last quiz attempt. Nothing lives in one
+ * process's memory.
+ */
+import Database from 'better-sqlite3';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Role } from '../../shared/engine/state';
+import type { CompletionOutcome, PlatformKind, StudyFile } from '../../shared/study/studyFile';
+import { markQuiz, quizAttemptsLeft, tutorialsNeeded, workerStep, type PlatformIds, type QuizMarking, type SessionStart, type WorkerRecord, type WorkerRole } from '../../shared/study/worker';
+
+export const WORKERS_FILE = 'workers.sqlite';
+
+/** The schema's version, in SQLite's user_version: each entry of MIGRATIONS brings a file one version up. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE workers (
+    study_id             TEXT NOT NULL,
+    participant_id       TEXT NOT NULL,
+    platform             TEXT NOT NULL,
+    prolific_study_id    TEXT,
+    prolific_session_id  TEXT,
+    assignment_id        TEXT,
+    hit_id               TEXT,
+    turk_submit_to       TEXT,
+    created_at           TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, as every time here
+    last_seen_at         TEXT NOT NULL,
+    consented_at         TEXT,
+    declined_at          TEXT,
+    rules_read_at        TEXT,
+    leader_tutorial_at   TEXT,
+    follower_tutorial_at TEXT,
+    quiz_attempts        INTEGER NOT NULL DEFAULT 0,
+    quiz_last_score      INTEGER,
+    quiz_passed_at       TEXT,
+    screened_out_at      TEXT,
+    role                 TEXT NOT NULL,
+    promoted_at          TEXT,
+    blocked_at           TEXT,
+    block_reason         TEXT,
+    completion_outcome   TEXT,
+    completion_code      TEXT,
+    completion_at        TEXT,
+    PRIMARY KEY (study_id, participant_id)
+  );
+  CREATE TABLE worker_sessions (
+    token_hash          TEXT PRIMARY KEY,  -- SHA-256 of the token, hex; the token itself is never stored
+    study_id            TEXT NOT NULL,
+    participant_id      TEXT NOT NULL,
+    created_at          TEXT NOT NULL,
+    expires_at          TEXT NOT NULL,
+    prolific_session_id TEXT,
+    assignment_id       TEXT,
+    hit_id              TEXT,
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  CREATE INDEX worker_sessions_by_worker ON worker_sessions (study_id, participant_id);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** How long a session token lasts; a worker who comes back later starts a new session from the platform's link. */
+export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Bytes of randomness in a session token (256 bits). */
+const TOKEN_BYTES = 32;
+
+export interface WorkerStoreOptions {
+  /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
+  readonly now?: () => number;
+  /** Opens an existing file without writing to it (the `study workers` command). */
+  readonly readonly?: boolean;
+}
+
+/** Why an action was refused; the HTTP layer turns the code into a status. */
+export type WorkerErrorCode =
+  | 'NOT_FOUND'
+  | 'BLOCKED'
+  | 'WRONG_STEP'
+  | 'ALREADY_ANSWERED'
+  | 'DECLINED'
+  | 'ROLE_MISMATCH'
+  | 'QUIZ_PASSED'
+  | 'NO_ATTEMPTS_LEFT';
+
+export class WorkerError extends Error {
+  constructor(
+    readonly code: WorkerErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WorkerError';
+  }
+}
+
+export interface QuizResult extends QuizMarking {
+  readonly worker: WorkerRecord;
+}
+
+interface WorkerRow {
+  readonly study_id: string;
+  readonly participant_id: string;
+  readonly platform: PlatformKind;
+  readonly prolific_study_id: string | null;
+  readonly prolific_session_id: string | null;
+  readonly assignment_id: string | null;
+  readonly hit_id: string | null;
+  readonly turk_submit_to: string | null;
+  readonly created_at: string;
+  readonly last_seen_at: string;
+  readonly consented_at: string | null;
+  readonly declined_at: string | null;
+  readonly rules_read_at: string | null;
+  readonly leader_tutorial_at: string | null;
+  readonly follower_tutorial_at: string | null;
+  readonly quiz_attempts: number;
+  readonly quiz_last_score: number | null;
+  readonly quiz_passed_at: string | null;
+  readonly screened_out_at: string | null;
+  readonly role: WorkerRole;
+  readonly promoted_at: string | null;
+  readonly blocked_at: string | null;
+  readonly block_reason: string | null;
+  readonly completion_outcome: CompletionOutcome | null;
+  readonly completion_code: string | null;
+  readonly completion_at: string | null;
+}
+
+/** The columns a change may set: anything but the key. */
+type Changes = Partial<Omit<WorkerRow, 'study_id' | 'participant_id'>>;
+
+const CHANGEABLE = new Set<string>([
+  'platform', 'prolific_study_id', 'prolific_session_id', 'assignment_id', 'hit_id', 'turk_submit_to', 'last_seen_at',
+  'consented_at', 'declined_at', 'rules_read_at', 'leader_tutorial_at', 'follower_tutorial_at', 'quiz_attempts',
+  'quiz_last_score', 'quiz_passed_at', 'screened_out_at', 'role', 'promoted_at', 'blocked_at', 'block_reason',
+  'completion_outcome', 'completion_code', 'completion_at',
+]);
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** The role a new worker gets from the study: roles.newWorkersStartAs ('either' stays either). */
+export function startingRole(study: StudyFile): WorkerRole {
+  return study.roles.newWorkersStartAs;
+}
+
+export class WorkerStore {
+  private readonly selectWorker;
+  private readonly selectWorkers;
+  private readonly selectSession;
+  private readonly insertWorkerRow;
+  private readonly insertSessionRow;
+  /** UPDATE statements by the columns they set, prepared once each. */
+  private readonly updates = new Map<string, Database.Statement>();
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly now: () => number,
+  ) {
+    this.selectWorker = db.prepare<[string, string], WorkerRow>('SELECT * FROM workers WHERE study_id = ? AND participant_id = ?');
+    this.selectWorkers = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE study_id = ? ORDER BY created_at, participant_id');
+    this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
+      'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
+    );
+    this.insertWorkerRow = db.prepare<WorkerRow>(`
+      INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
+      VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role)`);
+    this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null]>(
+      'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  /** The worker file of a data directory, created (with the directory) if missing. */
+  static open(dataDir: string, options: WorkerStoreOptions = {}): WorkerStore {
+    const root = resolve(dataDir);
+    const path = join(root, WORKERS_FILE);
+    if (options.readonly) {
+      if (!existsSync(path)) throw new Error(`${path} does not exist: no worker has started a session with this data directory`);
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version !== SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}; this version of cerealbar reads ${SCHEMA_VERSION}`);
+        return new WorkerStore(db, options.now ?? Date.now);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    }
+    mkdirSync(root, { recursive: true });
+    const db = new Database(path);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      // Other processes may hold the write lock for a moment.
+      db.pragma('busy_timeout = 5000');
+      migrate(db, path);
+      return new WorkerStore(db, options.now ?? Date.now);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get(studyId: string, participantId: string): WorkerRecord | null {
+    const row = this.selectWorker.get(studyId, participantId);
+    return row ? workerRecord(row) : null;
+  }
+
+  /** A study's workers, oldest first. */
+  list(studyId: string): WorkerRecord[] {
+    return this.selectWorkers.all(studyId).map(workerRecord);
+  }
+
+  /**
+   * Starts a visit: finds the worker (or creates it, with the study's starting role), records the
+   * platform ids given, and returns a new session token. The token is returned here only.
+   */
+  startSession(study: StudyFile, start: SessionStart): { token: string; worker: WorkerRecord } {
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const at = this.time();
+    const ids = idColumns(start.ids);
+    const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
+    const run = this.db.transaction(() => {
+      const existing = this.selectWorker.get(study.id, start.participantId);
+      if (existing) {
+        this.update(study.id, start.participantId, { ...definedOnly(ids), last_seen_at: at });
+      } else {
+        this.insertWorkerRow.run({
+          ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at),
+          ...ids,
+        });
+      }
+      this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id);
+      return this.mustGet(study.id, start.participantId);
+    });
+    return { token, worker: run.immediate() };
+  }
+
+  /** The worker a session token belongs to, for this study, while the token lasts; null otherwise. */
+  workerForToken(studyId: string, token: string): WorkerRecord | null {
+    const session = this.selectSession.get(hashToken(token), studyId, this.time());
+    return session ? this.get(studyId, session.participant_id) : null;
+  }
+
+  /** Records consent (agree) or its refusal, which is final. The same answer again changes nothing. */
+  answerConsent(studyId: string, participantId: string, agree: boolean): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => {
+      refuseBlocked(worker);
+      if (agree ? worker.consented_at !== null : worker.declined_at !== null) return {};
+      if (worker.declined_at !== null) throw new WorkerError('DECLINED', 'consent was declined, which is final: return the study on your platform');
+      if (worker.consented_at !== null) throw new WorkerError('ALREADY_ANSWERED', 'consent was already given');
+      return agree ? { consented_at: this.time() } : { declined_at: this.time() };
+    });
+  }
+
+  /** Records that the worker read the rules (after consent); again changes nothing. */
+  readRules(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => {
+      refuseAtEnding(worker);
+      if (worker.consented_at === null) throw new WorkerError('WRONG_STEP', 'the consent form comes first');
+      return worker.rules_read_at === null ? { rules_read_at: this.time() } : {};
+    });
+  }
+
+  /** Records a tutorial passed, for a role the worker plays (after the rules); again changes nothing. */
+  passTutorial(studyId: string, participantId: string, role: Role): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => {
+      refuseAtEnding(worker);
+      if (worker.consented_at === null || worker.rules_read_at === null) throw new WorkerError('WRONG_STEP', 'the consent form and the rules come before the tutorial');
+      if (!tutorialsNeeded(worker.role).includes(role)) throw new WorkerError('ROLE_MISMATCH', `this worker plays ${worker.role}, not ${role}`);
+      const column = role === 'leader' ? 'leader_tutorial_at' : 'follower_tutorial_at';
+      return worker[column] === null ? { [column]: this.time() } : {};
+    });
+  }
+
+  /**
+   * Marks one attempt at the quiz (answers already checked against its shape). A pass records
+   * quizPassedAt; failing the last attempt screens the worker out, with the screenedOut code.
+   */
+  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): QuizResult {
+    let marking: QuizMarking | null = null;
+    const worker = this.change(study.id, participantId, (row) => {
+      const current = workerRecord(row);
+      refuseBlocked(row);
+      if (row.quiz_passed_at !== null) throw new WorkerError('QUIZ_PASSED', 'the quiz is already passed');
+      if (row.screened_out_at !== null || quizAttemptsLeft(study.quiz, current) === 0) throw new WorkerError('NO_ATTEMPTS_LEFT', 'no attempts at the quiz are left');
+      refuseAtEnding(row);
+      if (workerStep(current) !== 'quiz') throw new WorkerError('WRONG_STEP', `the quiz comes after the consent form, the rules and the tutorial (this worker is at ${workerStep(current)})`);
+      marking = markQuiz(study.quiz, answers);
+      const at = this.time();
+      const attempts = row.quiz_attempts + 1;
+      const changes: Changes = { quiz_attempts: attempts, quiz_last_score: marking.score };
+      if (marking.passed) return { ...changes, quiz_passed_at: at };
+      if (attempts >= study.quiz.attempts) {
+        return { ...changes, screened_out_at: at, completion_outcome: 'screenedOut', completion_code: study.completionCodes.screenedOut, completion_at: at };
+      }
+      return changes;
+    });
+    return { ...(marking as unknown as QuizMarking), worker };
+  }
+
+  /** Blocks a worker: every later action is refused. Blocking again keeps the first time and reason. */
+  block(studyId: string, participantId: string, reason: string | null): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => (worker.blocked_at === null ? { blocked_at: this.time(), block_reason: reason } : {}));
+  }
+
+  /** Makes a worker a leader (who then needs the leader's tutorial before playing); a leader stays as they are. */
+  promote(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => (worker.role === 'leader' ? {} : { role: 'leader', promoted_at: this.time() }));
+  }
+
+  /** Gives a worker the completion code of an ending, once: a worker who has one keeps it. */
+  issueCompletion(study: StudyFile, participantId: string, outcome: CompletionOutcome): WorkerRecord {
+    return this.change(study.id, participantId, (worker) =>
+      worker.completion_code !== null ? {} : { completion_outcome: outcome, completion_code: study.completionCodes[outcome], completion_at: this.time() },
+    );
+  }
+
+  private time(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private mustGet(studyId: string, participantId: string): WorkerRecord {
+    const worker = this.get(studyId, participantId);
+    if (!worker) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+    return worker;
+  }
+
+  /** Reads the row and writes what `decide` returns, in one immediate transaction. */
+  private change(studyId: string, participantId: string, decide: (worker: WorkerRow) => Changes): WorkerRecord {
+    const run = this.db.transaction(() => {
+      const row = this.selectWorker.get(studyId, participantId);
+      if (!row) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+      const changes = decide(row);
+      if (Object.keys(changes).length > 0) this.update(studyId, participantId, changes);
+      return this.mustGet(studyId, participantId);
+    });
+    return run.immediate();
+  }
+
+  private update(studyId: string, participantId: string, changes: Changes): void {
+    const columns = Object.keys(changes);
+    if (columns.length === 0) return;
+    for (const column of columns) if (!CHANGEABLE.has(column)) throw new Error(`not a worker column: ${column}`);
+    const key = columns.join(',');
+    let statement = this.updates.get(key);
+    if (!statement) {
+      const set = columns.map((column) => `${column} = @${column}`).join(', ');
+      statement = this.db.prepare(`UPDATE workers SET ${set} WHERE study_id = @study_id AND participant_id = @participant_id`);
+      this.updates.set(key, statement);
+    }
+    statement.run({ ...changes, study_id: studyId, participant_id: participantId });
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  const step = db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}, newer than this version of cerealbar (${SCHEMA_VERSION})`);
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  });
+  step.immediate();
+}
+
+function refuseBlocked(worker: WorkerRow): void {
+  if (worker.blocked_at !== null) throw new WorkerError('BLOCKED', 'this worker is blocked from the study');
+}
+
+/** Blocked, declined, screened out or done: nothing more to record. */
+function refuseAtEnding(worker: WorkerRow): void {
+  refuseBlocked(worker);
+  if (worker.declined_at !== null) throw new WorkerError('DECLINED', 'consent was declined, which is final');
+  if (worker.screened_out_at !== null) throw new WorkerError('WRONG_STEP', 'this worker was screened out by the quiz');
+  if (worker.completion_code !== null) throw new WorkerError('WRONG_STEP', 'this worker has finished the study');
+}
+
+function idColumns(ids: PlatformIds) {
+  return {
+    prolific_study_id: ids.prolificStudyId ?? null,
+    prolific_session_id: ids.prolificSessionId ?? null,
+    assignment_id: ids.assignmentId ?? null,
+    hit_id: ids.hitId ?? null,
+    turk_submit_to: ids.turkSubmitTo ?? null,
+  };
+}
+
+function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null)) as Partial<T>;
+}
+
+function emptyRow(studyId: string, participantId: string, platform: PlatformKind, role: WorkerRole, at: string): WorkerRow {
+  return {
+    study_id: studyId,
+    participant_id: participantId,
+    platform,
+    prolific_study_id: null,
+    prolific_session_id: null,
+    assignment_id: null,
+    hit_id: null,
+    turk_submit_to: null,
+    created_at: at,
+    last_seen_at: at,
+    consented_at: null,
+    declined_at: null,
+    rules_read_at: null,
+    leader_tutorial_at: null,
+    follower_tutorial_at: null,
+    quiz_attempts: 0,
+    quiz_last_score: null,
+    quiz_passed_at: null,
+    screened_out_at: null,
+    role,
+    promoted_at: null,
+    blocked_at: null,
+    block_reason: null,
+    completion_outcome: null,
+    completion_code: null,
+    completion_at: null,
+  };
+}
+
+function workerRecord(row: WorkerRow): WorkerRecord {
+  const platformIds: PlatformIds = {
+    ...(row.prolific_study_id !== null && { prolificStudyId: row.prolific_study_id }),
+    ...(row.prolific_session_id !== null && { prolificSessionId: row.prolific_session_id }),
+    ...(row.assignment_id !== null && { assignmentId: row.assignment_id }),
+    ...(row.hit_id !== null && { hitId: row.hit_id }),
+    ...(row.turk_submit_to !== null && { turkSubmitTo: row.turk_submit_to }),
+  };
+  return {
+    studyId: row.study_id,
+    participantId: row.participant_id,
+    platform: row.platform,
+    platformIds,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    consentedAt: row.consented_at,
+    declinedAt: row.declined_at,
+    rulesReadAt: row.rules_read_at,
+    tutorialPassedAt: { leader: row.leader_tutorial_at, follower: row.follower_tutorial_at },
+    quiz: { attempts: row.quiz_attempts, lastScore: row.quiz_last_score, passedAt: row.quiz_passed_at },
+    screenedOutAt: row.screened_out_at,
+    role: row.role,
+    promotedAt: row.promoted_at,
+    blocked: row.blocked_at === null ? null : { at: row.blocked_at, reason: row.block_reason },
+    completion:
+      row.completion_outcome === null || row.completion_code === null || row.completion_at === null
+        ? null
+        : { outcome: row.completion_outcome, code: row.completion_code, issuedAt: row.completion_at },
+  };
+}
