@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const lobbyAssets = new Set(initialAssets('index.html'));
   const entry = readFileSync(join(CLIENT_DIST, initialAssets('index.html').find((file) => /\/game-[^/]+\.js$/.test(file))!), 'utf8');
   const lazyFiles = new Set([...entry.matchAll(/(?:assets|\.)\/([\w.-]+\.js)/g)].map((match) => `assets/${match[1]}`).filter((file) => !lobbyAssets.has(file)));
-  for (const file of [...lazyFiles].sort()) rows.push([`  lobby, then ${file.replace(/^assets\/|-[\w-]+\.js$/g, '')} (loaded after the first screen)`, gzipSize(file)]);
+  for (const file of [...lazyFiles].sort()) rows.push([`  lobby, then ${file.replace(/^assets\/|-[\w-]+\.js$/g, '')} (loaded later)`, gzipSize(file)]);
 
   const server = await startGameServer({
     port: 0,
