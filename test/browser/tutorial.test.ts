@@ -103,8 +103,11 @@ test("the leader's tutorial: every step must be done, and it ends in the lobby",
 });
 
 test("the follower's tutorial: follow the scripted leader's instructions until a set is made", async () => {
-  const { page, errors } = await openPage(browser, `${server.url}/?tutorial=follower`);
+  // From the lobby's "Learn to play", keeping the link's pool.
+  const { page, errors } = await openPage(browser, `${server.url}/?pool=tutorials`);
+  await page.click('a.tutorial-link[data-role=follower]');
   await page.waitForSelector('.game-screen.follower .tutorial-hint');
+  expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ pool: 'tutorials', tutorial: 'follower' });
   for (let instructions = 0; instructions < 12 && !(await page.isVisible('.tutorial-complete')); instructions++) {
     await myTurn(page, 'follower');
     const current = (await view(page)).instructions.find((instruction) => instruction.status === 'current')!;

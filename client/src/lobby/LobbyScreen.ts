@@ -74,5 +74,5 @@ export function lobbyScreen(link: LinkParameters, linkProblem: string | null, jo
 function tutorialLink(role: 'leader' | 'follower'): HTMLElement {
   const query = new URLSearchParams(location.search);
   query.set('tutorial', role);
-  return h('a', { class: `tutorial-link ${role}`, href: `?${query}` }, `the ${role}'s tutorial`);
+  return h('a', { class: 'tutorial-link', 'data-role': role, href: `?${query}` }, `the ${role}'s tutorial`);
 }
