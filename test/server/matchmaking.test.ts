@@ -232,6 +232,8 @@ describe('private games', () => {
     const partner = await join(ts.url, { role: 'follower', code: code.toUpperCase() });
     expect(partner.room.roomId).toBe(creator.room.roomId);
     await waitFor(() => creator.phase === 'playing', 'the game to start');
+    // The partner's own seat message may land a moment after the creator sees the game start.
+    await waitFor(() => partner.messages.some((m) => m.type === 'seat'), "the partner's seat");
     expect(partner.messages.find((m) => m.type === 'seat')!.payload.code).toBe(code);
   });
 
