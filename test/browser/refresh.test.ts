@@ -85,6 +85,11 @@ test('a seat the server no longer keeps is forgotten, and the lobby says so', as
   await page.waitForSelector('text=Your last game is over, or its seat was not kept');
   await page.waitForSelector('button.quick-play:enabled');
   expect(await savedSeat(page)).toBeNull();
+  // Storage holding something else entirely is ignored: the lobby, with no note.
+  await page.evaluate(() => localStorage.setItem('cerealbar.seat', '{not json'));
+  await page.reload();
+  await page.waitForSelector('button.quick-play:enabled');
+  expect(await page.textContent('.error-text')).toBe('');
   expect(errors).toEqual([]);
 });
 

@@ -173,5 +173,4 @@ export class GameSession implements GameConnection {
   private emit<K extends keyof SessionEvents>(event: K, ...args: Parameters<Listener<K>>): void {
     this.events.emit(event, ...args);
   }
-
 }

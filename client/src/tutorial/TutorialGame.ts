@@ -7,6 +7,7 @@
  */
 import { HeuristicAgent } from '../../../shared/agents/builtin';
 import { ObservationTracker } from '../../../shared/agents/observation';
+import type { FollowerAgent } from '../../../shared/agents/types';
 import { actionOfCode, byActor, type PlayerAction } from '../../../shared/engine/actions';
 import { describeCard, isValidSet, type Card } from '../../../shared/engine/cards';
 import { makeConfig } from '../../../shared/engine/config';
@@ -34,7 +35,9 @@ function tutorialStart(): GameState {
 }
 
 /** Milliseconds between the scripted partner's actions, so that a person can follow them. */
-const PARTNER_STEP_MS = 350;
+export const PARTNER_STEP_MS = 350;
+/** With no turn clock, a follower that keeps choosing blocked moves would hold its turn for ever: after this many in a row it presses Done. */
+export const MAX_BLOCKED_CHOICES = 10;
 
 export class TutorialGame implements GameConnection {
   readonly connected = true;
@@ -42,12 +45,16 @@ export class TutorialGame implements GameConnection {
   private state: GameState = tutorialStart();
   private memory: Memory;
   private readonly events = new Events();
-  private readonly follower = new HeuristicAgent();
   private readonly tracker = new ObservationTracker();
-  private timer = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private blockedChoices = 0;
   private stopped = false;
 
-  constructor(readonly role: Role) {
+  constructor(
+    readonly role: Role,
+    /** The leader's partner (the server's scripted follower by default). */
+    private readonly follower: FollowerAgent = new HeuristicAgent(),
+  ) {
     this.memory = emptyMemory(role);
   }
 
@@ -100,12 +107,18 @@ export class TutorialGame implements GameConnection {
   private partnerTurn(): void {
     clearTimeout(this.timer);
     if (this.stopped || this.state.turn.role === this.role) return;
-    this.timer = window.setTimeout(async () => {
+    this.timer = setTimeout(async () => {
       if (this.state.turn.role === 'follower') {
         const code = await this.follower.act(this.tracker.observe(this.state));
         const action = actionOfCode(code);
         // Like a person's, a blocked move is not played; the agent chooses again at its next step.
-        if (checkPlayerAction(this.state, 'follower', action) === null) this.apply('follower', action);
+        if (checkPlayerAction(this.state, 'follower', action) === null) {
+          this.blockedChoices = 0;
+          this.apply('follower', action);
+        } else if (++this.blockedChoices >= MAX_BLOCKED_CHOICES) {
+          this.blockedChoices = 0;
+          this.apply('follower', { type: 'done' });
+        }
       } else {
         for (const action of scriptedLeaderTurn(this.state)) this.apply('leader', action);
       }
