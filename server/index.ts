@@ -13,7 +13,8 @@ import type { Study } from '../shared/study/studyFile';
 import { httpGuard, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
 import type { WorkerStore } from './store/WorkerStore';
-import { GameRoom, parseJoinOptions, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 
 // @colyseus/core 0.18 reads the global WebSocket (for WebSocket.OPEN) when a player reconnects,
@@ -35,7 +36,8 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
 
   override getFilterOptions(options: Record<string, unknown>): Record<string, unknown> {
     const asked = parseJoinOptions(options);
-    const filter: Record<string, unknown> = asked.code !== undefined ? { code: asked.code } : { pool: asked.pool, code: '' };
+    // A study's game is found by its study too: quick play in a pool named like a study's never meets its workers.
+    const filter: Record<string, unknown> = asked.code !== undefined ? { code: asked.code } : { pool: asked.pool, code: '', study: studyOf(options) };
     if (asked.role === 'leader') filter.leaderOpen = true;
     if (asked.role === 'follower') filter.followerOpen = true;
     // No room lists this field, so the matchmaker creates a new room; a value of its own keeps
@@ -79,10 +81,12 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     if (studies.has(study.id)) throw new Error(`two studies have the id ${JSON.stringify(study.id)}`);
     studies.set(study.id, study);
   }
+  const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers) : null;
+  const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
   app.disable('x-powered-by');
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
-  mountStudyRoutes(app, studies, options.workers ?? null);
+  mountStudyRoutes(app, studies, options.workers ?? null, studyGames);
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({
@@ -91,7 +95,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     greet: false,
     gracefullyShutdown: false,
   });
-  matchMaker.addRoomType(new GameRoomHandler({ services: options.services, settings: options.roomSettings }));
+  matchMaker.addRoomType(new GameRoomHandler({ services, settings: options.roomSettings }));
   // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);

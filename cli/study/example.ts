@@ -112,6 +112,10 @@ platform:
 
 # Optional: the matchmaking pool of the study's games; default: the study id.
 # pool: ${id}
+
+# Optional, default 1: games played to their end in one session (one Prolific submission,
+# one MTurk assignment) before the completed code is given.
+# gamesPerSession: 1
 `;
 }
 

@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { publicStudy, type Study } from '../../shared/study/studyFile';
 import {
   consentBodySchema,
+  emptyBodySchema,
   fieldOf,
   parseSessionBody,
   publicWorker,
@@ -23,6 +24,7 @@ import {
   type WorkerRecord,
 } from '../../shared/study/worker';
 import { WorkerError, type WorkerErrorCode, type WorkerStore } from '../store/WorkerStore';
+import type { StudyGames } from '../study/studyGames';
 import { BODY_LIMIT_BYTES } from './guard';
 
 /** The HTTP status of each refusal the worker store gives. */
@@ -35,6 +37,8 @@ export const WORKER_ERROR_STATUS: Record<WorkerErrorCode, number> = {
   ROLE_MISMATCH: 409,
   QUIZ_PASSED: 409,
   NO_ATTEMPTS_LEFT: 409,
+  TOO_EARLY: 409,
+  ALREADY_SEATED: 409,
 };
 
 export function sendStudyError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
@@ -44,7 +48,7 @@ export function sendStudyError(res: Response, status: number, code: string, mess
 /** A refusal from the worker store as its answer; anything else is the caller's to handle. */
 export function sendWorkerError(res: Response, error: unknown): boolean {
   if (!(error instanceof WorkerError)) return false;
-  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message);
+  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds });
   return true;
 }
 
@@ -53,7 +57,7 @@ interface StudyRequest extends Request {
   worker?: WorkerRecord;
 }
 
-export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>, workers: WorkerStore | null = null): void {
+export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>, workers: WorkerStore | null = null, games: StudyGames | null = null): void {
   const router = express.Router();
   const findStudy = (req: StudyRequest, res: Response, next: NextFunction) => {
     const study = studies.get(req.params.id as string);
@@ -131,6 +135,24 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
     } catch (error) {
       if (!sendWorkerError(res, error)) throw error;
     }
+  });
+
+  router.post('/:id/play', ...post, withToken, async (req: StudyRequest, res) => {
+    if (!checked(res, emptyBodySchema, req.body)) return;
+    if (!games) return sendStudyError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+    try {
+      res.json({ reservation: await games.seat(req.study!, req.worker!) });
+    } catch (error) {
+      if (sendWorkerError(res, error)) return;
+      const status = (error as { code?: unknown }).code;
+      // The matchmaker's own refusals (a full server, a room that could not be made) keep their words.
+      if (typeof status === 'number' && status >= 400 && status < 600) return sendStudyError(res, 503, 'NO_SEAT', `no seat could be found: ${(error as Error).message}`);
+      throw error;
+    }
+  });
+
+  router.post('/:id/no-partner', ...post, withToken, (req: StudyRequest, res) => {
+    if (checked(res, emptyBodySchema, req.body)) act(res, req.study!, () => workers!.claimNoPartner(req.study!, req.worker!.participantId));
   });
 
   router.get('/:id/me', noStore, findStudy, withStore, withToken, (req: StudyRequest, res) => {

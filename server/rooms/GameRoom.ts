@@ -83,6 +83,28 @@ export interface RoomServices {
   startLog(header: ReturnType<typeof makeHeader>, info: { pool: string; seats: SeatRecord[] }): GameLogWriter;
   /** The clock for deadlines and the log's times (epoch ms); Date.now unless a test fixes it. */
   now?(): number;
+  /** The studies' side of their games (server/study/studyGames.ts); none without studies. */
+  studies?: StudyGameHooks;
+}
+
+/** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
+export interface StudyGameHooks {
+  /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
+  turnSeconds(studyId: string): { leader?: number; follower?: number };
+  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void;
+  /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
+  gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): void;
+}
+
+/**
+ * The study a join is for: set only by the study API (server/study/studyGames.ts), which calls the
+ * matchmaker itself after checking the worker. A join from a client never has one (onAuth refuses it).
+ */
+export const STUDY_OPTION = 'study';
+
+export function studyOf(options: unknown): string {
+  const study = (options as Record<string, unknown> | null | undefined)?.[STUDY_OPTION];
+  return typeof study === 'string' ? study : '';
 }
 
 export const roomSettingsSchema = z.object({
@@ -136,6 +158,10 @@ export class GameRoom extends Room {
   private pool = 'default';
   /** The private game's code ('' for quick play). */
   private code = '';
+  /** The study whose game this is ('' for none): only its workers, seated by the study API, join. */
+  private studyId = '';
+  /** The role whose leaving ended the game. */
+  private leaver: Role | null = null;
   /** Reserved seats by session id, until their players connect. */
   private readonly claims = new Map<string, Claim>();
   private settings!: z.output<typeof roomSettingsSchema>;
@@ -162,6 +188,7 @@ export class GameRoom extends Room {
    * for a partner are refused there, each with its reason.
    */
   static async onAuth(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
+    if (studyOf(options) !== '') throw new ServerError(403, "a study's games are joined from the study's pages");
     const asked = parseJoinOptions(options);
     const waiting = await GameRoom.waitingRooms();
     // A join by room id names the room in the request's path (context.req is that request).
@@ -180,8 +207,17 @@ export class GameRoom extends Room {
   }
 
   private static async waitingRooms(): Promise<GameRoom[]> {
+    return (await GameRoom.localRooms()).filter((room) => room.phase === 'waiting');
+  }
+
+  private static async localRooms(): Promise<GameRoom[]> {
     const listed = await matchMaker.query({ name: ROOM_NAME });
-    return listed.map((listing) => matchMaker.getLocalRoomById(listing.roomId)).filter((room): room is GameRoom => room instanceof GameRoom && room.phase === 'waiting');
+    return listed.map((listing) => matchMaker.getLocalRoomById(listing.roomId)).filter((room): room is GameRoom => room instanceof GameRoom);
+  }
+
+  /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
+  static async seatsWorker(studyId: string, workerId: string): Promise<boolean> {
+    return (await GameRoom.localRooms()).some((room) => room.studyId === studyId && room.phase !== 'ended' && room.holdsWorker(workerId));
   }
 
   onCreate(options: GameRoomOptions): void {
@@ -193,6 +229,7 @@ export class GameRoom extends Room {
     this.settings = roomSettingsSchema.parse(options.settings ?? {});
     this.pool = asked.pool;
     this.code = asked.private ? drawPrivateCode() : '';
+    this.studyId = studyOf(options);
     this.setPatchRate(this.settings.patchRateMs);
     this.clockOfTurns = new TurnClock(this.clock, this.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
     this.claimSeatsOnReservation();
@@ -227,7 +264,7 @@ export class GameRoom extends Room {
     const parsed = joinOptionsSchema.safeParse(options ?? {});
     if (!parsed.success || this.phase !== 'waiting') return false;
     const asked = parsed.data;
-    if (!this.admits(asked)) return false;
+    if (!this.admits(asked) || studyOf(options) !== this.studyId) return false;
     if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
     const role = asked.botFollower ? 'leader' : this.freeRole(asked.role);
     if (!role) return false;
@@ -319,6 +356,7 @@ export class GameRoom extends Room {
     if (this.phase === 'playing') {
       const expelled = expulsionOf(client.ref);
       this.notifyPartner(seat.role, 'partnerLeft', expelled && { reason: expelled.code, message: expelled.message });
+      this.leaver = seat.role;
       this.finish('abandoned');
     } else if (this.phase === 'waiting') {
       this.seats.delete(seat.role);
@@ -377,7 +415,7 @@ export class GameRoom extends Room {
   private listOpenSeats(): void {
     const open = this.openRoles();
     // The listing object itself changes now; only its persisting is asynchronous.
-    void this.setMetadata({ pool: this.pool, code: this.code, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
+    void this.setMetadata({ pool: this.pool, code: this.code, study: this.studyId, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
   }
 
   /** Tells the waiting player its place in the matchmaking queue now, then whenever it changes. */
@@ -420,9 +458,13 @@ export class GameRoom extends Room {
     // terrain a follower sees then says nothing about the cards or the leader it does not see.
     const seed = this.settings.seed ?? randomInt(0, MAX_SEED);
     const base = this.settings.config ?? makeConfig();
+    const study = this.studyId ? this.services.studies?.turnSeconds(this.studyId) : undefined;
     const config = makeConfig({
       ...base,
-      turnSeconds: { leader: this.settings.leaderTurnSeconds ?? base.turnSeconds.leader, follower: this.settings.followerTurnSeconds ?? base.turnSeconds.follower },
+      turnSeconds: {
+        leader: study?.leader ?? this.settings.leaderTurnSeconds ?? base.turnSeconds.leader,
+        follower: study?.follower ?? this.settings.followerTurnSeconds ?? base.turnSeconds.follower,
+      },
     });
     const map = this.settings.map ?? generateMap(this.settings.seed ?? randomInt(0, MAX_SEED));
     const gameId = `g${this.now().toString(36)}-${this.roomId}`;
@@ -434,7 +476,7 @@ export class GameRoom extends Room {
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', pool: this.pool, players: seats },
+      meta: { source: 'server', pool: this.pool, ...(this.studyId && { study: this.studyId }), players: seats },
     });
     try {
       this.writer = this.services.startLog(header, { pool: this.pool, seats });
@@ -442,6 +484,7 @@ export class GameRoom extends Room {
       this.cancelStart(joining, error);
     }
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
+    this.tellStudy((hooks) => hooks.gameStarted(this.studyId, gameId, seats));
     if (this.bot) void this.bot.start(gameId);
     this.startedAt = this.now();
     this.phase = 'playing';
@@ -567,8 +610,21 @@ export class GameRoom extends Room {
     if (!wasPlaying || !this.recorder) return;
     const end = this.recorder.end(this.now() - this.startedAt, reason);
     this.endReason = end.reason;
+    const seats = [...this.seats.values()].map((seat) => seat.record);
+    this.tellStudy((hooks) => hooks.gameEnded(this.studyId, this.recorder!.header.gameId, seats, { reason: end.reason, score: end.score, leaver: this.leaver }));
     this.sendViews();
     this.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score, ...(end.reason === 'storage-failed' && { message: NOT_SAVED_MESSAGE }) });
+  }
+
+  /** A study's game tells its study; the study's store failing is logged and the game goes on. */
+  private tellStudy(tell: (hooks: StudyGameHooks) => void): void {
+    const hooks = this.services.studies;
+    if (!this.studyId || !hooks) return;
+    try {
+      tell(hooks);
+    } catch (error) {
+      logger.error(`game room ${this.roomId}: study ${this.studyId} could not record the game:`, error);
+    }
   }
 
   private refuse(client: Client, refused: string, code: ErrorCode, message: string): void {

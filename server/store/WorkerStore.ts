@@ -12,8 +12,20 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../../shared/engine/state';
+import type { EndReason } from '../../shared/log/format';
 import type { CompletionOutcome, PlatformKind, StudyFile } from '../../shared/study/studyFile';
-import { markQuiz, quizAttemptsLeft, tutorialsNeeded, workerStep, type PlatformIds, type QuizMarking, type SessionStart, type WorkerRecord, type WorkerRole } from '../../shared/study/worker';
+import {
+  markQuiz,
+  quizAttemptsLeft,
+  tutorialsNeeded,
+  workerStep,
+  type PlatformIds,
+  type QuizMarking,
+  type SessionStart,
+  type WorkerGame,
+  type WorkerRecord,
+  type WorkerRole,
+} from '../../shared/study/worker';
 
 export const WORKERS_FILE = 'workers.sqlite';
 
@@ -62,6 +74,25 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX worker_sessions_by_worker ON worker_sessions (study_id, participant_id);
   `,
+  `
+  ALTER TABLE workers ADD COLUMN waiting_since TEXT;       -- set by a request to play, cleared when a game starts
+  ALTER TABLE workers ADD COLUMN completion_session TEXT;  -- the session key (see sessionKey) the completion code was given in
+  CREATE TABLE worker_games (
+    study_id        TEXT NOT NULL,
+    participant_id  TEXT NOT NULL,
+    game_id         TEXT NOT NULL,
+    role            TEXT NOT NULL,
+    session_key     TEXT NOT NULL,
+    started_at      TEXT NOT NULL,
+    ended_at        TEXT,
+    end_reason      TEXT,
+    score           INTEGER NOT NULL DEFAULT 0,
+    seconds         REAL NOT NULL DEFAULT 0,
+    left_game       INTEGER NOT NULL DEFAULT 0,  -- 1 when this worker's leaving ended the game
+    PRIMARY KEY (study_id, participant_id, game_id),
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -88,12 +119,16 @@ export type WorkerErrorCode =
   | 'DECLINED'
   | 'ROLE_MISMATCH'
   | 'QUIZ_PASSED'
-  | 'NO_ATTEMPTS_LEFT';
+  | 'NO_ATTEMPTS_LEFT'
+  | 'TOO_EARLY'
+  | 'ALREADY_SEATED';
 
 export class WorkerError extends Error {
   constructor(
     readonly code: WorkerErrorCode,
     message: string,
+    /** For TOO_EARLY: when to ask again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'WorkerError';
@@ -131,16 +166,63 @@ interface WorkerRow {
   readonly completion_outcome: CompletionOutcome | null;
   readonly completion_code: string | null;
   readonly completion_at: string | null;
+  readonly completion_session: string | null;
+  readonly waiting_since: string | null;
+}
+
+/** A worker's row with the sums of its games (the select adds them). */
+interface WorkerRowWithGames extends WorkerRow {
+  readonly games_played: number;
+  readonly games_completed: number;
+  readonly games_completed_in_session: number;
+  readonly games_open: number;
+  readonly points: number;
+  readonly seconds: number;
+  readonly follower_games_completed: number;
+  readonly follower_points: number;
 }
 
 /** The columns a change may set: anything but the key. */
 type Changes = Partial<Omit<WorkerRow, 'study_id' | 'participant_id'>>;
 
+/** How a game a worker played ended, for that worker. */
+export interface GameEnd {
+  readonly reason: EndReason;
+  readonly score: number;
+  /** True when this worker's leaving (or expulsion) ended the game. */
+  readonly left: boolean;
+}
+
+/** How much earlier than the wait's end a worker's page may ask for the noPartner code (clocks differ a little). */
+export const WAIT_TOLERANCE_MS = 2000;
+
+/**
+ * The visit a completion code belongs to: Prolific's SESSION_ID or MTurk's assignmentId; '' in a
+ * lab. A worker who comes back with another one (a new MTurk assignment) may play again.
+ */
+function sessionKey(row: Pick<WorkerRow, 'prolific_session_id' | 'assignment_id'>): string {
+  return row.prolific_session_id ?? row.assignment_id ?? '';
+}
+
+/** The row's sums over its games, as extra columns. */
+const WITH_GAMES = `
+  SELECT w.*,
+    (SELECT COUNT(*) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.ended_at IS NOT NULL) AS games_played,
+    (SELECT COUNT(*) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.end_reason = 'turns-exhausted') AS games_completed,
+    (SELECT COUNT(*) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.end_reason = 'turns-exhausted'
+       AND g.session_key = COALESCE(w.prolific_session_id, w.assignment_id, '')) AS games_completed_in_session,
+    (SELECT COUNT(*) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.ended_at IS NULL) AS games_open,
+    (SELECT COALESCE(SUM(score), 0) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.ended_at IS NOT NULL) AS points,
+    (SELECT COALESCE(SUM(seconds), 0) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.ended_at IS NOT NULL) AS seconds,
+    (SELECT COUNT(*) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.end_reason = 'turns-exhausted' AND g.role = 'follower') AS follower_games_completed,
+    (SELECT COALESCE(SUM(score), 0) FROM worker_games g WHERE g.study_id = w.study_id AND g.participant_id = w.participant_id AND g.end_reason = 'turns-exhausted' AND g.role = 'follower') AS follower_points
+  FROM workers w`;
+
 const CHANGEABLE = new Set<string>([
   'platform', 'prolific_study_id', 'prolific_session_id', 'assignment_id', 'hit_id', 'turk_submit_to', 'last_seen_at',
   'consented_at', 'declined_at', 'rules_read_at', 'leader_tutorial_at', 'follower_tutorial_at', 'quiz_attempts',
   'quiz_last_score', 'quiz_passed_at', 'screened_out_at', 'role', 'promoted_at', 'blocked_at', 'block_reason',
-  'completion_outcome', 'completion_code', 'completion_at',
+  'completion_outcome', 'completion_code', 'completion_at', 'completion_session', 'waiting_since',
 ]);
 
 export function hashToken(token: string): string {
@@ -158,6 +240,9 @@ export class WorkerStore {
   private readonly selectSession;
   private readonly insertWorkerRow;
   private readonly insertSessionRow;
+  private readonly insertGameRow;
+  private readonly endGameRow;
+  private readonly selectGames;
   /** UPDATE statements by the columns they set, prepared once each. */
   private readonly updates = new Map<string, Database.Statement>();
 
@@ -165,8 +250,16 @@ export class WorkerStore {
     private readonly db: Database.Database,
     private readonly now: () => number,
   ) {
-    this.selectWorker = db.prepare<[string, string], WorkerRow>('SELECT * FROM workers WHERE study_id = ? AND participant_id = ?');
-    this.selectWorkers = db.prepare<[string], WorkerRow>('SELECT * FROM workers WHERE study_id = ? ORDER BY created_at, participant_id');
+    this.selectWorker = db.prepare<[string, string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? AND w.participant_id = ?`);
+    this.selectWorkers = db.prepare<[string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? ORDER BY w.created_at, w.participant_id`);
+    this.insertGameRow = db.prepare<[string, string, string, Role, string, string]>(
+      'INSERT OR IGNORE INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.endGameRow = db.prepare<{ study_id: string; participant_id: string; game_id: string; ended_at: string; end_reason: EndReason; score: number; left_game: number }>(`
+      UPDATE worker_games SET ended_at = @ended_at, end_reason = @end_reason, score = @score, left_game = @left_game,
+        seconds = (julianday(@ended_at) - julianday(started_at)) * 86400.0
+      WHERE study_id = @study_id AND participant_id = @participant_id AND game_id = @game_id AND ended_at IS NULL`);
+    this.selectGames = db.prepare<[string, string], WorkerGameRow>('SELECT * FROM worker_games WHERE study_id = ? AND participant_id = ? ORDER BY started_at, game_id');
     this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
       'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
     );
@@ -235,7 +328,13 @@ export class WorkerStore {
     const run = this.db.transaction(() => {
       const existing = this.selectWorker.get(study.id, start.participantId);
       if (existing) {
-        this.update(study.id, start.participantId, { ...definedOnly(ids), last_seen_at: at });
+        const changes: Changes = { ...definedOnly(ids), last_seen_at: at };
+        const key = sessionKey(ids);
+        // A new MTurk assignment (or Prolific submission) is a new session: who finished one may play another.
+        if (existing.completion_outcome !== null && existing.completion_outcome !== 'screenedOut' && key !== '' && key !== existing.completion_session) {
+          Object.assign(changes, { completion_outcome: null, completion_code: null, completion_at: null, completion_session: null });
+        }
+        this.update(study.id, start.participantId, changes);
       } else {
         this.insertWorkerRow.run({
           ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at),
@@ -303,9 +402,7 @@ export class WorkerStore {
       const attempts = row.quiz_attempts + 1;
       const changes: Changes = { quiz_attempts: attempts, quiz_last_score: marking.score };
       if (marking.passed) return { ...changes, quiz_passed_at: at };
-      if (attempts >= study.quiz.attempts) {
-        return { ...changes, screened_out_at: at, completion_outcome: 'screenedOut', completion_code: study.completionCodes.screenedOut, completion_at: at };
-      }
+      if (attempts >= study.quiz.attempts) return { ...changes, screened_out_at: at, ...completionChanges(study, row, 'screenedOut', at) };
       return changes;
     });
     return { ...(marking as unknown as QuizMarking), worker };
@@ -323,9 +420,60 @@ export class WorkerStore {
 
   /** Gives a worker the completion code of an ending, once: a worker who has one keeps it. */
   issueCompletion(study: StudyFile, participantId: string, outcome: CompletionOutcome): WorkerRecord {
-    return this.change(study.id, participantId, (worker) =>
-      worker.completion_code !== null ? {} : { completion_outcome: outcome, completion_code: study.completionCodes[outcome], completion_at: this.time() },
-    );
+    return this.change(study.id, participantId, (worker) => completionChanges(study, worker, outcome, this.time()));
+  }
+
+  /** A worker at the play step asks for a game: its wait for a partner starts (again) now. */
+  startWaiting(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (row) => {
+      refuseAtEnding(row);
+      const step = workerStep(workerRecord(row));
+      if (step !== 'play') throw new WorkerError('WRONG_STEP', `a game comes after the consent form, the rules, the tutorial and the quiz (this worker is at ${step})`);
+      return { waiting_since: this.time() };
+    });
+  }
+
+  /** A game with the worker in it started: its wait is over and the game is counted from now. */
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): WorkerRecord {
+    return this.change(studyId, participantId, (row) => {
+      this.insertGameRow.run(studyId, participantId, gameId, role, sessionKey(row), this.time());
+      return { waiting_since: null };
+    });
+  }
+
+  /**
+   * A game with the worker in it ended. A game played to its end may complete the session (after
+   * gamesPerSession of them) and promote a follower (the study's rule); a game the partner left
+   * gives the partnerLeft code. A game the server ended (shut down, could not save) gives no code:
+   * the worker may play another, or leave with noPartner after waiting.
+   */
+  recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): WorkerRecord {
+    return this.change(study.id, participantId, () => {
+      this.endGameRow.run({ study_id: study.id, participant_id: participantId, game_id: gameId, ended_at: this.time(), end_reason: end.reason, score: end.score, left_game: end.left ? 1 : 0 });
+      const row = this.selectWorker.get(study.id, participantId)!;
+      const changes: Changes = { ...promotionChanges(study, row, this.time()) };
+      if (end.reason === 'turns-exhausted' && row.games_completed_in_session >= study.gamesPerSession) Object.assign(changes, completionChanges(study, row, 'completed', this.time()));
+      if (end.reason === 'abandoned' && !end.left) Object.assign(changes, completionChanges(study, row, 'partnerLeft', this.time()));
+      return changes;
+    });
+  }
+
+  /** The noPartner code, for a worker whose wait (from its last request to play) has run out. */
+  claimNoPartner(study: StudyFile, participantId: string): WorkerRecord {
+    return this.change(study.id, participantId, (row) => {
+      refuseAtEnding(row);
+      if (row.games_open > 0) throw new WorkerError('WRONG_STEP', 'this worker is in a game');
+      if (row.waiting_since === null) throw new WorkerError('WRONG_STEP', 'this worker is not waiting for a partner');
+      const waitEnds = Date.parse(row.waiting_since) + study.time.waitForPartnerSeconds * 1000;
+      const early = waitEnds - WAIT_TOLERANCE_MS - this.now();
+      if (early > 0) throw new WorkerError('TOO_EARLY', `the wait for a partner is not over: ask again in ${Math.ceil(early / 1000)} s`, Math.ceil(early / 1000));
+      return { ...completionChanges(study, row, 'noPartner', this.time()), waiting_since: null };
+    });
+  }
+
+  /** The games a worker played (and plays), oldest first. */
+  games(studyId: string, participantId: string): WorkerGame[] {
+    return this.selectGames.all(studyId, participantId).map(workerGame);
   }
 
   private time(): string {
@@ -339,7 +487,7 @@ export class WorkerStore {
   }
 
   /** Reads the row and writes what `decide` returns, in one immediate transaction. */
-  private change(studyId: string, participantId: string, decide: (worker: WorkerRow) => Changes): WorkerRecord {
+  private change(studyId: string, participantId: string, decide: (worker: WorkerRowWithGames) => Changes): WorkerRecord {
     const run = this.db.transaction(() => {
       const row = this.selectWorker.get(studyId, participantId);
       if (!row) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
@@ -373,6 +521,21 @@ function migrate(db: Database.Database, path: string): void {
     if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   step.immediate();
+}
+
+/** The code of an ending, unless the worker has one already (the first ending stands). */
+function completionChanges(study: StudyFile, row: WorkerRow, outcome: CompletionOutcome, at: string): Changes {
+  if (row.completion_code !== null) return {};
+  return { completion_outcome: outcome, completion_code: study.completionCodes[outcome], completion_at: at, completion_session: sessionKey(row) };
+}
+
+/** A follower whom the study's rule promotes: enough completed games as follower, with a high enough mean score. */
+function promotionChanges(study: StudyFile, row: WorkerRowWithGames, at: string): Changes {
+  const rule = study.roles.promotion;
+  if (rule === 'manual' || row.role !== 'follower' || row.blocked_at !== null) return {};
+  const games = row.follower_games_completed;
+  if (games < rule.afterGames || row.follower_points / games < rule.minMeanScore) return {};
+  return { role: 'leader', promoted_at: at };
 }
 
 function refuseBlocked(worker: WorkerRow): void {
@@ -429,10 +592,37 @@ function emptyRow(studyId: string, participantId: string, platform: PlatformKind
     completion_outcome: null,
     completion_code: null,
     completion_at: null,
+    completion_session: null,
+    waiting_since: null,
   };
 }
 
-function workerRecord(row: WorkerRow): WorkerRecord {
+interface WorkerGameRow {
+  readonly game_id: string;
+  readonly role: Role;
+  readonly session_key: string;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly end_reason: EndReason | null;
+  readonly score: number;
+  readonly seconds: number;
+  readonly left_game: number;
+}
+
+function workerGame(row: WorkerGameRow): WorkerGame {
+  return {
+    gameId: row.game_id,
+    role: row.role,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+    score: row.score,
+    seconds: Math.round(row.seconds * 10) / 10,
+    left: row.left_game === 1,
+  };
+}
+
+function workerRecord(row: WorkerRowWithGames): WorkerRecord {
   const platformIds: PlatformIds = {
     ...(row.prolific_study_id !== null && { prolificStudyId: row.prolific_study_id }),
     ...(row.prolific_session_id !== null && { prolificSessionId: row.prolific_session_id }),
@@ -460,5 +650,14 @@ function workerRecord(row: WorkerRow): WorkerRecord {
       row.completion_outcome === null || row.completion_code === null || row.completion_at === null
         ? null
         : { outcome: row.completion_outcome, code: row.completion_code, issuedAt: row.completion_at },
+    waitingSince: row.waiting_since,
+    games: {
+      played: row.games_played,
+      completed: row.games_completed,
+      completedThisSession: row.games_completed_in_session,
+      inProgress: row.games_open,
+      points: row.points,
+      seconds: Math.round(row.seconds * 10) / 10,
+    },
   };
 }

@@ -279,6 +279,8 @@ const studyObjectSchema = z.strictObject({
   platform: platformSchema,
   /** The matchmaking pool of the study's games; the study id when left out. */
   pool: poolNameSchema.optional(),
+  /** Games played to their end in one session (one Prolific submission, one MTurk assignment) before the completed code. */
+  gamesPerSession: z.number().int('must be a whole number of games').min(1, 'must be at least 1').max(50, 'must be at most 50').default(1),
 });
 
 export const studyFileSchema = studyObjectSchema
@@ -329,6 +331,7 @@ export interface PublicStudy {
   readonly description: string;
   readonly pay: StudyFile['pay'];
   readonly time: { readonly waitForPartnerSeconds: number; readonly sessionMinutes: number };
+  readonly gamesPerSession: number;
   readonly consent: string;
   readonly rules: string | null;
   readonly quiz: {
@@ -354,6 +357,7 @@ export function publicStudy(study: Study): PublicStudy {
     description: study.description,
     pay: { ...study.pay },
     time: { waitForPartnerSeconds: study.time.waitForPartnerSeconds, sessionMinutes: study.time.sessionMinutes },
+    gamesPerSession: study.gamesPerSession,
     consent: study.consentText,
     rules: study.rulesText,
     quiz: {

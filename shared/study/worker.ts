@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { ROLES, type Role } from '../engine/state';
+import type { EndReason } from '../log/format';
+import { bonusFor } from './bonus';
 import { completionUrl, type CompletionOutcome, type PlatformKind, type StudyFile } from './studyFile';
 
 // ---------------------------------------------------------------------------------------------
@@ -45,6 +47,38 @@ export interface WorkerRecord {
   readonly promotedAt: string | null;
   readonly blocked: { readonly at: string; readonly reason: string | null } | null;
   readonly completion: { readonly outcome: CompletionOutcome; readonly code: string; readonly issuedAt: string } | null;
+  /** Since the worker's latest request to play, while it waits for a partner; null otherwise. */
+  readonly waitingSince: string | null;
+  /** Sums over the worker's games in the study (the game logs hold the games themselves). */
+  readonly games: WorkerGames;
+}
+
+export interface WorkerGames {
+  /** Games that have ended, for any reason. */
+  readonly played: number;
+  /** Games played to their end (all turns used). */
+  readonly completed: number;
+  /** Of those, in the worker's current session (Prolific submission, MTurk assignment). */
+  readonly completedThisSession: number;
+  /** Games started and not yet ended. */
+  readonly inProgress: number;
+  /** The final scores of the ended games, added up: what the bonus is paid on. */
+  readonly points: number;
+  /** Time in ended games. */
+  readonly seconds: number;
+}
+
+/** One game a worker played, as the worker store keeps it. */
+export interface WorkerGame {
+  readonly gameId: string;
+  readonly role: Role;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly endReason: EndReason | null;
+  readonly score: number;
+  readonly seconds: number;
+  /** True when this worker's leaving ended the game. */
+  readonly left: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,10 +145,28 @@ export interface PublicWorker {
   /** The tutorials still to pass (the tutorial step lasts while this is not empty). */
   readonly tutorialsLeft: Role[];
   readonly quiz: { readonly attempts: number; readonly attemptsLeft: number; readonly lastScore: number | null; readonly passMark: number; readonly passed: boolean };
-  /** Bonuses are not built yet: `bonus` stays 0. */
+  readonly games: { readonly played: number; readonly completed: number; readonly completedThisSession: number };
+  /** The bonus so far, on the points of the worker's ended games (shared/study/bonus.ts). */
   readonly earnings: { readonly base: number; readonly bonus: number; readonly currency: string };
-  /** The completion code once the worker has one, with Prolific's completion URL (null elsewhere). */
-  readonly completion: { readonly outcome: CompletionOutcome; readonly code: string; readonly url: string | null } | null;
+  /**
+   * The completion code once the worker has one, with where it goes: Prolific's completion URL, or
+   * the MTurk form's action and assignment (the page posts the assignment there); null elsewhere.
+   */
+  readonly completion: {
+    readonly outcome: CompletionOutcome;
+    readonly code: string;
+    readonly url: string | null;
+    readonly mturkSubmit: { readonly action: string; readonly assignmentId: string } | null;
+  } | null;
+}
+
+/** MTurk's endpoint for an ExternalQuestion's answers, under the worker's turkSubmitTo. */
+export const MTURK_SUBMIT_PATH = '/mturk/externalSubmit';
+
+function mturkSubmit(worker: WorkerRecord): { action: string; assignmentId: string } | null {
+  const { turkSubmitTo, assignmentId } = worker.platformIds;
+  if (worker.platform !== 'mturk' || turkSubmitTo === undefined || assignmentId === undefined) return null;
+  return { action: `${turkSubmitTo.replace(/\/$/, '')}${MTURK_SUBMIT_PATH}`, assignmentId };
 }
 
 export function publicWorker(study: StudyFile, worker: WorkerRecord): PublicWorker {
@@ -131,11 +183,17 @@ export function publicWorker(study: StudyFile, worker: WorkerRecord): PublicWork
       passMark: study.quiz.passMark,
       passed: worker.quiz.passedAt !== null,
     },
-    earnings: { base: study.pay.base, bonus: 0, currency: study.pay.currency },
+    games: { played: worker.games.played, completed: worker.games.completed, completedThisSession: worker.games.completedThisSession },
+    earnings: { base: study.pay.base, bonus: bonusFor(study.pay, worker.games.points), currency: study.pay.currency },
     completion:
       worker.completion === null
         ? null
-        : { outcome: worker.completion.outcome, code: worker.completion.code, url: completionUrl(study, worker.completion.outcome) },
+        : {
+            outcome: worker.completion.outcome,
+            code: worker.completion.code,
+            url: completionUrl(study, worker.completion.outcome),
+            mturkSubmit: mturkSubmit(worker),
+          },
   };
 }
 
@@ -220,6 +278,9 @@ export function parseSessionBody(study: StudyFile, body: unknown): SessionParse 
 }
 
 export const consentBodySchema = strict({ agree: z.boolean({ error: 'agree must be true or false' }) });
+
+/** The body of a request that carries nothing (play, no-partner): an empty object. */
+export const emptyBodySchema = strict({});
 
 export const rulesBodySchema = strict({ read: z.literal(true, { error: 'read must be true' }) });
 

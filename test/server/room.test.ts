@@ -5,14 +5,11 @@
 import { makeConfig } from '../../shared/engine/config';
 import type { GameState } from '../../shared/engine/state';
 import { isVisible, visibleIndices } from '../../shared/engine/view';
-import { withoutActor } from '../../shared/engine/actions';
-import { eventAction, type LogEvent, type LogLine } from '../../shared/log/format';
-import { serializeLine } from '../../shared/log/recorder';
+import type { LogEvent } from '../../shared/log/format';
 import { replay } from '../../shared/log/replay';
-import { generateMap } from '../../shared/maps/generate';
-import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { Client } from '@colyseus/sdk';
 import { createPrivate, join, serversForEachTest, sleep, startGame, track, waitFor, type Player, type TestServer } from './harness';
+import { pickSelfPlayGame, send } from './selfPlayGames';
 
 jest.setTimeout(60_000);
 
@@ -57,27 +54,6 @@ function watchFollowerSecrets(follower: Player, truth?: GameState[]): { views: n
 
 /** How many actions the server has logged for its first game. */
 const eventsLogged = (ts: TestServer): number => (ts.logs[0] ?? []).filter((line) => line.kind === 'event').length;
-
-/** A self-play game with few timeouts, to replay over the network, and its true state after each event. */
-function pickSelfPlayGame(): { seed: number; events: LogEvent[]; truth: GameState[] } {
-  for (let seed = 1; ; seed++) {
-    const lines: LogLine[] = [];
-    playSelfPlayGame({ seed, map: generateMap(seed), config }, (line) => lines.push(line));
-    const events = lines.filter((l): l is LogEvent => l.kind === 'event');
-    const timeouts = events.filter((e) => e.type === 'timeout').length;
-    const skipped = events.some((e) => e.outcome.turnEnded?.followerSkipped);
-    if (timeouts >= 1 && timeouts <= 3 && skipped && events[events.length - 1].outcome.score >= 3) {
-      const truth: GameState[] = [];
-      replay(lines.map((l) => `${serializeLine(l)}\n`).join(''), { onState: (state) => truth.push(state) });
-      return { seed, events, truth };
-    }
-  }
-}
-
-function send(player: Player, event: LogEvent): void {
-  const action = eventAction(event);
-  if (action.type !== 'timeout') player.act(withoutActor(action));
-}
 
 const withoutTime = (e: LogEvent) => ({ ...e, t: 0 });
 

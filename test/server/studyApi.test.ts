@@ -108,6 +108,7 @@ describe('P-92: POST /api/studies/:id/session', () => {
       role: 'follower',
       tutorialsLeft: ['follower'],
       quiz: { attempts: 0, attemptsLeft: 2, lastScore: null, passMark: 2, passed: false },
+      games: { played: 0, completed: 0, completedThisSession: 0 },
       earnings: { base: 4.5, bonus: 0, currency: 'GBP' },
       completion: null,
     });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { hashToken, SCHEMA_VERSION, SESSION_TTL_MS, WorkerError, WorkerStore, WORKERS_FILE } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
+import { bonusFor } from '../../shared/study/bonus';
 import { markQuiz, parseSessionBody, publicWorker, workerStep } from '../../shared/study/worker';
 import { setPath, studyFolder, validStudy, writeStudy } from './fixtures';
 
@@ -226,6 +227,7 @@ describe('the quiz', () => {
       outcome: 'screenedOut',
       code: 'CSCREEN',
       url: 'https://app.prolific.com/submissions/complete?cc=CSCREEN',
+      mturkSubmit: null,
     });
     // An extra attempt is refused and changes nothing.
     expect(refusal(() => store.submitQuiz(study, PID, [0, 1, 1]))).toBe('NO_ATTEMPTS_LEFT');
@@ -286,6 +288,88 @@ describe('block and promote', () => {
     expect(done.completion).toMatchObject({ outcome: 'completed', code: 'CDONE1' });
     expect(workerStep(done)).toBe('done');
     expect(store.issueCompletion(study, PID, 'noPartner').completion).toEqual(done.completion);
+  });
+});
+
+/** A worker at the play step (the quiz passed). */
+function atPlay(s: Study = study): void {
+  store.startSession(s, ids);
+  store.answerConsent(s.id, PID, true);
+  store.readRules(s.id, PID);
+  store.passTutorial(s.id, PID, 'follower');
+  store.submitQuiz(s, PID, [0, 1, 1]);
+}
+
+describe('games', () => {
+  test('P-102: gamesPerSession games played to their end give the completed code; the sums count every ended game', () => {
+    study = studyWith({ gamesPerSession: 2, 'roles.promotion': 'manual' });
+    atPlay();
+    store.startWaiting(study.id, PID);
+    expect(store.get(study.id, PID)!.waitingSince).toBe('2026-03-01T10:00:00.000Z');
+    store.recordGameStart(study.id, PID, 'g1', 'follower');
+    expect(store.get(study.id, PID)).toMatchObject({ waitingSince: null, games: { inProgress: 1, played: 0 } });
+    clock += 90_000;
+    store.recordGameEnd(study, PID, 'g1', { reason: 'turns-exhausted', score: 4, left: false });
+    expect(workerStep(store.get(study.id, PID)!)).toBe('play');
+    store.recordGameStart(study.id, PID, 'g2', 'follower');
+    clock += 30_000;
+    store.recordGameEnd(study, PID, 'g2', { reason: 'server-shutdown', score: 1, left: false });
+    expect(workerStep(store.get(study.id, PID)!)).toBe('play');
+    store.recordGameStart(study.id, PID, 'g3', 'follower');
+    store.recordGameEnd(study, PID, 'g3', { reason: 'turns-exhausted', score: 2, left: false });
+    const worker = store.get(study.id, PID)!;
+    expect(worker.completion).toMatchObject({ outcome: 'completed', code: 'CDONE1' });
+    expect(worker.games).toEqual({ played: 3, completed: 2, completedThisSession: 2, inProgress: 0, points: 7, seconds: 120 });
+    expect(store.games(study.id, PID).map((game) => [game.gameId, game.endReason, game.score, game.seconds])).toEqual([
+      ['g1', 'turns-exhausted', 4, 90],
+      ['g2', 'server-shutdown', 1, 30],
+      ['g3', 'turns-exhausted', 2, 0],
+    ]);
+    // Ending a game twice changes nothing.
+    store.recordGameEnd(study, PID, 'g3', { reason: 'abandoned', score: 9, left: false });
+    expect(store.get(study.id, PID)!.games.points).toBe(7);
+  });
+
+  test('P-102: the promotion rule needs enough completed games as follower and a high enough mean score', () => {
+    study = studyWith({ 'roles.promotion': { afterGames: 2, minMeanScore: 3 }, gamesPerSession: 5 });
+    atPlay();
+    const game = (id: string, score: number) => {
+      store.recordGameStart(study.id, PID, id, 'follower');
+      store.recordGameEnd(study, PID, id, { reason: 'turns-exhausted', score, left: false });
+      return store.get(study.id, PID)!;
+    };
+    expect(game('g1', 9).role).toBe('follower');
+    expect(game('g2', 2).role).toBe('leader'); // mean 5.5
+    const other = studyWith({ id: 'other', 'roles.promotion': { afterGames: 2, minMeanScore: 3 }, gamesPerSession: 5 });
+    atPlay(other);
+    store.recordGameStart(other.id, PID, 'h1', 'follower');
+    store.recordGameEnd(other, PID, 'h1', { reason: 'turns-exhausted', score: 3, left: false });
+    store.recordGameStart(other.id, PID, 'h2', 'follower');
+    store.recordGameEnd(other, PID, 'h2', { reason: 'turns-exhausted', score: 2, left: false });
+    expect(store.get(other.id, PID)).toMatchObject({ role: 'follower', promotedAt: null }); // mean 2.5
+  });
+
+  test('P-103: noPartner is refused before the wait is over, then given once', () => {
+    study = studyWith({ 'time.waitForPartnerSeconds': 30 });
+    atPlay();
+    expect(refusal(() => store.claimNoPartner(study, PID))).toBe('WRONG_STEP');
+    store.startWaiting(study.id, PID);
+    clock += 20_000;
+    expect(refusal(() => store.claimNoPartner(study, PID))).toBe('TOO_EARLY');
+    clock += 8_000; // within the tolerance of the page's clock
+    expect(store.claimNoPartner(study, PID).completion).toMatchObject({ outcome: 'noPartner', code: 'CNOPART' });
+    expect(refusal(() => store.startWaiting(study.id, PID))).toBe('WRONG_STEP');
+  });
+});
+
+describe('bonus', () => {
+  test('P-102: bonusPerPoint times the points, rounded to the cent, at most maxBonus', () => {
+    const pay = { base: 1, bonusPerPoint: 0.1, currency: 'GBP' };
+    expect(bonusFor(pay, 0)).toBe(0);
+    expect(bonusFor(pay, 7)).toBe(0.7);
+    expect(bonusFor({ ...pay, bonusPerPoint: 0.005 }, 3)).toBe(0.02); // 1.5 cents, half up
+    expect(bonusFor({ ...pay, bonusPerPoint: 0.07 }, 3)).toBe(0.21);
+    expect(bonusFor({ ...pay, maxBonus: 0.5 }, 7)).toBe(0.5);
   });
 });
 

@@ -1,0 +1,81 @@
+/**
+ * A study's games, seen from the study: a worker at the play step asks for a game and is seated
+ * by the server in the study's pool, in the role its record allows (the client never names its
+ * study, pool or role); when a game starts and ends, the workers' records learn of it, and the
+ * endings give their completion codes (WorkerStore.recordGameEnd).
+ */
+import { logger, matchMaker } from '@colyseus/core';
+
+import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
+import type { Study } from '../../shared/study/studyFile';
+import type { WorkerRecord } from '../../shared/study/worker';
+import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
+import type { SeatRecord } from '../store/types';
+import { WorkerError, type WorkerStore } from '../store/WorkerStore';
+
+type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
+
+export class StudyGames implements StudyGameHooks {
+  /** Workers whose request to play is being answered: a second one at the same time (another tab) is refused. */
+  private readonly seating = new Set<string>();
+
+  constructor(
+    private readonly studies: ReadonlyMap<string, Study>,
+    private readonly workers: WorkerStore,
+  ) {}
+
+  turnSeconds(studyId: string): { leader?: number; follower?: number } {
+    const time = this.studies.get(studyId)?.time;
+    return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
+  }
+
+  /**
+   * A seat for the worker in one of the study's games (waiting for a partner, or a new one). The
+   * worker must be at the play step and hold no seat already; its wait for a partner starts now.
+   */
+  async seat(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
+    const key = JSON.stringify([study.id, worker.participantId]);
+    if (this.seating.has(key)) throw alreadySeated();
+    this.seating.add(key);
+    try {
+      return await this.reserve(study, worker);
+    } finally {
+      this.seating.delete(key);
+    }
+  }
+
+  private async reserve(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
+    if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
+    this.workers.startWaiting(study.id, worker.participantId);
+    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string } = {
+      pool: study.pool,
+      role: worker.role === 'either' ? 'any' : worker.role,
+      workerId: worker.participantId,
+      ...(worker.platformIds.assignmentId && { assignmentId: worker.platformIds.assignmentId }),
+      ...(worker.platformIds.hitId && { hitId: worker.platformIds.hitId }),
+      [STUDY_OPTION]: study.id,
+    };
+    // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
+    return matchMaker.joinOrCreate(ROOM_NAME, options);
+  }
+
+  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void {
+    for (const seat of workerSeats(seats)) this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role);
+  }
+
+  gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: Parameters<StudyGameHooks['gameEnded']>[3]): void {
+    const study = this.studies.get(studyId);
+    if (!study) return logger.error(`study ${studyId}: a game ended for a study this server does not run`);
+    for (const seat of workerSeats(seats)) {
+      this.workers.recordGameEnd(study, seat.workerId, gameId, { reason: end.reason, score: end.score, left: end.leaver === seat.role });
+    }
+  }
+}
+
+function alreadySeated(): WorkerError {
+  return new WorkerError('ALREADY_SEATED', 'this worker already has a seat in a game: go back to it (reload the page)');
+}
+
+function workerSeats(seats: readonly SeatRecord[]): (SeatRecord & { workerId: string })[] {
+  return seats.filter((seat): seat is SeatRecord & { workerId: string } => seat.kind === 'human' && seat.workerId !== undefined);
+}

@@ -1,0 +1,249 @@
+/**
+ * A study's games on a real server: the study API seats a worker who has passed every step in the
+ * study's pool, in the role its record allows (never a client's say), and the games' endings give
+ * the workers their completion codes, bonuses and promotions. Through @colyseus/sdk clients, as
+ * the study's pages use them.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@colyseus/sdk';
+import { mountApi } from '../../server/http/api';
+import { startGameServer, type RunningGameServer } from '../../server/index';
+import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { GameStore } from '../../server/store/GameStore';
+import { WorkerStore } from '../../server/store/WorkerStore';
+import { loadStudyFile } from '../../server/study/loadStudy';
+import { replay } from '../../shared/log/replay';
+import type { Study } from '../../shared/study/studyFile';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { join as joinGame, sleep, track, waitFor, type Player } from './harness';
+import { pickSelfPlayGame, send } from './selfPlayGames';
+
+jest.setTimeout(60_000);
+
+const ADMIN = 'study-games-test-admin-token-01';
+const STUDY = 'pilot-1';
+const RIGHT_ANSWERS = [0, 1, 1];
+
+let dir: string;
+let store: GameStore;
+let workers: WorkerStore;
+let server: RunningGameServer | undefined;
+let base: string;
+/** The worker store's clock: real time plus what a test adds. */
+let skew = 0;
+
+function study(changes: Record<string, unknown> = {}): Study {
+  const data = validStudy();
+  for (const [path, value] of Object.entries(changes)) setPath(data, path, value);
+  return loadStudyFile(writeStudy(studyFolder(join(dir, String(data.id))), data));
+}
+
+async function serve(studies: Study[], roomSettings: RoomSettings = {}): Promise<void> {
+  server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    roomSettings: { leaderTurnSeconds: 2, followerTurnSeconds: 2, ...roomSettings },
+    services: { startLog: (header, info) => store.startGame(header, info) },
+    studies,
+    workers,
+    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies, workers }),
+  });
+  base = `http://127.0.0.1:${server.port}`;
+}
+
+beforeEach(() => {
+  skew = 0;
+  dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-games-'));
+  store = GameStore.open(join(dir, 'data'));
+  workers = WorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
+});
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  workers.close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function call(method: string, path: string, body?: unknown, token?: string): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+const admin = (path: string) => call('POST', `/api/studies/${STUDY}/workers/${path}`, {}, ADMIN);
+const me = async (token: string) => (await call('GET', `/api/studies/${STUDY}/me`, undefined, token)).body.worker;
+
+/** A Prolific worker's session, taken through consent, rules, the follower's tutorial and the quiz: at the play step. */
+async function readyWorker(pid: string, session = `S-${pid}`): Promise<string> {
+  const started = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: session });
+  const token = started.body.token as string;
+  const post = (step: string, body: unknown) => call('POST', `/api/studies/${STUDY}/${step}`, body, token);
+  expect((await post('consent', { agree: true })).status).toBe(200);
+  expect((await post('rules', { read: true })).status).toBe(200);
+  expect((await post('tutorial', { role: 'follower' })).status).toBe(200);
+  const quiz = await post('quiz', { answers: RIGHT_ANSWERS });
+  expect(quiz.body.worker.step).toBe('play');
+  return token;
+}
+
+/** A worker at the play step promoted to leader by the researcher, with the leader's tutorial passed. */
+async function readyLeader(pid: string): Promise<string> {
+  const token = await readyWorker(pid);
+  expect((await admin(`${pid}/promote`)).status).toBe(200);
+  expect((await me(token)).step).toBe('tutorial');
+  expect((await call('POST', `/api/studies/${STUDY}/tutorial`, { role: 'leader' }, token)).body.worker.step).toBe('play');
+  return token;
+}
+
+/** Asks the study API for a game and takes the seat it reserved, as the study's page does. */
+async function play(token: string): Promise<Player> {
+  const answer = await call('POST', `/api/studies/${STUDY}/play`, {}, token);
+  expect(answer).toMatchObject({ status: 200 });
+  const player = track(await new Client(base).consumeSeatReservation(answer.body.reservation));
+  await waitFor(() => player.messages.some((m) => m.type === 'seat'), 'the seat');
+  return player;
+}
+
+const seatOf = (player: Player) => player.messages.find((m) => m.type === 'seat')!.payload.role;
+
+describe("a study's games", () => {
+  test('P-101: a worker is seated only at the play step, in the role of its record, and only once', async () => {
+    await serve([study()]);
+    const started = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'EARLY', STUDY_ID: 'ST', SESSION_ID: 'S0' });
+    const early = await call('POST', `/api/studies/${STUDY}/play`, {}, started.body.token);
+    expect(early).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+    expect((await call('POST', `/api/studies/${STUDY}/play`, {})).status).toBe(401);
+
+    const follower = await play(await readyWorker('F1'));
+    expect(seatOf(follower)).toBe('follower');
+    // A second request (another tab) while the seat is held gets no second seat.
+    const token = await readyWorker('F2');
+    const second = await play(token);
+    expect(seatOf(second)).toBe('follower');
+    const again = await call('POST', `/api/studies/${STUDY}/play`, {}, token);
+    expect(again).toMatchObject({ status: 409, body: { error: { code: 'ALREADY_SEATED' } } });
+    // Two followers never meet: each waits in a game of its own.
+    expect(follower.room.roomId).not.toBe(second.room.roomId);
+    expect(await call('POST', `/api/studies/${STUDY}/play`, { role: 'leader' }, token)).toMatchObject({ status: 400, body: { error: { code: 'BAD_BODY', field: 'role' } } });
+  });
+
+  test("P-101: a client cannot join a study's game itself, nor land in one from quick play in a pool of the same name", async () => {
+    await serve([study()]);
+    const waiting = await play(await readyWorker('F1'));
+    await expect(joinGame(base, { pool: STUDY, role: 'leader', study: STUDY })).rejects.toThrow(/study's pages/);
+    const stranger = await joinGame(base, { pool: STUDY, role: 'leader' });
+    await sleep(300);
+    expect(stranger.room.roomId).not.toBe(waiting.room.roomId);
+    expect(waiting.phase).toBe('waiting');
+    await expect(new Client(base).joinById(waiting.room.roomId, { role: 'leader' })).rejects.toThrow();
+    expect(waiting.phase).toBe('waiting');
+  });
+
+  test('P-102: a game played to its end completes both sessions, with the bonus on its score; the log names the study and its workers', async () => {
+    const { seed, events } = pickSelfPlayGame();
+    await serve([study({ 'roles.promotion': { afterGames: 1, minMeanScore: 1 } })], { seed });
+    const leaderToken = await readyLeader('L1');
+    const followerToken = await readyWorker('F1');
+    const follower = await play(followerToken);
+    const leader = await play(leaderToken);
+    expect([seatOf(leader), seatOf(follower)]).toEqual(['leader', 'follower']);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    expect((await me(followerToken)).step).toBe('play');
+    for (const event of events) {
+      await sleep(12);
+      if (event.actor !== 'server') send(event.actor === 'leader' ? leader : follower, event);
+      const logged = () => store.listGames()[0] && readFileSync(store.listGames()[0].logPath, 'utf8').split('\n').length - 2;
+      await waitFor(() => logged() >= event.seq, `event ${event.seq}`, 10_000);
+    }
+    await waitFor(() => leader.phase === 'ended' && follower.phase === 'ended', 'the game to end');
+    const [game] = store.listGames();
+    const result = replay(readFileSync(game.logPath, 'utf8'));
+    expect(result.end?.reason).toBe('turns-exhausted');
+    expect(result.header.meta).toMatchObject({ study: STUDY, pool: STUDY });
+    expect(game.seats.map((seat) => [seat.role, seat.workerId]).sort()).toEqual([
+      ['follower', 'F1'],
+      ['leader', 'L1'],
+    ]);
+    const score = result.final.score;
+    const bonus = Math.min(3, Math.round(score * 0.1 * 100) / 100);
+    await waitFor(() => workers.get(STUDY, 'F1')!.completion !== null, 'the completion');
+    for (const token of [leaderToken, followerToken]) {
+      expect(await me(token)).toMatchObject({
+        step: 'done',
+        games: { played: 1, completed: 1, completedThisSession: 1 },
+        earnings: { base: 4.5, bonus, currency: 'GBP' },
+        completion: { outcome: 'completed', code: 'CDONE1', url: 'https://app.prolific.com/submissions/complete?cc=CDONE1', mturkSubmit: null },
+      });
+    }
+    // The study's rule (1 completed game as follower, mean score at least 1) promotes the follower.
+    expect(workers.get(STUDY, 'F1')).toMatchObject({ role: 'leader', games: { points: score } });
+    expect(workers.get(STUDY, 'F1')!.promotedAt).not.toBeNull();
+    expect(workers.games(STUDY, 'F1')).toEqual([expect.objectContaining({ gameId: game.gameId, role: 'follower', endReason: 'turns-exhausted', score, left: false })]);
+  });
+
+  test("P-102: a partner who leaves mid-game gives the other worker the partnerLeft code; the leaver may play again", async () => {
+    await serve([study()]);
+    const leaderToken = await readyLeader('L1');
+    const followerToken = await readyWorker('F1');
+    const follower = await play(followerToken);
+    const leader = await play(leaderToken);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    await leader.room.leave(true);
+    await waitFor(() => workers.get(STUDY, 'F1')!.completion !== null, 'the completion');
+    expect(await me(followerToken)).toMatchObject({ step: 'done', completion: { outcome: 'partnerLeft', code: 'CLEFT' }, games: { played: 1, completed: 0 } });
+    expect(await me(leaderToken)).toMatchObject({ step: 'play', completion: null, games: { played: 1, completed: 0 } });
+    expect(workers.games(STUDY, 'L1')[0]).toMatchObject({ endReason: 'abandoned', left: true });
+  });
+
+  test('P-103: the noPartner code only once the wait for a partner has run out; never to a worker in a game', async () => {
+    await serve([study({ 'time.waitForPartnerSeconds': 60 })]);
+    const token = await readyWorker('F1');
+    const noPartner = () => call('POST', `/api/studies/${STUDY}/no-partner`, {}, token);
+    expect(await noPartner()).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+    const waiting = await play(token);
+    const early = await noPartner();
+    expect(early).toMatchObject({ status: 409, body: { error: { code: 'TOO_EARLY' } } });
+    expect(early.body.error.retryAfterSeconds).toBeGreaterThan(55);
+    expect((await me(token)).completion).toBeNull();
+    await waiting.room.leave(true);
+    skew = 59_000;
+    const done = await noPartner();
+    expect(done).toMatchObject({ status: 200, body: { worker: { step: 'done', completion: { outcome: 'noPartner', code: 'CNOPART' } } } });
+    expect(await call('POST', `/api/studies/${STUDY}/play`, {}, token)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+
+    const leaderToken = await readyLeader('L1');
+    const other = await readyWorker('F2');
+    const follower = await play(other);
+    const leader = await play(leaderToken);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    skew = 120_000;
+    expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, other)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+  });
+
+  test("P-104: a study's turn seconds are its games' own; a new MTurk assignment after a completion is a new session", async () => {
+    await serve([study({ 'time.leaderTurnSeconds': 7, 'time.followerTurnSeconds': 5 })], { leaderTurnSeconds: 2, followerTurnSeconds: 2 });
+    const follower = await play(await readyWorker('F1'));
+    const leader = await play(await readyLeader('L1'));
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    expect(leader.view!.config.turnSeconds).toEqual({ leader: 7, follower: 5 });
+
+    // The same worker back with another submission: the completion of the first stays in its games, not on the record.
+    await leader.room.leave(true);
+    await waitFor(() => workers.get(STUDY, 'F1')!.completion !== null, 'the completion');
+    const again = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'F1', STUDY_ID: 'ST', SESSION_ID: 'S-second' });
+    expect(again.body.worker).toMatchObject({ step: 'play', completion: null, games: { played: 1 } });
+    const same = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'L1', STUDY_ID: 'ST', SESSION_ID: 'S-L1' });
+    expect(same.body.worker.step).toBe('play');
+  });
+});
