@@ -10,7 +10,7 @@ import express from 'express';
 import { WebSocket } from 'ws';
 import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
 import type { Study } from '../shared/study/studyFile';
-import { httpGuard, type HttpPolicy } from './http/guard';
+import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
 import type { WorkerStore } from './store/WorkerStore';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
@@ -75,12 +75,13 @@ export interface RunningGameServer {
 }
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
-  const guard = httpGuard(options.http ?? {});
   const studies = new Map<string, Study>();
   for (const study of options.studies ?? []) {
     if (studies.has(study.id)) throw new Error(`two studies have the id ${JSON.stringify(study.id)}`);
     studies.set(study.id, study);
   }
+  const onMturk = [...studies.values()].some((study) => study.platform.kind === 'mturk');
+  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}));
   const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();

@@ -47,13 +47,6 @@ function loadStudiesForServe(files: readonly string[]): Study[] {
   }
 }
 
-/** MTurk shows a study's pages in a frame of its own site, which the default policy forbids. */
-function frameWarnings(studies: readonly Study[], frameAncestors: readonly string[]): string[] {
-  const framed = studies.filter((study) => study.platform.kind === 'mturk').map((study) => study.id);
-  if (framed.length === 0 || frameAncestors.some((source) => /mturk\.com(:\d+)?$/i.test(source))) return [];
-  return [`study ${framed.join(', ')} runs on MTurk, which shows the pages in a frame: add --frame-ancestors "https://*.mturk.com" or MTurk cannot show them`];
-}
-
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
@@ -138,7 +131,6 @@ export function registerServeCommand(program: Command): void {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): what its pages show at http://localhost:${server.port}/api/studies/${study.id}/public`);
         say(`  its workers: http://localhost:${server.port}/api/studies/${study.id}/workers (admin token), or cerealbar study workers --study FILE --data ${options.data}`);
       }
-      for (const warning of frameWarnings(studies, options.frameAncestors)) process.stderr.write(`cerealbar: warning: ${warning}\n`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
       let stopping = false;
       const stop = async (signal: string) => {

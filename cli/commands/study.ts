@@ -1,14 +1,18 @@
 /** `cerealbar study`: write an example study file, print the links a platform needs for one, and list its workers. */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
+import { LogError, parseLog } from '../../shared/log/replay';
+import { formatAmount } from '../../shared/study/bonus';
+import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet, type LoggedGame } from '../../shared/study/bonusSheet';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
+import { readTextFile } from '../options';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
@@ -19,6 +23,14 @@ interface InitOptions {
 interface WorkersOptions {
   study: string;
   data: string;
+  json?: boolean;
+}
+
+interface BonusesOptions {
+  study: string;
+  data: string;
+  format: string;
+  out: string;
   json?: boolean;
 }
 
@@ -102,6 +114,60 @@ export function registerStudyCommands(program: Command): void {
       }
       process.stdout.write(formatWorkers(loaded, list));
     });
+
+  study
+    .command('bonuses')
+    .description("write the bulk-bonus sheet a platform takes (Prolific: participant id and amount; MTurk: one row per assignment), computed from the study's game logs")
+    .requiredOption('--study <file>', 'the study file (YAML or JSON): its pay section sets the amounts')
+    .option('--data <dir>', 'the data directory serve uses', 'data')
+    .requiredOption('--format <site>', `the sheet's site: ${BONUS_FORMATS.join(' or ')}`)
+    .requiredOption('--out <file>', 'the CSV file to write (replaced if it exists)')
+    .option('--json', 'print each payment with the games it is for as JSON, instead of the table')
+    .action((options: BonusesOptions) => {
+      if (!(BONUS_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be ${BONUS_FORMATS.join(' or ')}, got ${JSON.stringify(options.format)}`);
+      const format = options.format as BonusFormat;
+      const loaded = loadStudyForCli(options.study);
+      const { games, unreadable } = readGameLogs(resolve(options.data));
+      const sheet = bonusSheet(loaded, games, format);
+      try {
+        writeFileSync(options.out, bonusCsv(sheet, format, loaded.title));
+      } catch (error) {
+        throw new CliError(`${options.out}: cannot write: ${(error as Error).message}`);
+      }
+      for (const problem of unreadable) process.stderr.write(`cerealbar: warning: ${problem} (not counted)\n`);
+      if (sheet.unfinished.length > 0) process.stderr.write(`cerealbar: warning: ${sheet.unfinished.length} game(s) of the study have not ended and are not counted: ${sheet.unfinished.join(' ')}\n`);
+      const unassigned = sheet.rows.filter((row) => format === 'mturk' && row.assignmentId === null);
+      if (unassigned.length > 0) process.stderr.write(`cerealbar: warning: ${unassigned.map((row) => row.participantId).join(' ')} played without an MTurk assignment id: MTurk cannot pay those rows\n`);
+      process.stdout.write(options.json ? `${JSON.stringify(sheet, null, 2)}\n` : formatBonuses(sheet, options.out));
+    });
+}
+
+/** Every game log in the data directory (dataDir/logs/*.jsonl), with the ones that cannot be read named. */
+function readGameLogs(dataDir: string): { games: LoggedGame[]; unreadable: string[] } {
+  const logsDir = join(dataDir, 'logs');
+  if (!existsSync(logsDir)) throw new CliError(`${dataDir}: no logs/ folder: is this the data directory serve uses (--data)?`);
+  const games: LoggedGame[] = [];
+  const unreadable: string[] = [];
+  for (const name of readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort()) {
+    const path = join(logsDir, name);
+    try {
+      const parsed = parseLog(readTextFile(path));
+      games.push({ header: parsed.header, end: parsed.end?.end ?? null });
+    } catch (error) {
+      if (!(error instanceof LogError || error instanceof CliError)) throw error;
+      unreadable.push(`${path}: ${error.message}`);
+    }
+  }
+  return { games, unreadable };
+}
+
+function formatBonuses(sheet: BonusSheet, out: string): string {
+  if (sheet.rows.length === 0) return `Study ${sheet.study}: no ended games, no bonuses. Wrote an empty sheet to ${out}\n`;
+  const head = ['participant', 'assignment', 'games', 'points', `bonus (${sheet.currency})`];
+  const rows = sheet.rows.map((row) => [row.participantId, row.assignmentId ?? '-', String(row.games.length), String(row.points), formatAmount(row.amount)]);
+  const total = sheet.rows.reduce((sum, row) => sum + Math.round(row.amount * 100), 0) / 100;
+  const paid = sheet.rows.filter((row) => row.amount > 0).length;
+  return `${textTable(head, rows)}Total ${formatAmount(total)} ${sheet.currency} to ${paid} row(s); wrote ${out} (--json lists each row's games)\n`;
 }
 
 /** The workers as a table, one line each, oldest first. */
@@ -117,9 +183,14 @@ function formatWorkers(study: Study, workers: readonly WorkerRecord[]): string {
     worker.createdAt,
     worker.blocked ? `yes${worker.blocked.reason ? `: ${worker.blocked.reason}` : ''}` : '-',
   ]);
+  return `Study ${study.id}: ${workers.length} worker(s)\n${textTable(head, rows)}`;
+}
+
+/** Rows under a head, in columns two spaces apart; each line ends with a line break. */
+function textTable(head: readonly string[], rows: readonly string[][]): string {
   const widths = head.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
-  return `Study ${study.id}: ${workers.length} worker(s)\n${[line(head), ...rows.map(line)].join('\n')}\n`;
+  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return [head, ...rows].map((cells) => `${line(cells)}\n`).join('');
 }
 
 function initStudy(id: string, dir: string): void {

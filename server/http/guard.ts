@@ -15,6 +15,24 @@ export interface HttpPolicy {
   readonly corsOrigins?: readonly string[];
   /** CSP sources that may frame the pages (a crowdsourcing site's, for a study); 'self' when none are given. */
   readonly frameAncestors?: readonly string[];
+  /** Sites the pages' forms may post to besides the server itself (MTurk's submit endpoint). */
+  readonly formActions?: readonly string[];
+}
+
+/** MTurk's sites (the worker sites and the sandbox): they frame a HIT's pages, and take its form's POST. */
+export const MTURK_SOURCES: readonly string[] = ['https://*.mturk.com'];
+
+/**
+ * The policy for a server that runs an MTurk study: MTurk may frame the pages (with whatever the
+ * operator allowed, or the server itself) and the completion page may post to MTurk.
+ */
+export function withMturk(policy: HttpPolicy): HttpPolicy {
+  const framing = policy.frameAncestors && policy.frameAncestors.length > 0 ? policy.frameAncestors : ["'self'"];
+  return {
+    ...policy,
+    frameAncestors: [...new Set([...framing, ...MTURK_SOURCES])],
+    formActions: [...new Set([...(policy.formActions ?? []), ...MTURK_SOURCES])],
+  };
 }
 
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
@@ -32,7 +50,7 @@ export function checkFrameAncestors(sources: readonly string[]): string | null {
   return bad === undefined ? null : `${JSON.stringify(bad)} is not a frame source: write 'self', 'none' or scheme://host[:port], as in https://app.prolific.com or https://*.mturk.com`;
 }
 
-export function contentSecurityPolicy(frameAncestors: readonly string[]): string {
+export function contentSecurityPolicy(frameAncestors: readonly string[], formActions: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -43,7 +61,7 @@ export function contentSecurityPolicy(frameAncestors: readonly string[]): string
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    ["form-action 'self'", ...formActions].join(' '),
     `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'self'"}`,
   ].join('; ');
 }
@@ -55,9 +73,9 @@ export function contentSecurityPolicy(frameAncestors: readonly string[]): string
  * (Colyseus takes an already parsed req.body as it is).
  */
 export function httpGuard(policy: HttpPolicy): (http: HttpServer) => void {
-  const problem = checkCorsOrigins(policy.corsOrigins ?? []) ?? checkFrameAncestors(policy.frameAncestors ?? []);
+  const problem = checkCorsOrigins(policy.corsOrigins ?? []) ?? checkFrameAncestors(policy.frameAncestors ?? []) ?? checkFrameAncestors(policy.formActions ?? []);
   if (problem) throw new Error(problem);
-  const csp = contentSecurityPolicy(policy.frameAncestors ?? []);
+  const csp = contentSecurityPolicy(policy.frameAncestors ?? [], policy.formActions ?? []);
   const gate = express();
   gate.disable('x-powered-by');
   gate.use((_req, res, next) => {

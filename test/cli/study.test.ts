@@ -12,6 +12,10 @@ import { loadStudyFile } from '../../server/study/loadStudy';
 import { waitFor } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { readXml } from '../study/xml';
+import { serializeLine } from '../../shared/log/recorder';
+import { generateMap } from '../../shared/maps/generate';
+import { playSelfPlayGame } from '../../shared/selfplay/game';
+import { mkdirSync } from 'node:fs';
 
 jest.setTimeout(60_000);
 
@@ -186,17 +190,60 @@ describe('serve --study', () => {
       await waitFor(() => /Admin token/.test(output), 'the server to start', 30_000);
       expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): what its pages show at http:\/\/localhost:\d+\/api\/studies\/pilot-1\/public/);
       expect(output).toMatch(/Study hits \(mturk, pool hits\)/);
-      expect(output).toContain('cerealbar: warning: study hits runs on MTurk, which shows the pages in a frame: add --frame-ancestors "https://*.mturk.com"');
       const port = /localhost:(\d+)/.exec(output)![1];
       const res = await fetch(`http://127.0.0.1:${port}/api/studies/pilot-1/public`);
       expect(res.status).toBe(200);
       const shown = await res.text();
       expect(JSON.parse(shown).quiz.questions[0]).toEqual({ prompt: 'Who sees the whole map?', choices: ['The leader', 'The follower'] });
       expect(shown).not.toMatch(/answer|CDONE1/);
+      // The MTurk study lets MTurk frame the pages and take the completion form.
+      expect(res.headers.get('content-security-policy')).toMatch(/form-action 'self' https:\/\/\*\.mturk\.com; frame-ancestors 'self' https:\/\/\*\.mturk\.com$/);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('study bonuses', () => {
+  /** A finished game of the study in data/logs, played by these workers; its final score. */
+  function loggedGame(data: string, seed: number, players: Record<string, unknown>[], study = 'pilot-1'): number {
+    mkdirSync(join(data, 'logs'), { recursive: true });
+    let text = '';
+    const result = playSelfPlayGame({ seed, map: generateMap(seed), gameId: `g-${seed}`, meta: { study, players } }, (line) => (text += `${serializeLine(line)}\n`));
+    writeFileSync(join(data, 'logs', `g-${seed}.jsonl`), text);
+    return result.state.score;
+  }
+  const seat = (workerId: string, assignmentId?: string) => ({ role: 'follower', playerId: workerId, kind: 'human', workerId, ...(assignmentId && { assignmentId }) });
+
+  test('P-102: writes the Prolific sheet from the logs, prints the table, and names what it could not count', async () => {
+    const folder = studyFolder(join(dir, 'study'));
+    const file = writeStudy(folder, setPath(validStudy(), 'pay', { base: 4, bonusPerPoint: 0.1, currency: 'GBP' }));
+    const data = join(dir, 'data');
+    const first = loggedGame(data, 3, [seat('P1'), seat('P2')]);
+    const second = loggedGame(data, 4, [seat('P1'), { role: 'follower', playerId: 'b', kind: 'bot' }]);
+    loggedGame(data, 5, [seat('P9')], 'another-study');
+    writeFileSync(join(data, 'logs', 'broken.jsonl'), '{"kind":"header"\n');
+    const out = join(dir, 'bonuses.csv');
+    const run = await cerealbar('study', 'bonuses', '--study', file, '--data', data, '--format', 'prolific', '--out', out);
+    expect(run.status).toBe(0);
+    const amount = (points: number) => (Math.round(points * 10) / 100).toFixed(2);
+    expect(readFileSync(out, 'utf8')).toBe([`P1,${amount(first + second)}`, `P2,${amount(first)}`].filter((line) => !line.endsWith(',0.00')).map((line) => `${line}\n`).join(''));
+    expect(run.stdout).toMatch(/participant\s+assignment\s+games\s+points\s+bonus \(GBP\)/);
+    expect(run.stdout).toContain(`P1           -           2      ${first + second}`);
+    expect(run.stderr).toMatch(/broken\.jsonl: line 1: .*\(not counted\)/);
+    const json = await cerealbar('study', 'bonuses', '--study', file, '--data', data, '--format', 'mturk', '--out', join(dir, 'mturk.csv'), '--json');
+    expect(JSON.parse(json.stdout).rows[0]).toMatchObject({ participantId: 'P1', assignmentId: null, games: [{ gameId: 'g-3', score: first }, { gameId: 'g-4', score: second }] });
+    expect(json.stderr).toContain('P1 P2 played without an MTurk assignment id');
+  });
+
+  test('bad options and a data directory without logs are refused with one line', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
+    const format = await cerealbar('study', 'bonuses', '--study', file, '--data', dir, '--format', 'paypal', '--out', join(dir, 'x.csv'));
+    expect(format).toMatchObject({ status: 2, stderr: expect.stringContaining('--format must be prolific or mturk, got "paypal"') });
+    const empty = await cerealbar('study', 'bonuses', '--study', file, '--data', join(dir, 'nothing'), '--format', 'prolific', '--out', join(dir, 'x.csv'));
+    expect(empty).toMatchObject({ status: 2, stderr: expect.stringContaining('no logs/ folder') });
+    expect(existsSync(join(dir, 'x.csv'))).toBe(false);
   });
 });
 

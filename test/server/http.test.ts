@@ -9,7 +9,7 @@ import { join as joinPath } from 'node:path';
 import { matchMaker } from '@colyseus/core';
 import { mountApi } from '../../server/http/api';
 import { mountClient } from '../../server/http/client';
-import { BODY_LIMIT_BYTES, checkCorsOrigins, checkFrameAncestors, type HttpPolicy } from '../../server/http/guard';
+import { BODY_LIMIT_BYTES, checkCorsOrigins, checkFrameAncestors, contentSecurityPolicy, withMturk, type HttpPolicy } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameStore } from '../../server/store/GameStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
@@ -151,6 +151,14 @@ describe('P-88: Content-Security-Policy', () => {
   test('the framing sites an operator allows (a crowdsourcing site) replace that', async () => {
     await start({ frameAncestors: ["'self'", 'https://app.prolific.com', 'https://*.mturk.com'] });
     expect(await policy('/')).toMatch(/frame-ancestors 'self' https:\/\/app\.prolific\.com https:\/\/\*\.mturk\.com$/);
+  });
+
+  test('P-88: a server running an MTurk study lets MTurk frame its pages and take its form, and nothing else', () => {
+    const policy = withMturk({ frameAncestors: ['https://lab.example'] });
+    expect(contentSecurityPolicy(policy.frameAncestors!, policy.formActions)).toMatch(/form-action 'self' https:\/\/\*\.mturk\.com; frame-ancestors https:\/\/lab\.example https:\/\/\*\.mturk\.com$/);
+    const plain = withMturk({});
+    expect(contentSecurityPolicy(plain.frameAncestors!, plain.formActions)).toMatch(/frame-ancestors 'self' https:\/\/\*\.mturk\.com$/);
+    expect(contentSecurityPolicy([])).toContain("form-action 'self';");
   });
 
   test('a framing source that could break out of the header is refused', async () => {
