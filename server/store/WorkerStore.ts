@@ -241,6 +241,7 @@ export class WorkerStore {
   private readonly insertWorkerRow;
   private readonly insertSessionRow;
   private readonly insertGameRow;
+  private readonly deleteExpiredSessions;
   private readonly endGameRow;
   private readonly selectGames;
   /** UPDATE statements by the columns they set, prepared once each. */
@@ -266,6 +267,7 @@ export class WorkerStore {
     this.insertWorkerRow = db.prepare<WorkerRow>(`
       INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
       VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role)`);
+    this.deleteExpiredSessions = db.prepare<[string]>('DELETE FROM worker_sessions WHERE expires_at <= ?');
     this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null]>(
       'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -341,6 +343,8 @@ export class WorkerStore {
           ...ids,
         });
       }
+      // Expired sessions go as new ones come, so the file holds only live tokens' hashes.
+      this.deleteExpiredSessions.run(at);
       this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id);
       return this.mustGet(study.id, start.participantId);
     });

@@ -123,6 +123,13 @@ describe('sessions', () => {
     expect(store.workerForToken(study.id, token)).not.toBeNull();
     clock += 1;
     expect(store.workerForToken(study.id, token)).toBeNull();
+    // The expired session's hash goes when the next session starts.
+    const { token: next } = store.startSession(study, ids);
+    store.close();
+    const left = new Database(join(dir, 'data', WORKERS_FILE), { readonly: true });
+    expect(left.prepare('SELECT token_hash FROM worker_sessions').pluck().all()).toEqual([hashToken(next)]);
+    left.close();
+    store = WorkerStore.open(join(dir, 'data'), { now: () => clock });
   });
 
   test('the file carries its schema version; a read-only store reads it and a missing file is an error', () => {
