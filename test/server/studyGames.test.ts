@@ -136,6 +136,11 @@ describe("a study's games", () => {
     // Two followers never meet: each waits in a game of its own.
     expect(follower.room.roomId).not.toBe(second.room.roomId);
     expect(await call('POST', `/api/studies/${STUDY}/play`, { role: 'leader' }, token)).toMatchObject({ status: 400, body: { error: { code: 'BAD_BODY', field: 'role' } } });
+    // The blocked never enter.
+    const blocked = await readyWorker('B1');
+    expect((await admin('B1/block')).status).toBe(200);
+    expect(await call('POST', `/api/studies/${STUDY}/play`, {}, blocked)).toMatchObject({ status: 403, body: { error: { code: 'BLOCKED' } } });
+    expect(workers.get(STUDY, 'B1')!.waitingSince).toBeNull();
   });
 
   test("P-101: a client cannot join a study's game itself, nor land in one from quick play in a pool of the same name", async () => {
