@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { LogError, parseLog } from '../../shared/log/replay';
-import { formatAmount } from '../../shared/study/bonus';
+import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet, type LoggedGame } from '../../shared/study/bonusSheet';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
 import { StudyFileError } from '../../shared/study/parseStudy';
@@ -173,12 +173,16 @@ function formatBonuses(sheet: BonusSheet, out: string): string {
 /** The workers as a table, one line each, oldest first. */
 function formatWorkers(study: Study, workers: readonly WorkerRecord[]): string {
   if (workers.length === 0) return `Study ${study.id}: no workers yet\n`;
-  const head = ['participant', 'step', 'role', 'quiz', 'completion', 'created', 'blocked'];
+  const head = ['participant', 'step', 'role', 'quiz', 'games', 'points', `bonus (${study.pay.currency})`, 'minutes', 'completion', 'created', 'blocked'];
   const rows = workers.map((worker) => [
     worker.participantId,
     workerStep(worker),
     worker.role + (worker.promotedAt !== null ? ' (promoted)' : ''),
     `${worker.quiz.attempts}/${study.quiz.attempts}${worker.quiz.lastScore !== null ? ` last ${worker.quiz.lastScore}/${study.quiz.questions.length}` : ''}`,
+    `${worker.games.played}${worker.games.played > worker.games.completed ? ` (${worker.games.completed} to the end)` : ''}`,
+    String(worker.games.points),
+    formatAmount(bonusFor(study.pay, worker.games.points)),
+    (worker.games.seconds / 60).toFixed(1),
     worker.completion ? `${worker.completion.outcome} ${worker.completion.code}` : '-',
     worker.createdAt,
     worker.blocked ? `yes${worker.blocked.reason ? `: ${worker.blocked.reason}` : ''}` : '-',

@@ -262,6 +262,8 @@ describe('study workers', () => {
     store.startSession(study, { participantId: 'P-TWO', ids: {} });
     store.answerConsent('pilot-1', 'P-TWO', true);
     store.block('pilot-1', 'P-ONE', 'two accounts');
+    store.recordGameStart('pilot-1', 'P-TWO', 'g1', 'follower');
+    store.recordGameEnd(study, 'P-TWO', 'g1', { reason: 'abandoned', score: 4, left: true });
     store.close();
 
     const text = await cerealbar('study', 'workers', '--study', file, '--data', data);
@@ -269,9 +271,9 @@ describe('study workers', () => {
     expect(text.status).toBe(0);
     const lines = text.stdout.split('\n');
     expect(lines[0]).toBe('Study pilot-1: 2 worker(s)');
-    expect(lines[1]).toMatch(/^participant\s+step\s+role\s+quiz\s+completion\s+created\s+blocked$/);
-    expect(lines[2]).toMatch(/^P-ONE\s+blocked\s+follower\s+0\/2\s+-\s+\S+\s+yes: two accounts$/);
-    expect(lines[3]).toMatch(/^P-TWO\s+rules\s+follower/);
+    expect(lines[1]).toMatch(/^participant\s+step\s+role\s+quiz\s+games\s+points\s+bonus \(GBP\)\s+minutes\s+completion\s+created\s+blocked$/);
+    expect(lines[2]).toMatch(/^P-ONE\s+blocked\s+follower\s+0\/2\s+0\s+0\s+0\.00\s+0\.0\s+-\s+\S+\s+yes: two accounts$/);
+    expect(lines[3]).toMatch(/^P-TWO\s+rules\s+follower\s+0\/2\s+1 \(0 to the end\)\s+4\s+0\.40\s+0\.0\s+-/);
 
     const json = await cerealbar('study', 'workers', '--study', file, '--data', data, '--json');
     const parsed = JSON.parse(json.stdout) as { study: string; workers: { participantId: string; step: string }[] };
