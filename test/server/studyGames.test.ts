@@ -211,6 +211,33 @@ describe("a study's games", () => {
     expect(workers.games(STUDY, 'L1')[0]).toMatchObject({ endReason: 'abandoned', left: true });
   });
 
+  test("P-102: a study's worker store failing at a game's start or end is logged; the game goes on and ends as usual", async () => {
+    await serve([study()]);
+    const leaderToken = await readyLeader('L1');
+    const follower = await play(await readyWorker('F1'));
+    const failing = jest.spyOn(workers, 'recordGameStart').mockImplementation(() => {
+      throw new Error('disk I/O error');
+    });
+    const ending = jest.spyOn(workers, 'recordGameEnd').mockImplementation(() => {
+      throw new Error('disk I/O error');
+    });
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const leader = await play(leaderToken);
+      await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+      leader.act({ type: 'instruction', text: 'Go left' });
+      await waitFor(() => follower.view!.instructions.length === 0 && leader.view!.instructions.length === 1, 'the instruction');
+      await leader.room.leave(true);
+      await waitFor(() => follower.phase === 'ended', 'the game to end');
+      expect(store.listGames()[0].endReason).toBe('abandoned');
+      expect(logged.mock.calls.map((call) => call.join(' ')).join('\n')).toMatch(/study pilot-1 could not record the game/);
+    } finally {
+      failing.mockRestore();
+      ending.mockRestore();
+      logged.mockRestore();
+    }
+  });
+
   test('P-103: the noPartner code only once the wait for a partner has run out; never to a worker in a game', async () => {
     await serve([study({ 'time.waitForPartnerSeconds': 60 })]);
     const token = await readyWorker('F1');
