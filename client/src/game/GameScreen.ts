@@ -61,6 +61,8 @@ export class GameScreen {
     map: KnownMap,
     config: GameConfig,
     private readonly exit: () => void,
+    /** What the button that calls `exit` says (a study's page goes on to its next step, not to the lobby). */
+    private readonly exitLabel = 'Back to the lobby',
   ) {
     this.partner = role === 'leader' ? 'follower' : 'leader';
     this.status = new StatusBar(role);
@@ -178,12 +180,12 @@ export class GameScreen {
     if (status === 'reconnected') return this.banners.show('Reconnected: the game goes on.', 'success');
     if (this.session.view?.phase !== 'ended') {
       const said = connectionClosed(closed?.code ?? 0, closed?.reason ?? '');
-      this.banners.hold('connection', said, 'error', { label: 'Back to the lobby', run: this.exit });
+      this.banners.hold('connection', said, 'error', { label: this.exitLabel, run: this.exit });
     }
   }
 
   private gameOver(score: number, reason: string): void {
-    const back = h('button', { type: 'button' }, 'Back to the lobby');
+    const back = h('button', { type: 'button' }, this.exitLabel);
     back.addEventListener('click', this.exit);
     this.element.append(
       h(

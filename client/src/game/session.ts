@@ -3,7 +3,7 @@
  * `GameView`, keeps the seat, the map and the server's clock offset, and passes the server's
  * notices, errors and connection changes on. Nothing here decides a rule: the server does.
  */
-import { Client, type Room } from '@colyseus/sdk';
+import { Client, type Room, type SeatReservation } from '@colyseus/sdk';
 import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
@@ -80,6 +80,12 @@ export class GameSession implements GameConnection {
 
   static async join(options: Partial<JoinOptions>): Promise<GameSession> {
     const room = await new Client(serverUrl()).joinOrCreate(ROOM_NAME, options);
+    return new GameSession(room);
+  }
+
+  /** The seat the server reserved for this player (a study's `POST play`: the server chose the game and the role). */
+  static async consume(reservation: SeatReservation): Promise<GameSession> {
+    const room = await new Client(serverUrl()).consumeSeatReservation(reservation);
     return new GameSession(room);
   }
 

@@ -1,4 +1,7 @@
-/** Waiting for a partner: the queue position, the private game's code to share, and Cancel. */
+/**
+ * Waiting for a partner: the queue position, the private game's code to share, and Cancel (none on
+ * a study's page, where the wait ends by itself). `notes` go under the queue position.
+ */
 import type { Role } from '../../../shared/engine/state';
 import { h, setChildren } from '../ui/dom';
 
@@ -8,10 +11,9 @@ export class WaitingScreen {
   private readonly position = h('p', { class: 'queue-position' }, '');
   private readonly share = h('p', { class: 'share' });
 
-  constructor(cancel: () => void) {
-    const cancelButton = h('button', { type: 'button', class: 'secondary cancel' }, 'Cancel');
-    cancelButton.addEventListener('click', cancel);
-    this.element = h('main', { class: 'lobby waiting' }, this.title, h('div', { class: 'spinner', 'aria-hidden': 'true' }), this.position, this.share, cancelButton);
+  constructor(cancel: (() => void) | null, ...notes: HTMLElement[]) {
+    const cancelButton = cancel && h('button', { type: 'button', class: 'secondary cancel', onclick: cancel }, 'Cancel');
+    this.element = h('main', { class: 'lobby waiting' }, this.title, h('div', { class: 'spinner', 'aria-hidden': 'true' }), this.position, this.share, ...notes, cancelButton);
   }
 
   /** The seat, and for a private game the code the server drew for it. */

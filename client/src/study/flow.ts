@@ -1,0 +1,238 @@
+/**
+ * A worker's way through a study, page by page. The server says where the worker is (`step`, in
+ * every answer); this only shows that step's page and sends what the worker does there. The
+ * session comes from the browser's storage when its ids are the link's, else from the link (or a
+ * lab's form); an expired one is started again from the same ids. A refusal that means the page is
+ * behind (another tab went on) shows the step the server has instead.
+ */
+import type { Role } from '../../../shared/engine/state';
+import type { PublicStudy } from '../../../shared/study/studyFile';
+import type { PublicWorker } from '../../../shared/study/worker';
+import type { GameSession } from '../game/session';
+import { loadSeat } from '../game/savedSeat';
+import { StudyApi, StudyApiError, type QuizResult } from './api';
+import type { SessionBody, StudyEntry } from './entry';
+import { StudyGame } from './gameStep';
+import { forgetSession, loadSession, saveSession, sameIds, type KeptSession } from './keptSession';
+import { badLinkPage, labIdPage, mturkPreviewPage, unavailablePage } from './pages/arrival';
+import { consentPage } from './pages/consent';
+import { blockedPage, completionPage, declinedPage } from './pages/endings';
+import { PageLeft, problemText, showFrame, type StudyFrame } from './pages/frame';
+import { playPage } from './pages/play';
+import { quizPage } from './pages/quiz';
+import { rulesPage } from './pages/rules';
+import { tutorialDonePage, tutorialIntroPage } from './pages/tutorial';
+
+/** Refusals that mean the page shows an old step: the server's step is shown instead. */
+const BEHIND = new Set(['WRONG_STEP', 'ALREADY_ANSWERED', 'DECLINED', 'QUIZ_PASSED', 'NO_ATTEMPTS_LEFT', 'ROLE_MISMATCH']);
+
+type Sessions = typeof import('../game/session');
+
+export class StudyFlow {
+  private readonly api: StudyApi;
+  private kept: KeptSession | null;
+
+  constructor(
+    private readonly app: HTMLElement,
+    private readonly study: PublicStudy,
+    private readonly entry: StudyEntry,
+  ) {
+    this.api = new StudyApi(study.id);
+    this.kept = loadSession(study.id);
+  }
+
+  start(): void {
+    const { entry, study } = this;
+    if (entry.kind === 'mturkPreview') return this.show(mturkPreviewPage(study));
+    if (entry.kind === 'badLink') return this.show(badLinkPage(study, entry.problem));
+    // A link with other ids (another worker, a new assignment or submission) is a new session.
+    if (entry.kind === 'ids' && this.kept && !sameIds(this.kept.ids, entry.body)) this.forget();
+    if (this.kept) {
+      this.api.token = this.kept.token;
+      return this.refresh();
+    }
+    if (entry.kind === 'lab') return this.showLabForm();
+    const ids = entry.body;
+    void this.loading(async () => this.route(await this.begin(ids)));
+  }
+
+  /** Asks the server where the worker is, and shows it. */
+  private refresh(): void {
+    void this.loading(async () => this.route(await this.call(() => this.api.me())));
+  }
+
+  /** First requests of a page load: failing, they leave a page that says so, with Try again. */
+  private async loading(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof PageLeft)) this.show(unavailablePage(problemText(error), () => this.start()));
+    }
+  }
+
+  private async begin(ids: SessionBody): Promise<PublicWorker> {
+    const { token, worker } = await this.api.startSession(ids);
+    this.keep({ participantId: worker.participantId, token, ids });
+    return worker;
+  }
+
+  /** A request with the session: an expired session is started again from its ids (once); a blocked worker sees its ending. */
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof StudyApiError)) throw error;
+      if (error.code === 'SESSION_UNKNOWN' && this.kept) {
+        await this.begin(this.kept.ids);
+        return this.call(request);
+      }
+      if (error.code === 'BLOCKED') {
+        this.show(blockedPage(this.study));
+        throw new PageLeft();
+      }
+      throw error;
+    }
+  }
+
+  /** A step's action: its answer's step is shown; a refusal that means the page is behind shows the server's step. */
+  private async act<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await this.call(request);
+    } catch (error) {
+      if (error instanceof StudyApiError && BEHIND.has(error.code)) {
+        this.route(await this.call(() => this.api.me()));
+        throw new PageLeft();
+      }
+      throw error;
+    }
+  }
+
+  private route(worker: PublicWorker): void {
+    const { study } = this;
+    const next = (request: () => Promise<PublicWorker>) => async () => this.route(await this.act(request));
+    switch (worker.step) {
+      case 'consent':
+        return this.show(consentPage(study, (agree) => next(() => this.api.consent(agree))()));
+      case 'rules':
+        return this.show(rulesPage(study, next(() => this.api.readRules())));
+      case 'tutorial':
+        return this.show(tutorialIntroPage(study, worker.tutorialsLeft[0], () => this.tutorial(worker.tutorialsLeft[0])));
+      case 'quiz':
+        return this.show(quizPage(study, worker, (answers) => this.submitQuiz(answers)));
+      case 'play':
+        return this.play(worker);
+      case 'done':
+      case 'screenedOut':
+        return this.show(completionPage(study, worker, study.platform.kind === 'lab' ? () => this.newParticipant() : null));
+      case 'declined':
+        return this.show(declinedPage(study));
+      case 'blocked':
+        return this.show(blockedPage(study));
+    }
+  }
+
+  private async tutorial(role: Role): Promise<void> {
+    const { TutorialScreen } = await import('../tutorial/TutorialScreen');
+    const screen: InstanceType<typeof TutorialScreen> = new TutorialScreen(
+      role,
+      () => {
+        screen.dispose();
+        void this.tutorialPassed(role);
+      },
+      () => {
+        screen.dispose();
+        this.refresh();
+      },
+    );
+    this.app.replaceChildren(screen.element);
+    document.title = `Practice · ${this.study.title}`;
+    await screen.start();
+  }
+
+  /** Records the tutorial; if that fails, a page says so and tries again on request (the practice is not played again). */
+  private async tutorialPassed(role: Role): Promise<void> {
+    const save = async () => this.route(await this.act(() => this.api.passTutorial(role)));
+    try {
+      await save();
+    } catch (error) {
+      if (!(error instanceof PageLeft)) this.show(tutorialDonePage(this.study, role, save), problemText(error));
+    }
+  }
+
+  private async submitQuiz(answers: number[]): Promise<QuizResult | null> {
+    const result = await this.act(() => this.api.submitQuiz(answers));
+    if (result.worker.step === 'quiz') return result;
+    this.route(result.worker);
+    return null;
+  }
+
+  /** The play step: back in a seat kept from before a refresh, or the page that asks for a game (saying `problem`, if any). */
+  private play(worker: PublicWorker, problem: string | null = null): void {
+    if (loadSeat() && problem === null) {
+      void this.game((sessions) => sessions.GameSession.resume());
+      return;
+    }
+    const findPartner = async () => {
+      const reservation = await this.act(() => this.api.play()).catch((error: unknown) => {
+        if (error instanceof StudyApiError && error.code === 'ALREADY_SEATED') {
+          throw new Error('you already have a seat in a game, open in another tab or window: go back to it there, or close it and try again in a minute');
+        }
+        throw error;
+      });
+      this.keep({ ...this.kept!, waitStartedAt: Date.now() });
+      await this.game((sessions) => sessions.GameSession.consume(reservation));
+    };
+    this.show(playPage(this.study, worker, findPartner), problem);
+  }
+
+  private async game(connect: (sessions: Sessions) => Promise<GameSession | null>): Promise<void> {
+    const game = new StudyGame({
+      app: this.app,
+      study: this.study,
+      waitStartedAt: this.kept?.waitStartedAt ?? Date.now(),
+      claimNoPartner: () => this.call(() => this.api.noPartner()),
+      over: (worker) => {
+        this.keep({ ...this.kept!, waitStartedAt: undefined });
+        if (worker) this.route(worker);
+        else this.refresh();
+      },
+    });
+    try {
+      // A kept seat the server no longer holds: the game may have ended meanwhile.
+      if (!(await game.run(connect))) this.refresh();
+    } catch (error) {
+      // The seat could not be taken (the game is open in another tab, no connection): said on the play page, which does not try the kept seat again.
+      void this.loading(async () => {
+        const worker = await this.call(() => this.api.me());
+        if (worker.step === 'play') this.play(worker, problemText(error));
+        else this.route(worker);
+      });
+    }
+  }
+
+  private showLabForm(typed = ''): void {
+    this.show(labIdPage(this.study, async (participantId) => this.route(await this.begin({ participantId })), typed));
+  }
+
+  /** A lab's next participant: this browser forgets the session, and the form asks for an id. */
+  private newParticipant(): void {
+    this.forget();
+    this.showLabForm();
+  }
+
+  private keep(session: KeptSession): void {
+    const { waitStartedAt, ...rest } = session;
+    this.kept = waitStartedAt === undefined ? rest : session;
+    saveSession(this.study.id, this.kept);
+  }
+
+  private forget(): void {
+    this.kept = null;
+    this.api.token = null;
+    forgetSession(this.study.id);
+  }
+
+  private show(frame: StudyFrame, problem: string | null = null): void {
+    showFrame(this.app, frame, this.study.title, problem);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The pages before a session: MTurk's preview of a HIT (what the study is, nothing recorded), a
+ * link without the platform's ids, a lab's form for the participant's id, and a study that does
+ * not exist.
+ */
+import type { PublicStudy } from '../../../../shared/study/studyFile';
+import { h } from '../../ui/dom';
+import { labIdProblem } from '../entry';
+import { studyFacts } from './consent';
+import { busy, platformName, studyFrame, type StudyFrame } from './frame';
+
+export function mturkPreviewPage(study: PublicStudy): StudyFrame {
+  return studyFrame(null, null, study.title, studyFacts(study), h('p', { class: 'accept-hit' }, h('strong', {}, 'Accept the HIT to start.')));
+}
+
+export function badLinkPage(study: PublicStudy, problem: string): StudyFrame {
+  const platform = platformName(study.platform.kind);
+  return studyFrame(
+    study,
+    null,
+    'This link is not complete',
+    h('p', { class: 'link-problem' }, problem),
+    h('p', {}, `Please open the study again from ${platform}. If it happens again, contact the researchers through ${platform}.`),
+  );
+}
+
+export function notFoundPage(studyId: string): StudyFrame {
+  return studyFrame(null, null, 'No study here', h('p', {}, `There is no study called "${studyId}" on this site. Please check the link you were given.`));
+}
+
+/** The page could not load the study at all: no connection, or a server fault. */
+export function unavailablePage(problem: string, retry: () => void): StudyFrame {
+  const again = h('button', { type: 'button', class: 'retry' }, 'Try again');
+  again.addEventListener('click', retry);
+  return studyFrame(null, null, 'The study could not be opened', h('p', {}, problem), h('div', { class: 'study-actions' }, again));
+}
+
+/** A lab's start: the id the experimenter gives, checked as the server checks it. */
+export function labIdPage(study: PublicStudy, start: (participantId: string) => Promise<void>, typed = ''): StudyFrame {
+  if (study.platform.kind !== 'lab') throw new Error('the participant id form is for a lab study');
+  const { participantIdLabel, participantIdPattern } = study.platform;
+  const hint = h('p', { class: 'field-problem', id: 'participant-id-problem' });
+  const input = h('input', { type: 'text', id: 'participant-id', name: 'participantId', value: typed, autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': hint.id });
+  const button = h('button', { type: 'submit', class: 'start' }, 'Start');
+  const form = h('form', { class: 'lab-id', novalidate: true }, h('label', { for: input.id }, participantIdLabel), h('div', { class: 'row' }, input, button), hint);
+  const frame = studyFrame(study, null, study.title, h('p', {}, study.description), h('p', {}, 'Type the id the experimenter gave you, then press Start.'), form);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const problem = labIdProblem(input.value, participantIdPattern);
+    hint.textContent = problem ?? '';
+    input.setAttribute('aria-invalid', String(problem !== null));
+    if (problem) return input.focus();
+    void busy(frame, [button], () => start(input.value.trim()));
+  });
+  return frame;
+}
