@@ -13,6 +13,8 @@ import { CLIENT_DIST, mountClient } from '../../server/http/client';
 import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { GameStore } from '../../server/store/GameStore';
+import { WorkerStore } from '../../server/store/WorkerStore';
+import type { Study } from '../../shared/study/studyFile';
 
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 export const ADMIN_TOKEN = 'browser-test-admin-token';
@@ -20,31 +22,45 @@ export const ADMIN_TOKEN = 'browser-test-admin-token';
 export interface BrowserTestServer {
   readonly url: string;
   readonly store: GameStore;
+  /** The studies' workers, kept in the same temporary data directory (when the server runs studies). */
+  readonly workers: WorkerStore | null;
   readonly server: RunningGameServer;
   close(): Promise<void>;
 }
 
-/** `limits` overrides the server's limits on a connection (its message rate). */
-export async function startBrowserTestServer(roomSettings: RoomSettings = {}, limits: Pick<GameServerOptions, 'maxMessagesPerSecond'> = {}): Promise<BrowserTestServer> {
+/**
+ * `limits` overrides the server's limits on a connection (its message rate); `studies` are run
+ * by the server as `serve --study` would, with their workers in the temporary data directory.
+ */
+export async function startBrowserTestServer(
+  roomSettings: RoomSettings = {},
+  limits: Pick<GameServerOptions, 'maxMessagesPerSecond'> = {},
+  studies: readonly Study[] = [],
+): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
   const store = GameStore.open(dataDir);
+  const workers = studies.length > 0 ? WorkerStore.open(dataDir) : null;
   const server = await startGameServer({
     ...limits,
     port: 0,
     host: '127.0.0.1',
     roomSettings,
     services: { startLog: (header, info) => store.startGame(header, info) },
+    studies,
+    ...(workers && { workers }),
     routes: (app) => {
-      mountApi(app, { store, adminToken: ADMIN_TOKEN });
+      mountApi(app, { store, adminToken: ADMIN_TOKEN, studies, workers });
       if (!mountClient(app, CLIENT_DIST).built) throw new Error('the client is not built: run "npm run build:client" first');
     },
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
     store,
+    workers,
     server,
     close: async () => {
       await server.close();
+      workers?.close();
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -5,33 +5,12 @@
  * walk onto the card it names, press Done, until a set is made). The test steers with the
  * engine's path planner over the tutorial map, pressing the keys a person would.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { describeCard, isValidSet, type Card } from '../../shared/engine/cards';
-import { buildWorld, mapSchema } from '../../shared/engine/map';
-import type { Pose } from '../../shared/engine/hex';
-import { PathPlanner } from '../../shared/nav/pathing';
+import type { Browser } from 'playwright-core';
+import { isValidSet } from '../../shared/engine/cards';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { currentStep, myTurn, playFollowerTutorial, stepToward, tutorialView as view } from './tutorialPlayer';
 
 jest.setTimeout(180_000);
-
-const tutorial = mapSchema.parse(JSON.parse(readFileSync(join(__dirname, '../../maps/tutorial.json'), 'utf8')));
-const planner = new PathPlanner(buildWorld(tutorial));
-const KEYS = { MF: 'ArrowUp', MB: 'ArrowDown', RL: 'ArrowLeft', RR: 'ArrowRight' } as const;
-
-interface TutorialView {
-  readonly turn: { readonly role: string; readonly stepsLeft: number };
-  readonly leader: Pose;
-  readonly follower: Pose;
-  readonly cards: Card[];
-  readonly score: number;
-  readonly instructions: { readonly text: string; readonly status: string; readonly shown: boolean }[];
-}
-const view = (page: Page) => page.evaluate(() => (window as never as { __game: { view: TutorialView } }).__game.view);
-const myTurn = (page: Page, role: string) =>
-  page.waitForFunction((role) => (window as never as { __game?: { view: TutorialView } }).__game?.view.turn.role === role, role, { timeout: 60_000 });
-const currentStep = (page: Page) => page.textContent('.tutorial-hint li.current');
 
 let server: BrowserTestServer;
 let browser: Browser;
@@ -45,25 +24,6 @@ afterAll(async () => {
   await server?.close();
   await browser?.close();
 });
-
-/** One key toward `target`, on `role`'s turn; false when there is nothing to press (there, or no way). */
-async function stepToward(page: Page, role: 'leader' | 'follower', target: Card): Promise<boolean> {
-  const before = await view(page);
-  const pose = before[role];
-  if (pose.x === target.x && pose.y === target.y) return false;
-  const move = planner.nextMove(before.cards, pose, target);
-  if (!move) return false;
-  await page.keyboard.press(KEYS[move]);
-  await page.waitForFunction(
-    ([role, x, y, heading, steps]) => {
-      const now = (window as never as { __game: { view: TutorialView } }).__game.view;
-      const me = now[role as 'leader'];
-      return me.x !== x || me.y !== y || me.heading !== heading || now.turn.stepsLeft !== steps || now.turn.role !== role;
-    },
-    [role, pose.x, pose.y, pose.heading, before.turn.stepsLeft] as const,
-  );
-  return true;
-}
 
 test("the leader's tutorial: every step must be done, and it ends in the lobby", async () => {
   const { page, errors } = await openPage(browser, `${server.url}/?tutorial=leader`);
@@ -108,20 +68,9 @@ test("the follower's tutorial: follow the scripted leader's instructions until a
   await page.click('a.tutorial-link[data-role=follower]');
   await page.waitForSelector('.game-screen.follower .tutorial-hint');
   expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ pool: 'tutorials', tutorial: 'follower' });
-  for (let instructions = 0; instructions < 12 && !(await page.isVisible('.tutorial-complete')); instructions++) {
-    await myTurn(page, 'follower');
-    const current = (await view(page)).instructions.find((instruction) => instruction.status === 'current')!;
-    expect(current.text).toMatch(/^Walk to the card with /);
-    // The card it names, from the tutorial's cards (no set has been made yet, so they are all there).
-    const target = tutorial.cards!.map((card, id) => ({ ...card, id, selected: false }) as Card).find((card) => current.text.includes(describeCard(card)))!;
-    expect(target).toBeDefined();
-    while (await stepToward(page, 'follower', target)) {
-      if ((await view(page)).turn.role !== 'follower') await myTurn(page, 'follower');
-    }
-    if (instructions === 0) expect(await currentStep(page)).toContain('press Done');
-    await page.keyboard.press('d');
-    await page.waitForFunction((text) => !(window as never as { __game: { view: TutorialView } }).__game.view.instructions.some((i) => i.text === text && i.status === 'current'), current.text);
-  }
+  await playFollowerTutorial(page, async (instruction) => {
+    if (instruction === 0) expect(await currentStep(page)).toContain('press Done');
+  });
   await page.waitForSelector('.tutorial-complete');
   expect(await page.locator('.tutorial-hint li.done').count()).toBe(4);
   await screenshot(page, 'tutorial-follower-complete');

@@ -72,22 +72,24 @@ export class StudyFlow {
 
   private async begin(ids: SessionBody): Promise<PublicWorker> {
     const { token, worker } = await this.api.startSession(ids);
-    this.keep({ participantId: worker.participantId, token, ids });
+    // A session started again (the token expired) keeps the wait's start.
+    const again = this.kept !== null && sameIds(this.kept.ids, ids);
+    this.keep({ ...(again ? this.kept : {}), participantId: worker.participantId, token, ids });
     return worker;
   }
 
   /** A request with the session: an expired session is started again from its ids (once); a blocked worker sees its ending. */
-  private async call<T>(request: () => Promise<T>): Promise<T> {
+  private async call<T>(request: () => Promise<T>, renewed = false): Promise<T> {
     try {
       return await request();
     } catch (error) {
       if (!(error instanceof StudyApiError)) throw error;
-      if (error.code === 'SESSION_UNKNOWN' && this.kept) {
+      if (error.code === 'SESSION_UNKNOWN' && this.kept && !renewed) {
         await this.begin(this.kept.ids);
-        return this.call(request);
+        return this.call(request, true);
       }
       if (error.code === 'BLOCKED') {
-        this.show(blockedPage(this.study));
+        this.show(blockedPage(this.study, this.labRestart()));
         throw new PageLeft();
       }
       throw error;
@@ -123,11 +125,11 @@ export class StudyFlow {
         return this.play(worker);
       case 'done':
       case 'screenedOut':
-        return this.show(completionPage(study, worker, study.platform.kind === 'lab' ? () => this.newParticipant() : null));
+        return this.show(completionPage(study, worker, this.labRestart()));
       case 'declined':
-        return this.show(declinedPage(study));
+        return this.show(declinedPage(study, this.labRestart()));
       case 'blocked':
-        return this.show(blockedPage(study));
+        return this.show(blockedPage(study, this.labRestart()));
     }
   }
 
@@ -214,10 +216,13 @@ export class StudyFlow {
     this.show(labIdPage(this.study, async (participantId) => this.route(await this.begin({ participantId })), typed));
   }
 
-  /** A lab's next participant: this browser forgets the session, and the form asks for an id. */
-  private newParticipant(): void {
-    this.forget();
-    this.showLabForm();
+  /** In a lab, the endings let the experimenter start again: this browser forgets the session, and the form asks for an id. */
+  private labRestart(): (() => void) | null {
+    if (this.study.platform.kind !== 'lab') return null;
+    return () => {
+      this.forget();
+      this.showLabForm();
+    };
   }
 
   private keep(session: KeptSession): void {

@@ -43,7 +43,7 @@ export function labIdPage(study: PublicStudy, start: (participantId: string) => 
   const input = h('input', { type: 'text', id: 'participant-id', name: 'participantId', value: typed, autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': hint.id });
   const button = h('button', { type: 'submit', class: 'start' }, 'Start');
   const form = h('form', { class: 'lab-id', novalidate: true }, h('label', { for: input.id }, participantIdLabel), h('div', { class: 'row' }, input, button), hint);
-  const frame = studyFrame(study, null, study.title, h('p', {}, study.description), h('p', {}, 'Type the id the experimenter gave you, then press Start.'), form);
+  const frame = studyFrame(study, null, 'Start the study', h('p', {}, study.description), h('p', {}, 'Type the id the experimenter gave you, then press Start.'), form);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const problem = labIdProblem(input.value, participantIdPattern);

@@ -22,7 +22,7 @@ const OUTCOMES: Readonly<Record<CompletionOutcome, { heading: string; text: stri
   screenedOut: { heading: 'The quiz was not passed', text: 'You did not give enough right answers to play in this study, so it ends here. Thank you for your time.' },
 };
 
-/** `newParticipant` (a lab only) lets the experimenter start the page again for someone else. */
+/** `newParticipant` (a lab only) lets the experimenter start the page again for someone else; so on every ending. */
 export function completionPage(study: PublicStudy, worker: PublicWorker, newParticipant: (() => void) | null): StudyFrame {
   const completion = worker.completion;
   if (!completion) throw new Error('the completion page needs a completion code');
@@ -79,20 +79,25 @@ function handBack(study: PublicStudy, completion: NonNullable<PublicWorker['comp
       'div',
       { class: 'hand-back' },
       h('p', {}, 'Please tell the experimenter that you have finished, and show them this code.'),
-      newParticipant ? h('button', { type: 'button', class: 'secondary new-participant', onclick: newParticipant }, 'Start again with another participant id') : null,
+      restartButton(newParticipant),
     );
   }
   return h('p', { class: 'hand-back' }, `Please enter this code on ${platformName(study.platform.kind)}.`);
 }
 
-export function declinedPage(study: PublicStudy): StudyFrame {
+export function declinedPage(study: PublicStudy, newParticipant: (() => void) | null): StudyFrame {
   const where = study.platform.kind === 'lab' ? 'Please tell the experimenter.' : `Please return the ${study.platform.kind === 'mturk' ? 'HIT' : 'study'} on ${platformName(study.platform.kind)}, so that someone else can take your place.`;
-  return studyFrame(study, null, 'You declined', h('p', {}, `You chose not to take part, so the study ends here. ${where}`), h('p', {}, 'Thank you for your time.'));
+  return studyFrame(study, null, 'You declined', h('p', {}, `You chose not to take part, so the study ends here. ${where}`), h('p', {}, 'Thank you for your time.'), restartButton(newParticipant));
 }
 
-export function blockedPage(study: PublicStudy): StudyFrame {
+export function blockedPage(study: PublicStudy, newParticipant: (() => void) | null): StudyFrame {
   const contact = study.platform.kind === 'lab' ? 'please tell the experimenter' : `please contact the researchers through ${platformName(study.platform.kind)}`;
-  return studyFrame(study, null, 'You cannot take part in this study', h('p', {}, `The researchers have closed this study to you. If you think this is a mistake, ${contact}.`));
+  return studyFrame(study, null, 'You cannot take part in this study', h('p', {}, `The researchers have closed this study to you. If you think this is a mistake, ${contact}.`), restartButton(newParticipant));
+}
+
+/** In a lab, for the experimenter: the page starts again with the id form. */
+function restartButton(newParticipant: (() => void) | null): HTMLElement | null {
+  return newParticipant && h('button', { type: 'button', class: 'secondary new-participant', onclick: newParticipant }, 'Start again with another participant id');
 }
 
 function isHttps(address: string): boolean {

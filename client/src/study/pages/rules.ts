@@ -48,7 +48,6 @@ export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
       ' is three cards whose colours, shapes and numbers of shapes are all different: for example 1 red star, 2 blue hearts and 3 green triangles. ',
       'Step on a card to pick it; step on it again to put it back. Each set is one point, and gives you both more turns.',
     ),
-    viewFigure(leaderView, "The leader's screen", "The leader's screen: the whole map from above, with its cards, and the follower's view in a corner. Instructions are written on the right."),
     heading('The leader'),
     h(
       'p',
@@ -57,7 +56,7 @@ export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
       h('strong', {}, 'End turn'),
       '.',
     ),
-    viewFigure(followerView, "The follower's screen", "The follower's screen: only what is in front of the follower, and the leader's instruction on the right."),
+    viewFigure(leaderView, "The leader's screen", "The leader's screen: the whole map from above, with its cards, and the follower's view in a corner. Instructions are written on the right."),
     heading('The follower'),
     h(
       'p',
@@ -66,6 +65,7 @@ export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
       h('strong', {}, 'Done'),
       ' (or the D key) to get the next one.',
     ),
+    viewFigure(followerView, "The follower's screen", "The follower's screen: only what is in front of the follower, and the leader's instruction on the right."),
     heading('Turns and time'),
     h('p', {}, 'The leader and the follower take turns. Each turn has a time limit, shown at the top of the screen. The game ends when the turns run out.'),
     heading('Your pay'),
