@@ -101,15 +101,16 @@ export class StudyApi {
     } catch (error) {
       throw new StudyApiError(0, 'NETWORK', `no answer from the server (${error instanceof Error ? error.message : String(error)})`);
     }
-    const answer = (await response.json().catch(() => null)) as (T & { error?: never }) | { error?: { code?: unknown; message?: unknown; field?: unknown; retryAfterSeconds?: unknown } } | null;
+    const answer: unknown = await response.json().catch(() => null);
     if (response.ok && answer !== null) return answer as T;
-    const error = answer?.error;
+    const error: Record<string, unknown> = (answer as { error?: Record<string, unknown> } | null)?.error ?? {};
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
     throw new StudyApiError(
       response.status,
-      typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
-      typeof error?.message === 'string' ? error.message : `the server answered ${response.status} ${response.statusText}`.trim(),
-      typeof error?.field === 'string' ? error.field : undefined,
-      typeof error?.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined,
+      text(error.code) ?? `HTTP_${response.status}`,
+      text(error.message) ?? `the server answered ${response.status} ${response.statusText}`.trim(),
+      text(error.field),
+      typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined,
     );
   }
 }

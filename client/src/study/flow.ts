@@ -111,12 +111,12 @@ export class StudyFlow {
 
   private route(worker: PublicWorker): void {
     const { study } = this;
-    const next = (request: () => Promise<PublicWorker>) => async () => this.route(await this.act(request));
+    const advance = async (request: () => Promise<PublicWorker>) => this.route(await this.act(request));
     switch (worker.step) {
       case 'consent':
-        return this.show(consentPage(study, (agree) => next(() => this.api.consent(agree))()));
+        return this.show(consentPage(study, (agree) => advance(() => this.api.consent(agree))));
       case 'rules':
-        return this.show(rulesPage(study, next(() => this.api.readRules())));
+        return this.show(rulesPage(study, () => advance(() => this.api.readRules())));
       case 'tutorial':
         return this.show(tutorialIntroPage(study, worker.tutorialsLeft[0], () => this.tutorial(worker.tutorialsLeft[0])));
       case 'quiz':
@@ -212,8 +212,8 @@ export class StudyFlow {
     }
   }
 
-  private showLabForm(typed = ''): void {
-    this.show(labIdPage(this.study, async (participantId) => this.route(await this.begin({ participantId })), typed));
+  private showLabForm(): void {
+    this.show(labIdPage(this.study, async (participantId) => this.route(await this.begin({ participantId }))));
   }
 
   /** In a lab, the endings let the experimenter start again: this browser forgets the session, and the form asks for an id. */

@@ -14,7 +14,7 @@ const app = document.getElementById('app')!;
 
 async function open(): Promise<void> {
   const studyId = studyIdOf(location.pathname);
-  if (studyId === null) return showFrame(app, notFoundPage(location.pathname.replace(/^\/study\/?/, '')), null);
+  if (studyId === null) return showFrame(app, notFoundPage(null), null);
   try {
     const study = await new StudyApi(studyId).study();
     new StudyFlow(app, study, readEntry(study.platform.kind, location.search)).start();

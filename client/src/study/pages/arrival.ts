@@ -24,8 +24,10 @@ export function badLinkPage(study: PublicStudy, problem: string): StudyFrame {
   );
 }
 
-export function notFoundPage(studyId: string): StudyFrame {
-  return studyFrame(null, null, 'No study here', h('p', {}, `There is no study called "${studyId}" on this site. Please check the link you were given.`));
+/** `studyId` is null when the address names no study at all. */
+export function notFoundPage(studyId: string | null): StudyFrame {
+  const what = studyId === null ? 'This address does not name a study.' : `There is no study called "${studyId}" on this site.`;
+  return studyFrame(null, null, 'No study here', h('p', {}, `${what} Please check the link you were given.`));
 }
 
 /** The page could not load the study at all: no connection, or a server fault. */
@@ -36,11 +38,11 @@ export function unavailablePage(problem: string, retry: () => void): StudyFrame 
 }
 
 /** A lab's start: the id the experimenter gives, checked as the server checks it. */
-export function labIdPage(study: PublicStudy, start: (participantId: string) => Promise<void>, typed = ''): StudyFrame {
+export function labIdPage(study: PublicStudy, start: (participantId: string) => Promise<void>): StudyFrame {
   if (study.platform.kind !== 'lab') throw new Error('the participant id form is for a lab study');
   const { participantIdLabel, participantIdPattern } = study.platform;
   const hint = h('p', { class: 'field-problem', id: 'participant-id-problem' });
-  const input = h('input', { type: 'text', id: 'participant-id', name: 'participantId', value: typed, autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': hint.id });
+  const input = h('input', { type: 'text', id: 'participant-id', name: 'participantId', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': hint.id });
   const button = h('button', { type: 'submit', class: 'start' }, 'Start');
   const form = h('form', { class: 'lab-id', novalidate: true }, h('label', { for: input.id }, participantIdLabel), h('div', { class: 'row' }, input, button), hint);
   const frame = studyFrame(study, null, 'Start the study', h('p', {}, study.description), h('p', {}, 'Type the id the experimenter gave you, then press Start.'), form);
