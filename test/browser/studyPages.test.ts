@@ -1,14 +1,15 @@
 /// <reference lib="dom" />
 /**
- * A study's participant pages (/study/<id>) in a real browser, against a server running three
- * studies (Prolific, MTurk, a lab) with its worker records in a temporary directory: a Prolific
+ * A study's participant pages (/study/<id>) in a real browser, against a server running four
+ * studies (Prolific, MTurk, two labs) with its worker records in a temporary directory: a Prolific
  * worker through consent, the rules, the follower's tutorial, the quiz (a failed attempt, then a
  * pass), the wait for a partner (kept across a refresh) and the noPartner ending's hand-back; a
  * declining worker; a link without its ids; MTurk's preview; an MTurk worker screened out by the
  * quiz, in a frame, whose page posts the assignment to MTurk; a lab worker's id form and a hostile
  * consent form shown as text; two lab workers seated in one game by the server (a refresh keeps
- * the seat), whose partner leaves; a blocked worker. Every page is audited with axe, and a picture
- * of each goes to test-artifacts/ (with UPDATE_DOC_SCREENSHOTS=1 also to docs/images/).
+ * the seat), whose partner leaves; two games in a session, then the completed code; a blocked
+ * worker. Every page is audited with axe, and a picture of each goes to test-artifacts/ (with
+ * UPDATE_DOC_SCREENSHOTS=1 also to docs/images/).
  */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,14 @@ beforeAll(async () => {
     study('pilot', CONSENT, {}),
     study('turk', CONSENT, { platform: { kind: 'mturk' }, 'pay.currency': 'USD' }),
     study('lab', HOSTILE_CONSENT, { platform: { kind: 'lab', participantIdPattern: 'P[0-9]{3}' }, 'roles.newWorkersStartAs': 'either', 'roles.promotion': 'manual' }),
+    // Two games a session, each over in seconds: every turn times out after 1 s.
+    study('short', CONSENT, {
+      platform: { kind: 'lab' },
+      'roles.newWorkersStartAs': 'either',
+      'roles.promotion': 'manual',
+      gamesPerSession: 2,
+      time: { waitForPartnerSeconds: 60, sessionMinutes: 30, leaderTurnSeconds: 1, followerTurnSeconds: 1 },
+    }),
   ];
   // Seats are kept 3 s: a refresh comes back in time, a closed page ends its partner's game soon.
   server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 3 }, {}, studies);
@@ -373,6 +382,42 @@ test('two lab workers: the server seats them in one game; a refresh keeps the se
   await stays.page.waitForSelector('form.lab-id');
   expect(await stays.page.evaluate(() => localStorage.getItem('cerealbar.study.lab'))).toBeNull();
   expect(stays.errors).toEqual([]);
+});
+
+test('two games a session: after the first the page offers the next, after the second the completed code', async () => {
+  const ids = ['S-1', 'S-2'];
+  for (const id of ids) await prepared('short', { participantId: id }, 'play', ['leader', 'follower']);
+  const players = await Promise.all(
+    ids.map(async (id) => {
+      const opened = await openPage(browser, `${server.url}/study/short`);
+      await opened.page.fill('#participant-id', id);
+      await opened.page.click('form.lab-id button.start');
+      await opened.page.waitForSelector('button.find-partner');
+      return opened;
+    }),
+  );
+  for (const game of [1, 2]) {
+    for (const { page } of players) await page.click('button.find-partner');
+    for (const { page } of players) {
+      await page.waitForSelector('.game-over button', { timeout: 60_000 });
+      await page.click('.game-over button');
+    }
+    if (game === 1) {
+      for (const { page } of players) {
+        await page.waitForSelector('button.find-partner');
+        expect(await heading(page)).toBe('Play another game');
+        expect(await page.textContent('.games-so-far')).toBe('Games played so far: 1. Your pay so far: £4.50 base pay and a bonus of £0.00.');
+      }
+      await accessible(players[0].page, 'play another game');
+    }
+  }
+  for (const { page } of players) {
+    await page.waitForSelector('.completion-code');
+    expect(await heading(page)).toBe('Thank you: you have finished');
+    expect(await page.textContent('.completion-code .code')).toBe('CDONE1');
+  }
+  for (const id of ids) expect(server.workers!.get('short', id)!.games).toMatchObject({ played: 2, completed: 2 });
+  expect(players.flatMap((player) => player.errors)).toEqual([]);
 });
 
 test('a blocked worker is told so', async () => {
