@@ -19,6 +19,7 @@ import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import {
   ACTION_MESSAGE,
+  CLOSE_STUDY_ENDED,
   clientMessageSchemas,
   DEFAULT_PATCH_RATE_MS,
   joinOptionsSchema,
@@ -42,6 +43,9 @@ const QUEUE_POLL_MS = 1000;
 
 /** Told to both players when storage fails mid-game, with the end reason 'storage-failed'. */
 export const NOT_SAVED_MESSAGE = 'this game could not be saved and has ended';
+/** Said to a study's worker whose session ended while it waited (or before it joined). */
+export const STUDY_ENDED_MESSAGE = 'your part of the study has ended: no new game starts for you';
+
 /** Told to both players when the game's log cannot be created: the game does not start. */
 export const NOT_STARTED_MESSAGE = 'the server cannot save games right now, so this game did not start; please try again later';
 
@@ -91,6 +95,8 @@ export interface RoomServices {
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
   turnSeconds(studyId: string): { leader?: number; follower?: number };
+  /** Whether the worker may still play (it is at the play step: not done, blocked or screened out). */
+  mayPlay(studyId: string, workerId: string): boolean;
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void;
   /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
   gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): void;
@@ -295,6 +301,7 @@ export class GameRoom extends Room {
     if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
     this.release(client.sessionId);
     const { role, options } = claim;
+    if (options.workerId !== undefined && !this.studyWorkerMayPlay(options.workerId)) throw new ServerError(403, STUDY_ENDED_MESSAGE);
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
@@ -307,9 +314,34 @@ export class GameRoom extends Room {
     const seat: SeatMessage = { role, playerId: record.playerId, ...(this.code && { code: this.code }) };
     client.send('seat', seat);
     if (options.botFollower) this.seatBot();
+    this.sendAwayFinishedWorkers();
     this.listOpenSeats();
     if (this.seats.size === ROLES.length) this.startGame(client);
     else this.watchQueue();
+  }
+
+  /** A study's worker may play only while at the play step; without a study, anyone may. */
+  private studyWorkerMayPlay(workerId: string): boolean {
+    const hooks = this.services.studies;
+    if (!this.studyId || !hooks) return true;
+    try {
+      return hooks.mayPlay(this.studyId, workerId);
+    } catch (error) {
+      logger.error(`game room ${this.roomId}: study ${this.studyId} could not look up worker ${workerId}:`, error);
+      return false;
+    }
+  }
+
+  /**
+   * A worker who waited here but whose session has since ended (it took the noPartner code, or was
+   * blocked) leaves before a game could start with it: its page then shows its ending.
+   */
+  private sendAwayFinishedWorkers(): void {
+    for (const seat of [...this.seats.values()]) {
+      if (seat.record.workerId === undefined || this.studyWorkerMayPlay(seat.record.workerId)) continue;
+      this.seats.delete(seat.role);
+      seat.client?.leave(CLOSE_STUDY_ENDED, STUDY_ENDED_MESSAGE);
+    }
   }
 
   /** A dropped player keeps its seat for the reconnection window; one the server expelled leaves at once (onLeave). */

@@ -8,7 +8,7 @@ import { logger, matchMaker } from '@colyseus/core';
 
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
-import type { WorkerRecord } from '../../shared/study/worker';
+import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
 import type { SeatRecord } from '../store/types';
 import { WorkerError, type WorkerStore } from '../store/WorkerStore';
@@ -27,6 +27,11 @@ export class StudyGames implements StudyGameHooks {
   turnSeconds(studyId: string): { leader?: number; follower?: number } {
     const time = this.studies.get(studyId)?.time;
     return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
+  }
+
+  mayPlay(studyId: string, workerId: string): boolean {
+    const worker = this.workers.get(studyId, workerId);
+    return worker !== null && workerStep(worker) === 'play';
   }
 
   /**

@@ -26,6 +26,8 @@ export const MAX_MESSAGES_PER_SECOND = 100;
 export const CLOSE_RATE_LIMITED = 1008; // Policy Violation; the reason starts with RATE_LIMITED
 export const CLOSE_FRAME_TOO_LARGE = 1009; // Message Too Big
 export const CLOSE_BAD_FRAME = 1007; // Invalid Frame Payload Data: not a message Colyseus can decode
+/** A study's worker whose session ended while it waited for a partner (docs/protocol.md, P-105). */
+export const CLOSE_STUDY_ENDED = 4100;
 
 /** Why the server closed a player's connection; the partner is told in its `partnerLeft` notice. */
 export interface Expulsion {

@@ -15,6 +15,7 @@ import { GameStore } from '../../server/store/GameStore';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { replay } from '../../shared/log/replay';
+import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { join as joinGame, sleep, track, waitFor, type Player } from './harness';
@@ -261,6 +262,28 @@ describe("a study's games", () => {
     await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
     skew = 120_000;
     expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, other)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+  });
+
+  test('P-150: a worker whose session ended while it waited is sent away when a partner comes; no game starts with it', async () => {
+    await serve([study({ 'time.waitForPartnerSeconds': 30 })]);
+    const token = await readyWorker('F1');
+    const waiting = await play(token);
+    let closed: number | null = null;
+    waiting.room.onLeave((code) => (closed = code));
+    skew = 30_000;
+    expect((await call('POST', `/api/studies/${STUDY}/no-partner`, {}, token)).status).toBe(200);
+    const leader = await play(await readyLeader('L1'));
+    await waitFor(() => closed !== null, 'the finished worker to be sent away');
+    expect(closed).toBe(CLOSE_STUDY_ENDED);
+    await sleep(200);
+    expect(leader.phase).toBe('waiting');
+    expect(store.listGames()).toEqual([]);
+    // A finished worker's stale reservation is refused too.
+    const second = await readyWorker('F2');
+    const answer = await call('POST', `/api/studies/${STUDY}/play`, {}, second);
+    expect((await admin('F2/block')).status).toBe(200);
+    await expect(new Client(base).consumeSeatReservation(answer.body.reservation)).rejects.toThrow(/study has ended/);
+    expect(leader.phase).toBe('waiting');
   });
 
   test("P-104: a study's turn seconds are its games' own; a new MTurk assignment after a completion is a new session", async () => {
