@@ -21,6 +21,8 @@ export const ADMIN_TOKEN = 'browser-test-admin-token';
 
 export interface BrowserTestServer {
   readonly url: string;
+  /** The temporary data directory: the game index and logs, and the workers' file. */
+  readonly dataDir: string;
   readonly store: GameStore;
   /** The studies' workers, kept in the same temporary data directory (when the server runs studies). */
   readonly workers: WorkerStore | null;
@@ -55,6 +57,7 @@ export async function startBrowserTestServer(
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
+    dataDir,
     store,
     workers,
     server,

@@ -6,9 +6,8 @@
  * engine's path planner over the tutorial map, pressing the keys a person would.
  */
 import type { Browser } from 'playwright-core';
-import { isValidSet } from '../../shared/engine/cards';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
-import { currentStep, myTurn, playFollowerTutorial, stepToward, tutorialView as view } from './tutorialPlayer';
+import { currentStep, myTurn, playFollowerTutorial, playLeaderTutorial } from './tutorialPlayer';
 
 jest.setTimeout(180_000);
 
@@ -32,27 +31,12 @@ test("the leader's tutorial: every step must be done, and it ends in the lobby",
   await screenshot(page, 'tutorial-leader');
   await myTurn(page, 'leader');
 
-  // A valid set on the board: the leader steps onto each of its cards, giving the follower a
-  // bare move to make between its turns (steps 2 to 4 along the way).
-  const cards = (await view(page)).cards;
-  const set = cards.flatMap((a, i) => cards.slice(i + 1).flatMap((b, j) => cards.slice(i + j + 2).map((c) => [a, b, c]))).find(isValidSet)!;
-  expect(set).toBeDefined();
-  let leftToSelect = [...set];
-  for (let rounds = 0; leftToSelect.length > 0 && rounds < 40; rounds++) {
-    await myTurn(page, 'leader');
-    while ((await view(page)).turn.stepsLeft > 0 && leftToSelect.length > 0) {
-      if (!(await stepToward(page, 'leader', leftToSelect[0]))) leftToSelect = leftToSelect.slice(1);
-      const selected = new Set((await view(page)).cards.filter((card) => card.selected).map((card) => card.id));
-      leftToSelect = leftToSelect.filter((card) => !selected.has(card.id));
-      if ((await view(page)).score > 0) leftToSelect = [];
-    }
-    if (leftToSelect.length === 0) break;
-    if (rounds === 0) expect(await currentStep(page)).toContain('Write an instruction');
-    await page.fill('textarea.instruction-input', 'Turn left');
-    await page.keyboard.press('Enter');
-    if (rounds === 0) expect(await currentStep(page)).toContain('End turn');
-    await page.click('button.end-turn');
-  }
+  // The leader steps onto each card of a valid set, giving the follower a bare move to make
+  // between its turns (steps 2 to 4 along the way).
+  await playLeaderTutorial(page, {
+    beforeInstruction: async () => expect(await currentStep(page)).toContain('Write an instruction'),
+    beforeEndTurn: async () => expect(await currentStep(page)).toContain('End turn'),
+  });
   await page.waitForSelector('.tutorial-complete');
   expect(await page.locator('.tutorial-hint li.done').count()).toBe(5);
   await screenshot(page, 'tutorial-leader-complete');

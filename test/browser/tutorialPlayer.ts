@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { describeCard, type Card } from '../../shared/engine/cards';
+import type { Frame, Page } from 'playwright-core';
+import { describeCard, isValidSet, type Card } from '../../shared/engine/cards';
 import { buildWorld, mapSchema } from '../../shared/engine/map';
 import type { Pose } from '../../shared/engine/hex';
 import { PathPlanner } from '../../shared/nav/pathing';
 
 export const tutorialMap = mapSchema.parse(JSON.parse(readFileSync(join(__dirname, '../../maps/tutorial.json'), 'utf8')));
-const planner = new PathPlanner(buildWorld(tutorialMap));
+const tutorialPlanner = new PathPlanner(buildWorld(tutorialMap));
 const KEYS = { MF: 'ArrowUp', MB: 'ArrowDown', RL: 'ArrowLeft', RR: 'ArrowRight' } as const;
 
 export interface TutorialView {
@@ -25,19 +25,24 @@ export interface TutorialView {
   readonly instructions: { readonly text: string; readonly status: string; readonly shown: boolean }[];
 }
 
-export const tutorialView = (page: Page) => page.evaluate(() => (window as never as { __game: { view: TutorialView } }).__game.view);
+export const tutorialView = (page: Page | Frame) => page.evaluate(() => (window as never as { __game: { view: TutorialView } }).__game.view);
 export const myTurn = (page: Page, role: string) =>
   page.waitForFunction((role) => (window as never as { __game?: { view: TutorialView } }).__game?.view.turn.role === role, role, { timeout: 60_000 });
 export const currentStep = (page: Page) => page.textContent('.tutorial-hint li.current');
 
-/** One key toward `target`, on `role`'s turn; false when there is nothing to press (there, or no way). */
-export async function stepToward(page: Page, role: 'leader' | 'follower', target: Card): Promise<boolean> {
+/**
+ * One key toward `target`, on `role`'s turn; false when there is nothing to press (there, or no
+ * way). `planner` is for the map being played (the tutorial's by default). In a frame, the frame
+ * must have the focus.
+ */
+export async function stepToward(page: Page | Frame, role: 'leader' | 'follower', target: Card, planner: PathPlanner = tutorialPlanner): Promise<boolean> {
   const before = await tutorialView(page);
   const pose = before[role];
   if (pose.x === target.x && pose.y === target.y) return false;
   const move = planner.nextMove(before.cards, pose, target);
   if (!move) return false;
-  await page.keyboard.press(KEYS[move]);
+  // A frame's page has the keyboard (its key presses go to the frame that has the focus).
+  await ('keyboard' in page ? page : page.page()).keyboard.press(KEYS[move]);
   await page.waitForFunction(
     ([role, x, y, heading, steps]) => {
       const now = (window as never as { __game: { view: TutorialView } }).__game.view;
@@ -67,6 +72,35 @@ export async function playFollowerTutorial(page: Page, beforeDone: (instruction:
     await beforeDone(instructions);
     await page.keyboard.press('d');
     await page.waitForFunction((text) => !(window as never as { __game: { view: TutorialView } }).__game.view.instructions.some((i) => i.text === text && i.status === 'current'), current.text);
+  }
+  await page.waitForSelector('.tutorial-complete');
+}
+
+/**
+ * The leader's tutorial, played until its "complete" dialog: the leader walks onto the cards of a
+ * valid set, writing an instruction and ending its turn whenever its steps run out (the scripted
+ * follower plays between). `checks` run at the first round's instruction and End Turn.
+ */
+export async function playLeaderTutorial(page: Page, checks: { beforeInstruction?: () => Promise<void>; beforeEndTurn?: () => Promise<void> } = {}): Promise<void> {
+  await myTurn(page, 'leader');
+  const cards = (await tutorialView(page)).cards;
+  const set = cards.flatMap((a, i) => cards.slice(i + 1).flatMap((b, j) => cards.slice(i + j + 2).map((c) => [a, b, c]))).find(isValidSet)!;
+  expect(set).toBeDefined();
+  let leftToSelect = [...set];
+  for (let rounds = 0; leftToSelect.length > 0 && rounds < 40; rounds++) {
+    await myTurn(page, 'leader');
+    while ((await tutorialView(page)).turn.stepsLeft > 0 && leftToSelect.length > 0) {
+      if (!(await stepToward(page, 'leader', leftToSelect[0]))) leftToSelect = leftToSelect.slice(1);
+      const selected = new Set((await tutorialView(page)).cards.filter((card) => card.selected).map((card) => card.id));
+      leftToSelect = leftToSelect.filter((card) => !selected.has(card.id));
+      if ((await tutorialView(page)).score > 0) leftToSelect = [];
+    }
+    if (leftToSelect.length === 0) break;
+    if (rounds === 0) await checks.beforeInstruction?.();
+    await page.fill('textarea.instruction-input', 'Turn left');
+    await page.keyboard.press('Enter');
+    if (rounds === 0) await checks.beforeEndTurn?.();
+    await page.click('button.end-turn');
   }
   await page.waitForSelector('.tutorial-complete');
 }
