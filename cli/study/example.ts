@@ -53,12 +53,13 @@ pay:
 # Time limits (all optional).
 time:
   waitForPartnerSeconds: 300   # default 300: wait this long for a partner, then leave with the noPartner code
-  sessionMinutes: 30           # default 30: the longest a session lasts, from consent to exit
+  sessionMinutes: 30           # default 30: how long a session takes at most, as participants are told
   # leaderTurnSeconds: 45      # default: the server's --leader-seconds (45)
   # followerTurnSeconds: 15    # default: the server's --follower-seconds (15)
 
 # A quiz on the rules, after the tutorial. "answer" is the right choice counted from 0
-# (0 is the first choice). 2 to 6 choices per question; the explanation is optional.
+# (0 is the first choice). 2 to 6 choices per question. The explanation is optional and for
+# your records only: participants never see it, since it could give an answer away.
 quiz:
   questions:
     - prompt: Which player sees the whole map?

@@ -82,7 +82,11 @@ export const timeSchema = z
   .strictObject({
     /** How long a participant waits for a partner before leaving with the noPartner code. */
     waitForPartnerSeconds: z.number().int('must be a whole number of seconds').min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
-    /** The longest a participant's session lasts, from the consent page to the exit. */
+    /**
+     * How long a session takes at most, as participants are told; MTurk's assignment lasts this
+     * plus 5 minutes. The server does not cut a session short: the wait for a partner and the
+     * turn clocks bound it.
+     */
     sessionMinutes: z.number().int('must be a whole number of minutes').min(1, 'must be at least 1').max(600, 'must be at most 600').default(30),
     /** Seconds in a leader's / follower's turn in this study's games; `serve`'s values when left out. */
     leaderTurnSeconds: z.number().int('must be a whole number of seconds').min(1, 'must be at least 1').max(3600, 'must be at most 3600').optional(),
@@ -110,7 +114,7 @@ export const quizQuestionSchema = z
       .max(MAX_CHOICES, `must list at most ${MAX_CHOICES} choices`),
     /** The right choice, counted from 0 (0 is the first choice). */
     answer: z.number().int('must be a whole number: the right choice counted from 0').min(0, 'must not be negative: the right choice counted from 0'),
-    /** Shown after an answer (right or wrong); optional. */
+    /** Why the answer is right, for the researcher's records; participants never see it (it could give an answer away). */
     explanation: text(1000).optional(),
   })
   .superRefine((question, ctx) => {
