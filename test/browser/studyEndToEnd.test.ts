@@ -132,6 +132,8 @@ async function playQuickSetGame(players: { leader: () => Place; follower: () => 
   for (const place of [players.leader(), players.follower()]) {
     await place.waitForSelector('.game-over button', { timeout: 30_000 });
     expect((await gameView(place))!.score).toBe(1);
+    // The turn's cues (each replacing its own earlier one) are gone once the game is over.
+    expect(await place.locator('.banners .banner').allTextContents()).toEqual([]);
   }
 }
 

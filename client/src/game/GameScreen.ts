@@ -105,7 +105,7 @@ export class GameScreen {
   private update(view: GameView): void {
     const setMade = this.lastView !== null && view.score > this.lastView.score;
     for (const cue of cuesBetween(this.lastView, view, this.role)) {
-      this.banners.show(cue.text, cue.tone, 4);
+      this.banners.show(cue.text, cue.tone, 4, cue.kind);
       this.sounds.play(cue.kind);
     }
     this.lastView = view;
@@ -185,6 +185,8 @@ export class GameScreen {
   }
 
   private gameOver(score: number, reason: string): void {
+    // The game-over dialog says what matters now; the turn's cues are stale.
+    this.banners.clearKinds();
     const back = h('button', { type: 'button' }, this.exitLabel);
     back.addEventListener('click', this.exit);
     this.element.append(

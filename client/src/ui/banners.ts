@@ -16,12 +16,24 @@ const detailOf = (text: BannerText): string | undefined => (typeof text === 'str
 export class Banners {
   readonly element = h('div', { class: 'banners', role: 'status', 'aria-live': 'polite' });
   private readonly sticky = new Map<string, HTMLElement>();
+  /** Fading banners of a kind (a cue's), so that a newer one replaces the one it makes stale. */
+  private readonly fadingOfKind = new Map<string, HTMLElement>();
 
-  /** A banner that goes away by itself after `seconds`. */
-  show(text: BannerText, tone: BannerTone = 'info', seconds = 5): void {
+  /** A banner that goes away by itself after `seconds`; one of the same `kind` still showing goes at once. */
+  show(text: BannerText, tone: BannerTone = 'info', seconds = 5, kind?: string): void {
     const banner = h('div', { class: `banner ${tone}`, 'data-tone': tone, 'data-detail': detailOf(text) }, content(text));
+    if (kind !== undefined) {
+      this.fadingOfKind.get(kind)?.remove();
+      this.fadingOfKind.set(kind, banner);
+    }
     this.element.append(banner);
     setTimeout(() => banner.remove(), seconds * 1000);
+  }
+
+  /** Removes the fading banners shown with a kind (the turn's cues): what they said is over. */
+  clearKinds(): void {
+    for (const banner of this.fadingOfKind.values()) banner.remove();
+    this.fadingOfKind.clear();
   }
 
   /** A banner that stays until `clear(key)`, replacing any earlier one with the same key. */
