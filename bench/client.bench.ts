@@ -6,13 +6,17 @@
  * soon a key press is drawn: from the moment the server's answer arrives on the page's websocket to
  * the first frame that draws it, in frames and milliseconds.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../test/browser/chromium';
 import { CLIENT_DIST, mountClient } from '../server/http/client';
 import { startGameServer } from '../server/index';
+import { WorkerStore } from '../server/store/WorkerStore';
+import { loadStudyFile } from '../server/study/loadStudy';
 import { makeConfig } from '../shared/engine/config';
+import { EXAMPLE_CONSENT, exampleStudyYaml } from '../cli/study/example';
 import type { Browser } from 'playwright-core';
 
 const LOADS = Number(process.env.LOADS ?? 15);
@@ -28,7 +32,7 @@ function initialAssets(page: string): string[] {
 
 async function main(): Promise<void> {
   const rows: [string, number][] = [];
-  for (const [name, page] of [['lobby (game page)', 'index.html'], ['replay viewer', 'replay/index.html']] as const) {
+  for (const [name, page] of [['lobby (game page)', 'index.html'], ['replay viewer', 'replay/index.html'], ["a study's pages", 'study/index.html']] as const) {
     const assets = initialAssets(page);
     rows.push([`${name}: ${assets.length} files before the first screen`, assets.reduce((sum, file) => sum + gzipSize(file), 0)]);
   }
@@ -38,10 +42,19 @@ async function main(): Promise<void> {
   const lazyFiles = new Set([...entry.matchAll(/(?:assets|\.)\/([\w.-]+\.js)/g)].map((match) => `assets/${match[1]}`).filter((file) => !lobbyAssets.has(file)));
   for (const file of [...lazyFiles].sort()) rows.push([`  lobby, then ${file.replace(/^assets\/|-[\w-]+\.js$/g, '')} (loaded later)`, gzipSize(file)]);
 
+  // The example study of `study init`, for the study page's first screen (its consent page).
+  const dir = mkdtempSync(join(tmpdir(), 'cerealbar-bench-client-'));
+  mkdirSync(join(dir, 'study'));
+  writeFileSync(join(dir, 'study', 'study.yaml'), exampleStudyYaml('bench'));
+  writeFileSync(join(dir, 'study', 'consent.md'), EXAMPLE_CONSENT);
+  const study = loadStudyFile(join(dir, 'study', 'study.yaml'));
+  const workers = WorkerStore.open(join(dir, 'data'));
   const server = await startGameServer({
     port: 0,
     host: '127.0.0.1',
     services: { startLog: () => ({ append: () => undefined, end: () => undefined }) },
+    studies: [study],
+    workers,
     // One long leader turn: every key press is a legal rotation.
     roomSettings: { seed: 1, config: makeConfig({ leaderSteps: 100 }), leaderTurnSeconds: 3600, reconnectSeconds: 0 },
     routes: (app) => {
@@ -53,6 +66,7 @@ async function main(): Promise<void> {
   for (const [name, path, ready] of [
     ['lobby: navigation to buttons shown', '/', 'button.quick-play'],
     ['replay viewer: navigation to picker shown', '/replay/', 'input[type=file]'],
+    ["a study's consent page: navigation (a new worker's session) to Agree shown", '/study/bench?PROLIFIC_PID=bench{i}&STUDY_ID=s&SESSION_ID=s{i}', 'button.agree'],
   ] as const) {
     const samples: number[] = [];
     for (let i = 0; i < LOADS; i++) {
@@ -62,7 +76,7 @@ async function main(): Promise<void> {
       await page.addInitScript(`new MutationObserver((_, observer) => {
         if (document.querySelector(${JSON.stringify(ready)})) { window.__shown = performance.now(); observer.disconnect(); }
       }).observe(document, { childList: true, subtree: true });`);
-      await page.goto(`http://127.0.0.1:${server.port}${path}`, { waitUntil: 'commit' });
+      await page.goto(`http://127.0.0.1:${server.port}${path.replaceAll('{i}', String(i))}`, { waitUntil: 'commit' });
       await page.waitForSelector(ready, { state: 'attached' });
       samples.push(await page.evaluate(() => (window as unknown as { __shown: number }).__shown));
       await context.close();
@@ -73,6 +87,8 @@ async function main(): Promise<void> {
   const keys = await keyPressLatency(browser, `http://127.0.0.1:${server.port}/`);
   await browser.close();
   await server.close();
+  workers.close();
+  rmSync(dir, { recursive: true, force: true });
 
   console.log('Client bundle (gzip -9):');
   for (const [name, bytes] of rows) console.log(`  ${name.padEnd(70)} ${kb(bytes).padStart(10)}`);
