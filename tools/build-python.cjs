@@ -5,7 +5,8 @@
  * but `node` to run the engine. The licences of the npm packages bundled in are written beside it.
  *
  * The bundle is committed, so that `pip install ./python` works from a clone without npm: rebuild
- * and commit it when shared/ changes (`npm test` rebuilds it before the Python tests).
+ * and commit it when shared/ changes (`npm test` rebuilds it before the Python tests, and says when
+ * it changed). On a merge conflict in it, rebuild it.
  */
 const { buildSync } = require('esbuild');
 const { readFileSync, writeFileSync } = require('node:fs');

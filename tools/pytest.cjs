@@ -12,6 +12,7 @@ const { join } = require('node:path');
 const { buildPythonBundle } = require('./build-python.cjs');
 
 const ROOT = join(__dirname, '..');
+const BUNDLE = 'python/src/cerealbar/_engine/engine.cjs';
 const NEEDED_MODULES = ['numpy', 'pytest'];
 const PROBE = `import sys, importlib.util as u; print(sys.version.split()[0], sys.version_info >= (3, 10), *[u.find_spec(m) is not None for m in ${JSON.stringify(NEEDED_MODULES)}])`;
 
@@ -36,6 +37,9 @@ if (!python) {
   process.exit(0);
 }
 buildPythonBundle();
+// The bundle is committed (so that pip install ./python needs no npm): say when it is out of date.
+const stale = spawnSync('git', ['diff', '--quiet', '--', BUNDLE], { cwd: ROOT });
+if (stale.status === 1) console.log(`test:python: ${BUNDLE} changed with this build of shared/: commit it with your change.`);
 const run = spawnSync(python, ['-m', 'pytest', '-p', 'no:cacheprovider', 'python/tests', ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: 'inherit',
