@@ -13,6 +13,7 @@
  */
 import type { Card } from '../engine/cards';
 import { DEFAULT_CONFIG } from '../engine/config';
+import { GameSetupError } from '../engine/errors';
 import type { Cell } from '../engine/hex';
 import type { GameMap, World } from '../engine/map';
 import { createGame, type GameState } from '../engine/state';
@@ -271,7 +272,7 @@ function seedEpisode(seed: number): EpisodeSetup {
   const initial = createGame(DEFAULT_CONFIG, map, seed);
   const partner = new ScriptedPartner(initial.world, seed);
   const { state } = partner.playLeader(initial);
-  if (state.gameOver) throw new Error(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
+  if (state.gameOver) throw new GameSetupError(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
   return { partner, start: state, map, episodeId: `selfplay-${seed}`, referencePaths: null };
 }
 

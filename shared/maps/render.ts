@@ -3,7 +3,7 @@
  * characters per cell, odd rows indented by one character because they sit half a hex east.
  */
 import type { Cell, Pose } from '../engine/hex';
-import type { GameMap, PropType, TerrainLetter } from '../engine/map';
+import type { GameMap, Prop, PropType, TerrainLetter } from '../engine/map';
 
 export interface RenderOverlay {
   leader?: Pose;
@@ -23,7 +23,10 @@ const LEGEND = [
 /** Width of the row numbers on the left, including the space after them. */
 const MARGIN = 3;
 
-export function renderMap(map: GameMap, overlay: RenderOverlay = {}): string {
+/** The parts of a map drawn: a whole map, or a player's known map (its unseen cells, `?`, are drawn as `?`). */
+export type DrawnMap = Readonly<Pick<GameMap, 'width' | 'height'>> & { readonly terrain: readonly string[]; readonly props: readonly Prop[] };
+
+export function renderMap(map: DrawnMap, overlay: RenderOverlay = {}): string {
   const symbols = baseSymbols(map);
   const mark = (cell: Cell, symbol: string) => {
     if (cell.x >= 0 && cell.y >= 0 && cell.x < map.width && cell.y < map.height) symbols[cell.y][cell.x] = symbol;
@@ -42,7 +45,7 @@ export function renderMap(map: GameMap, overlay: RenderOverlay = {}): string {
 }
 
 /** Symbols of terrain with props on top, as symbols[y][x]. */
-function baseSymbols(map: GameMap): string[][] {
+function baseSymbols(map: DrawnMap): string[][] {
   const symbols = map.terrain.map((row) => Array.from(row, (letter) => TERRAIN_SYMBOLS[letter as TerrainLetter] ?? '?'));
   for (const prop of map.props) {
     if (symbols[prop.y]?.[prop.x] !== undefined) symbols[prop.y][prop.x] = PROP_SYMBOLS[prop.type];

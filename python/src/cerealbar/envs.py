@@ -1,0 +1,318 @@
+"""`FollowerEnv` and `LeaderEnv`: Gymnasium environments whose games the TypeScript engine plays in
+a Node process (shared/env/env.ts's FollowerEnv and shared/env/leaderEnv.ts's LeaderEnv). No rule
+of the game lives here: this module chooses tasks, sends actions and reads the answers.
+
+With Gymnasium installed they subclass `gymnasium.Env` and have `observation_space` and
+`action_space`; without it they are plain classes with the same methods, and both spaces are None.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import struct
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import render as _render
+from .engine import DEFAULT_TIMEOUT, OP_MAKE, OP_RENDER, OP_RESET, OP_STEP, EngineProcess
+from .errors import EngineCrashedError, EngineTimeoutError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
+from .layout import Layout, read_text
+
+try:
+    import gymnasium
+except ImportError:
+    gymnasium = None
+
+if gymnasium is not None:
+    from . import spaces as _spaces
+
+    _Env = gymnasium.Env
+else:
+
+    class _Env:
+        """What the environments use of gymnasium.Env, for when Gymnasium is not installed."""
+
+        metadata: dict[str, Any] = {}
+        render_mode: str | None = None
+        observation_space = None
+        action_space = None
+        spec = None
+        _np_random: np.random.Generator | None = None
+
+        @property
+        def np_random(self) -> np.random.Generator:
+            if self._np_random is None:
+                self._np_random = np.random.default_rng()
+            return self._np_random
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None):
+            # The same generator as gymnasium.utils.seeding.np_random(seed).
+            if seed is not None:
+                self._np_random = np.random.default_rng(seed)
+
+        @property
+        def unwrapped(self):
+            return self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info) -> bool:
+            self.close()
+            return False
+
+
+#: Seeds are 32-bit in the engine.
+SEED_LIMIT = 2**32
+#: Drawn self-play seeds whose game cannot start (rare) are replaced by new draws, this many times at most.
+_SEED_DRAWS = 100
+_ENV_ID = struct.Struct("<I")
+
+
+class _EngineEnv(_Env):
+    """What both roles share: the engine process, reset, step, render and close."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, make_options: dict, render_mode: str | None, timeout: float):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self._make_options = make_options
+        self._timeout = timeout
+        self._closed = False
+        self._running = False
+        self._observation: dict | None = None
+        self._start_engine()
+
+    @property
+    def engine_pid(self) -> int:
+        """The process id of the Node process playing this environment's games."""
+        return self._engine.pid
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        self._check_open()
+        super().reset(seed=seed)
+        if not self._engine.alive:  # it died or was killed: a new episode can start on a new one
+            self._start_engine()
+        options = dict(options or {})
+        task, drawn = self._task(seed, options)
+        for _ in range(_SEED_DRAWS):
+            try:
+                payload = self._request(OP_RESET, json.dumps(task).encode())
+                break
+            except InvalidRequestError as error:
+                if not (drawn and error.kind == "setup"):
+                    raise
+                task, drawn = self._task(None, options)
+        else:
+            raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+        transition = self.layout.decode(payload)
+        transition.info["episode_id"], _ = read_text(payload, transition.end)
+        self._observation = transition.observation
+        self._running = True
+        return transition.observation, transition.info
+
+    def step(self, action) -> tuple[dict, float, bool, bool, dict]:
+        self._check_open()
+        if not self._running:
+            raise EpisodeOverError("no episode is running: call reset() first, and again after terminated or truncated")
+        transition = self.layout.decode(self._request(OP_STEP, self._action_bytes(action)))
+        self._running = not (transition.terminated or transition.truncated)
+        self._observation = transition.observation
+        return transition.observation, transition.reward, transition.terminated, transition.truncated, transition.info
+
+    def render(self):
+        """`ansi`: the engine's text picture of what this role sees; `rgb_array`: a small top-down picture of the observation."""
+        self._check_open()
+        if self.render_mode == "ansi":
+            return self._request(OP_RENDER, b"").decode("utf-8")
+        if self.render_mode == "rgb_array":
+            if self._observation is None:
+                raise EpisodeOverError("nothing to draw yet: call reset() first")
+            return _render.draw(self._observation, self.layout.codes)
+        return None
+
+    def close(self) -> None:
+        """Stops the Node process. Closing twice is allowed; any other call afterwards raises EnvClosedError."""
+        self._engine.close()
+        self._closed = True
+        self._running = False
+
+    def _start_engine(self) -> None:
+        engine = EngineProcess(self._timeout)
+        try:
+            made = engine.request_json(bytes([OP_MAKE]) + json.dumps(self._make_options).encode())
+        except BaseException:
+            engine.close()
+            raise
+        self._engine = engine
+        self._env_id: int = made["env"]
+        #: Where everything lies in the engine's answers, the action names and what the grid codes mean.
+        self.layout = Layout(made["layout"])
+        self._episodes: list[str] | None = made["episodes"]
+        if gymnasium is not None:
+            self.observation_space = _spaces.observation_space(self.layout)
+            self.action_space = self._action_space()
+
+    def _request(self, op: int, arguments: bytes) -> bytearray:
+        try:
+            return self._engine.request(bytes([op]) + _ENV_ID.pack(self._env_id) + arguments)
+        except (EngineCrashedError, EngineTimeoutError):
+            self._running = False
+            raise
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EnvClosedError("the environment is closed")
+
+    def _draw_seed(self) -> int:
+        return int(self.np_random.integers(0, SEED_LIMIT))
+
+    def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
+        """The reset request for the engine, and whether it was drawn at random (then a seed with no game is redrawn)."""
+        raise NotImplementedError
+
+    def _action_bytes(self, action) -> bytes:
+        raise NotImplementedError
+
+    def _action_space(self):
+        raise NotImplementedError
+
+
+class FollowerEnv(_EngineEnv):
+    """The agent plays the follower; the engine plays the leader's turns between its actions.
+
+    Episodes are self-play games against the scripted leader, one per seed (`reset(seed=s)` plays
+    game s, the same game as the TypeScript `reset({ seed: s })`), or with `logs` the recorded
+    instructions of logged games, as in evaluation (`reset(options={"episode": id or index})`, or
+    one drawn with the env's generator). Rewards are docs/env.md's: `reward` is "sparse",
+    "distance" or "ndtw" (logs only), `gamma` the shaping's discount (use your learner's).
+
+    Actions: 0 MF, 1 MB, 2 RL, 3 RR, 4 DONE (`layout.actions`). While the follower has control the
+    engine accepts all five (a move into an obstacle changes nothing); `info["action_mask"]` marks
+    the ones that change something.
+    """
+
+    def __init__(
+        self,
+        reward: str = "sparse",
+        gamma: float = 0.99,
+        max_steps: int = 500,
+        logs: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+        description: bool = True,
+        render_mode: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ):
+        options: dict[str, Any] = {"role": "follower", "reward": reward, "gamma": gamma, "maxSteps": max_steps, "description": description}
+        if logs is not None:
+            options["logs"] = log_files(logs)
+        super().__init__(options, render_mode, timeout)
+        self._episode_index = {episode: i for i, episode in enumerate(self._episodes or [])}
+
+    @property
+    def episodes(self) -> list[str] | None:
+        """With logs, the episode ids (`<gameId>#<instruction index>`) in the order of their indices; else None."""
+        return self._episodes
+
+    def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
+        episode = options.pop("episode", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; the only option is 'episode' (with logs)")
+        if self._episodes is None:
+            if episode is not None:
+                raise ValueError("reset's 'episode' option needs an environment made with logs")
+            return ({"seed": seed}, False) if seed is not None else ({"seed": self._draw_seed()}, True)
+        if episode is None:
+            return {"episode": int(self.np_random.integers(0, len(self._episodes)))}, False
+        if isinstance(episode, str):
+            if episode not in self._episode_index:
+                raise ValueError(f"no episode {episode!r} in the logs")
+            return {"episode": self._episode_index[episode]}, False
+        return {"episode": operator.index(episode)}, False
+
+    def _action_bytes(self, action) -> bytes:
+        return bytes([_action_index(action, self.layout.actions)])
+
+    def _action_space(self):
+        return _spaces.follower_action_space(self.layout)
+
+
+class LeaderEnv(_EngineEnv):
+    """The agent plays the leader; a built-in follower agent (`follower`: "heuristic" or "random")
+    plays the follower's turns, reading the instructions as text from its own observations.
+
+    Episodes are self-play games, one per seed. Actions: `{"action": i, "instruction": text}` with
+    i = 0 MF, 1 MB, 2 RL, 3 RR, 4 END, 5 INSTRUCTION (the text goes only with 5; a bare integer
+    does for 0 to 4). An action the engine refuses (End Turn with nothing queued, a move with no
+    steps left, an empty instruction) changes nothing and counts as a step: `info["refused"]` says
+    why. The reward is the points made during the step.
+    """
+
+    def __init__(
+        self,
+        max_steps: int = 500,
+        follower: str = "heuristic",
+        render_mode: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ):
+        super().__init__({"role": "leader", "maxSteps": max_steps, "follower": follower}, render_mode, timeout)
+        self._instruction = self.layout.actions.index("INSTRUCTION")
+
+    def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; the leader environment takes none")
+        return ({"seed": seed}, False) if seed is not None else ({"seed": self._draw_seed()}, True)
+
+    def _action_bytes(self, action) -> bytes:
+        if isinstance(action, Mapping):
+            if "action" not in action:
+                raise IllegalActionError(f"a leader action is {{'action': index, 'instruction': text}}, got {action!r}")
+            index, text = _action_index(action["action"], self.layout.actions), action.get("instruction")
+        else:
+            index, text = _action_index(action, self.layout.actions), None
+        if index != self._instruction:
+            return bytes([index])
+        if not isinstance(text, str):
+            raise IllegalActionError(f"INSTRUCTION needs its text: {{'action': {index}, 'instruction': 'get the 3 red stars'}}, got {action!r}")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise IllegalActionError(f"the instruction is not valid Unicode text: {error}") from None
+        return bytes([index]) + struct.pack("<I", len(data)) + data
+
+    def _action_space(self):
+        # An instruction may be as long as any instruction the leader sees.
+        longest = next(spec.max_length for spec in self.layout.texts if spec.name == "previous_instruction")
+        return _spaces.leader_action_space(self.layout, longest)
+
+
+def _action_index(action, names: list[str]) -> int:
+    try:
+        index = operator.index(action)
+    except TypeError:
+        index = None
+    if index is None or not 0 <= index < len(names):
+        raise IllegalActionError(f"an action is an integer from 0 to {len(names) - 1} ({', '.join(names)}), got {action!r}")
+    return index
+
+
+def log_files(logs: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
+    """The .jsonl logs among `logs` (files, or directories searched one level deep), as absolute paths."""
+    paths = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
+    files: list[str] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(str(file.resolve()) for file in sorted(path.glob("*.jsonl")))
+        elif path.is_file():
+            files.append(str(path.resolve()))
+        else:
+            raise FileNotFoundError(f"{path}: no such file or directory")
+    if not files:
+        raise ValueError(f"no .jsonl logs in {', '.join(map(str, paths))}")
+    return files

@@ -1,0 +1,379 @@
+/**
+ * The environments served to another process (the Python package): `EnvServer.handle` takes one
+ * request's bytes and returns the answer's bytes. The transport (frames on stdin and stdout) is
+ * shared/env/node/stdio.ts; docs/python.md describes the protocol.
+ *
+ * A request is an op byte and the op's arguments. An answer is an 8-byte header (u32 byte count
+ * of the payload, u8 status: 0 ok, 1 error, 3 zero bytes that keep the payload 8-byte aligned) and
+ * the payload: the op's result, or for an error a JSON object {kind, message}. Numbers are
+ * little-endian.
+ *
+ * | op | request after the op byte | answer's payload |
+ * |---|---|---|
+ * | 0 hello | | JSON {protocol, version, engineVersion} |
+ * | 1 make | JSON make options | JSON {env, layout, episodes} |
+ * | 2 reset | u32 env, JSON {seed} or {episode} | block, then u32 length + UTF-8 episode id |
+ * | 3 step | u32 env, action | block |
+ * | 4 stepMany | u32 n, then n times: u32 env, action | n times: u32 length + block |
+ * | 5 render | u32 env | UTF-8 text |
+ * | 6 close | u32 env | nothing |
+ *
+ * An action is a u8 index into the layout's `actions`; the leader's INSTRUCTION is followed by
+ * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
+ */
+import { z } from 'zod';
+import { FOLLOWER_CODES } from '../engine/actions';
+import { DEFAULT_CONFIG } from '../engine/config';
+import { GameSetupError } from '../engine/errors';
+import { MAX_SEED } from '../engine/state';
+import { ENGINE_VERSION } from '../engine/version';
+import { renderMap } from '../maps/render';
+import { DEFAULT_MAP_SIZE } from '../maps/generate';
+import { episodeIds } from '../eval/runner';
+import type { Recording } from '../eval/recording';
+import type { FollowerObservation } from '../agents/types';
+import type { PlayerView } from '../engine/playerView';
+import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
+import { DEFAULT_LEADER_ENV_OPTIONS, LEADER_CODES, LeaderEnv, type LeaderAction } from './leaderEnv';
+import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
+
+export const PROTOCOL = 'cerealbar-env';
+export const PROTOCOL_VERSION = 1;
+
+export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6 } as const;
+export const STATUS = { ok: 0, error: 1 } as const;
+export const ANSWER_HEADER_BYTES = 8;
+
+/**
+ * What went wrong, for the client to raise the right exception: `invalid` a bad request (options,
+ * env id, action, episode), `setup` a seed that gives no game, `episode-over` a step with no
+ * episode running, `internal` anything else (a bug: the message has the stack).
+ */
+export type ErrorKind = 'invalid' | 'setup' | 'episode-over' | 'internal';
+
+export class RequestError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const makeOptionsSchema = z.discriminatedUnion('role', [
+  z.strictObject({
+    role: z.literal('follower'),
+    reward: z.enum(['sparse', 'distance', 'ndtw']).default(DEFAULT_ENV_OPTIONS.reward),
+    gamma: z.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
+    maxSteps: z.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+    description: z.boolean().default(true),
+    /** Log files: episodes are their recorded instructions. Without them, episodes are self-play games by seed. */
+    logs: z.array(z.string()).min(1).optional(),
+  }),
+  z.strictObject({
+    role: z.literal('leader'),
+    maxSteps: z.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
+    follower: z.enum(['heuristic', 'random']).default(DEFAULT_LEADER_ENV_OPTIONS.follower),
+  }),
+]);
+export type MakeOptions = z.input<typeof makeOptionsSchema>;
+
+const resetOptionsSchema = z.union([
+  z.strictObject({ seed: z.number().int().min(0).max(MAX_SEED) }),
+  z.strictObject({ episode: z.number().int().min(0) }),
+]);
+
+/** One environment as served: a reset and a step give encoded blocks. */
+interface ServedEnv {
+  readonly layout: Layout;
+  /** Episode ids in log mode, by index (reset's `episode`); null in seed mode. */
+  readonly episodes: readonly string[] | null;
+  reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string };
+  step(request: ByteReader): Uint8Array[];
+  render(): string;
+}
+
+export class EnvServer {
+  private readonly envs = new Map<number, ServedEnv>();
+  private nextId = 1;
+
+  /** `loadRecording(path)`: a log file's recording (the server reads no files itself). */
+  constructor(private readonly loadRecording: (path: string) => Recording) {}
+
+  private readonly header = new Uint8Array(ANSWER_HEADER_BYTES);
+
+  /** The answer to `request`: its header, then its payload, as parts valid until the next call. */
+  handle(request: Uint8Array): Uint8Array[] {
+    let status: number = STATUS.ok;
+    let payload: Uint8Array[];
+    try {
+      payload = this.dispatch(new ByteReader(request));
+    } catch (error) {
+      status = STATUS.error;
+      payload = [json(describeError(error))];
+    }
+    const header = new DataView(this.header.buffer);
+    header.setUint32(0, payload.reduce((n, part) => n + part.length, 0), true);
+    header.setUint8(4, status);
+    return [this.header, ...payload];
+  }
+
+  private dispatch(request: ByteReader): Uint8Array[] {
+    const op = request.u8();
+    switch (op) {
+      case OPS.hello:
+        return [json({ protocol: PROTOCOL, version: PROTOCOL_VERSION, engineVersion: ENGINE_VERSION })];
+      case OPS.make:
+        return this.make(request.json());
+      case OPS.reset: {
+        const env = this.env(request.u32());
+        const { block, episodeId } = env.reset(parse(resetOptionsSchema, request.json(), 'reset options'));
+        return [...block, lengthPrefixed(utf8.encode(episodeId))];
+      }
+      case OPS.step:
+        return this.env(request.u32()).step(request);
+      case OPS.stepMany: {
+        // Copied: the same env may step twice in one batch, and its block is reused.
+        const blocks: Uint8Array[] = [];
+        for (let n = request.u32(); n > 0; n--) blocks.push(lengthPrefixed(concat(this.env(request.u32()).step(request))));
+        return blocks;
+      }
+      case OPS.render:
+        return [utf8.encode(this.env(request.u32()).render())];
+      case OPS.close: {
+        this.envs.delete(request.u32());
+        return [];
+      }
+      default:
+        throw new RequestError('invalid', `unknown op ${op}`);
+    }
+  }
+
+  private make(input: unknown): Uint8Array[] {
+    const options = parse(makeOptionsSchema, input, 'make options');
+    let env: ServedEnv;
+    if (options.role === 'leader') {
+      env = new ServedLeaderEnv(options.maxSteps, options.follower);
+    } else {
+      const recordings = options.logs?.map((path) => this.load(path)) ?? null;
+      if (options.reward === 'ndtw' && !recordings) {
+        throw new RequestError('invalid', "the 'ndtw' reward needs recorded reference paths: give logs, or use 'distance' with self-play");
+      }
+      env = new ServedFollowerEnv(options, recordings);
+    }
+    const id = this.nextId++;
+    this.envs.set(id, env);
+    return [json({ env: id, layout: env.layout, episodes: env.episodes })];
+  }
+
+  private load(path: string): Recording {
+    try {
+      return this.loadRecording(path);
+    } catch (error) {
+      throw new RequestError('invalid', `${path}: ${(error as Error).message}`);
+    }
+  }
+
+  private env(id: number): ServedEnv {
+    const env = this.envs.get(id);
+    if (!env) throw new RequestError('invalid', `no environment ${id} (closed, or never made)`);
+    return env;
+  }
+}
+
+type FollowerMakeOptions = Extract<z.output<typeof makeOptionsSchema>, { role: 'follower' }>;
+
+class ServedFollowerEnv implements ServedEnv {
+  readonly layout: Layout;
+  readonly episodes: readonly string[] | null;
+  private readonly env: FollowerEnv;
+  private readonly arrays: FollowerArrays;
+  /** Log mode: each episode's recording and instruction index. */
+  private readonly tasks: readonly { readonly recording: Recording; readonly instruction: number }[];
+  private observation: FollowerObservation | null = null;
+  private over = true;
+
+  constructor(options: FollowerMakeOptions, recordings: readonly Recording[] | null) {
+    this.env = new FollowerEnv({ reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps });
+    this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
+    this.episodes = recordings && recordings.flatMap(episodeIds);
+    const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description });
+    this.layout = this.arrays.layout;
+  }
+
+  reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string } {
+    let reset;
+    if (this.episodes) {
+      if (!('episode' in options)) throw new RequestError('invalid', 'this environment plays logged episodes: reset with {episode}');
+      const task = this.tasks[options.episode];
+      if (!task) throw new RequestError('invalid', `episode must be an index among the ${this.tasks.length} episodes, got ${options.episode}`);
+      reset = this.env.reset({ log: task.recording, instruction: task.instruction });
+    } else {
+      if (!('seed' in options)) throw new RequestError('invalid', 'this environment plays self-play games: reset with {seed}');
+      reset = this.env.reset({ seed: options.seed });
+    }
+    this.observation = reset.observation;
+    this.over = false;
+    return { block: this.arrays.encode(reset.observation, NO_TRANSITION, reset.info), episodeId: reset.info.episodeId };
+  }
+
+  step(request: ByteReader): Uint8Array[] {
+    const index = request.u8();
+    const action = FOLLOWER_CODES[index];
+    if (action === undefined) throw new RequestError('invalid', `unknown action ${index}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')})`);
+    if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
+    const result = this.env.step(action);
+    this.observation = result.observation;
+    this.over = result.terminated || result.truncated;
+    return this.arrays.encode(result.observation, result, result.info);
+  }
+
+  render(): string {
+    const observation = this.observation;
+    if (!observation) return 'no episode yet: call reset()';
+    const status =
+      `follower at (${observation.pose.x}, ${observation.pose.y}) facing ${observation.pose.heading}; ` +
+      `score ${observation.score}, ${observation.turnsLeft} turns left, ${observation.stepsLeft} steps left\n` +
+      `instruction: ${observation.instruction?.text ?? 'none'}`;
+    const cards = [...observation.visibleCards, ...observation.rememberedCards];
+    return `${status}\n${renderMap(observation.map, { follower: observation.pose, leader: observation.leader ?? undefined, cards })}\n? not seen yet`;
+  }
+}
+
+class ServedLeaderEnv implements ServedEnv {
+  readonly layout: Layout;
+  readonly episodes = null;
+  private readonly env: LeaderEnv;
+  private readonly arrays: LeaderArrays;
+  private view: PlayerView | null = null;
+  private over = true;
+
+  constructor(maxSteps: number, follower: 'heuristic' | 'random') {
+    this.env = new LeaderEnv({ maxSteps, follower });
+    this.arrays = new LeaderArrays({ grid: { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE }, config: DEFAULT_CONFIG });
+    this.layout = this.arrays.layout;
+  }
+
+  reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string } {
+    if (!('seed' in options)) throw new RequestError('invalid', 'the leader environment plays self-play games: reset with {seed}');
+    const reset = this.env.reset({ seed: options.seed });
+    this.view = reset.view;
+    this.over = false;
+    return { block: this.arrays.encode(reset.view, NO_TRANSITION, reset.info), episodeId: reset.info.episodeId };
+  }
+
+  step(request: ByteReader): Uint8Array[] {
+    const index = request.u8();
+    let action: LeaderAction;
+    if (index === LEADER_CODES.length) action = { instruction: request.text(request.u32()) };
+    else if (index < LEADER_CODES.length) action = LEADER_CODES[index];
+    else throw new RequestError('invalid', `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(', ')})`);
+    if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
+    const result = this.env.step(action);
+    this.view = result.view;
+    this.over = result.terminated || result.truncated;
+    return this.arrays.encode(result.view, result, result.info);
+  }
+
+  render(): string {
+    const view = this.view;
+    if (!view) return 'no episode yet: call reset()';
+    const queue = view.instructions.filter((instruction) => instruction.status !== 'done');
+    const status =
+      `leader at (${view.leader!.x}, ${view.leader!.y}) facing ${view.leader!.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; ` +
+      `score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn\n` +
+      `queue: ${queue.length === 0 ? 'empty' : queue.map((instruction) => instruction.text).join(' | ')}`;
+    return `${status}\n${renderMap(view.map, { leader: view.leader!, follower: view.follower, cards: view.cards })}`;
+  }
+}
+
+const NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
+
+function largestMap(recordings: readonly Recording[]): GridSize {
+  return {
+    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
+    height: Math.max(...recordings.map((recording) => recording.header.map.height)),
+  };
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new RequestError('invalid', `bad ${what}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+function describeError(error: unknown): { kind: ErrorKind; message: string } {
+  if (error instanceof RequestError) return { kind: error.kind, message: error.message };
+  if (error instanceof GameSetupError) return { kind: 'setup', message: error.message };
+  if (error instanceof RangeError) return { kind: 'invalid', message: error.message };
+  if (error instanceof Error) return { kind: 'internal', message: error.stack ?? error.message };
+  return { kind: 'internal', message: String(error) };
+}
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads a request's fields in order; running past its end is a bad request. */
+export class ByteReader {
+  private offset = 0;
+  private readonly data: DataView;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.data.getUint8(this.offset++);
+  }
+
+  u32(): number {
+    this.need(4);
+    const value = this.data.getUint32(this.offset, true);
+    this.offset += 4;
+    return value;
+  }
+
+  text(length: number): string {
+    this.need(length);
+    const text = utf8Decoder.decode(this.bytes.subarray(this.offset, this.offset + length));
+    this.offset += length;
+    return text;
+  }
+
+  /** The rest of the request, as JSON. */
+  json(): unknown {
+    const text = this.text(this.bytes.length - this.offset);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RequestError('invalid', `not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+
+  private need(bytes: number): void {
+    if (this.offset + bytes > this.bytes.length) throw new RequestError('invalid', 'the request ends too soon');
+  }
+}
+
+function json(value: unknown): Uint8Array {
+  return utf8.encode(JSON.stringify(value));
+}
+
+function lengthPrefixed(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length, true);
+  out.set(bytes, 4);
+  return out;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
