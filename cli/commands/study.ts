@@ -3,16 +3,15 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
+import { readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
 import { loadStudyFile } from '../../server/study/loadStudy';
-import { LogError, parseLog } from '../../shared/log/replay';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
-import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet, type LoggedGame } from '../../shared/study/bonusSheet';
+import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
-import { readTextFile } from '../options';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
@@ -127,7 +126,7 @@ export function registerStudyCommands(program: Command): void {
       if (!(BONUS_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be ${BONUS_FORMATS.join(' or ')}, got ${JSON.stringify(options.format)}`);
       const format = options.format as BonusFormat;
       const loaded = loadStudyForCli(options.study);
-      const { games, unreadable } = readGameLogs(resolve(options.data));
+      const { games, unreadable } = readDataDirLogs(resolve(options.data));
       const sheet = bonusSheet(loaded, games, format);
       try {
         writeFileSync(options.out, bonusCsv(sheet, format, loaded.title));
@@ -143,22 +142,10 @@ export function registerStudyCommands(program: Command): void {
 }
 
 /** Every game log in the data directory (dataDir/logs/*.jsonl), with the ones that cannot be read named. */
-function readGameLogs(dataDir: string): { games: LoggedGame[]; unreadable: string[] } {
+function readDataDirLogs(dataDir: string): ReadLogs {
   const logsDir = join(dataDir, 'logs');
   if (!existsSync(logsDir)) throw new CliError(`${dataDir}: no logs/ folder: is this the data directory serve uses (--data)?`);
-  const games: LoggedGame[] = [];
-  const unreadable: string[] = [];
-  for (const name of readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort()) {
-    const path = join(logsDir, name);
-    try {
-      const parsed = parseLog(readTextFile(path));
-      games.push({ header: parsed.header, end: parsed.end?.end ?? null });
-    } catch (error) {
-      if (!(error instanceof LogError || error instanceof CliError)) throw error;
-      unreadable.push(`${path}: ${error.message}`);
-    }
-  }
-  return { games, unreadable };
+  return readGameLogs(readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort().map((name) => join(logsDir, name)));
 }
 
 function formatBonuses(sheet: BonusSheet, out: string): string {

@@ -11,6 +11,10 @@ import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../s
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId, type GameStore } from '../store/GameStore';
 import type { GameFilter, GameRecord } from '../store/types';
 import type { WorkerStore } from '../store/WorkerStore';
+import { readGameLogs, type ReadLogs } from '../study/gameLogs';
+import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
+import { studyOverview } from '../../shared/study/overview';
+import { streamLogsArchive } from './logsArchive';
 import { BODY_LIMIT_BYTES } from './guard';
 import { sendWorkerError } from './studies';
 
@@ -203,6 +207,28 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     }
     return { study, workers: deps.workers };
   };
+  api.get('/studies', (_req, res) => {
+    if (!deps.workers) return sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+    const workers = deps.workers;
+    res.json({ studies: [...studies.values()].map((study) => studyOverview(study, workers.list(study.id), workers.gameTotals(study.id), workers.now())) });
+  });
+  api.get('/studies/:id/bonuses.csv', (req, res) => {
+    const found = find(req, res);
+    if (!found) return;
+    const format = req.query.format;
+    if (typeof format !== 'string' || !(BONUS_FORMATS as readonly string[]).includes(format)) {
+      return sendError(res, 400, 'BAD_QUERY', `format must be ${BONUS_FORMATS.join(' or ')}`, { field: 'format' });
+    }
+    const { games } = studyLogs(deps.store, found.study);
+    res.type('text/csv').attachment(`${found.study.id}-bonuses-${format}.csv`).send(bonusCsv(bonusSheet(found.study, games, format as BonusFormat), format as BonusFormat, found.study.title));
+  });
+  api.get('/studies/:id/logs.tar.gz', (req, res, next) => {
+    const found = find(req, res);
+    if (!found) return;
+    const logs = studyLogs(deps.store, found.study).games.filter((game) => game.header.meta.study === found.study.id);
+    res.type('application/gzip').attachment(`${found.study.id}-logs.tar.gz`);
+    streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, path: game.path })), res).catch(next);
+  });
   api.get('/studies/:id/workers', (req, res) => {
     const found = find(req, res);
     if (found) res.json({ study: found.study.id, workers: found.workers.list(found.study.id).map(adminWorker) });
@@ -227,6 +253,16 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   api.post('/studies/:id/workers/:participantId/promote', (req, res) => {
     change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
+}
+
+/** The logs of the games in the study's pool, read (the study's own are those whose header names it). */
+function studyLogs(store: GameStore, study: Study): ReadLogs {
+  const paths: string[] = [];
+  for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
+    const page = store.listGames({ pool: study.pool, limit: MAX_LIST_LIMIT, offset });
+    paths.push(...page.map((game) => game.logPath));
+    if (page.length < MAX_LIST_LIMIT) return readGameLogs(paths);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

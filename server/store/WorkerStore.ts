@@ -193,6 +193,16 @@ export interface GameEnd {
   readonly left: boolean;
 }
 
+/** A study's games, counted once each from its workers' records. */
+export interface StudyGameTotals {
+  readonly games: number;
+  /** Started and not ended. */
+  readonly live: number;
+  /** Over the ended games; null when none has ended. */
+  readonly meanScore: number | null;
+  readonly meanSeconds: number | null;
+}
+
 /** How much earlier than the wait's end a worker's page may ask for the noPartner code (clocks differ a little). */
 export const WAIT_TOLERANCE_MS = 2000;
 
@@ -244,12 +254,14 @@ export class WorkerStore {
   private readonly deleteExpiredSessions;
   private readonly endGameRow;
   private readonly selectGames;
+  private readonly selectGameTotals;
   /** UPDATE statements by the columns they set, prepared once each. */
   private readonly updates = new Map<string, Database.Statement>();
 
   private constructor(
     private readonly db: Database.Database,
-    private readonly now: () => number,
+    /** The clock of every time the store writes (tests inject one). */
+    readonly now: () => number,
   ) {
     this.selectWorker = db.prepare<[string, string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? AND w.participant_id = ?`);
     this.selectWorkers = db.prepare<[string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? ORDER BY w.created_at, w.participant_id`);
@@ -260,6 +272,10 @@ export class WorkerStore {
       UPDATE worker_games SET ended_at = @ended_at, end_reason = @end_reason, score = @score, left_game = @left_game,
         seconds = (julianday(@ended_at) - julianday(started_at)) * 86400.0
       WHERE study_id = @study_id AND participant_id = @participant_id AND game_id = @game_id AND ended_at IS NULL`);
+    this.selectGameTotals = db.prepare<[string], { games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(`
+      SELECT COUNT(*) AS games, COALESCE(SUM(ended_at IS NULL), 0) AS live,
+        AVG(CASE WHEN ended_at IS NOT NULL THEN score END) AS mean_score, AVG(CASE WHEN ended_at IS NOT NULL THEN seconds END) AS mean_seconds
+      FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = ? GROUP BY game_id)`);
     this.selectGames = db.prepare<[string, string], WorkerGameRow>('SELECT * FROM worker_games WHERE study_id = ? AND participant_id = ? ORDER BY started_at, game_id');
     this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
       'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
@@ -473,6 +489,15 @@ export class WorkerStore {
       if (early > 0) throw new WorkerError('TOO_EARLY', `the wait for a partner is not over: ask again in ${Math.ceil(early / 1000)} s`, Math.ceil(early / 1000));
       return { ...completionChanges(study, row, 'noPartner', this.time()), waiting_since: null };
     });
+  }
+
+  /**
+   * The study's games as its workers' records count them (each game once): how many, how many
+   * are being played, and the mean final score and length of the ended ones.
+   */
+  gameTotals(studyId: string): StudyGameTotals {
+    const row = this.selectGameTotals.get(studyId)!;
+    return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
   }
 
   /** The games a worker played (and plays), oldest first. */

@@ -6,6 +6,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
+import { extract } from 'tar-stream';
 import { join } from 'node:path';
 import { Client } from '@colyseus/sdk';
 import { mountApi } from '../../server/http/api';
@@ -114,6 +116,24 @@ async function play(token: string): Promise<Player> {
   const player = track(await new Client(base).consumeSeatReservation(answer.body.reservation));
   await waitFor(() => player.messages.some((m) => m.type === 'seat'), 'the seat');
   return player;
+}
+
+/** The files of a tar archive, by name. */
+async function untar(bytes: Buffer): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const reader = extract();
+  reader.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk) => chunks.push(chunk as Buffer));
+    stream.on('end', () => {
+      files[header.name] = Buffer.concat(chunks).toString('utf8');
+      next();
+    });
+  });
+  const finished = new Promise<void>((resolve, reject) => reader.on('finish', () => resolve()).on('error', reject));
+  reader.end(bytes);
+  await finished;
+  return files;
 }
 
 const seatOf = (player: Player) => player.messages.find((m) => m.type === 'seat')!.payload.role;
@@ -237,6 +257,43 @@ describe("a study's games", () => {
       ending.mockRestore();
       logged.mockRestore();
     }
+  });
+
+  test("P-151: the researcher's overview, bonus sheets and logs archive of a study, behind the admin token", async () => {
+    await serve([study()]);
+    const leaderToken = await readyLeader('L1');
+    const follower = await play(await readyWorker('F1'));
+    const leader = await play(leaderToken);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    const live = await call('GET', '/api/studies', undefined, ADMIN);
+    expect(live.body.studies[0]).toMatchObject({ id: STUDY, platform: 'prolific', pool: STUDY, games: { games: 1, live: 1, meanScore: null }, waiting: [] });
+    await leader.room.leave(true);
+    await waitFor(() => workers.get(STUDY, 'F1')!.completion !== null, 'the completion');
+    const waiting = await play(await readyWorker('F2'));
+    skew = 12_000;
+    const overview = (await call('GET', '/api/studies', undefined, ADMIN)).body.studies[0];
+    expect(overview).toMatchObject({
+      workers: { total: 3, byStep: { done: 1, play: 2, consent: 0 } },
+      waiting: [{ participantId: 'F2', role: 'follower' }],
+      completion: { reachedPlay: 3, completed: 0, rate: 0 },
+      games: { games: 1, live: 0, meanScore: 0 },
+    });
+    expect(overview.waiting[0].seconds).toBeGreaterThanOrEqual(12);
+    expect((await call('GET', '/api/studies')).status).toBe(401);
+
+    const csv = await fetch(`${base}/api/studies/${STUDY}/bonuses.csv?format=mturk`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename=pilot-1-bonuses-mturk.csv');
+    expect(await csv.text()).toBe('workerId,assignmentId,bonusAmount,reason,uniqueRequestToken\n');
+    expect(await call('GET', `/api/studies/${STUDY}/bonuses.csv?format=paypal`, undefined, ADMIN)).toMatchObject({ status: 400, body: { error: { code: 'BAD_QUERY', field: 'format' } } });
+    expect((await call('GET', '/api/studies/nope/bonuses.csv?format=prolific', undefined, ADMIN)).status).toBe(404);
+
+    const archive = await fetch(`${base}/api/studies/${STUDY}/logs.tar.gz`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(archive.headers.get('content-type')).toBe('application/gzip');
+    const files = await untar(gunzipSync(Buffer.from(await archive.arrayBuffer())));
+    const [game] = store.listGames();
+    expect(Object.keys(files)).toEqual([`${game.gameId}.jsonl`]);
+    expect(files[`${game.gameId}.jsonl`]).toBe(readFileSync(game.logPath, 'utf8'));
+    await waiting.room.leave(true);
   });
 
   test('P-103: the noPartner code only once the wait for a partner has run out; never to a worker in a game', async () => {

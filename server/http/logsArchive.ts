@@ -1,0 +1,31 @@
+/**
+ * Game logs as one download: a gzipped tar of `<gameId>.jsonl` files, streamed as it is written.
+ * Each log is read whole when its turn comes (logs are small), so a game still being played is
+ * archived as far as it has been written.
+ */
+import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { pack } from 'tar-stream';
+
+export interface ArchivedFile {
+  /** The file's name in the archive. */
+  readonly name: string;
+  readonly path: string;
+}
+
+export async function streamLogsArchive(files: readonly ArchivedFile[], out: Writable): Promise<void> {
+  const archive = pack();
+  const written = pipeline(archive, createGzip(), out);
+  try {
+    for (const file of files) {
+      const data = readFileSync(file.path);
+      await new Promise<void>((resolve, reject) => archive.entry({ name: file.name, size: data.length, mode: 0o644 }, data, (error) => (error ? reject(error) : resolve())));
+    }
+    archive.finalize();
+  } catch (error) {
+    archive.destroy(error as Error);
+  }
+  await written;
+}

@@ -1,0 +1,51 @@
+/**
+ * A study at a glance, for the researcher's admin page: its workers by step, who waits for a
+ * partner and for how long, how many sessions ended with the completed code, and its games'
+ * totals. Pure: the server computes it from the worker store's records.
+ */
+import type { PlatformKind, StudyFile } from './studyFile';
+import { WORKER_STEPS, workerStep, type WorkerRecord, type WorkerRole, type WorkerStep } from './worker';
+
+export interface GameTotals {
+  readonly games: number;
+  readonly live: number;
+  readonly meanScore: number | null;
+  readonly meanSeconds: number | null;
+}
+
+export interface StudyOverview {
+  readonly id: string;
+  readonly title: string;
+  readonly platform: PlatformKind;
+  readonly pool: string;
+  readonly workers: { readonly total: number; readonly byStep: Readonly<Record<WorkerStep, number>> };
+  /** Workers waiting for a partner now: asked to play, no game started since, no ending yet. */
+  readonly waiting: readonly { readonly participantId: string; readonly role: WorkerRole; readonly seconds: number }[];
+  /**
+   * Of the workers who passed the quiz (so could play), how many have the completed code now;
+   * `rate` is completed / reachedPlay, null before anyone reached play.
+   */
+  readonly completion: { readonly reachedPlay: number; readonly completed: number; readonly rate: number | null };
+  readonly games: GameTotals;
+}
+
+export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[], games: GameTotals, now: number): StudyOverview {
+  const byStep = Object.fromEntries(WORKER_STEPS.map((step) => [step, 0])) as Record<WorkerStep, number>;
+  for (const worker of workers) byStep[workerStep(worker)]++;
+  const waiting = workers
+    .filter((worker) => worker.waitingSince !== null && worker.games.inProgress === 0 && workerStep(worker) === 'play')
+    .map((worker) => ({ participantId: worker.participantId, role: worker.role, seconds: Math.max(0, Math.round((now - Date.parse(worker.waitingSince!)) / 1000)) }))
+    .sort((a, b) => b.seconds - a.seconds);
+  const reachedPlay = workers.filter((worker) => worker.quiz.passedAt !== null).length;
+  const completed = workers.filter((worker) => worker.quiz.passedAt !== null && worker.completion?.outcome === 'completed').length;
+  return {
+    id: study.id,
+    title: study.title,
+    platform: study.platform.kind,
+    pool: study.pool,
+    workers: { total: workers.length, byStep },
+    waiting,
+    completion: { reachedPlay, completed, rate: reachedPlay === 0 ? null : completed / reachedPlay },
+    games,
+  };
+}
