@@ -1,7 +1,7 @@
 /**
  * Serves the built browser client (client/dist): the lobby and game at /, the replay viewer at
  * /replay/, a study's participant page at /study/<id> (one page for every study: it reads the id
- * from its address). Without a build, every page says how to make one instead of failing silently.
+ * from its address), the researcher's admin page at /admin/. Without a build, every page says how to make one instead of failing silently.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ const STUDY_PAGE_ROUTES = ['/study/:id', '/study/:id/'];
 export function mountClient(app: express.Application, dist = CLIENT_DIST): { built: boolean } {
   const built = existsSync(join(dist, 'index.html'));
   if (!built) {
-    app.get(['/', '/replay', '/replay/', ...STUDY_PAGE_ROUTES], (_req, res) => {
+    app.get(['/', '/replay', '/replay/', '/admin', '/admin/', ...STUDY_PAGE_ROUTES], (_req, res) => {
       res.status(503).type('text/plain').send('The browser client is not built. Run "npm run build:client" (npm start does it for you), then reload.');
     });
     return { built };

@@ -18,6 +18,8 @@ export interface StudyOverview {
   readonly title: string;
   readonly platform: PlatformKind;
   readonly pool: string;
+  /** For each worker's bonus (shared/study/bonus.ts). */
+  readonly pay: StudyFile['pay'];
   readonly workers: { readonly total: number; readonly byStep: Readonly<Record<WorkerStep, number>> };
   /** Workers waiting for a partner now: asked to play, no game started since, no ending yet. */
   readonly waiting: readonly { readonly participantId: string; readonly role: WorkerRole; readonly seconds: number }[];
@@ -43,6 +45,7 @@ export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[]
     title: study.title,
     platform: study.platform.kind,
     pool: study.pool,
+    pay: { ...study.pay },
     workers: { total: workers.length, byStep },
     waiting,
     completion: { reachedPlay, completed, rate: reachedPlay === 0 ? null : completed / reachedPlay },

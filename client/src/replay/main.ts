@@ -1,6 +1,7 @@
 /**
  * The replay viewer's page: opens a logged game from a file or from the server (the evaluation
- * report links here as ?game=<id>&event=<n>) and hands it to the viewer.
+ * report links here as ?game=<id>&event=<n>; the admin page as ?game=<id>&live=1, to follow a
+ * game being played) and hands it to the viewer.
  */
 import '../styles.css';
 import { h } from '../ui/dom';
@@ -110,6 +111,38 @@ async function openServerGame(gameId: string, cursor: number): Promise<void> {
     return;
   }
   openText(text, `game ${gameId}`, cursor);
+  if (live && viewer.recording?.header.gameId === gameId && viewer.recording.end === null) void follow(gameId, token, text);
+}
+
+/** How often a game being played is fetched again (?live=1). */
+const LIVE_POLL_MS = 1500;
+
+/**
+ * Follows a game being played: its log is fetched again until its end line arrives, and the
+ * viewer grows with it (at the newest state, unless the person stepped back).
+ */
+async function follow(gameId: string, token: string, text: string): Promise<void> {
+  document.body.dataset.live = 'true';
+  status.showLive(true);
+  for (let known = text; ; ) {
+    await new Promise((resolve) => setTimeout(resolve, LIVE_POLL_MS));
+    if (viewer.recording?.header.gameId !== gameId) break;
+    let next: string;
+    try {
+      next = await fetchLog(token, gameId);
+    } catch {
+      continue; // a moment without the server: try again at the next poll
+    }
+    if (next !== known) {
+      known = next;
+      // A log is cut back to a whole line only at its end: a half-written last line waits for the next poll.
+      if (!next.endsWith('\n')) continue;
+      viewer.extend(loadRecording(next));
+    }
+    if (viewer.recording?.end) break;
+  }
+  delete document.body.dataset.live;
+  status.showLive(false);
 }
 
 function fail(message: string): void {
@@ -120,5 +153,7 @@ function fail(message: string): void {
 
 const query = new URLSearchParams(location.search);
 const requested = query.get('game');
+/** ?live=1: a game still being played is followed as it goes on (the admin page's Watch links). */
+const live = query.get('live') === '1';
 if (requested) void openServerGame(requested, Number(query.get('event') ?? 0) || 0);
 else picker.open();

@@ -1,6 +1,7 @@
 /**
  * The game server's token-protected API (docs/protocol.md): the list of logged games and their
- * logs. The admin token lives in sessionStorage only, so it is gone when the tab closes.
+ * logs, and the request the admin page makes its own with. The admin token lives in
+ * sessionStorage only, so it is gone when the tab closes.
  */
 import type { EndReason } from '../../../shared/log/format';
 
@@ -55,10 +56,13 @@ export async function fetchLog(token: string, gameId: string): Promise<string> {
   return response.text();
 }
 
-async function request(path: string, token: string): Promise<Response> {
+/** A request to the token-protected API (the replay viewer's and the admin page's); its failure in words. */
+export async function request(path: string, token: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    response = await fetch(path, { method: init.method ?? 'GET', headers, cache: 'no-store', body: init.body === undefined ? undefined : JSON.stringify(init.body) });
   } catch (error) {
     throw new ServerError(`Could not reach the game server (${(error as Error).message}).`);
   }

@@ -10,6 +10,7 @@ export class StatusBar {
   readonly element: HTMLElement;
   private readonly turn = h('span', { class: 'turn' }, 'No game open');
   private readonly gameId = h('span', { class: 'replay-game-id' });
+  private readonly live = h('span', { class: 'replay-live', hidden: true }, 'Live');
   private readonly values = {} as Record<StatName, HTMLElement>;
 
   constructor(...actions: HTMLElement[]) {
@@ -17,11 +18,16 @@ export class StatusBar {
       this.values[name] = h('span', { class: 'value' }, '–');
       return h('div', { class: 'stat', 'data-stat': name }, h('span', { class: 'label' }, STAT_LABELS[name]), this.values[name]);
     });
-    this.element = h('header', { class: 'status-bar replay-status' }, h('h1', { class: 'role' }, 'Replay'), this.gameId, this.turn, ...stats, ...actions);
+    this.element = h('header', { class: 'status-bar replay-status' }, h('h1', { class: 'role' }, 'Replay'), this.gameId, this.live, this.turn, ...stats, ...actions);
   }
 
   showGame(gameId: string): void {
     setChildren(this.gameId, gameId);
+  }
+
+  /** Marks the game as followed while it is being played. */
+  showLive(live: boolean): void {
+    this.live.hidden = !live;
   }
 
   update(state: GameState): void {

@@ -36,6 +36,30 @@ export class Viewer implements ControlActions {
     return this.game !== null;
   }
 
+  /** The game on screen, if any. */
+  get recording(): ReplayedGame | null {
+    return this.game?.recording ?? null;
+  }
+
+  /**
+   * The game on screen, grown (a game being played, its log fetched again): the world and the
+   * chosen view stay, and the newest state is shown if the person was at the newest before.
+   */
+  extend(recording: ReplayedGame): void {
+    const game = this.game;
+    if (!game || game.recording.header.gameId !== recording.header.gameId) return this.open(recording, recording.events.length);
+    const previous = game.playback.cursor;
+    const cursor = previous === game.recording.events.length ? recording.events.length : previous;
+    game.playback.dispose();
+    const playback = new Playback(recording.events.length, (next, before) => this.show(next, before));
+    playback.setSpeed(this.speed);
+    this.game = { recording, world: game.world, playback };
+    this.panel.showGame(recording);
+    hook.events = recording.events.length;
+    playback.seek(cursor);
+    this.show(playback.cursor, previous);
+  }
+
   /** Shows `recording` from event `cursor` on, in place of the game open before. */
   open(recording: ReplayedGame, cursor = 0): void {
     if (this.game) {

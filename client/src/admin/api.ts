@@ -1,0 +1,46 @@
+/**
+ * What the admin page asks of the server, behind the admin token (docs/protocol.md): the studies'
+ * overviews, their workers, the games being played, promote and block, and the downloads.
+ */
+import type { StudyOverview } from '../../../shared/study/overview';
+import type { WorkerRecord, WorkerStep } from '../../../shared/study/worker';
+import { request, type GameSummary } from '../replay/server';
+
+export type AdminWorker = WorkerRecord & { readonly step: WorkerStep };
+
+export class AdminApi {
+  constructor(readonly token: string) {}
+
+  async studies(): Promise<StudyOverview[]> {
+    return ((await (await request('/api/studies', this.token)).json()) as { studies: StudyOverview[] }).studies;
+  }
+
+  async workers(studyId: string): Promise<AdminWorker[]> {
+    return ((await (await request(`/api/studies/${encodeURIComponent(studyId)}/workers`, this.token)).json()) as { workers: AdminWorker[] }).workers;
+  }
+
+  /** The pool's games that have not ended, newest first. */
+  async liveGames(pool: string): Promise<GameSummary[]> {
+    const body = (await (await request(`/api/games?pool=${encodeURIComponent(pool)}&limit=1000`, this.token)).json()) as { games: GameSummary[] };
+    return body.games.filter((game) => game.endedAt === null);
+  }
+
+  async promote(studyId: string, participantId: string): Promise<void> {
+    await request(`/api/studies/${encodeURIComponent(studyId)}/workers/${encodeURIComponent(participantId)}/promote`, this.token, { method: 'POST', body: {} });
+  }
+
+  async block(studyId: string, participantId: string, reason: string): Promise<void> {
+    await request(`/api/studies/${encodeURIComponent(studyId)}/workers/${encodeURIComponent(participantId)}/block`, this.token, { method: 'POST', body: reason ? { reason } : {} });
+  }
+
+  /** A file the server sends as an attachment, saved by the browser under `name`. */
+  async download(path: string, name: string): Promise<void> {
+    const blob = await (await request(path, this.token)).blob();
+    const url = URL.createObjectURL(blob);
+    const link = Object.assign(document.createElement('a'), { href: url, download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+}

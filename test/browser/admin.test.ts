@@ -1,0 +1,139 @@
+/// <reference lib="dom" />
+/**
+ * The admin page in a real browser, as a researcher uses it while a study runs: the token, the
+ * study's totals, a worker waiting for a partner, a game being played (watched live in the
+ * replay viewer while its players move), Promote and Block, and the bonus sheet's download.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@colyseus/sdk';
+import type { Browser, Page } from 'playwright-core';
+import { loadStudyFile } from '../../server/study/loadStudy';
+import type { Study } from '../../shared/study/studyFile';
+import { track, waitFor, type Player } from '../server/harness';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { audit, describe as describeViolations } from './axe';
+import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+
+jest.setTimeout(120_000);
+
+const DOC_IMAGES = resolve(__dirname, '../../docs/images');
+const STUDY = 'pilot-admin';
+
+let dir: string;
+let server: BrowserTestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cerealbar-admin-'));
+  const data = setPath(validStudy(), 'id', STUDY);
+  setPath(data, 'title', 'Collecting cards together');
+  setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
+  const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
+  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study]);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function api(path: string, body?: unknown, token = ADMIN_TOKEN): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await fetch(`${server.url}/api/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/** A Prolific worker at the play step (a leader after the researcher promoted it); its session token. */
+async function atPlay(pid: string, leader = false): Promise<string> {
+  const { token } = await fetch(`${server.url}/api/studies/${STUDY}/session`, { method: 'POST', body: JSON.stringify({ PROLIFIC_PID: pid, STUDY_ID: 'S', SESSION_ID: `S-${pid}` }) }).then((r) => r.json());
+  await api(`studies/${STUDY}/consent`, { agree: true }, token);
+  await api(`studies/${STUDY}/rules`, { read: true }, token);
+  if (leader) await api(`studies/${STUDY}/workers/${pid}/promote`, {});
+  await api(`studies/${STUDY}/tutorial`, { role: leader ? 'leader' : 'follower' }, token);
+  await api(`studies/${STUDY}/quiz`, { answers: [0, 1, 1] }, token);
+  return token;
+}
+
+/** Seated by the study API, as the study's page is. */
+async function seat(token: string): Promise<Player> {
+  const { reservation } = await api(`studies/${STUDY}/play`, {}, token);
+  return track(await new Client(server.url).consumeSeatReservation(reservation));
+}
+
+async function accessible(page: Page, name: string): Promise<void> {
+  const result = await audit(page, name);
+  if (result.violations.length > 0) throw new Error(`${name}:\n${describeViolations(result.violations)}`);
+}
+
+async function picture(page: Page, name: string): Promise<void> {
+  const path = await screenshot(page, name);
+  if (process.env.UPDATE_DOC_SCREENSHOTS === '1') copyFileSync(path, join(DOC_IMAGES, `${name}.png`));
+}
+
+test('P-151: the researcher signs in, sees the study live, promotes and blocks workers, downloads the bonus sheet and watches a game as it is played', async () => {
+  const follower = await seat(await atPlay('F-ONE'));
+  const leader = await seat(await atPlay('L-ONE', true));
+  await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+  const waiting = await seat(await atPlay('F-WAITS'));
+  await atPlay('F-TWO');
+
+  const { page, errors } = await openPage(browser, `${server.url}/admin`);
+  await page.fill('#admin-token', 'not-the-token-at-all');
+  await page.click('form.admin-token button');
+  await page.waitForSelector('.admin-login .error-text:has-text("token")');
+  await page.fill('#admin-token', ADMIN_TOKEN);
+  await page.click('form.admin-token button');
+  const panel = page.locator(`.admin-study[data-study="${STUDY}"]`);
+  await panel.waitFor();
+  expect(await panel.locator('.admin-totals').textContent()).toBe('Workers4Games1 (1 being played)Mean score-Time per game-Completion rate0% (0 of 4 who passed the quiz)');
+  expect(await panel.locator('.admin-waiting li').allTextContents()).toEqual([expect.stringMatching(/^F-WAITS \(follower\): \d+ s$/)]);
+  expect(await panel.locator('.admin-live li').count()).toBe(1);
+  expect(await panel.locator('tr[data-participant="L-ONE"] td').nth(1).textContent()).toBe('leader (promoted)');
+  await accessible(page, 'admin page');
+  await picture(page, 'admin');
+
+  // Promote, and block with a reason: the page asks first, then shows the store's new state.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await panel.locator('tr[data-participant="F-TWO"] button.promote').click();
+  await page.waitForSelector(`tr[data-participant="F-TWO"] td:has-text("leader (promoted)")`);
+  expect(server.workers!.get(STUDY, 'F-TWO')!.role).toBe('leader');
+  page.once('dialog', (dialog) => void dialog.accept('left the game twice'));
+  await panel.locator('tr[data-participant="F-WAITS"] button.block').click();
+  await page.waitForSelector(`tr[data-participant="F-WAITS"] td:has-text("blocked: left the game twice")`);
+  expect(server.workers!.get(STUDY, 'F-WAITS')!.blocked).toMatchObject({ reason: 'left the game twice' });
+  // Declining the question changes nothing.
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await panel.locator('tr[data-participant="F-ONE"] button.block').click();
+  await page.waitForTimeout(300);
+  expect(server.workers!.get(STUDY, 'F-ONE')!.blocked).toBeNull();
+
+  const download = page.waitForEvent('download');
+  await panel.locator('button:has-text("Bonus sheet for MTurk")').click();
+  const file = await (await download).path();
+  expect(readFileSync(file, 'utf8')).toBe('workerId,assignmentId,bonusAmount,reason,uniqueRequestToken\n');
+
+  // Watch the game: the replay viewer follows it while the leader moves.
+  await panel.locator('.admin-live a.watch').click();
+  await page.waitForURL(/\/replay\/\?game=/);
+  await page.waitForFunction(() => (window as unknown as { __replay?: { ready: boolean } }).__replay?.ready, undefined, { timeout: 60_000 });
+  expect(await page.isVisible('.replay-live')).toBe(true);
+  const before = await page.evaluate(() => (window as unknown as { __replay: { events: number; cursor: number } }).__replay);
+  leader.act({ type: 'instruction', text: 'Walk to the pond' });
+  leader.act({ type: 'move', move: 'RL' });
+  await page.waitForFunction((events) => (window as unknown as { __replay: { events: number; cursor: number } }).__replay.cursor >= events + 2, before.events, { timeout: 15_000 });
+  await picture(page, 'admin-watch');
+  await leader.room.leave(true);
+  // The game ends (abandoned): its end line arrives and the viewer stops following.
+  await page.waitForSelector('.replay-live', { state: 'hidden', timeout: 15_000 });
+  await waiting.room.leave(true);
+  expect(errors).toEqual([]);
+});
