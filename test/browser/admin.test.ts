@@ -79,7 +79,7 @@ async function picture(page: Page, name: string): Promise<void> {
   if (process.env.UPDATE_DOC_SCREENSHOTS === '1') copyFileSync(path, join(DOC_IMAGES, `${name}.png`));
 }
 
-test('P-151: the researcher signs in, sees the study live, promotes and blocks workers, downloads the bonus sheet and watches a game as it is played', async () => {
+test('P-106: the researcher signs in, sees the study live, promotes and blocks workers, downloads the bonus sheet and watches a game as it is played', async () => {
   const follower = await seat(await atPlay('F-ONE'));
   const leader = await seat(await atPlay('L-ONE', true));
   await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');

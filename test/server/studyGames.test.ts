@@ -259,7 +259,7 @@ describe("a study's games", () => {
     }
   });
 
-  test("P-151: the researcher's overview, bonus sheets and logs archive of a study, behind the admin token", async () => {
+  test("P-106: the researcher's overview, bonus sheets and logs archive of a study, behind the admin token", async () => {
     await serve([study()]);
     const leaderToken = await readyLeader('L1');
     const follower = await play(await readyWorker('F1'));
@@ -321,7 +321,7 @@ describe("a study's games", () => {
     expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, other)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
   });
 
-  test('P-150: a worker whose session ended while it waited is sent away when a partner comes; no game starts with it', async () => {
+  test('P-105: a worker whose session ended while it waited is sent away when a partner comes; no game starts with it', async () => {
     await serve([study({ 'time.waitForPartnerSeconds': 30 })]);
     const token = await readyWorker('F1');
     const waiting = await play(token);
