@@ -15,6 +15,7 @@ import { track, waitFor, type Player } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { audit, describe as describeViolations } from './axe';
 import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { api, preparedWorker } from './studyWorkers';
 
 jest.setTimeout(120_000);
 
@@ -41,31 +42,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(path: string, body?: unknown, token = ADMIN_TOKEN): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const response = await fetch(`${server.url}/api/${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 /** A Prolific worker at the play step (a leader after the researcher promoted it); its session token. */
-async function atPlay(pid: string, leader = false): Promise<string> {
-  const { token } = await fetch(`${server.url}/api/studies/${STUDY}/session`, { method: 'POST', body: JSON.stringify({ PROLIFIC_PID: pid, STUDY_ID: 'S', SESSION_ID: `S-${pid}` }) }).then((r) => r.json());
-  await api(`studies/${STUDY}/consent`, { agree: true }, token);
-  await api(`studies/${STUDY}/rules`, { read: true }, token);
-  if (leader) await api(`studies/${STUDY}/workers/${pid}/promote`, {});
-  await api(`studies/${STUDY}/tutorial`, { role: leader ? 'leader' : 'follower' }, token);
-  await api(`studies/${STUDY}/quiz`, { answers: [0, 1, 1] }, token);
-  return token;
-}
+const atPlay = (pid: string, leader = false) => preparedWorker(server.url, STUDY, { PROLIFIC_PID: pid, STUDY_ID: 'S', SESSION_ID: `S-${pid}` }, { promote: leader });
 
 /** Seated by the study API, as the study's page is. */
 async function seat(token: string): Promise<Player> {
-  const { reservation } = await api(`studies/${STUDY}/play`, {}, token);
+  const { reservation } = await api(server.url, `studies/${STUDY}/play`, {}, token);
   return track(await new Client(server.url).consumeSeatReservation(reservation));
 }
 

@@ -20,8 +20,9 @@ import { generateMap } from '../../shared/maps/generate';
 import { PathPlanner } from '../../shared/nav/pathing';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
-import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { quickSetGame, type QuickSet } from './quickSet';
+import { api, preparedWorker } from './studyWorkers';
 import { playFollowerTutorial, playLeaderTutorial, stepToward, tutorialView, type TutorialView } from './tutorialPlayer';
 
 jest.setTimeout(300_000);
@@ -62,26 +63,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(path: string, body?: unknown, token = ADMIN_TOKEN): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const response = await fetch(`${server.url}/api/${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 /** A worker taken through consent, rules, its tutorials and the quiz by the API alone (the first test does it on the pages). */
-async function atPlay(studyId: string, ids: Record<string, string>, leader: boolean): Promise<void> {
-  const { token, worker } = await fetch(`${server.url}/api/studies/${studyId}/session`, { method: 'POST', body: JSON.stringify(ids) }).then((r) => r.json());
-  await api(`studies/${studyId}/consent`, { agree: true }, token);
-  await api(`studies/${studyId}/rules`, { read: true }, token);
-  if (leader) await api(`studies/${studyId}/workers/${worker.participantId}/promote`, {});
-  await api(`studies/${studyId}/tutorial`, { role: leader ? 'leader' : 'follower' }, token);
-  await api(`studies/${studyId}/quiz`, { answers: [0, 1, 1] }, token);
-}
+const atPlay = (studyId: string, ids: Record<string, string>, leader: boolean) => preparedWorker(server.url, studyId, ids, { promote: leader });
 
 type Place = Page | Frame;
 
@@ -161,7 +144,7 @@ test('two Prolific workers: consent, rules, tutorials and quiz on the pages, pai
   const leader = await open(pids.leader);
   const follower = await open(pids.follower);
   // The researcher makes one of them a leader (by hand, as the study's promotion is manual).
-  await api(`studies/prolific-e2e/workers/${pids.leader}/promote`, {});
+  await api(server.url, `studies/prolific-e2e/workers/${pids.leader}/promote`, {});
   for (const [role, { page }] of [['leader', leader], ['follower', follower]] as const) {
     await page.click('button.rules-read');
     await page.waitForSelector('button.tutorial-start');

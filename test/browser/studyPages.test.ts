@@ -21,6 +21,7 @@ import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures'
 import { audit, describe as describeViolations } from './axe';
 import { ADMIN_TOKEN, ARTIFACTS, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { waitForWorld } from './players';
+import { api, preparedWorker } from './studyWorkers';
 import { playFollowerTutorial } from './tutorialPlayer';
 
 jest.setTimeout(240_000);
@@ -107,24 +108,9 @@ async function picture(page: Page, name: string): Promise<void> {
   if (UPDATE_DOCS) copyFileSync(path, join(DOC_IMAGES, `study-${name}.png`));
 }
 
-async function api(path: string, body?: unknown, token?: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${server.url}/api/${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 /** A worker taken through the steps by the API alone, up to the quiz (`quiz`) or past it (`play`). */
-async function prepared(studyId: string, ids: Record<string, string>, upTo: 'quiz' | 'play', roles: readonly string[] = ['follower']): Promise<string> {
-  const { token } = await api(`studies/${studyId}/session`, ids);
-  await api(`studies/${studyId}/consent`, { agree: true }, token);
-  await api(`studies/${studyId}/rules`, { read: true }, token);
-  for (const role of roles) await api(`studies/${studyId}/tutorial`, { role }, token);
-  if (upTo === 'play') await api(`studies/${studyId}/quiz`, { answers: [0, 1, 1] }, token);
-  return token;
-}
+const prepared = (studyId: string, ids: Record<string, string>, upTo: 'quiz' | 'play', tutorials: readonly ('leader' | 'follower')[] = ['follower']) =>
+  preparedWorker(server.url, studyId, ids, { upTo, tutorials });
 
 const answer = (page: Page | Frame, question: number, choice: number) => page.check(`fieldset[data-question="${question}"] input[value="${choice}"]`);
 
@@ -270,7 +256,7 @@ test("MTurk's preview shows what the study is, and records nothing", async () =>
 test("an MTurk worker screened out by the quiz, in MTurk's frame: the code, and the assignment posted to MTurk", async () => {
   const ids = { workerId: 'A1B2C3D4', assignmentId: '3ASG', hitId: '3HIT', turkSubmitTo: 'https://workersandbox.mturk.com' };
   const token = await prepared('turk', ids, 'quiz');
-  await api('studies/turk/quiz', { answers: [1, 0, 0] }, token);
+  await api(server.url, 'studies/turk/quiz', { answers: [1, 0, 0] }, token);
   const query = new URLSearchParams(ids).toString();
 
   const { page, errors } = await openPage(browser, 'about:blank');

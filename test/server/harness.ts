@@ -127,3 +127,20 @@ export async function startGame(url: string, options: Record<string, unknown> = 
   await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'both players to see the game start');
   return { leader, follower };
 }
+
+/** An HTTP answer with its JSON body (null when empty). */
+export interface JsonAnswer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+/** One request to the server at `base`: `body` as JSON (or `raw` as it is), `token` as a bearer token. */
+export async function callJson(base: string, method: string, path: string, body?: unknown, token?: string, raw?: string): Promise<JsonAnswer> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}${path}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text), headers: res.headers };
+}

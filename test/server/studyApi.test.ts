@@ -15,6 +15,7 @@ import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { callJson } from './harness';
 
 jest.setTimeout(30_000);
 
@@ -63,20 +64,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  headers: Headers;
-}
-
-async function call(method: string, path: string, body?: unknown, token?: string, raw?: string): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}${path}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text), headers: res.headers };
-}
+const call = (method: string, path: string, body?: unknown, token?: string, raw?: string) => callJson(base, method, path, body, token, raw);
 
 const post = (path: string, body?: unknown, token?: string) => call('POST', path, body, token);
 

@@ -20,7 +20,7 @@ import { replay } from '../../shared/log/replay';
 import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
-import { join as joinGame, sleep, track, waitFor, type Player } from './harness';
+import { callJson, join as joinGame, sleep, track, waitFor, type Player } from './harness';
 import { pickSelfPlayGame, send } from './selfPlayGames';
 
 jest.setTimeout(60_000);
@@ -71,18 +71,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<Answer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
-}
+const call = (method: string, path: string, body?: unknown, token?: string) => callJson(base, method, path, body, token);
 
 const admin = (path: string) => call('POST', `/api/studies/${STUDY}/workers/${path}`, {}, ADMIN);
 const me = async (token: string) => (await call('GET', `/api/studies/${STUDY}/me`, undefined, token)).body.worker;

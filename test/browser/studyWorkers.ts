@@ -1,0 +1,35 @@
+/**
+ * Study workers made ready through the study API, for browser tests that start a page at a later
+ * step: the API call, and a worker taken through consent, the rules, its tutorials and the quiz.
+ */
+import { ADMIN_TOKEN } from './harness';
+
+/** A request to the server's API (`path` under /api/); its JSON answer, or an error naming the refusal. */
+export async function api(url: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`${url}/api/${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+export interface Preparation {
+  /** The tutorials passed, in order (a follower's by default). */
+  readonly tutorials?: readonly ('leader' | 'follower')[];
+  /** The researcher promotes the worker to leader after the rules (its tutorial is then the leader's). */
+  readonly promote?: boolean;
+  /** Up to the quiz (not taken), or past it (passed). */
+  readonly upTo?: 'quiz' | 'play';
+}
+
+/** A worker of `studyId` with the platform's `ids`, taken through its steps by the API; its session token. */
+export async function preparedWorker(url: string, studyId: string, ids: Record<string, string>, preparation: Preparation = {}): Promise<string> {
+  const { token, worker } = await api(url, `studies/${studyId}/session`, ids, null);
+  await api(url, `studies/${studyId}/consent`, { agree: true }, token);
+  await api(url, `studies/${studyId}/rules`, { read: true }, token);
+  if (preparation.promote) await api(url, `studies/${studyId}/workers/${worker.participantId}/promote`, {});
+  for (const role of preparation.tutorials ?? [preparation.promote ? 'leader' : 'follower']) await api(url, `studies/${studyId}/tutorial`, { role }, token);
+  if ((preparation.upTo ?? 'play') === 'play') await api(url, `studies/${studyId}/quiz`, { answers: [0, 1, 1] }, token);
+  return token;
+}
