@@ -368,7 +368,8 @@ function lengthPrefixed(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+/** The parts as one array (an answer is written in parts). */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
   let offset = 0;
   for (const part of parts) {

@@ -10,7 +10,7 @@ import { HEADINGS } from '../../shared/engine/hex';
 import { FollowerEnv, type EnvStep } from '../../shared/env/env';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
 import type { Layout } from '../../shared/env/observationArrays';
-import { ANSWER_HEADER_BYTES, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type MakeOptions } from '../../shared/env/server';
+import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type MakeOptions } from '../../shared/env/server';
 import { loadRecording } from '../../shared/eval/recording';
 import type { FollowerObservation } from '../../shared/agents/types';
 import { describeObservation } from '../../shared/agents/language';
@@ -49,16 +49,6 @@ function ask(server: EnvServer, ...fields: (number[] | Uint8Array | string | obj
   const header = new DataView(answer.buffer, answer.byteOffset, ANSWER_HEADER_BYTES);
   expect(header.getUint32(0, true)).toBe(answer.length - ANSWER_HEADER_BYTES);
   return { status: header.getUint8(4), payload: answer.subarray(ANSWER_HEADER_BYTES) };
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 const u32 = (value: number) => {
