@@ -128,9 +128,10 @@ export function registerServeCommand(program: Command): void {
       if (unreadable.length > 0) process.stderr.write(`cerealbar: warning: left alone ${unreadable.length} file(s) in logs/ that are not game logs: ${unreadable.join(', ')}\n`);
       say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
-        say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): what its pages show at http://localhost:${server.port}/api/studies/${study.id}/public`);
-        say(`  its workers: http://localhost:${server.port}/api/studies/${study.id}/workers (admin token), or cerealbar study workers --study FILE --data ${options.data}`);
+        say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): participants enter at http://localhost:${server.port}/study/${study.id} (with the platform's ids: cerealbar study links)`);
+        say(`  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`);
       }
+      if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
       let stopping = false;
       const stop = async (signal: string) => {

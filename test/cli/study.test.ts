@@ -188,7 +188,8 @@ describe('serve --study', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       await waitFor(() => /Admin token/.test(output), 'the server to start', 30_000);
-      expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): what its pages show at http:\/\/localhost:\d+\/api\/studies\/pilot-1\/public/);
+      expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): participants enter at http:\/\/localhost:\d+\/study\/pilot-1 /);
+      expect(output).toMatch(/Admin page \(the studies live, with the admin token\): http:\/\/localhost:\d+\/admin/);
       expect(output).toMatch(/Study hits \(mturk, pool hits\)/);
       const port = /localhost:(\d+)/.exec(output)![1];
       const res = await fetch(`http://127.0.0.1:${port}/api/studies/pilot-1/public`);
