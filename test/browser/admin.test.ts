@@ -114,8 +114,9 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   await page.waitForFunction((events) => (window as unknown as { __replay: { events: number; cursor: number } }).__replay.cursor >= events + 2, before.events, { timeout: 15_000 });
   await picture(page, 'admin-watch');
   await leader.room.leave(true);
-  // The game ends (abandoned): its end line arrives and the viewer stops following.
+  // The game ends (abandoned): its end line arrives and the viewer stops following, and says so.
   await page.waitForSelector('.replay-live', { state: 'hidden', timeout: 15_000 });
+  expect(await page.textContent('.replay-status .turn')).toBe('Game ended: a player left');
   await waiting.room.leave(true);
   expect(errors).toEqual([]);
 });

@@ -1,5 +1,15 @@
 /** The bar across the top: whose turn it is at the cursor, the score, the turns and steps left. */
 import type { GameState } from '../../../shared/engine/state';
+import type { EndReason, LogEnd } from '../../../shared/log/format';
+
+/** Why a game ended before its turns ran out, in words. */
+const END_REASON_WORDS: Readonly<Record<EndReason, string>> = {
+  'turns-exhausted': 'no turns left',
+  abandoned: 'a player left',
+  interrupted: 'interrupted by a fault',
+  'server-shutdown': 'the server shut down',
+  'storage-failed': 'it could not be saved',
+};
 import { h, setChildren } from '../ui/dom';
 
 type StatName = 'score' | 'turnsLeft' | 'stepsLeft';
@@ -30,10 +40,12 @@ export class StatusBar {
     this.live.hidden = !live;
   }
 
-  update(state: GameState): void {
-    const whose = state.gameOver ? 'over' : state.turn.role;
-    this.element.dataset.replayTurn = whose;
-    setChildren(this.turn, state.gameOver ? 'Game over' : `${state.turn.role === 'leader' ? 'Leader' : 'Follower'}'s turn`);
+  /** The state at the cursor; `end` when the cursor is at the log's end line. */
+  update(state: GameState, end: LogEnd | null = null): void {
+    const over = state.gameOver || end !== null;
+    this.element.dataset.replayTurn = over ? 'over' : state.turn.role;
+    const ended = end && !state.gameOver ? `Game ended: ${END_REASON_WORDS[end.reason]}` : 'Game over';
+    setChildren(this.turn, over ? ended : `${state.turn.role === 'leader' ? 'Leader' : 'Follower'}'s turn`);
     setChildren(this.values.score, state.score);
     setChildren(this.values.turnsLeft, state.turnsLeft);
     setChildren(this.values.stepsLeft, state.gameOver ? 0 : state.turn.stepsLeft);

@@ -116,7 +116,8 @@ export class Viewer implements ControlActions {
       view: recording.views[VIEW_ROLES[this.view]][cursor],
       setMade: stepForward && recording.events[cursor - 1].outcome.set !== undefined,
     });
-    this.status.update(state);
+    // At the last event of a game that ended early (abandoned, interrupted), its end line says how.
+    this.status.update(state, cursor === recording.events.length ? recording.end : null);
     this.panel.update(recording, cursor);
     this.controls.update({ cursor, length: playback.length, playing: playback.playing, time: timeAt(recording, cursor), duration: duration(recording) });
     hook.cursor = cursor;
