@@ -10,28 +10,11 @@
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 const { buildPythonBundle } = require('./build-python.cjs');
+const { findPython } = require('./python.cjs');
 
 const ROOT = join(__dirname, '..');
 const BUNDLE = 'python/src/cerealbar/_engine/engine.cjs';
-const NEEDED_MODULES = ['numpy', 'pytest'];
-const PROBE = `import sys, importlib.util as u; print(sys.version.split()[0], sys.version_info >= (3, 10), *[u.find_spec(m) is not None for m in ${JSON.stringify(NEEDED_MODULES)}])`;
-
-/** The first Python that has everything, or why none will do. */
-function findPython() {
-  const candidates = [process.env.PYTHON, 'python3', 'python'].filter(Boolean);
-  const problems = [];
-  for (const python of candidates) {
-    const probe = spawnSync(python, ['-c', PROBE], { encoding: 'utf8' });
-    if (probe.error || probe.status !== 0) continue;
-    const [version, recent, ...found] = probe.stdout.trim().split(' ');
-    const missing = NEEDED_MODULES.filter((_, i) => found[i] !== 'True');
-    if (recent === 'True' && missing.length === 0) return { python };
-    problems.push(recent !== 'True' ? `${python} is Python ${version}, older than 3.10` : `${python} lacks ${missing.join(' and ')} (pip install ${missing.join(' ')})`);
-  }
-  return { problem: problems.length > 0 ? problems.join('; ') : `no Python found (tried ${candidates.join(', ')})` };
-}
-
-const { python, problem } = findPython();
+const { python, problem } = findPython(['numpy', 'pytest']);
 if (!python) {
   console.log(`test:python: ${problem}. Skipping the Python tests.`);
   process.exit(0);

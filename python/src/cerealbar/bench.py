@@ -1,0 +1,98 @@
+"""Environment steps per second on this machine: `python -m cerealbar.bench` (or, from a clone,
+`npm run bench:python`). One `FollowerEnv` (with and without the text description), one
+`LeaderEnv`, and the engine's batched step at N = 1, 16 and 256 environments in one Node process
+(one round trip per step of all N, each answer decoded into numpy views, as a vector environment
+will), all with random actions and self-play games, a finished game's environment reset at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import time
+
+import numpy as np
+
+from .engine import OP_MAKE, OP_RESET, OP_STEP_MANY, EngineProcess
+from .envs import FollowerEnv, LeaderEnv
+from .errors import InvalidRequestError
+from .layout import Layout
+
+U32 = struct.Struct("<I")
+
+
+def single(env, steps: int, actions: int, seed: int) -> float:
+    """Steps per second of one environment over `steps` random actions (0 to actions - 1)."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, _, terminated, truncated, _ = env.step(int(rng.integers(actions)))
+        if terminated or truncated:
+            env.reset()  # a fresh game drawn by the env (it skips seeds that give none)
+    return steps / (time.perf_counter() - start)
+
+
+def batched(n: int, rounds: int, seed: int) -> float:
+    """Environment steps per second of the batched step over `n` follower environments."""
+    engine = EngineProcess()
+    try:
+        made = [engine.request_json(bytes([OP_MAKE]) + json.dumps({"role": "follower", "reward": "distance", "description": False}).encode()) for _ in range(n)]
+        envs, layout = [answer["env"] for answer in made], Layout(made[0]["layout"])
+        seeds = iter(range(seed, 2**31))
+
+        def reset(env: int) -> None:
+            # A seed whose game ends before the follower's first turn gives no episode: the next one does.
+            for next_seed in seeds:
+                try:
+                    engine.request(bytes([OP_RESET]) + U32.pack(env) + json.dumps({"seed": next_seed}).encode())
+                    return
+                except InvalidRequestError:
+                    continue
+
+        for env in envs:
+            reset(env)
+        rng = np.random.default_rng(seed)
+        head = bytes([OP_STEP_MANY]) + U32.pack(n)
+        ids = [U32.pack(env) for env in envs]
+        start = time.perf_counter()
+        for _ in range(rounds):
+            actions = rng.integers(len(layout.actions), size=n)
+            payload = engine.request(head + b"".join(env + bytes([int(action)]) for env, action in zip(ids, actions)))
+            position = 0
+            for env in envs:
+                (length,) = U32.unpack_from(payload, position)
+                transition = layout.decode(payload, position + 4)
+                position += 4 + length
+                if transition.terminated or transition.truncated:
+                    reset(env)
+        return n * rounds / (time.perf_counter() - start)
+    finally:
+        engine.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m cerealbar.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20_000, help="steps of each single-environment run (default 20000)")
+    parser.add_argument("--batch-steps", type=int, default=100_000, help="environment steps of each batched run (default 100000)")
+    args = parser.parse_args()
+    rows: list[tuple[str, float]] = []
+    for name, env, actions in (
+        ("FollowerEnv, one environment", FollowerEnv(reward="distance", description=False), 5),
+        ("FollowerEnv, one environment, with the text description", FollowerEnv(reward="distance"), 5),
+        ("LeaderEnv, one environment (moves and End Turn only)", LeaderEnv(), 5),
+    ):
+        try:
+            rows.append((name, single(env, args.steps, actions, seed=1)))
+        finally:
+            env.close()
+    for n in (1, 16, 256):
+        rows.append((f"batched step, N = {n} follower environments in one process", batched(n, max(1, args.batch_steps // n), seed=1)))
+    print("Environment steps per second (random actions, self-play games):")
+    for name, rate in rows:
+        print(f"  {name:<62} {rate:>10,.0f}")
+
+
+if __name__ == "__main__":
+    main()

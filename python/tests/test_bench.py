@@ -1,0 +1,15 @@
+"""The benchmark's measurements run (few steps here; `npm run bench:python` runs the real ones)."""
+
+from cerealbar.bench import batched, single
+from cerealbar.envs import FollowerEnv
+
+
+def test_the_benchmark_steps_one_env_and_a_batch_through_game_ends():
+    env = FollowerEnv(description=False, max_steps=50)
+    try:
+        # 300 steps of at most 50 per episode: several resets along the way.
+        assert single(env, 300, 5, seed=1) > 0
+    finally:
+        env.close()
+    # Seed 139765's game ends before the follower's first turn: the batch skips it.
+    assert batched(4, 60, seed=139765) > 0

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:python`: the Python package's benchmark (`python -m cerealbar.bench`, steps per
+ * second of the environments) with this clone's package and a freshly built engine bundle, and
+ * this `node` as the engine's. Arguments are passed on to the benchmark.
+ */
+const { spawnSync } = require('node:child_process');
+const { join } = require('node:path');
+const { buildPythonBundle } = require('./build-python.cjs');
+const { findPython } = require('./python.cjs');
+
+const ROOT = join(__dirname, '..');
+const { python, problem } = findPython(['numpy']);
+if (!python) {
+  console.error(`bench:python: ${problem}.`);
+  process.exit(1);
+}
+buildPythonBundle();
+const run = spawnSync(python, ['-m', 'cerealbar.bench', ...process.argv.slice(2)], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, CEREALBAR_NODE: process.execPath, PYTHONPATH: join(ROOT, 'python', 'src'), PYTHONDONTWRITEBYTECODE: '1' },
+});
+process.exit(run.status ?? 1);
