@@ -5,7 +5,8 @@
  * this `node` as the engine's. Arguments are passed on to the benchmark.
  */
 const { spawnSync } = require('node:child_process');
-const { join } = require('node:path');
+const { existsSync } = require('node:fs');
+const { delimiter, join } = require('node:path');
 const { buildPythonBundle } = require('./build-python.cjs');
 const { findPython } = require('./python.cjs');
 
@@ -16,9 +17,13 @@ if (!python) {
   process.exit(1);
 }
 buildPythonBundle();
+// Gymnasium (for the vector environment's rows) from this Python, or from the read-only copy beside the repository.
+const VENDORED = join(ROOT, '..', 'shared', 'vendor', 'python');
+const hasGymnasium = spawnSync(python, ['-c', 'import gymnasium']).status === 0;
+const path = [join(ROOT, 'python', 'src'), ...(!hasGymnasium && existsSync(VENDORED) ? [VENDORED] : [])].join(delimiter);
 const run = spawnSync(python, ['-m', 'cerealbar.bench', ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: 'inherit',
-  env: { ...process.env, CEREALBAR_NODE: process.execPath, PYTHONPATH: join(ROOT, 'python', 'src'), PYTHONDONTWRITEBYTECODE: '1' },
+  env: { ...process.env, CEREALBAR_NODE: process.execPath, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1' },
 });
 process.exit(run.status ?? 1);

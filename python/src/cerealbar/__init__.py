@@ -6,10 +6,13 @@ by the project's TypeScript engine in a Node process. See docs/python.md.
     observation, info = env.reset(seed=7)
 
 With Gymnasium installed, `gymnasium.make("CerealBar/Follower-v0")` and `"CerealBar/Leader-v0"`
-work too once this package is imported.
+work too once this package is imported, and `FollowerVectorEnv` (or `gymnasium.make_vec(
+"CerealBar/Follower-v0", num_envs=N, vectorization_mode="vector_entry_point")`) runs N follower
+games in one engine process.
 """
 
 from .envs import FollowerEnv, LeaderEnv
+from .vector import FollowerVectorEnv
 from .errors import (
     CerealBarError,
     EngineCrashedError,
@@ -27,6 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "FollowerEnv",
     "LeaderEnv",
+    "FollowerVectorEnv",
     "CerealBarError",
     "EngineCrashedError",
     "EngineError",
@@ -49,9 +53,11 @@ def _register() -> None:
         import gymnasium
     except ImportError:
         return
-    for env_id, entry_point in ((FOLLOWER_ID, "cerealbar.envs:FollowerEnv"), (LEADER_ID, "cerealbar.envs:LeaderEnv")):
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+    if FOLLOWER_ID not in gymnasium.registry:
+        # make_vec(FOLLOWER_ID, num_envs=N, vectorization_mode="vector_entry_point"): N games in one engine process.
+        gymnasium.register(id=FOLLOWER_ID, entry_point="cerealbar.envs:FollowerEnv", vector_entry_point="cerealbar.vector:FollowerVectorEnv")
+    if LEADER_ID not in gymnasium.registry:
+        gymnasium.register(id=LEADER_ID, entry_point="cerealbar.envs:LeaderEnv")
 
 
 _register()

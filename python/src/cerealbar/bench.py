@@ -1,8 +1,8 @@
 """Environment steps per second on this machine: `python -m cerealbar.bench` (or, from a clone,
 `npm run bench:python`). One `FollowerEnv` (with and without the text description), one
-`LeaderEnv`, and the engine's batched step at N = 1, 16 and 256 environments in one Node process
-(one round trip per step of all N, each answer decoded into numpy views, as a vector environment
-will), all with random actions and self-play games, a finished game's environment reset at once.
+`LeaderEnv`, the engine's batched step at N = 1, 16 and 256 environments in one Node process
+(one round trip per step of all N, each answer decoded into numpy views), and `FollowerVectorEnv`
+at the same N (with Gymnasium), all with random actions and self-play games, a finished game's environment reset at once.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .engine import OP_MAKE, OP_RESET, OP_STEP_MANY, EngineProcess
 from .envs import FollowerEnv, LeaderEnv
 from .errors import InvalidRequestError
 from .layout import Layout
+from .vector import FollowerVectorEnv, gymnasium
 
 U32 = struct.Struct("<I")
 
@@ -72,6 +73,20 @@ def batched(n: int, rounds: int, seed: int) -> float:
         engine.close()
 
 
+def vectorized(n: int, rounds: int, seed: int) -> float:
+    """Environment steps per second of a FollowerVectorEnv of `n` (autoreset included)."""
+    vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False)
+    try:
+        vector.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        start = time.perf_counter()
+        for _ in range(rounds):
+            vector.step(rng.integers(0, 5, size=n))
+        return n * rounds / (time.perf_counter() - start)
+    finally:
+        vector.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m cerealbar.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20_000, help="steps of each single-environment run (default 20000)")
@@ -89,6 +104,9 @@ def main() -> None:
             env.close()
     for n in (1, 16, 256):
         rows.append((f"batched step, N = {n} follower environments in one process", batched(n, max(1, args.batch_steps // n), seed=1)))
+    if gymnasium is not None:
+        for n in (1, 16, 256):
+            rows.append((f"FollowerVectorEnv, N = {n}", vectorized(n, max(1, args.batch_steps // n), seed=1)))
     print("Environment steps per second (random actions, self-play games):")
     for name, rate in rows:
         print(f"  {name:<62} {rate:>10,.0f}")
