@@ -10,7 +10,7 @@ import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet 
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
-import { workerStep, type WorkerRecord } from '../../shared/study/worker';
+import { workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
@@ -93,7 +93,7 @@ export function registerStudyCommands(program: Command): void {
     .action((options: WorkersOptions) => {
       const loaded = loadStudyForCli(options.study);
       const dataDir = resolve(options.data);
-      let list: WorkerRecord[] = [];
+      let list: (WorkerRecord & { gameList: WorkerGame[] })[] = [];
       if (existsSync(join(dataDir, WORKERS_FILE))) {
         let store: WorkerStore;
         try {
@@ -102,13 +102,14 @@ export function registerStudyCommands(program: Command): void {
           throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
         }
         try {
-          list = store.list(loaded.id);
+          list = store.list(loaded.id).map((worker) => ({ ...worker, gameList: store.games(loaded.id, worker.participantId) }));
         } finally {
           store.close();
         }
       }
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ study: loaded.id, workers: list.map((worker) => ({ ...worker, step: workerStep(worker) })) }, null, 2)}\n`);
+        // Each worker with its games (ids, role, end, score), so that every figure can be traced to a log.
+        process.stdout.write(`${JSON.stringify({ study: loaded.id, workers: list.map(({ gameList, ...worker }) => ({ ...worker, step: workerStep(worker), gameList })) }, null, 2)}\n`);
         return;
       }
       process.stdout.write(formatWorkers(loaded, list));

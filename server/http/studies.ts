@@ -24,7 +24,7 @@ import {
   type WorkerRecord,
 } from '../../shared/study/worker';
 import { WorkerError, type WorkerErrorCode, type WorkerStore } from '../store/WorkerStore';
-import type { StudyGames } from '../study/studyGames';
+import { NoSeatError, type StudyGames } from '../study/studyGames';
 import { BODY_LIMIT_BYTES } from './guard';
 
 /** The HTTP status of each refusal the worker store gives. */
@@ -139,15 +139,14 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
 
   router.post('/:id/play', ...post, withToken, async (req: StudyRequest, res) => {
     if (!checked(res, emptyBodySchema, req.body)) return;
-    if (!games) return sendStudyError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
     try {
-      res.json({ reservation: await games.seat(req.study!, req.worker!) });
+      // withStore let the request through, so there are workers and studies, hence games.
+      res.json({ reservation: await games!.seat(req.study!, req.worker!) });
     } catch (error) {
       if (sendWorkerError(res, error)) return;
-      const status = (error as { code?: unknown }).code;
-      // The matchmaker's own refusals (a full server, a room that could not be made) keep their words.
-      if (typeof status === 'number' && status >= 400 && status < 600) return sendStudyError(res, 503, 'NO_SEAT', `no seat could be found: ${(error as Error).message}`);
-      throw error;
+      if (!(error instanceof NoSeatError)) throw error;
+      process.stderr.write(`study api: ${error.message}\n`);
+      sendStudyError(res, 503, 'NO_SEAT', `${error.message}; please try again in a moment`);
     }
   });
 

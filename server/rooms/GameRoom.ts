@@ -97,6 +97,8 @@ export interface StudyGameHooks {
   turnSeconds(studyId: string): { leader?: number; follower?: number };
   /** Whether the worker may still play (it is at the play step: not done, blocked or screened out). */
   mayPlay(studyId: string, workerId: string): boolean;
+  /** The worker left the game it waited in, before it started. */
+  stoppedWaiting(studyId: string, workerId: string): void;
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void;
   /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
   gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): void;
@@ -393,6 +395,8 @@ export class GameRoom extends Room {
     } else if (this.phase === 'waiting') {
       this.seats.delete(seat.role);
       this.listOpenSeats();
+      const workerId = seat.record.workerId;
+      if (workerId !== undefined) this.tellStudy((hooks) => hooks.stoppedWaiting(this.studyId, workerId));
     }
   }
 

@@ -438,11 +438,6 @@ export class WorkerStore {
     return this.change(studyId, participantId, (worker) => (worker.role === 'leader' ? {} : { role: 'leader', promoted_at: this.time() }));
   }
 
-  /** Gives a worker the completion code of an ending, once: a worker who has one keeps it. */
-  issueCompletion(study: StudyFile, participantId: string, outcome: CompletionOutcome): WorkerRecord {
-    return this.change(study.id, participantId, (worker) => completionChanges(study, worker, outcome, this.time()));
-  }
-
   /** A worker at the play step asks for a game: its wait for a partner starts (again) now. */
   startWaiting(studyId: string, participantId: string): WorkerRecord {
     return this.change(studyId, participantId, (row) => {
@@ -451,6 +446,11 @@ export class WorkerStore {
       if (step !== 'play') throw new WorkerError('WRONG_STEP', `a game comes after the consent form, the rules, the tutorial and the quiz (this worker is at ${step})`);
       return { waiting_since: this.time() };
     });
+  }
+
+  /** The worker's wait ended without a game (it left the game it waited in, or no seat was found). */
+  stopWaiting(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (row) => (row.waiting_since === null ? {} : { waiting_since: null }));
   }
 
   /** A game with the worker in it started: its wait is over and the game is counted from now. */

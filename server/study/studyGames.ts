@@ -5,7 +5,6 @@
  * endings give their completion codes (WorkerStore.recordGameEnd).
  */
 import { logger, matchMaker } from '@colyseus/core';
-
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerRecord } from '../../shared/study/worker';
@@ -14,6 +13,14 @@ import type { SeatRecord } from '../store/types';
 import { WorkerError, type WorkerStore } from '../store/WorkerStore';
 
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
+
+/** The matchmaker found or made no room for the worker (a room that could not be made, a server shutting down). */
+export class NoSeatError extends Error {
+  constructor(cause: unknown) {
+    super(`no seat could be found: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'NoSeatError';
+  }
+}
 
 export class StudyGames implements StudyGameHooks {
   /** Workers whose request to play is being answered: a second one at the same time (another tab) is refused. */
@@ -27,6 +34,10 @@ export class StudyGames implements StudyGameHooks {
   turnSeconds(studyId: string): { leader?: number; follower?: number } {
     const time = this.studies.get(studyId)?.time;
     return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
+  }
+
+  stoppedWaiting(studyId: string, workerId: string): void {
+    this.workers.stopWaiting(studyId, workerId);
   }
 
   mayPlay(studyId: string, workerId: string): boolean {
@@ -60,8 +71,14 @@ export class StudyGames implements StudyGameHooks {
       ...(worker.platformIds.hitId && { hitId: worker.platformIds.hitId }),
       [STUDY_OPTION]: study.id,
     };
-    // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
-    return matchMaker.joinOrCreate(ROOM_NAME, options);
+    try {
+      // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
+      return await matchMaker.joinOrCreate(ROOM_NAME, options);
+    } catch (error) {
+      // The worker waits for nothing: its wait starts again with its next request.
+      this.workers.stopWaiting(study.id, worker.participantId);
+      throw new NoSeatError(error);
+    }
   }
 
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void {

@@ -280,6 +280,8 @@ describe('study workers', () => {
     const parsed = JSON.parse(json.stdout) as { study: string; workers: { participantId: string; step: string }[] };
     expect(parsed.study).toBe('pilot-1');
     expect(parsed.workers.map((w) => [w.participantId, w.step])).toEqual([['P-ONE', 'blocked'], ['P-TWO', 'rules']]);
+    const games = (JSON.parse(json.stdout) as { workers: { gameList: unknown[] }[] }).workers.map((w) => w.gameList);
+    expect(games).toEqual([[], [expect.objectContaining({ gameId: 'g1', role: 'follower', endReason: 'abandoned', score: 4, left: true })]]);
   });
 
   test('a bad study file exits 2', async () => {

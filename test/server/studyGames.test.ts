@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@colyseus/sdk';
 import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
-import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { GameRoom, type RoomSettings } from '../../server/rooms/GameRoom';
 import { GameStore } from '../../server/store/GameStore';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
@@ -146,6 +146,15 @@ describe("a study's games", () => {
     // Two followers never meet: each waits in a game of its own.
     expect(follower.room.roomId).not.toBe(second.room.roomId);
     expect(await call('POST', `/api/studies/${STUDY}/play`, { role: 'leader' }, token)).toMatchObject({ status: 400, body: { error: { code: 'BAD_BODY', field: 'role' } } });
+    // The matchmaker failing (a room that cannot be made) is a clear 503, and the worker is not left waiting.
+    const failing = jest.spyOn(GameRoom.prototype, 'onCreate').mockImplementationOnce(() => {
+      throw new Error('the room could not be made');
+    });
+    const refused = await call('POST', `/api/studies/${STUDY}/play`, {}, await readyWorker('F3'));
+    failing.mockRestore();
+    expect(refused).toMatchObject({ status: 503, body: { error: { code: 'NO_SEAT' } } });
+    expect(refused.body.error.message).toMatch(/^no seat could be found: .*the room could not be made.*; please try again in a moment$/);
+    expect(workers.get(STUDY, 'F3')!.waitingSince).toBeNull();
     // The blocked never enter.
     const blocked = await readyWorker('B1');
     expect((await admin('B1/block')).status).toBe(200);
@@ -282,7 +291,10 @@ describe("a study's games", () => {
     const [game] = store.listGames();
     expect(Object.keys(files)).toEqual([`${game.gameId}.jsonl`]);
     expect(files[`${game.gameId}.jsonl`]).toBe(readFileSync(game.logPath, 'utf8'));
+    // A worker who leaves the game it waited in is no longer waiting.
     await waiting.room.leave(true);
+    await waitFor(() => workers.get(STUDY, 'F2')!.waitingSince === null, 'the wait to end');
+    expect((await call('GET', '/api/studies', undefined, ADMIN)).body.studies[0].waiting).toEqual([]);
   });
 
   test('P-103: the noPartner code only once the wait for a partner has run out; never to a worker in a game', async () => {
@@ -295,10 +307,11 @@ describe("a study's games", () => {
     expect(early).toMatchObject({ status: 409, body: { error: { code: 'TOO_EARLY' } } });
     expect(early.body.error.retryAfterSeconds).toBeGreaterThan(55);
     expect((await me(token)).completion).toBeNull();
-    await waiting.room.leave(true);
+    // The page asks while it still holds its seat, then leaves.
     skew = 59_000;
     const done = await noPartner();
     expect(done).toMatchObject({ status: 200, body: { worker: { step: 'done', completion: { outcome: 'noPartner', code: 'CNOPART' } } } });
+    await waiting.room.leave(true);
     expect(await call('POST', `/api/studies/${STUDY}/play`, {}, token)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
 
     const leaderToken = await readyLeader('L1');

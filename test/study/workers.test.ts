@@ -288,13 +288,15 @@ describe('block and promote', () => {
     expect(store.promote(study.id, PID).promotedAt).toBe('2026-03-01T10:00:01.000Z');
   });
 
-  test('a completion code is given once; a worker who has one is done', () => {
+  test('a completion code is given once: the first ending stands, and a worker who has one is done', () => {
     atQuiz();
     store.submitQuiz(study, PID, [0, 1, 1]);
-    const done = store.issueCompletion(study, PID, 'completed');
-    expect(done.completion).toMatchObject({ outcome: 'completed', code: 'CDONE1' });
+    store.recordGameStart(study.id, PID, 'g1', 'follower');
+    const done = store.recordGameEnd(study, PID, 'g1', { reason: 'abandoned', score: 0, left: false });
+    expect(done.completion).toMatchObject({ outcome: 'partnerLeft', code: 'CLEFT' });
     expect(workerStep(done)).toBe('done');
-    expect(store.issueCompletion(study, PID, 'noPartner').completion).toEqual(done.completion);
+    store.recordGameStart(study.id, PID, 'g2', 'follower');
+    expect(store.recordGameEnd(study, PID, 'g2', { reason: 'turns-exhausted', score: 3, left: false }).completion).toEqual(done.completion);
   });
 });
 
