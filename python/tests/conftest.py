@@ -1,9 +1,9 @@
 """Shared test setup.
 
 The tests import the package from this checkout (python/src), so nothing needs installing.
-Gymnasium comes from the machine's own install, or else from the read-only copy that sits beside
-the repository (../shared/vendor/python) on machines without PyPI; without either, the Gymnasium
-tests skip, and the header of pytest's report says so.
+Gymnasium and PettingZoo come from the machine's own install, or else from the read-only copies
+that sit beside the repository (../shared/vendor/python) on machines without PyPI; without either,
+their tests skip, and the header of pytest's report says so.
 """
 
 from __future__ import annotations
@@ -20,20 +20,23 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python" / "src"))
 
 VENDORED = REPO.parent / "shared" / "vendor" / "python"
-if importlib.util.find_spec("gymnasium") is None and VENDORED.is_dir():
+MISSING = [name for name in ("gymnasium", "pettingzoo") if importlib.util.find_spec(name) is None]
+if MISSING and VENDORED.is_dir():
+    # Appended: a package this Python has comes first.
     sys.path.append(str(VENDORED))
-    GYMNASIUM_FROM = "the read-only copy beside the repository"
-else:
-    GYMNASIUM_FROM = "this Python's packages"
 
 
-def pytest_report_header(config) -> str:
-    spec = importlib.util.find_spec("gymnasium")
-    if spec is None:
-        return "gymnasium: not importable, the Gymnasium tests (check_env, vector envs, make) are skipped"
-    import gymnasium
-
-    return f"gymnasium {gymnasium.__version__} from {GYMNASIUM_FROM}"
+def pytest_report_header(config) -> list[str]:
+    lines = []
+    for name, tests in (("gymnasium", "check_env, vector envs, make"), ("pettingzoo", "api_test, parallel_api_test")):
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            lines.append(f"{name}: not importable, its tests ({tests}) are skipped")
+            continue
+        module = __import__(name)
+        where = "the read-only copy beside the repository" if name in MISSING else "this Python's packages"
+        lines.append(f"{name} {module.__version__} from {where}")
+    return lines
 
 
 def node() -> str:

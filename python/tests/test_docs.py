@@ -4,13 +4,28 @@ from __future__ import annotations
 
 import runpy
 
+import pytest
+
 from conftest import REPO
 
 
 def test_the_training_loop_example_runs(tmp_path):
-    text = (REPO / "docs" / "python.md").read_text()
-    example = text.split("## A training loop", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    example = python_block_after("## A training loop")
     script = tmp_path / "training_loop.py"
     script.write_text(example)
     namespace = runpy.run_path(str(script))
     assert namespace["weights"].shape == (5, 4) and namespace["weights"].any()
+
+
+def python_block_after(heading: str) -> str:
+    text = (REPO / "docs" / "python.md").read_text()
+    return text.split(heading, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_vector_and_pettingzoo_examples_run(tmp_path):
+    for heading, needs in (("**Many environments in one process.**", "gymnasium"), ("**Both players: PettingZoo.**", "pettingzoo")):
+        pytest.importorskip(needs, reason=f"{needs} is not importable: its example is not run")
+        script = tmp_path / "example.py"
+        script.write_text(python_block_after(heading))
+        namespace = runpy.run_path(str(script))
+        assert namespace["env" if needs == "pettingzoo" else "envs"] is not None

@@ -63,7 +63,8 @@ def test_leader_instructions_and_refusals():
     with cerealbar.LeaderEnv() as env:
         observation, info = env.reset(seed=3)
         assert env.layout.actions == ["MF", "MB", "RL", "RR", "END", "INSTRUCTION"]
-        assert info["action_mask"].tolist()[4:] == [0, 1]  # nothing to end the turn for; may instruct
+        # Gymnasium's form for a Dict action space: action_space.sample(mask=info["action_mask"]) works.
+        assert info["action_mask"]["action"].tolist()[4:] == [0, 1] and info["action_mask"]["instruction"] is None  # nothing to end the turn for; may instruct
         assert (observation["terrain"] >= env.layout.codes["terrain"].index("grass")).all()  # the whole map
         assert (observation["cards"][..., 0] > 0).sum() == 21
         _, reward, _, _, info = env.step(4)  # END with an empty queue
@@ -72,7 +73,7 @@ def test_leader_instructions_and_refusals():
         assert (observation["queue"], observation["queue_length"].tolist(), info["refused"]) == ("get the 2 red stars", [1], "")
         # END: the follower's turn is played inside this step, and it carries the instruction out.
         observation, _, _, _, info = env.step({"action": 4, "instruction": "ignored"})
-        assert info["follower_actions"] > 0 and info["action_mask"][4] == 0
+        assert info["follower_actions"] > 0 and info["action_mask"]["action"][4] == 0
         assert (observation["queue"], observation["queue_length"].tolist()) == ("", [0])
         assert observation["previous_instruction"] == "get the 2 red stars"
 

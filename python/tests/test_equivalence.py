@@ -15,45 +15,10 @@ import pytest
 
 import cerealbar
 from conftest import run_typescript
+from expected import expected_arrays
 
 SEEDS = range(1, 41)
-#: The map format's terrain letters; `?` is a cell the follower has not seen.
-TERRAIN_NAMES = {"?": "unseen", "G": "grass", "P": "path", "W": "water", "D": "deep_water", "H": "hill"}
 SETTINGS = [("sparse", 0.99), ("distance", 0.9), ("distance", 1.0)]
-
-
-def expected_arrays(observation: dict, layout) -> dict[str, np.ndarray]:
-    """The arrays a FollowerObservation (as JSON) must give."""
-    codes = {name: {value: i for i, value in enumerate(values)} for name, values in layout.codes.items()}
-    height, width = next(spec.shape for spec in layout.arrays if spec.name == "terrain")
-    terrain = np.zeros((height, width), np.uint8)
-    for y, row in enumerate(observation["map"]["terrain"]):
-        terrain[y, : len(row)] = [codes["terrain"][TERRAIN_NAMES[letter]] for letter in row]
-    props = np.zeros((height, width), np.uint8)
-    for prop in observation["map"]["props"]:
-        props[prop["y"], prop["x"]] = codes["props"][prop["type"]]
-    visible = np.zeros((height, width), np.uint8)
-    for cell in observation["visibleCells"]:
-        visible[cell["y"], cell["x"]] = 1
-    cards = np.zeros((height, width, 4), np.uint8)
-    seen_ago = np.full((height, width), -1, np.int32)
-    for card in [{**card, "seenAgo": 0} for card in observation["visibleCards"]] + observation["rememberedCards"]:
-        cards[card["y"], card["x"]] = (codes["colors"][card["color"]], codes["shapes"][card["shape"]], card["count"], card["selected"])
-        seen_ago[card["y"], card["x"]] = card["seenAgo"]
-    pose = observation["pose"]
-    leader = observation["leader"]
-    return {
-        "terrain": terrain,
-        "props": props,
-        "visible": visible,
-        "cards": cards,
-        "card_seen_ago": seen_ago,
-        "pose": np.array([pose["x"], pose["y"], codes["headings"][pose["heading"]]]),
-        "leader": np.array([1, leader["x"], leader["y"], codes["headings"][leader["heading"]]] if leader else [0, -1, -1, -1]),
-        "steps_left": np.array([observation["stepsLeft"]]),
-        "turns_left": np.array([observation["turnsLeft"]]),
-        "score": np.array([observation["score"]]),
-    }
 
 
 def assert_same_moment(python: tuple[dict, dict], reference: dict, layout, where: str) -> None:

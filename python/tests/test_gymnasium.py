@@ -40,11 +40,12 @@ def test_spaces_hold_what_reset_and_step_give():
                 break
     with cerealbar.LeaderEnv() as env:
         env.action_space.seed(3)
-        observation, _ = env.reset(seed=1)
+        observation, info = env.reset(seed=1)
         assert observation in env.observation_space
         for _ in range(100):
-            observation, _, terminated, truncated, _ = env.step(env.action_space.sample())
-            assert observation in env.observation_space
+            # The leader's mask is a dict, as Gymnasium's Dict space takes it: sampled actions are legal.
+            observation, _, terminated, truncated, info = env.step(env.action_space.sample(mask=info["action_mask"]))
+            assert observation in env.observation_space and info["refused"] == ""
             if terminated or truncated:
                 break
         # People write any characters: the text spaces hold them all.

@@ -117,7 +117,7 @@ export class LeaderEnv {
     const episode = this.episode;
     if (!episode || episode.over) throw new Error('the episode is over (or never started): call reset() before step()');
     const before = episode.state;
-    const result = step(before, engineAction(action));
+    const result = step(before, leaderAction(action));
     episode.steps++;
     let followerActions = 0;
     if (result.ok) {
@@ -162,7 +162,8 @@ export class LeaderEnv {
   }
 }
 
-function engineAction(action: LeaderAction): Action {
+/** The engine's action for a leader action; a RangeError for anything else. */
+export function leaderAction(action: LeaderAction): Action {
   if (typeof action === 'object' && action !== null && typeof action.instruction === 'string') {
     return { type: 'instruction', actor: 'leader', text: sanitizeInstruction(action.instruction) };
   }

@@ -283,7 +283,12 @@ export interface FollowerArraysOptions {
   readonly maxSteps: number;
   /** Add `describeObservation`'s text (it costs about as much as the step itself). */
   readonly description: boolean;
+  /** Add the info fields `potential` and `shaping` (the follower environment's rewards have them; the two-player game's do not). */
+  readonly shaping: boolean;
 }
+
+/** What the follower's info fields are written from. */
+export type FollowerArraysInfo = Pick<EnvInfo, 'instructionId' | 'score' | 'points' | 'steps'> & Partial<Pick<EnvInfo, 'potential' | 'shaping'>>;
 
 /**
  * The follower's observation as arrays: its known terrain and props, the cells in view, the cards
@@ -297,11 +302,11 @@ export class FollowerArrays {
   private readonly maps: MapGrids;
 
   constructor(private readonly options: FollowerArraysOptions) {
-    const { grid, config, maxSteps, description } = options;
+    const { grid, config, maxSteps, description, shaping } = options;
     const extent = Math.max(grid.width, grid.height, HEADINGS.length) - 1;
-    const builder = commonFields(new LayoutBuilder(), grid, config, config.followerSteps)
-      .scalar('info', 'potential', 'float64')
-      .scalar('info', 'shaping', 'float64')
+    const builder = commonFields(new LayoutBuilder(), grid, config, config.followerSteps);
+    if (shaping) builder.scalar('info', 'potential', 'float64').scalar('info', 'shaping', 'float64');
+    builder
       .scalar('info', 'score', 'int32')
       .scalar('info', 'points', 'int32')
       .scalar('info', 'steps', 'int32')
@@ -319,12 +324,14 @@ export class FollowerArrays {
   }
 
   /** The block's bytes, as parts valid until the next call. */
-  encode(observation: FollowerObservation, transition: Transition, info: EnvInfo): Uint8Array[] {
+  encode(observation: FollowerObservation, transition: Transition, info: FollowerArraysInfo): Uint8Array[] {
     const { block } = this;
     const width = this.options.grid.width;
     writeTransition(block, transition);
-    block.setScalar('potential', info.potential);
-    block.setScalar('shaping', info.shaping);
+    if (this.options.shaping) {
+      block.setScalar('potential', info.potential ?? 0);
+      block.setScalar('shaping', info.shaping ?? 0);
+    }
     block.setScalar('score', info.score);
     block.setScalar('points', info.points);
     block.setScalar('steps', info.steps);
@@ -375,7 +382,12 @@ export const LEADER_ACTION_NAMES = [...LEADER_CODES, 'INSTRUCTION'] as const;
 export interface LeaderArraysOptions {
   readonly grid: GridSize;
   readonly config: GameConfig;
+  /** Add the info field `follower_actions` (the leader environment's built-in follower plays inside a step; in the two-player game it does not). */
+  readonly followerActions: boolean;
 }
+
+/** What the leader's info fields are written from. */
+export type LeaderArraysInfo = Pick<LeaderEnvInfo, 'score' | 'points' | 'steps' | 'refused'> & Partial<Pick<LeaderEnvInfo, 'followerActions'>>;
 
 /**
  * The leader's view as arrays: the whole terrain and props, every card (`card_invalid`: the red
@@ -389,13 +401,14 @@ export class LeaderArrays {
   private readonly maps: MapGrids;
 
   constructor(private readonly options: LeaderArraysOptions) {
-    const { grid, config } = options;
+    const { grid, config, followerActions } = options;
     const mostQueued = config.maxQueuedInstructions ?? INT32_MAX;
-    this.layout = commonFields(new LayoutBuilder(), grid, config, config.leaderSteps)
+    const builder = commonFields(new LayoutBuilder(), grid, config, config.leaderSteps)
       .scalar('info', 'score', 'int32')
       .scalar('info', 'points', 'int32')
-      .scalar('info', 'steps', 'int32')
-      .scalar('info', 'follower_actions', 'int32')
+      .scalar('info', 'steps', 'int32');
+    if (followerActions) builder.scalar('info', 'follower_actions', 'int32');
+    this.layout = builder
       .array('observation', 'card_invalid', 'uint8', [grid.height, grid.width], 0, 1)
       .array('observation', 'follower', 'int32', [3], 0, Math.max(grid.width, grid.height, HEADINGS.length) - 1)
       .array('observation', 'queue_length', 'int32', [1], 0, mostQueued)
@@ -409,14 +422,14 @@ export class LeaderArrays {
   }
 
   /** The block's bytes, as parts valid until the next call. */
-  encode(view: PlayerView, transition: Transition, info: LeaderEnvInfo): Uint8Array[] {
+  encode(view: PlayerView, transition: Transition, info: LeaderArraysInfo): Uint8Array[] {
     const { block } = this;
     const width = this.options.grid.width;
     writeTransition(block, transition);
     block.setScalar('score', info.score);
     block.setScalar('points', info.points);
     block.setScalar('steps', info.steps);
-    block.setScalar('follower_actions', info.followerActions);
+    if (this.options.followerActions) block.setScalar('follower_actions', info.followerActions ?? 0);
 
     this.maps.write(block, view.map);
     const cards = block.array('cards');

@@ -11,7 +11,7 @@
  * | op | request after the op byte | answer's payload |
  * |---|---|---|
  * | 0 hello | | JSON {protocol, version, engineVersion} |
- * | 1 make | JSON make options | JSON {env, layout, episodes} |
+ * | 1 make | JSON make options | JSON {env, layout, episodes}; for role `both`, {env, layouts, agents} |
  * | 2 reset | u32 env, JSON {seed} or {episode} | block, then u32 length + UTF-8 episode id |
  * | 3 step | u32 env, action | block |
  * | 4 stepMany | u32 n, then n times: u32 env, action | n times: u32 length + block |
@@ -22,7 +22,7 @@
  * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
  */
 import { z } from 'zod';
-import { FOLLOWER_CODES } from '../engine/actions';
+import { FOLLOWER_CODES, type FollowerCode } from '../engine/actions';
 import { DEFAULT_CONFIG } from '../engine/config';
 import { GameSetupError } from '../engine/errors';
 import { MAX_SEED } from '../engine/state';
@@ -34,6 +34,7 @@ import type { Recording } from '../eval/recording';
 import type { FollowerObservation } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
 import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
+import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type GameEnvStep } from './gameEnv';
 import { DEFAULT_LEADER_ENV_OPTIONS, LEADER_CODES, LeaderEnv, type LeaderAction } from './leaderEnv';
 import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
 
@@ -75,6 +76,12 @@ const makeOptionsSchema = z.discriminatedUnion('role', [
     maxSteps: z.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
     follower: z.enum(['heuristic', 'random']).default(DEFAULT_LEADER_ENV_OPTIONS.follower),
   }),
+  /** Both players as agents: the PettingZoo environments. */
+  z.strictObject({
+    role: z.literal('both'),
+    maxSteps: z.number().int().min(1).default(DEFAULT_GAME_ENV_OPTIONS.maxSteps),
+    description: z.boolean().default(true),
+  }),
 ]);
 export type MakeOptions = z.input<typeof makeOptionsSchema>;
 
@@ -85,9 +92,8 @@ const resetOptionsSchema = z.union([
 
 /** One environment as served: a reset and a step give encoded blocks. */
 interface ServedEnv {
-  readonly layout: Layout;
-  /** Episode ids in log mode, by index (reset's `episode`); null in seed mode. */
-  readonly episodes: readonly string[] | null;
+  /** What the make answer says of it besides its id: where things lie in its blocks. */
+  readonly made: Readonly<Record<string, unknown>>;
   reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string };
   step(request: ByteReader): Uint8Array[];
   render(): string;
@@ -154,6 +160,8 @@ export class EnvServer {
     let env: ServedEnv;
     if (options.role === 'leader') {
       env = new ServedLeaderEnv(options.maxSteps, options.follower);
+    } else if (options.role === 'both') {
+      env = new ServedGameEnv(options.maxSteps, options.description);
     } else {
       const recordings = options.logs?.map((path) => this.load(path)) ?? null;
       if (options.reward === 'ndtw' && !recordings) {
@@ -163,7 +171,7 @@ export class EnvServer {
     }
     const id = this.nextId++;
     this.envs.set(id, env);
-    return [json({ env: id, layout: env.layout, episodes: env.episodes })];
+    return [json({ env: id, ...env.made })];
   }
 
   private load(path: string): Recording {
@@ -184,8 +192,8 @@ export class EnvServer {
 type FollowerMakeOptions = Extract<z.output<typeof makeOptionsSchema>, { role: 'follower' }>;
 
 class ServedFollowerEnv implements ServedEnv {
-  readonly layout: Layout;
-  readonly episodes: readonly string[] | null;
+  readonly made: { readonly layout: Layout; readonly episodes: readonly string[] | null };
+  private readonly episodes: readonly string[] | null;
   private readonly env: FollowerEnv;
   private readonly arrays: FollowerArrays;
   /** Log mode: each episode's recording and instruction index. */
@@ -198,8 +206,8 @@ class ServedFollowerEnv implements ServedEnv {
     this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
     this.episodes = recordings && recordings.flatMap(episodeIds);
     const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
-    this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description });
-    this.layout = this.arrays.layout;
+    this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: true });
+    this.made = { layout: this.arrays.layout, episodes: this.episodes };
   }
 
   reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string } {
@@ -219,9 +227,7 @@ class ServedFollowerEnv implements ServedEnv {
   }
 
   step(request: ByteReader): Uint8Array[] {
-    const index = request.u8();
-    const action = FOLLOWER_CODES[index];
-    if (action === undefined) throw new RequestError('invalid', `unknown action ${index}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')})`);
+    const action = readFollowerAction(request);
     if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
     const result = this.env.step(action);
     this.observation = result.observation;
@@ -230,20 +236,12 @@ class ServedFollowerEnv implements ServedEnv {
   }
 
   render(): string {
-    const observation = this.observation;
-    if (!observation) return 'no episode yet: call reset()';
-    const status =
-      `follower at (${observation.pose.x}, ${observation.pose.y}) facing ${observation.pose.heading}; ` +
-      `score ${observation.score}, ${observation.turnsLeft} turns left, ${observation.stepsLeft} steps left\n` +
-      `instruction: ${observation.instruction?.text ?? 'none'}`;
-    const cards = [...observation.visibleCards, ...observation.rememberedCards];
-    return `${status}\n${renderMap(observation.map, { follower: observation.pose, leader: observation.leader ?? undefined, cards })}\n? not seen yet`;
+    return this.observation ? renderFollower(this.observation) : NO_EPISODE;
   }
 }
 
 class ServedLeaderEnv implements ServedEnv {
-  readonly layout: Layout;
-  readonly episodes = null;
+  readonly made: { readonly layout: Layout; readonly episodes: null };
   private readonly env: LeaderEnv;
   private readonly arrays: LeaderArrays;
   private view: PlayerView | null = null;
@@ -251,8 +249,8 @@ class ServedLeaderEnv implements ServedEnv {
 
   constructor(maxSteps: number, follower: 'heuristic' | 'random') {
     this.env = new LeaderEnv({ maxSteps, follower });
-    this.arrays = new LeaderArrays({ grid: { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE }, config: DEFAULT_CONFIG });
-    this.layout = this.arrays.layout;
+    this.arrays = new LeaderArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, followerActions: true });
+    this.made = { layout: this.arrays.layout, episodes: null };
   }
 
   reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string } {
@@ -264,11 +262,7 @@ class ServedLeaderEnv implements ServedEnv {
   }
 
   step(request: ByteReader): Uint8Array[] {
-    const index = request.u8();
-    let action: LeaderAction;
-    if (index === LEADER_CODES.length) action = { instruction: request.text(request.u32()) };
-    else if (index < LEADER_CODES.length) action = LEADER_CODES[index];
-    else throw new RequestError('invalid', `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(', ')})`);
+    const action = readLeaderAction(request);
     if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
     const result = this.env.step(action);
     this.view = result.view;
@@ -277,18 +271,101 @@ class ServedLeaderEnv implements ServedEnv {
   }
 
   render(): string {
-    const view = this.view;
-    if (!view) return 'no episode yet: call reset()';
-    const queue = view.instructions.filter((instruction) => instruction.status !== 'done');
-    const status =
-      `leader at (${view.leader!.x}, ${view.leader!.y}) facing ${view.leader!.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; ` +
-      `score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn\n` +
-      `queue: ${queue.length === 0 ? 'empty' : queue.map((instruction) => instruction.text).join(' | ')}`;
-    return `${status}\n${renderMap(view.map, { leader: view.leader!, follower: view.follower, cards: view.cards })}`;
+    return this.view ? renderLeader(this.view) : NO_EPISODE;
+  }
+}
+
+/**
+ * Both players as agents (gameEnv.ts). A step request is a u8 role (0 leader, 1 follower) and
+ * that role's action. A block is 8 bytes (u8 the role in control now, u8 the role that acted: 2
+ * after reset; then zeros), the leader's block, zeros up to a multiple of 8 bytes, the follower's.
+ */
+class ServedGameEnv implements ServedEnv {
+  readonly made: { readonly layouts: Readonly<Record<(typeof GAME_AGENTS)[number], Layout>>; readonly agents: typeof GAME_AGENTS };
+  private readonly env: GameEnv;
+  private readonly leaderArrays: LeaderArrays;
+  private readonly followerArrays: FollowerArrays;
+  private readonly prefix = new Uint8Array(8);
+  private last: GameEnvStep | null = null;
+  private over = true;
+
+  constructor(maxSteps: number, description: boolean) {
+    this.env = new GameEnv({ maxSteps });
+    this.leaderArrays = new LeaderArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, followerActions: false });
+    this.followerArrays = new FollowerArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, maxSteps, description, shaping: false });
+    this.made = { layouts: { leader: this.leaderArrays.layout, follower: this.followerArrays.layout }, agents: GAME_AGENTS };
+  }
+
+  reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string } {
+    if (!('seed' in options)) throw new RequestError('invalid', 'the two-player environment plays self-play games: reset with {seed}');
+    const reset = this.env.reset({ seed: options.seed });
+    this.over = false;
+    return { block: this.encode(reset), episodeId: reset.episodeId };
+  }
+
+  step(request: ByteReader): Uint8Array[] {
+    const role = GAME_AGENTS[request.u8()];
+    if (role === undefined) throw new RequestError('invalid', `unknown role; the roles are 0 leader, 1 follower`);
+    const action: GameAction = role === 'leader' ? { role, action: readLeaderAction(request) } : { role, action: readFollowerAction(request) };
+    if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
+    const result = this.env.step(action);
+    this.over = result.terminated || result.truncated;
+    return this.encode(result);
+  }
+
+  render(): string {
+    const last = this.last;
+    if (!last) return NO_EPISODE;
+    return `${last.control}'s turn\n${renderLeader(last.leader)}`;
+  }
+
+  private encode(result: GameEnvStep): Uint8Array[] {
+    this.last = result;
+    this.prefix[0] = GAME_AGENTS.indexOf(result.control);
+    this.prefix[1] = result.info.actor === null ? GAME_AGENTS.length : GAME_AGENTS.indexOf(result.info.actor);
+    const leader = this.leaderArrays.encode(result.leader, result, result.info);
+    const follower = this.followerArrays.encode(result.follower, result, { ...result.info, instructionId: result.follower.instruction?.id ?? null });
+    const length = this.prefix.length + leader.reduce((n, part) => n + part.length, 0);
+    return [this.prefix, ...leader, new Uint8Array((8 - (length % 8)) % 8), ...follower];
   }
 }
 
 const NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
+const NO_EPISODE = 'no episode yet: call reset()';
+const DEFAULT_GRID: GridSize = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+
+function readFollowerAction(request: ByteReader): FollowerCode {
+  const index = request.u8();
+  const action = FOLLOWER_CODES[index];
+  if (action === undefined) throw new RequestError('invalid', `unknown action ${index}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')})`);
+  return action;
+}
+
+/** An index into LEADER_ACTION_NAMES; INSTRUCTION is followed by u32 length + UTF-8 text. */
+function readLeaderAction(request: ByteReader): LeaderAction {
+  const index = request.u8();
+  if (index === LEADER_CODES.length) return { instruction: request.text(request.u32()) };
+  if (index < LEADER_CODES.length) return LEADER_CODES[index];
+  throw new RequestError('invalid', `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(', ')})`);
+}
+
+function renderFollower(observation: FollowerObservation): string {
+  const status =
+    `follower at (${observation.pose.x}, ${observation.pose.y}) facing ${observation.pose.heading}; ` +
+    `score ${observation.score}, ${observation.turnsLeft} turns left, ${observation.stepsLeft} steps left\n` +
+    `instruction: ${observation.instruction?.text ?? 'none'}`;
+  const cards = [...observation.visibleCards, ...observation.rememberedCards];
+  return `${status}\n${renderMap(observation.map, { follower: observation.pose, leader: observation.leader ?? undefined, cards })}\n? not seen yet`;
+}
+
+function renderLeader(view: PlayerView): string {
+  const queue = view.instructions.filter((instruction) => instruction.status !== 'done');
+  const status =
+    `leader at (${view.leader!.x}, ${view.leader!.y}) facing ${view.leader!.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; ` +
+    `score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn\n` +
+    `queue: ${queue.length === 0 ? 'empty' : queue.map((instruction) => instruction.text).join(' | ')}`;
+  return `${status}\n${renderMap(view.map, { leader: view.leader!, follower: view.follower, cards: view.cards })}`;
+}
 
 function largestMap(recordings: readonly Recording[]): GridSize {
   return {

@@ -8,6 +8,7 @@ import { FOLLOWER_CODES } from '../../shared/engine/actions';
 import { COLORS, SHAPES } from '../../shared/engine/cards';
 import { HEADINGS } from '../../shared/engine/hex';
 import { FollowerEnv, type EnvStep } from '../../shared/env/env';
+import { GameEnv, type GameAction } from '../../shared/env/gameEnv';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
 import type { Layout } from '../../shared/env/observationArrays';
 import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type MakeOptions } from '../../shared/env/server';
@@ -224,6 +225,47 @@ describe('the environment server', () => {
     expect(played.info.refused).toBeNull();
     expect(ended.arrays.pose).toEqual([after.view.leader!.x, after.view.leader!.y, HEADINGS.indexOf(after.view.leader!.heading)]);
     expect(text.decode(ask(server, [OPS.render], u32(env)).payload)).toMatch(/L leader {2}F follower/);
+  });
+
+  test('both: each block holds who is in control, who acted, the leader\'s view and the follower\'s at 8-byte boundaries', () => {
+    const server = newServer();
+    const made = okJson(ask(server, [OPS.make], { role: 'both', description: false, maxSteps: 50 }));
+    expect(made.agents).toEqual(['leader', 'follower']);
+    const layouts: Record<'leader' | 'follower', Layout> = made.layouts;
+    // No shaping in the two-player game, and no follower inside the leader's steps.
+    expect(layouts.follower.scalars.map((field) => field.name)).toEqual(['reward', 'terminated', 'truncated', 'score', 'points', 'steps', 'instruction_id']);
+    expect(layouts.leader.scalars.map((field) => field.name)).toEqual(['reward', 'terminated', 'truncated', 'score', 'points', 'steps']);
+    const reference = new GameEnv({ maxSteps: 50 });
+    const read = (payload: Uint8Array) => {
+      const leader = decode(layouts.leader, payload, 8);
+      const followerAt = Math.ceil(leader.end / 8) * 8;
+      expect(payload.subarray(leader.end, followerAt).every((byte) => byte === 0)).toBe(true);
+      return { control: payload[0], actor: payload[1], leader, follower: decode(layouts.follower, payload, followerAt) };
+    };
+    const reset = read(ask(server, [OPS.reset], u32(made.env), { seed: 3 }).payload);
+    const start = reference.reset({ seed: 3 });
+    expect([reset.control, reset.actor]).toEqual([0, 2]);
+    expectFollowerBlock(reset.follower, start.follower, 25, false);
+    expect(reset.leader.arrays.follower).toEqual([start.leader.follower.x, start.leader.follower.y, HEADINGS.indexOf(start.leader.follower.heading)]);
+
+    const instruction = 'get the 2 red stars';
+    const steps: [number[], GameAction][] = [
+      [[1, 0], { role: 'follower', action: 'MF' }],
+      [[0, 5, ...u32(utf8.encode(instruction).length), ...utf8.encode(instruction)], { role: 'leader', action: { instruction } }],
+      [[0, 4], { role: 'leader', action: 'END' }],
+      [[1, 2], { role: 'follower', action: 'RL' }],
+    ];
+    for (const [request, action] of steps) {
+      const answer = read(ask(server, [OPS.step], u32(made.env), request).payload);
+      const wanted = reference.step(action);
+      expect([answer.control, answer.actor]).toEqual([['leader', 'follower'].indexOf(wanted.control), request[0]]);
+      expectFollowerBlock(answer.follower, wanted.follower, 25, false);
+      expect(answer.leader.texts).toEqual({ queue: wanted.leader.instructions.filter((i) => i.status !== 'done').map((i) => i.text).join('\n'), previous_instruction: '', refused: wanted.info.refused?.code ?? '' });
+      expect(answer.leader.scalars).toEqual({ reward: wanted.reward, terminated: 0, truncated: 0, score: wanted.info.score, points: wanted.info.points, steps: wanted.info.steps });
+    }
+    expect(errorOf(ask(server, [OPS.step], u32(made.env), [2, 0])).message).toMatch(/unknown role/);
+    expect(errorOf(ask(server, [OPS.reset], u32(made.env), { episode: 0 })).message).toMatch(/reset with \{seed\}/);
+    expect(text.decode(ask(server, [OPS.render], u32(made.env)).payload)).toMatch(/^follower's turn\nleader at/);
   });
 
   test('stepMany: several envs step in one request, each answer as a single step would give it', () => {

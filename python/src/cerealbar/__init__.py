@@ -8,7 +8,8 @@ by the project's TypeScript engine in a Node process. See docs/python.md.
 With Gymnasium installed, `gymnasium.make("CerealBar/Follower-v0")` and `"CerealBar/Leader-v0"`
 work too once this package is imported, and `FollowerVectorEnv` (or `gymnasium.make_vec(
 "CerealBar/Follower-v0", num_envs=N, vectorization_mode="vector_entry_point")`) runs N follower
-games in one engine process.
+games in one engine process. With PettingZoo installed, `cerealbar.multiagent.env()` and
+`parallel_env()` have both players, "leader" and "follower", as agents.
 """
 
 from .envs import FollowerEnv, LeaderEnv

@@ -75,6 +75,16 @@ def _check_version(node: str) -> None:
         raise NodeUnavailableError(f"{node} is Node.js {result.stdout.strip()}; the engine needs {MIN_NODE_MAJOR} or newer")
 
 
+def start_engine(make_options: dict, timeout: float) -> tuple["EngineProcess", dict]:
+    """A new engine process with one environment made in it, and the make answer (its id and layout)."""
+    engine = EngineProcess(timeout)
+    try:
+        return engine, engine.request_json(bytes([OP_MAKE]) + json.dumps(make_options).encode())
+    except BaseException:
+        engine.close()
+        raise
+
+
 class EngineProcess:
     """One Node process serving environments. Not thread-safe: one request at a time."""
 

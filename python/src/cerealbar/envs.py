@@ -12,16 +12,16 @@ import json
 import operator
 import os
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import render as _render
-from .engine import DEFAULT_TIMEOUT, OP_MAKE, OP_RENDER, OP_RESET, OP_STEP, EngineProcess
+from .engine import DEFAULT_TIMEOUT, OP_RENDER, OP_RESET, OP_STEP, start_engine
 from .errors import EngineCrashedError, EngineTimeoutError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
-from .layout import Layout, read_text
+from .layout import Layout, Transition, read_text
 
 try:
     import gymnasium
@@ -101,18 +101,8 @@ class _EngineEnv(_Env):
         if not self._engine.alive:  # it died or was killed: a new episode can start on a new one
             self._start_engine()
         options = dict(options or {})
-        task, drawn = self._task(seed, options)
-        for _ in range(_SEED_DRAWS):
-            try:
-                payload = self._request(OP_RESET, json.dumps(task).encode())
-                break
-            except InvalidRequestError as error:
-                if not (drawn and error.kind == "setup"):
-                    raise
-                task, drawn = self._task(None, options)
-        else:
-            raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
-        transition = self.layout.decode(payload)
+        payload = first_game(lambda task: self._request(OP_RESET, json.dumps(task).encode()), *self._task(seed, options), lambda: self._task(None, options))
+        transition = self._decode(payload)
         transition.info["episode_id"], _ = read_text(payload, transition.end)
         self._observation = transition.observation
         self._running = True
@@ -122,7 +112,7 @@ class _EngineEnv(_Env):
         self._check_open()
         if not self._running:
             raise EpisodeOverError("no episode is running: call reset() first, and again after terminated or truncated")
-        transition = self.layout.decode(self._request(OP_STEP, self._action_bytes(action)))
+        transition = self._decode(self._request(OP_STEP, self._action_bytes(action)))
         self._running = not (transition.terminated or transition.truncated)
         self._observation = transition.observation
         return transition.observation, transition.reward, transition.terminated, transition.truncated, transition.info
@@ -145,13 +135,7 @@ class _EngineEnv(_Env):
         self._running = False
 
     def _start_engine(self) -> None:
-        engine = EngineProcess(self._timeout)
-        try:
-            made = engine.request_json(bytes([OP_MAKE]) + json.dumps(self._make_options).encode())
-        except BaseException:
-            engine.close()
-            raise
-        self._engine = engine
+        self._engine, made = start_engine(self._make_options, self._timeout)
         self._env_id: int = made["env"]
         #: Where everything lies in the engine's answers, the action names and what the grid codes mean.
         self.layout = Layout(made["layout"])
@@ -173,6 +157,9 @@ class _EngineEnv(_Env):
 
     def _draw_seed(self) -> int:
         return int(self.np_random.integers(0, SEED_LIMIT))
+
+    def _decode(self, payload: bytearray) -> Transition:
+        return self.layout.decode(payload)
 
     def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
         """The reset request for the engine, and whether it was drawn at random (then a seed with no game is redrawn)."""
@@ -237,7 +224,7 @@ class FollowerEnv(_EngineEnv):
         return {"episode": operator.index(episode)}, False
 
     def _action_bytes(self, action) -> bytes:
-        return bytes([_action_index(action, self.layout.actions)])
+        return follower_action_bytes(action, self.layout.actions)
 
     def _action_space(self):
         return _spaces.follower_action_space(self.layout)
@@ -262,7 +249,6 @@ class LeaderEnv(_EngineEnv):
         timeout: float = DEFAULT_TIMEOUT,
     ):
         super().__init__({"role": "leader", "maxSteps": max_steps, "follower": follower}, render_mode, timeout)
-        self._instruction = self.layout.actions.index("INSTRUCTION")
 
     def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
         if options:
@@ -270,26 +256,58 @@ class LeaderEnv(_EngineEnv):
         return ({"seed": seed}, False) if seed is not None else ({"seed": self._draw_seed()}, True)
 
     def _action_bytes(self, action) -> bytes:
-        if isinstance(action, Mapping):
-            if "action" not in action:
-                raise IllegalActionError(f"a leader action is {{'action': index, 'instruction': text}}, got {action!r}")
-            index, text = _action_index(action["action"], self.layout.actions), action.get("instruction")
-        else:
-            index, text = _action_index(action, self.layout.actions), None
-        if index != self._instruction:
-            return bytes([index])
-        if not isinstance(text, str):
-            raise IllegalActionError(f"INSTRUCTION needs its text: {{'action': {index}, 'instruction': 'get the 3 red stars'}}, got {action!r}")
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise IllegalActionError(f"the instruction is not valid Unicode text: {error}") from None
-        return bytes([index]) + struct.pack("<I", len(data)) + data
+        return leader_action_bytes(action, self.layout.actions)
 
     def _action_space(self):
-        # An instruction may be as long as any instruction the leader sees.
-        longest = next(spec.max_length for spec in self.layout.texts if spec.name == "previous_instruction")
-        return _spaces.leader_action_space(self.layout, longest)
+        return _spaces.leader_action_space(self.layout)
+
+    def _decode(self, payload: bytearray) -> Transition:
+        transition = super()._decode(payload)
+        leader_mask(transition.info)
+        return transition
+
+
+def first_game(send: Callable[[dict], bytearray], task: dict, drawn: bool, draw: Callable[[], tuple[dict, bool]]) -> bytearray:
+    """The answer to the reset request for `task`; when its seed was drawn at random and gives no
+    game (rare), the answer for the next drawn task that does."""
+    for _ in range(_SEED_DRAWS):
+        try:
+            return send(task)
+        except InvalidRequestError as error:
+            if not (drawn and error.kind == "setup"):
+                raise
+            task, drawn = draw()
+    raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+
+
+def leader_action_bytes(action, names: list[str]) -> bytes:
+    """A leader action as the engine reads it: `{"action": i, "instruction": text}` (the text only
+    with INSTRUCTION), or a bare index for the others."""
+    if isinstance(action, Mapping):
+        if "action" not in action:
+            raise IllegalActionError(f"a leader action is {{'action': index, 'instruction': text}}, got {action!r}")
+        index, text = _action_index(action["action"], names), action.get("instruction")
+    else:
+        index, text = _action_index(action, names), None
+    if names[index] != "INSTRUCTION":
+        return bytes([index])
+    if not isinstance(text, str):
+        raise IllegalActionError(f"INSTRUCTION needs its text: {{'action': {index}, 'instruction': 'get the 3 red stars'}}, got {action!r}")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise IllegalActionError(f"the instruction is not valid Unicode text: {error}") from None
+    return bytes([index]) + struct.pack("<I", len(data)) + data
+
+
+def follower_action_bytes(action, names: list[str]) -> bytes:
+    return bytes([_action_index(action, names)])
+
+
+def leader_mask(info: dict) -> None:
+    """The leader's action mask as Gymnasium's Dict space takes it: `action_space.sample(mask=info["action_mask"])`
+    draws a legal action (and any instruction text)."""
+    info["action_mask"] = {"action": info["action_mask"], "instruction": None}
 
 
 def _action_index(action, names: list[str]) -> int:

@@ -41,6 +41,8 @@ def follower_action_space(layout: Layout) -> spaces.Discrete:
     return spaces.Discrete(len(layout.actions))
 
 
-def leader_action_space(layout: Layout, max_instruction_length: int) -> spaces.Dict:
-    """`action` by index; `instruction` is the text sent with INSTRUCTION (ignored with the others)."""
-    return spaces.Dict({"action": spaces.Discrete(len(layout.actions)), "instruction": AnyText(max_instruction_length, min_length=1)})
+def leader_action_space(layout: Layout) -> spaces.Dict:
+    """`action` by index; `instruction` is the text sent with INSTRUCTION (ignored with the others),
+    as long as any instruction the leader sees."""
+    longest = next(spec.max_length for spec in layout.texts if spec.name == "previous_instruction")
+    return spaces.Dict({"action": spaces.Discrete(len(layout.actions)), "instruction": AnyText(longest, min_length=1)})

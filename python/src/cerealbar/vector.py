@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_MAKE, OP_RESET, OP_STEP_MANY, EngineProcess
-from .errors import EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
+from .errors import EnvClosedError, EpisodeOverError, IllegalActionError
 from .layout import Layout, Transition, read_text
 
 try:
@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - the error says what to install
     gymnasium = None
     VectorEnv = object
 
-from .envs import SEED_LIMIT, _SEED_DRAWS
+from .envs import SEED_LIMIT, first_game
 
 _U32 = struct.Struct("<I")
 
@@ -138,19 +138,18 @@ class FollowerVectorEnv(VectorEnv):
     def _reset_one(self, i: int, seed: int | None) -> Transition:
         if seed is not None:
             self._generators[i] = np.random.default_rng(seed)
-        for _ in range(_SEED_DRAWS):
-            game = seed if seed is not None else int(self._generators[i].integers(0, SEED_LIMIT))
-            try:
-                payload = self._engine.request(bytes([OP_RESET]) + self._ids[i] + json.dumps({"seed": game}).encode())
-            except InvalidRequestError as error:
-                # A drawn seed whose game cannot start is drawn again, as FollowerEnv does.
-                if seed is not None or error.kind != "setup":
-                    raise
-                continue
-            transition = self.layout.decode(payload)
-            transition.info["episode_id"], _ = read_text(payload, transition.end)
-            return transition
-        raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+
+        def draw() -> tuple[dict, bool]:
+            # A drawn seed whose game cannot start is drawn again, as FollowerEnv does.
+            return {"seed": int(self._generators[i].integers(0, SEED_LIMIT))}, True
+
+        def send(task: dict) -> bytearray:
+            return self._engine.request(bytes([OP_RESET]) + self._ids[i] + json.dumps(task).encode())
+
+        payload = first_game(send, *(({"seed": seed}, False) if seed is not None else draw()), draw)
+        transition = self.layout.decode(payload)
+        transition.info["episode_id"], _ = read_text(payload, transition.end)
+        return transition
 
     def _observe(self, transitions) -> Any:
         self._observations = concatenate(self.single_observation_space, [transition.observation for transition in transitions], self._observations)

@@ -20263,6 +20263,9 @@ var playerActionSchema = external_exports.discriminatedUnion("type", [
   external_exports.strictObject({ type: external_exports.literal("done") })
 ]);
 var FOLLOWER_CODES = ["MF", "MB", "RL", "RR", "DONE"];
+function isFollowerCode(value) {
+  return typeof value === "string" && FOLLOWER_CODES.includes(value);
+}
 var MOVE_ACTIONS = {
   MF: { type: "move", move: "MF" },
   MB: { type: "move", move: "MB" },
@@ -22519,7 +22522,7 @@ var LeaderEnv = class {
     const episode = this.episode;
     if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
     const before = episode.state;
-    const result = step(before, engineAction2(action));
+    const result = step(before, leaderAction(action));
     episode.steps++;
     let followerActions = 0;
     if (result.ok) {
@@ -22559,7 +22562,7 @@ var LeaderEnv = class {
     return playerView(episode.state, "leader", episode.memory);
   }
 };
-function engineAction2(action) {
+function leaderAction(action) {
   if (typeof action === "object" && action !== null && typeof action.instruction === "string") {
     return { type: "instruction", actor: "leader", text: sanitizeInstruction(action.instruction) };
   }
@@ -22570,6 +22573,73 @@ function engineAction2(action) {
 }
 function infoOf(episode, outcome, refused, points, followerActions) {
   return { score: episode.state.score, points, steps: episode.steps, outcome, refused, followerActions };
+}
+
+// shared/env/gameEnv.ts
+var GAME_AGENTS = ["leader", "follower"];
+var DEFAULT_GAME_ENV_OPTIONS = { maxSteps: 2e3 };
+var GameEnv = class {
+  options;
+  episode = null;
+  constructor(options = {}) {
+    this.options = { ...DEFAULT_GAME_ENV_OPTIONS, ...options };
+    const { maxSteps } = this.options;
+    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+  }
+  /** A fresh game on `generateMap(seed)`; the leader plays first. */
+  reset(options) {
+    const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
+    const follower = new ObservationTracker();
+    const episode = {
+      state,
+      leaderMemory: remember(emptyMemory("leader"), state),
+      follower,
+      followerObservation: follower.observe(state),
+      steps: 0,
+      over: false
+    };
+    this.episode = episode;
+    return { ...this.transition(episode, 0, null, null, null), episodeId: `selfplay-${options.seed}` };
+  }
+  /**
+   * The action of `role`. Only the player in control may act: the other's action is refused, as
+   * is any action the engine refuses (End Turn with nothing queued, a move with no steps left);
+   * a refused action changes nothing but counts as a step, and `info.refused` says why.
+   */
+  step(action) {
+    const episode = this.episode;
+    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
+    const before = episode.state;
+    const result = step(before, engineAction2(action));
+    episode.steps++;
+    if (result.ok) {
+      episode.state = result.state;
+      episode.leaderMemory = remember(episode.leaderMemory, result.state);
+      episode.followerObservation = episode.follower.observe(result.state);
+    }
+    const terminated = episode.state.gameOver;
+    episode.over = terminated || episode.steps >= this.options.maxSteps;
+    return this.transition(episode, episode.state.score - before.score, action.role, result.ok ? result.outcome : null, result.ok ? null : result.error);
+  }
+  transition(episode, points, actor, outcome, refused) {
+    const terminated = episode.state.gameOver;
+    return {
+      control: episode.state.turn.role,
+      leader: playerView(episode.state, "leader", episode.leaderMemory),
+      follower: episode.followerObservation,
+      reward: points,
+      terminated,
+      truncated: !terminated && episode.over,
+      info: { score: episode.state.score, points, steps: episode.steps, actor, outcome, refused }
+    };
+  }
+};
+function engineAction2(action) {
+  if (action.role === "leader") return leaderAction(action.action);
+  if (!isFollowerCode(action.action)) {
+    throw new RangeError(`unknown follower action ${JSON.stringify(action.action)}; use one of ${FOLLOWER_CODES.join(", ")}`);
+  }
+  return byActor("follower", actionOfCode(action.action));
 }
 
 // shared/agents/language.ts
@@ -22888,9 +22958,11 @@ function writeTransition(block, transition) {
 var FollowerArrays = class {
   constructor(options) {
     this.options = options;
-    const { grid, config: config2, maxSteps, description } = options;
+    const { grid, config: config2, maxSteps, description, shaping } = options;
     const extent = Math.max(grid.width, grid.height, HEADINGS.length) - 1;
-    const builder = commonFields(new LayoutBuilder(), grid, config2, config2.followerSteps).scalar("info", "potential", "float64").scalar("info", "shaping", "float64").scalar("info", "score", "int32").scalar("info", "points", "int32").scalar("info", "steps", "int32").scalar("info", "instruction_id", "int32").array("observation", "visible", "uint8", [grid.height, grid.width], 0, 1).array("observation", "card_seen_ago", "int32", [grid.height, grid.width], -1, maxSteps).array("observation", "leader", "int32", [4], -1, extent).array("info", "action_mask", "int8", [FOLLOWER_CODES.length], 0, 1).text("observation", "instruction", config2.maxInstructionLength).text("observation", "previous_instruction", config2.maxInstructionLength);
+    const builder = commonFields(new LayoutBuilder(), grid, config2, config2.followerSteps);
+    if (shaping) builder.scalar("info", "potential", "float64").scalar("info", "shaping", "float64");
+    builder.scalar("info", "score", "int32").scalar("info", "points", "int32").scalar("info", "steps", "int32").scalar("info", "instruction_id", "int32").array("observation", "visible", "uint8", [grid.height, grid.width], 0, 1).array("observation", "card_seen_ago", "int32", [grid.height, grid.width], -1, maxSteps).array("observation", "leader", "int32", [4], -1, extent).array("info", "action_mask", "int8", [FOLLOWER_CODES.length], 0, 1).text("observation", "instruction", config2.maxInstructionLength).text("observation", "previous_instruction", config2.maxInstructionLength);
     if (description) builder.text("observation", "description", MAX_DESCRIPTION_LENGTH);
     this.layout = builder.build(FOLLOWER_CODES);
     this.block = new Block(this.layout);
@@ -22905,8 +22977,10 @@ var FollowerArrays = class {
     const { block } = this;
     const width = this.options.grid.width;
     writeTransition(block, transition);
-    block.setScalar("potential", info.potential);
-    block.setScalar("shaping", info.shaping);
+    if (this.options.shaping) {
+      block.setScalar("potential", info.potential ?? 0);
+      block.setScalar("shaping", info.shaping ?? 0);
+    }
     block.setScalar("score", info.score);
     block.setScalar("points", info.points);
     block.setScalar("steps", info.steps);
@@ -22951,9 +23025,11 @@ var LEADER_ACTION_NAMES = [...LEADER_CODES, "INSTRUCTION"];
 var LeaderArrays = class {
   constructor(options) {
     this.options = options;
-    const { grid, config: config2 } = options;
+    const { grid, config: config2, followerActions } = options;
     const mostQueued = config2.maxQueuedInstructions ?? INT32_MAX;
-    this.layout = commonFields(new LayoutBuilder(), grid, config2, config2.leaderSteps).scalar("info", "score", "int32").scalar("info", "points", "int32").scalar("info", "steps", "int32").scalar("info", "follower_actions", "int32").array("observation", "card_invalid", "uint8", [grid.height, grid.width], 0, 1).array("observation", "follower", "int32", [3], 0, Math.max(grid.width, grid.height, HEADINGS.length) - 1).array("observation", "queue_length", "int32", [1], 0, mostQueued).array("info", "action_mask", "int8", [LEADER_ACTION_NAMES.length], 0, 1).text("observation", "queue", Math.min(mostQueued * (config2.maxInstructionLength + 1), MAX_DESCRIPTION_LENGTH)).text("observation", "previous_instruction", config2.maxInstructionLength).text("info", "refused", 40).build(LEADER_ACTION_NAMES);
+    const builder = commonFields(new LayoutBuilder(), grid, config2, config2.leaderSteps).scalar("info", "score", "int32").scalar("info", "points", "int32").scalar("info", "steps", "int32");
+    if (followerActions) builder.scalar("info", "follower_actions", "int32");
+    this.layout = builder.array("observation", "card_invalid", "uint8", [grid.height, grid.width], 0, 1).array("observation", "follower", "int32", [3], 0, Math.max(grid.width, grid.height, HEADINGS.length) - 1).array("observation", "queue_length", "int32", [1], 0, mostQueued).array("info", "action_mask", "int8", [LEADER_ACTION_NAMES.length], 0, 1).text("observation", "queue", Math.min(mostQueued * (config2.maxInstructionLength + 1), MAX_DESCRIPTION_LENGTH)).text("observation", "previous_instruction", config2.maxInstructionLength).text("info", "refused", 40).build(LEADER_ACTION_NAMES);
     this.block = new Block(this.layout);
     this.maps = new MapGrids(grid);
   }
@@ -22969,7 +23045,7 @@ var LeaderArrays = class {
     block.setScalar("score", info.score);
     block.setScalar("points", info.points);
     block.setScalar("steps", info.steps);
-    block.setScalar("follower_actions", info.followerActions);
+    if (this.options.followerActions) block.setScalar("follower_actions", info.followerActions ?? 0);
     this.maps.write(block, view.map);
     const cards = block.array("cards");
     const invalid = block.array("card_invalid");
@@ -23023,6 +23099,12 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
     role: external_exports.literal("leader"),
     maxSteps: external_exports.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
     follower: external_exports.enum(["heuristic", "random"]).default(DEFAULT_LEADER_ENV_OPTIONS.follower)
+  }),
+  /** Both players as agents: the PettingZoo environments. */
+  external_exports.strictObject({
+    role: external_exports.literal("both"),
+    maxSteps: external_exports.number().int().min(1).default(DEFAULT_GAME_ENV_OPTIONS.maxSteps),
+    description: external_exports.boolean().default(true)
   })
 ]);
 var resetOptionsSchema = external_exports.union([
@@ -23087,6 +23169,8 @@ var EnvServer = class {
     let env;
     if (options.role === "leader") {
       env = new ServedLeaderEnv(options.maxSteps, options.follower);
+    } else if (options.role === "both") {
+      env = new ServedGameEnv(options.maxSteps, options.description);
     } else {
       const recordings = options.logs?.map((path) => this.load(path)) ?? null;
       if (options.reward === "ndtw" && !recordings) {
@@ -23096,7 +23180,7 @@ var EnvServer = class {
     }
     const id = this.nextId++;
     this.envs.set(id, env);
-    return [json2({ env: id, layout: env.layout, episodes: env.episodes })];
+    return [json2({ env: id, ...env.made })];
   }
   load(path) {
     try {
@@ -23112,7 +23196,7 @@ var EnvServer = class {
   }
 };
 var ServedFollowerEnv = class {
-  layout;
+  made;
   episodes;
   env;
   arrays;
@@ -23125,8 +23209,8 @@ var ServedFollowerEnv = class {
     this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
     this.episodes = recordings && recordings.flatMap(episodeIds);
     const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
-    this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description });
-    this.layout = this.arrays.layout;
+    this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: true });
+    this.made = { layout: this.arrays.layout, episodes: this.episodes };
   }
   reset(options) {
     let reset;
@@ -23144,9 +23228,7 @@ var ServedFollowerEnv = class {
     return { block: this.arrays.encode(reset.observation, NO_TRANSITION, reset.info), episodeId: reset.info.episodeId };
   }
   step(request) {
-    const index = request.u8();
-    const action = FOLLOWER_CODES[index];
-    if (action === void 0) throw new RequestError("invalid", `unknown action ${index}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")})`);
+    const action = readFollowerAction(request);
     if (this.over) throw new RequestError("episode-over", "the episode is over (or never started): call reset() before step()");
     const result = this.env.step(action);
     this.observation = result.observation;
@@ -23154,27 +23236,19 @@ var ServedFollowerEnv = class {
     return this.arrays.encode(result.observation, result, result.info);
   }
   render() {
-    const observation = this.observation;
-    if (!observation) return "no episode yet: call reset()";
-    const status = `follower at (${observation.pose.x}, ${observation.pose.y}) facing ${observation.pose.heading}; score ${observation.score}, ${observation.turnsLeft} turns left, ${observation.stepsLeft} steps left
-instruction: ${observation.instruction?.text ?? "none"}`;
-    const cards = [...observation.visibleCards, ...observation.rememberedCards];
-    return `${status}
-${renderMap(observation.map, { follower: observation.pose, leader: observation.leader ?? void 0, cards })}
-? not seen yet`;
+    return this.observation ? renderFollower(this.observation) : NO_EPISODE;
   }
 };
 var ServedLeaderEnv = class {
-  layout;
-  episodes = null;
+  made;
   env;
   arrays;
   view = null;
   over = true;
   constructor(maxSteps, follower) {
     this.env = new LeaderEnv({ maxSteps, follower });
-    this.arrays = new LeaderArrays({ grid: { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE }, config: DEFAULT_CONFIG });
-    this.layout = this.arrays.layout;
+    this.arrays = new LeaderArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, followerActions: true });
+    this.made = { layout: this.arrays.layout, episodes: null };
   }
   reset(options) {
     if (!("seed" in options)) throw new RequestError("invalid", "the leader environment plays self-play games: reset with {seed}");
@@ -23184,11 +23258,7 @@ var ServedLeaderEnv = class {
     return { block: this.arrays.encode(reset.view, NO_TRANSITION, reset.info), episodeId: reset.info.episodeId };
   }
   step(request) {
-    const index = request.u8();
-    let action;
-    if (index === LEADER_CODES.length) action = { instruction: request.text(request.u32()) };
-    else if (index < LEADER_CODES.length) action = LEADER_CODES[index];
-    else throw new RequestError("invalid", `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(", ")})`);
+    const action = readLeaderAction(request);
     if (this.over) throw new RequestError("episode-over", "the episode is over (or never started): call reset() before step()");
     const result = this.env.step(action);
     this.view = result.view;
@@ -23196,16 +23266,84 @@ var ServedLeaderEnv = class {
     return this.arrays.encode(result.view, result, result.info);
   }
   render() {
-    const view = this.view;
-    if (!view) return "no episode yet: call reset()";
-    const queue = view.instructions.filter((instruction) => instruction.status !== "done");
-    const status = `leader at (${view.leader.x}, ${view.leader.y}) facing ${view.leader.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn
-queue: ${queue.length === 0 ? "empty" : queue.map((instruction) => instruction.text).join(" | ")}`;
-    return `${status}
-${renderMap(view.map, { leader: view.leader, follower: view.follower, cards: view.cards })}`;
+    return this.view ? renderLeader(this.view) : NO_EPISODE;
+  }
+};
+var ServedGameEnv = class {
+  made;
+  env;
+  leaderArrays;
+  followerArrays;
+  prefix = new Uint8Array(8);
+  last = null;
+  over = true;
+  constructor(maxSteps, description) {
+    this.env = new GameEnv({ maxSteps });
+    this.leaderArrays = new LeaderArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, followerActions: false });
+    this.followerArrays = new FollowerArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, maxSteps, description, shaping: false });
+    this.made = { layouts: { leader: this.leaderArrays.layout, follower: this.followerArrays.layout }, agents: GAME_AGENTS };
+  }
+  reset(options) {
+    if (!("seed" in options)) throw new RequestError("invalid", "the two-player environment plays self-play games: reset with {seed}");
+    const reset = this.env.reset({ seed: options.seed });
+    this.over = false;
+    return { block: this.encode(reset), episodeId: reset.episodeId };
+  }
+  step(request) {
+    const role = GAME_AGENTS[request.u8()];
+    if (role === void 0) throw new RequestError("invalid", `unknown role; the roles are 0 leader, 1 follower`);
+    const action = role === "leader" ? { role, action: readLeaderAction(request) } : { role, action: readFollowerAction(request) };
+    if (this.over) throw new RequestError("episode-over", "the episode is over (or never started): call reset() before step()");
+    const result = this.env.step(action);
+    this.over = result.terminated || result.truncated;
+    return this.encode(result);
+  }
+  render() {
+    const last = this.last;
+    if (!last) return NO_EPISODE;
+    return `${last.control}'s turn
+${renderLeader(last.leader)}`;
+  }
+  encode(result) {
+    this.last = result;
+    this.prefix[0] = GAME_AGENTS.indexOf(result.control);
+    this.prefix[1] = result.info.actor === null ? GAME_AGENTS.length : GAME_AGENTS.indexOf(result.info.actor);
+    const leader = this.leaderArrays.encode(result.leader, result, result.info);
+    const follower = this.followerArrays.encode(result.follower, result, { ...result.info, instructionId: result.follower.instruction?.id ?? null });
+    const length = this.prefix.length + leader.reduce((n, part) => n + part.length, 0);
+    return [this.prefix, ...leader, new Uint8Array((8 - length % 8) % 8), ...follower];
   }
 };
 var NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
+var NO_EPISODE = "no episode yet: call reset()";
+var DEFAULT_GRID = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+function readFollowerAction(request) {
+  const index = request.u8();
+  const action = FOLLOWER_CODES[index];
+  if (action === void 0) throw new RequestError("invalid", `unknown action ${index}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")})`);
+  return action;
+}
+function readLeaderAction(request) {
+  const index = request.u8();
+  if (index === LEADER_CODES.length) return { instruction: request.text(request.u32()) };
+  if (index < LEADER_CODES.length) return LEADER_CODES[index];
+  throw new RequestError("invalid", `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(", ")})`);
+}
+function renderFollower(observation) {
+  const status = `follower at (${observation.pose.x}, ${observation.pose.y}) facing ${observation.pose.heading}; score ${observation.score}, ${observation.turnsLeft} turns left, ${observation.stepsLeft} steps left
+instruction: ${observation.instruction?.text ?? "none"}`;
+  const cards = [...observation.visibleCards, ...observation.rememberedCards];
+  return `${status}
+${renderMap(observation.map, { follower: observation.pose, leader: observation.leader ?? void 0, cards })}
+? not seen yet`;
+}
+function renderLeader(view) {
+  const queue = view.instructions.filter((instruction) => instruction.status !== "done");
+  const status = `leader at (${view.leader.x}, ${view.leader.y}) facing ${view.leader.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn
+queue: ${queue.length === 0 ? "empty" : queue.map((instruction) => instruction.text).join(" | ")}`;
+  return `${status}
+${renderMap(view.map, { leader: view.leader, follower: view.follower, cards: view.cards })}`;
+}
 function largestMap(recordings) {
   return {
     width: Math.max(...recordings.map((recording) => recording.header.map.width)),
