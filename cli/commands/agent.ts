@@ -65,30 +65,34 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
   let view: ClientView | null = null;
   let actedOn: ClientView | null = null;
   let busy = false;
+  /** The agent's reset, begun at the first view: it must be over before the agent acts (a program answers in order). */
+  let started: Promise<void> | null = null;
   return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      say(`agent failed: ${error.message}`);
+      void room.leave(true);
+      reject(new CliError(`the agent failed: ${error.message}`));
+    };
     const actIfMyTurn = async () => {
-      if (busy || !view || view.phase !== 'playing' || view.turn.role !== 'follower' || view === actedOn) return;
+      if (busy || !started) return;
       busy = true;
-      const acting = view;
       try {
+        await started;
+        // The latest view: more may have come while the agent was resetting.
+        const acting = view;
+        if (!acting || acting.phase !== 'playing' || acting.turn.role !== 'follower' || acting === actedOn) return;
         const choice = await agent.act(observationFromView(acting));
         actedOn = acting;
         room.send(ACTION_MESSAGE, actionOfCode(choice));
       } catch (error) {
-        say(`agent failed: ${(error as Error).message}`);
-        void room.leave(true);
-        reject(new CliError(`the agent failed: ${(error as Error).message}`));
+        fail(error as Error);
       } finally {
         busy = false;
       }
     };
-    room.onMessage('view', async (message: ViewMessage) => {
-      const first = view === null;
+    room.onMessage('view', (message: ViewMessage) => {
       view = applyViewMessage(view, message);
-      if (first) {
-        await agent.reset({ episodeId: room.roomId });
-        say('the game started');
-      }
+      started ??= Promise.resolve(agent.reset({ episodeId: room.roomId })).then(() => say('the game started'));
       void actIfMyTurn();
     });
     room.onMessage('error', (error: { code: string; message: string }) => {

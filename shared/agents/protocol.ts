@@ -13,7 +13,10 @@
  * Version 2: observations carry the follower's known map, sent only when it changed.
  */
 import { z } from 'zod';
-import type { EpisodeStart, FollowerObservation } from './types';
+import { FOLLOWER_CODES } from '../engine/actions';
+import { COLORS, COUNTS, SHAPES } from '../engine/cards';
+import { PROP_TYPES, poseSchema } from '../engine/map';
+import { OBSERVATION_VERSION, type EpisodeStart, type FollowerObservation } from './types';
 
 export const PROTOCOL_NAME = 'cerealbar-agent';
 export const PROTOCOL_VERSION = 2;
@@ -23,6 +26,61 @@ export const PROTOCOL_VERSION = 2;
  * observation (the agent keeps the last one it was sent), so that a step's line stays short.
  */
 export type WireObservation = Omit<FollowerObservation, 'map'> & { readonly map?: FollowerObservation['map'] };
+
+const cell = z.object({ x: z.number().int(), y: z.number().int() });
+const instruction = z.object({ id: z.number().int().min(0), text: z.string() }).nullable();
+const card = cell.extend({
+  id: z.number().int().min(0),
+  color: z.enum(COLORS),
+  shape: z.enum(SHAPES),
+  count: z.union(COUNTS.map((count) => z.literal(count))),
+  selected: z.boolean(),
+});
+
+/**
+ * A whole observation (its map included) as JSON, for programs that hand one back to be encoded
+ * (the Python package's agents): every cell must lie on its map.
+ */
+export const followerObservationSchema = z
+  .object({
+    version: z.literal(OBSERVATION_VERSION),
+    instruction,
+    previousInstruction: instruction,
+    pose: poseSchema,
+    stepsLeft: z.number().int().min(0),
+    turnsLeft: z.number().int().min(0),
+    score: z.number().int().min(0),
+    visibleCells: z.array(cell),
+    visibleCards: z.array(card),
+    rememberedCards: z.array(card.extend({ seenAgo: z.number().int().min(1) })),
+    leader: poseSchema.nullable(),
+    map: z.object({
+      width: z.number().int().min(1).max(100),
+      height: z.number().int().min(1).max(100),
+      terrain: z.array(z.string().regex(/^[GPWDH?]*$/, 'terrain rows use only the letters G P W D H and ?')),
+      props: z.array(cell.extend({ type: z.enum(PROP_TYPES), variant: z.string(), rotation: poseSchema.shape.heading })),
+    }),
+    legal: z.array(z.enum(FOLLOWER_CODES)),
+  })
+  .superRefine((observation, ctx) => {
+    const { width, height, terrain } = observation.map;
+    if (terrain.length !== height || terrain.some((row) => row.length !== width)) {
+      ctx.addIssue({ code: 'custom', path: ['map', 'terrain'], message: `must be ${height} rows of ${width} cells` });
+    }
+    const cells: [string, { x: number; y: number } | null][] = [
+      ['pose', observation.pose],
+      ['leader', observation.leader],
+      ...observation.visibleCells.map((at, i) => [`visibleCells.${i}`, at] as [string, { x: number; y: number }]),
+      ...observation.visibleCards.map((at, i) => [`visibleCards.${i}`, at] as [string, { x: number; y: number }]),
+      ...observation.rememberedCards.map((at, i) => [`rememberedCards.${i}`, at] as [string, { x: number; y: number }]),
+      ...observation.map.props.map((at, i) => [`map.props.${i}`, at] as [string, { x: number; y: number }]),
+    ];
+    for (const [path, at] of cells) {
+      if (at && !(at.x >= 0 && at.y >= 0 && at.x < width && at.y < height)) {
+        ctx.addIssue({ code: 'custom', path: path.split('.'), message: `(${at.x}, ${at.y}) is off the ${width} x ${height} map` });
+      }
+    }
+  });
 
 export type HostMessage =
   | { readonly type: 'hello'; readonly protocol: typeof PROTOCOL_NAME; readonly version: typeof PROTOCOL_VERSION }

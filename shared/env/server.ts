@@ -17,6 +17,7 @@
  * | 4 stepMany | u32 n, then n times: u32 env, action | n times: u32 length + block |
  * | 5 render | u32 env | UTF-8 text |
  * | 6 close | u32 env | nothing |
+ * | 7 encode | u32 env (an observer), JSON {observation, steps, points} | block |
  *
  * An action is a u8 index into the layout's `actions`; the leader's INSTRUCTION is followed by
  * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
@@ -31,6 +32,7 @@ import { renderMap } from '../maps/render';
 import { DEFAULT_MAP_SIZE } from '../maps/generate';
 import { episodeIds } from '../eval/runner';
 import type { Recording } from '../eval/recording';
+import { followerObservationSchema } from '../agents/protocol';
 import type { FollowerObservation } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
 import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
@@ -41,7 +43,7 @@ import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type 
 export const PROTOCOL = 'cerealbar-env';
 export const PROTOCOL_VERSION = 1;
 
-export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6 } as const;
+export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7 } as const;
 export const STATUS = { ok: 0, error: 1 } as const;
 export const ANSWER_HEADER_BYTES = 8;
 
@@ -76,6 +78,18 @@ const makeOptionsSchema = z.discriminatedUnion('role', [
     maxSteps: z.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
     follower: z.enum(['heuristic', 'random']).default(DEFAULT_LEADER_ENV_OPTIONS.follower),
   }),
+  /**
+   * No game: it encodes follower observations given to it (op encode) as a FollowerEnv with the
+   * same grid, maxSteps and description would, for agents that receive them as JSON (the Python
+   * package's agents under the agent protocol). Its info has no potential or shaping.
+   */
+  z.strictObject({
+    role: z.literal('observer'),
+    width: z.number().int().min(1).max(100).default(DEFAULT_MAP_SIZE),
+    height: z.number().int().min(1).max(100).default(DEFAULT_MAP_SIZE),
+    maxSteps: z.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+    description: z.boolean().default(true),
+  }),
   /** Both players as agents: the PettingZoo environments. */
   z.strictObject({
     role: z.literal('both'),
@@ -97,7 +111,17 @@ interface ServedEnv {
   reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string };
   step(request: ByteReader): Uint8Array[];
   render(): string;
+  /** Observers only: the block of an observation given as JSON. */
+  encode?(input: unknown): Uint8Array[];
 }
+
+const encodeRequestSchema = z.strictObject({
+  observation: followerObservationSchema,
+  /** The agent's actions so far in the episode. */
+  steps: z.number().int().min(0),
+  /** Sets made since the agent's previous observation. */
+  points: z.number().int().min(0).default(0),
+});
 
 export class EnvServer {
   private readonly envs = new Map<number, ServedEnv>();
@@ -146,6 +170,11 @@ export class EnvServer {
       }
       case OPS.render:
         return [utf8.encode(this.env(request.u32()).render())];
+      case OPS.encode: {
+        const env = this.env(request.u32());
+        if (!env.encode) throw new RequestError('invalid', 'only an observer environment encodes observations');
+        return env.encode(request.json());
+      }
       case OPS.close: {
         this.envs.delete(request.u32());
         return [];
@@ -162,6 +191,8 @@ export class EnvServer {
       env = new ServedLeaderEnv(options.maxSteps, options.follower);
     } else if (options.role === 'both') {
       env = new ServedGameEnv(options.maxSteps, options.description);
+    } else if (options.role === 'observer') {
+      env = new ServedObserver(options);
     } else {
       const recordings = options.logs?.map((path) => this.load(path)) ?? null;
       if (options.reward === 'ndtw' && !recordings) {
@@ -300,7 +331,7 @@ class ServedGameEnv implements ServedEnv {
     if (!('seed' in options)) throw new RequestError('invalid', 'the two-player environment plays self-play games: reset with {seed}');
     const reset = this.env.reset({ seed: options.seed });
     this.over = false;
-    return { block: this.encode(reset), episodeId: reset.episodeId };
+    return { block: this.blockOf(reset), episodeId: reset.episodeId };
   }
 
   step(request: ByteReader): Uint8Array[] {
@@ -310,7 +341,7 @@ class ServedGameEnv implements ServedEnv {
     if (this.over) throw new RequestError('episode-over', 'the episode is over (or never started): call reset() before step()');
     const result = this.env.step(action);
     this.over = result.terminated || result.truncated;
-    return this.encode(result);
+    return this.blockOf(result);
   }
 
   render(): string {
@@ -319,7 +350,7 @@ class ServedGameEnv implements ServedEnv {
     return `${last.control}'s turn\n${renderLeader(last.leader)}`;
   }
 
-  private encode(result: GameEnvStep): Uint8Array[] {
+  private blockOf(result: GameEnvStep): Uint8Array[] {
     this.last = result;
     this.prefix[0] = GAME_AGENTS.indexOf(result.control);
     this.prefix[1] = result.info.actor === null ? GAME_AGENTS.length : GAME_AGENTS.indexOf(result.info.actor);
@@ -327,6 +358,42 @@ class ServedGameEnv implements ServedEnv {
     const follower = this.followerArrays.encode(result.follower, result, { ...result.info, instructionId: result.follower.instruction?.id ?? null });
     const length = this.prefix.length + leader.reduce((n, part) => n + part.length, 0);
     return [this.prefix, ...leader, new Uint8Array((8 - (length % 8)) % 8), ...follower];
+  }
+}
+
+/** Encodes the observations it is given, as a FollowerEnv of the same grid would; it plays no game. */
+class ServedObserver implements ServedEnv {
+  readonly made: { readonly layout: Layout; readonly episodes: null };
+  private readonly grid: GridSize;
+  private readonly arrays: FollowerArrays;
+  private last: FollowerObservation | null = null;
+
+  constructor(options: Extract<z.output<typeof makeOptionsSchema>, { role: 'observer' }>) {
+    this.grid = { width: options.width, height: options.height };
+    this.arrays = new FollowerArrays({ grid: this.grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: false });
+    this.made = { layout: this.arrays.layout, episodes: null };
+  }
+
+  reset(): never {
+    throw new RequestError('invalid', 'an observer plays no game: it only encodes observations (op encode)');
+  }
+
+  step(): never {
+    return this.reset();
+  }
+
+  encode(input: unknown): Uint8Array[] {
+    const { observation, steps, points } = parse(encodeRequestSchema, input, 'observation');
+    const { width, height } = observation.map;
+    if (width > this.grid.width || height > this.grid.height) {
+      throw new RequestError('invalid', `the observation's map is ${width} x ${height}, larger than this observer's ${this.grid.width} x ${this.grid.height} grid`);
+    }
+    this.last = observation as FollowerObservation;
+    return this.arrays.encode(this.last, NO_TRANSITION, { score: observation.score, points, steps, instructionId: observation.instruction?.id ?? null });
+  }
+
+  render(): string {
+    return this.last ? renderFollower(this.last) : 'no observation yet: encode one';
   }
 }
 

@@ -1,5 +1,7 @@
-/** A live game: a scripted websocket leader and the heuristic agent through `cerealbar agent`. */
+/** Live games: a scripted websocket leader and an agent through `cerealbar agent` (the heuristic agent; a Python FollowerAgent). */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
 import { generateMap } from '../../shared/maps/generate';
@@ -59,5 +61,61 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
     expect(code).toBe(0);
   } finally {
     agent.kill('SIGKILL');
+  }
+});
+
+test("a Python FollowerAgent, joined with `cerealbar agent`, plays live with FollowerEnv's observation", async () => {
+  const { seed } = pickGame();
+  ts = await startTestServer({ seed, leaderTurnSeconds: 60, followerTurnSeconds: 60 });
+  const dir = mkdtempSync(joinPath(tmpdir(), 'python-agent-'));
+  const seen = joinPath(dir, 'seen.jsonl');
+  // Turns right twice, then says DONE; it writes down what it was given. Its reset is slow, so the
+  // follower's turn comes before it is ready: it must still be reset before it is asked to act.
+  const program = joinPath(dir, 'agent.py');
+  writeFileSync(
+    program,
+    [
+      'import json, sys, time, cerealbar',
+      'class Turner(cerealbar.FollowerAgent):',
+      '    name = "turner"',
+      '    def reset(self, episode_id):',
+      '        time.sleep(1)',
+      '    def act(self, observation, info):',
+      '        with open(sys.argv[1], "a") as out:',
+      '            out.write(json.dumps({"instruction": observation["instruction"], "pose": observation["pose"].tolist(), "mask": info["action_mask"].tolist(), "steps": info["steps"], "described": "You face" in observation["description"]}) + "\\n")',
+      '        return 3 if info["steps"] < 2 else "DONE"',
+      'Turner().run()',
+    ].join('\n'),
+  );
+  const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader' });
+  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', `python3 ${program} ${seen}`, '--code', code], {
+    env: { ...process.env, PYTHONPATH: joinPath(__dirname, '..', '..', 'python', 'src') },
+  });
+  let output = '';
+  agent.stdout.on('data', (chunk) => (output += chunk));
+  agent.stderr.on('data', (chunk) => (output += chunk));
+  try {
+    await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    const start = leader.view!.follower;
+    leader.act({ type: 'instruction', text: 'turn around twice and stop' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => leader.view!.instructions.some((i) => i.status === 'done'), 'the agent to finish', 30_000).catch((error) => {
+      throw new Error(`${error.message}; its output:\n${output}\nturn: ${JSON.stringify(leader.view!.turn)} instructions: ${JSON.stringify(leader.view!.instructions)} follower: ${JSON.stringify(leader.view!.follower)}`);
+    });
+    const lines = readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const headings = ['NE', 'E', 'SE', 'SW', 'W', 'NW'];
+    expect(lines.map((line) => line.steps)).toEqual([0, 1, 2]);
+    expect(lines.every((line) => line.instruction === 'turn around twice and stop' && line.described)).toBe(true);
+    // Its pose as the leader saw it, turning right (RR) each step; every move is open to it but a blocked one.
+    lines.forEach((line, i) => expect(line.pose).toEqual([start.x, start.y, (headings.indexOf(start.heading) + i) % 6]));
+    expect(lines.every((line) => line.mask[2] === 1 && line.mask[3] === 1 && line.mask[4] === 1)).toBe(true);
+    const follower = ts.logs[0].filter((l: any) => l.kind === 'event' && l.actor === 'follower').map((l: any) => (l.type === 'move' ? l.payload.move : l.type));
+    expect(follower).toEqual(['RR', 'RR', 'done']);
+    await leader.room.leave(true);
+    expect(await new Promise((resolve) => agent.once('exit', resolve))).toBe(0);
+  } finally {
+    agent.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -12,6 +12,7 @@ games in one engine process. With PettingZoo installed, `cerealbar.multiagent.en
 `parallel_env()` have both players, "leader" and "follower", as agents.
 """
 
+from .agent import FollowerAgent
 from .envs import FollowerEnv, LeaderEnv
 from .vector import FollowerVectorEnv
 from .errors import (
@@ -29,6 +30,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "FollowerAgent",
     "FollowerEnv",
     "LeaderEnv",
     "FollowerVectorEnv",

@@ -82,9 +82,9 @@ var ODD_ROW_STEP = {
   W: [-1, 0],
   NW: [0, 1]
 };
-function stepFrom(cell, heading) {
-  const [dx, dy] = (cell.y & 1 ? ODD_ROW_STEP : EVEN_ROW_STEP)[heading];
-  return { x: cell.x + dx, y: cell.y + dy };
+function stepFrom(cell2, heading) {
+  const [dx, dy] = (cell2.y & 1 ? ODD_ROW_STEP : EVEN_ROW_STEP)[heading];
+  return { x: cell2.x + dx, y: cell2.y + dy };
 }
 var neighbourTables = /* @__PURE__ */ new Map();
 function neighbourTable(width, height) {
@@ -120,8 +120,8 @@ function hexDistance(a, b) {
   const dr = a.y - b.y;
   return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
 }
-function cellCentre(cell) {
-  return { x: cell.x + (cell.y & 1) * 0.5, z: cell.y * Math.sqrt(3) / 2 };
+function cellCentre(cell2) {
+  return { x: cell2.x + (cell2.y & 1) * 0.5, z: cell2.y * Math.sqrt(3) / 2 };
 }
 function headingVector(heading) {
   const radians = HEADING_DEGREES[heading] * Math.PI / 180;
@@ -19907,20 +19907,20 @@ var mapSchema = external_exports.object({
     seen.add(prop.y * map2.width + prop.x);
   });
 });
-function cellIndex(world, cell) {
-  return cell.y * world.width + cell.x;
+function cellIndex(world, cell2) {
+  return cell2.y * world.width + cell2.x;
 }
 function cellAt(world, index) {
   return { x: index % world.width, y: Math.floor(index / world.width) };
 }
-function inBounds(world, cell) {
-  return cell.x >= 0 && cell.y >= 0 && cell.x < world.width && cell.y < world.height;
+function inBounds(world, cell2) {
+  return cell2.x >= 0 && cell2.y >= 0 && cell2.x < world.width && cell2.y < world.height;
 }
-function terrainAt(map2, cell) {
-  return TERRAIN_LETTERS[map2.terrain[cell.y][cell.x]];
+function terrainAt(map2, cell2) {
+  return TERRAIN_LETTERS[map2.terrain[cell2.y][cell2.x]];
 }
-function isWalkable(world, cell) {
-  return inBounds(world, cell) && world.walkable[cellIndex(world, cell)] === 1;
+function isWalkable(world, cell2) {
+  return inBounds(world, cell2) && world.walkable[cellIndex(world, cell2)] === 1;
 }
 function connectedRegion(width, height, walkable, start) {
   const region = new Uint8Array(width * height);
@@ -20034,12 +20034,12 @@ function drawCards(draw, world, occupied, count2, firstId, board) {
 function placementProblem(world, occupied, cards, expectedIds, board) {
   if (cards.length !== expectedIds.length) return `expected ${expectedIds.length} cards, got ${cards.length}`;
   const used = /* @__PURE__ */ new Set();
-  for (const [i, card] of cards.entries()) {
-    if (card.id !== expectedIds[i]) return `card ${i} has id ${card.id}, expected ${expectedIds[i]}`;
-    if (card.selected) return `card ${card.id} is selected`;
-    const index = cellIndex(world, card);
-    if (!inBounds(world, card) || !world.cardCellMask[index]) return `card ${card.id} at (${card.x}, ${card.y}) is not on a reachable inner cell`;
-    if (occupied.has(index) || used.has(index)) return `card ${card.id} at (${card.x}, ${card.y}) is on an occupied cell`;
+  for (const [i, card2] of cards.entries()) {
+    if (card2.id !== expectedIds[i]) return `card ${i} has id ${card2.id}, expected ${expectedIds[i]}`;
+    if (card2.selected) return `card ${card2.id} is selected`;
+    const index = cellIndex(world, card2);
+    if (!inBounds(world, card2) || !world.cardCellMask[index]) return `card ${card2.id} at (${card2.x}, ${card2.y}) is not on a reachable inner cell`;
+    if (occupied.has(index) || used.has(index)) return `card ${card2.id} at (${card2.x}, ${card2.y}) is on an occupied cell`;
     used.add(index);
   }
   if (!hasValidSet([...board, ...cards])) return "the board would hold no valid set";
@@ -20393,7 +20393,7 @@ function drawSetup(config2, map2, seed) {
   return { leader, follower, cards, rng: draw.state() };
 }
 function fixedCards(map2) {
-  return (map2.cards ?? []).map((card, id) => ({ id, ...card, selected: false }));
+  return (map2.cards ?? []).map((card2, id) => ({ id, ...card2, selected: false }));
 }
 
 // shared/engine/transition.ts
@@ -20497,9 +20497,9 @@ function move(state, action, options) {
       break;
     case "MF":
     case "MB": {
-      const cell = stepFrom(from, action.move === "MF" ? from.heading : opposite(from.heading));
-      if (!isWalkable(state.world, cell)) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
-      to = { x: cell.x, y: cell.y, heading: from.heading };
+      const cell2 = stepFrom(from, action.move === "MF" ? from.heading : opposite(from.heading));
+      if (!isWalkable(state.world, cell2)) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      to = { x: cell2.x, y: cell2.y, heading: from.heading };
       break;
     }
   }
@@ -20508,7 +20508,7 @@ function move(state, action, options) {
   let toggled;
   let set2;
   if (to.x !== from.x || to.y !== from.y) {
-    const entered = state.cards.findIndex((card) => card.x === to.x && card.y === to.y);
+    const entered = state.cards.findIndex((card2) => card2.x === to.x && card2.y === to.y);
     if (entered >= 0) {
       const cards = state.cards.slice();
       cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
@@ -20527,10 +20527,10 @@ function move(state, action, options) {
   return accept(next, { pose: to, blocked: void 0, toggled, set: set2, instruction: void 0, turnEnded });
 }
 function completeSet(state, options) {
-  const selected = state.cards.filter((card) => card.selected);
+  const selected = state.cards.filter((card2) => card2.selected);
   if (selected.length !== SET_SIZE || !isValidSet(selected)) return null;
-  const remaining = state.cards.filter((card) => !card.selected);
-  const occupied = new Set(remaining.map((card) => cellIndex(state.world, card)));
+  const remaining = state.cards.filter((card2) => !card2.selected);
+  const occupied = new Set(remaining.map((card2) => cellIndex(state.world, card2)));
   occupied.add(cellIndex(state.world, state.leader));
   occupied.add(cellIndex(state.world, state.follower));
   let added;
@@ -20554,7 +20554,7 @@ function completeSet(state, options) {
       turnsLeft: state.turnsLeft + extraTurns,
       rng
     }),
-    set: { cards: selected.map((card) => card.id), added, extraTurns }
+    set: { cards: selected.map((card2) => card2.id), added, extraTurns }
   };
 }
 function endRound(state) {
@@ -20570,10 +20570,10 @@ function passControl(state, reason) {
   return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
 }
 function instruct(state, action) {
-  const instruction = { id: state.nextInstructionId, text: action.text };
+  const instruction2 = { id: state.nextInstructionId, text: action.text };
   return accept(
-    updateState(state, { queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 }),
-    { ...NO_EFFECTS, instruction: instruction.id }
+    updateState(state, { queue: [...state.queue, instruction2], nextInstructionId: state.nextInstructionId + 1 }),
+    { ...NO_EFFECTS, instruction: instruction2.id }
   );
 }
 function markDone(state) {
@@ -20864,8 +20864,8 @@ function loadRecording(text) {
   const setReplacements = /* @__PURE__ */ new Map();
   for (const event of events) if (event.outcome.set) setReplacements.set(setKey(event.outcome.set.cards), event.outcome.set.added);
   const segments = segment(states, events);
-  const instructions = segments.filter((instruction) => instruction.end !== null);
-  const unfinished = segments.find((instruction) => instruction.end === null) ?? null;
+  const instructions = segments.filter((instruction2) => instruction2.end !== null);
+  const unfinished = segments.find((instruction2) => instruction2.end === null) ?? null;
   return { header: result.header, states, events, instructions, unfinished, setReplacements };
 }
 function segment(states, events) {
@@ -20924,10 +20924,10 @@ var LEGEND = [
 var MARGIN = 3;
 function renderMap(map2, overlay = {}) {
   const symbols = baseSymbols(map2);
-  const mark = (cell, symbol2) => {
-    if (cell.x >= 0 && cell.y >= 0 && cell.x < map2.width && cell.y < map2.height) symbols[cell.y][cell.x] = symbol2;
+  const mark = (cell2, symbol2) => {
+    if (cell2.x >= 0 && cell2.y >= 0 && cell2.x < map2.width && cell2.y < map2.height) symbols[cell2.y][cell2.x] = symbol2;
   };
-  for (const card of overlay.cards ?? []) mark(card, card.selected ? "C" : "c");
+  for (const card2 of overlay.cards ?? []) mark(card2, card2.selected ? "C" : "c");
   if (overlay.follower) mark(overlay.follower, "F");
   if (overlay.leader) mark(overlay.leader, "L");
   const columns = " ".repeat(MARGIN) + Array.from({ length: map2.width }, (_, x) => x % 10).join(" ");
@@ -21061,8 +21061,8 @@ function growBlob(canvas, draw, size, terrain) {
 }
 function deepenMiddle(canvas, pond) {
   const isWater = (i) => i >= 0 && (canvas.terrain[i] === WATER || canvas.terrain[i] === DEEP_WATER);
-  for (const cell of pond) {
-    if (canvas.neighbours.subarray(cell * 6, cell * 6 + 6).every(isWater)) canvas.terrain[cell] = DEEP_WATER;
+  for (const cell2 of pond) {
+    if (canvas.neighbours.subarray(cell2 * 6, cell2 * 6 + 6).every(isWater)) canvas.terrain[cell2] = DEEP_WATER;
   }
 }
 function layPath(canvas, draw) {
@@ -21104,10 +21104,10 @@ function isCorner(canvas, index) {
   const { x, y } = cellAt(canvas, index);
   return (x === 0 || x === canvas.width - 1) && (y === 0 || y === canvas.height - 1);
 }
-function inwardHeading(canvas, draw, cell) {
+function inwardHeading(canvas, draw, cell2) {
   const inward = [0, 1, 2, 3, 4, 5].filter((h) => {
-    const next = canvas.neighbours[cell * 6 + h];
-    return next >= 0 && distanceToEdge(canvas, next) > distanceToEdge(canvas, cell);
+    const next = canvas.neighbours[cell2 * 6 + h];
+    return next >= 0 && distanceToEdge(canvas, next) > distanceToEdge(canvas, cell2);
   });
   return draw.pick(inward);
 }
@@ -21126,14 +21126,14 @@ function wander(canvas, draw, segment2) {
   }
   return way < 0 ? -1 : canvas.neighbours[segment2.cell * 6 + way];
 }
-function bestWay(canvas, cell, headings) {
-  const target = (h) => canvas.neighbours[cell * 6 + h];
+function bestWay(canvas, cell2, headings) {
+  const target = (h) => canvas.neighbours[cell2 * 6 + h];
   const open2 = headings.filter((h) => target(h) >= 0 && canvas.terrain[target(h)] <= PATH);
   return open2.find((h) => canvas.terrain[target(h)] === GRASS && !isEdge(canvas, target(h))) ?? open2.find((h) => canvas.terrain[target(h)] === GRASS) ?? open2[0] ?? -1;
 }
-function touchesOtherPath(canvas, cell, segment2) {
+function touchesOtherPath(canvas, cell2, segment2) {
   for (let h = 0; h < 6; h++) {
-    const n = canvas.neighbours[cell * 6 + h];
+    const n = canvas.neighbours[cell2 * 6 + h];
     if (n >= 0 && n !== segment2.cell && n !== segment2.previous && canvas.terrain[n] === PATH) return true;
   }
   return false;
@@ -21143,21 +21143,21 @@ function placeProps(canvas, draw) {
   placeStructures(canvas, draw, scaled(canvas, STRUCTURES));
   placePathObjects(canvas, draw, scaled(canvas, PATH_OBJECTS));
 }
-function keepsNeighboursConnected(canvas, cell) {
+function keepsNeighboursConnected(canvas, cell2) {
   let arcs = 0;
   for (let h = 0; h < 6; h++) {
-    const here = canvas.neighbours[cell * 6 + h];
-    const before = canvas.neighbours[cell * 6 + (h + 5) % 6];
+    const here = canvas.neighbours[cell2 * 6 + h];
+    const before = canvas.neighbours[cell2 * 6 + (h + 5) % 6];
     if (here >= 0 && isWalkable2(canvas, here) && !(before >= 0 && isWalkable2(canvas, before))) arcs++;
   }
   return arcs <= 1;
 }
-function canPlace(canvas, cell) {
-  return canvas.terrain[cell] === GRASS && canvas.props[cell] === void 0 && keepsNeighboursConnected(canvas, cell);
+function canPlace(canvas, cell2) {
+  return canvas.terrain[cell2] === GRASS && canvas.props[cell2] === void 0 && keepsNeighboursConnected(canvas, cell2);
 }
-function place(canvas, draw, cell, type, variant) {
-  const prop = { ...cellAt(canvas, cell), type, variant, rotation: draw.pick(HEADINGS) };
-  canvas.props[cell] = prop;
+function place(canvas, draw, cell2, type, variant) {
+  const prop = { ...cellAt(canvas, cell2), type, variant, rotation: draw.pick(HEADINGS) };
+  canvas.props[cell2] = prop;
   canvas.placed.push(prop);
 }
 function plantGroves(canvas, draw, count2) {
@@ -21184,12 +21184,12 @@ function placeStructures(canvas, draw, count2) {
   const near = [];
   const far = [];
   for (let i = 0; i < canvas.area; i++) (isNear[i] ? near : far).push(i);
-  const placed = scatter(canvas, draw, near, count2, (cell) => placeStructure(canvas, draw, cell));
-  scatter(canvas, draw, far, count2 - placed, (cell) => placeStructure(canvas, draw, cell));
+  const placed = scatter(canvas, draw, near, count2, (cell2) => placeStructure(canvas, draw, cell2));
+  scatter(canvas, draw, far, count2 - placed, (cell2) => placeStructure(canvas, draw, cell2));
 }
-function placeStructure(canvas, draw, cell) {
+function placeStructure(canvas, draw, cell2) {
   const type = draw.pick(STRUCTURE_TYPES);
-  place(canvas, draw, cell, type, type === "hut" ? draw.pick(HUT_VARIANTS) : "");
+  place(canvas, draw, cell2, type, type === "hut" ? draw.pick(HUT_VARIANTS) : "");
 }
 function cellsNearPathOrWater(canvas) {
   const near = new Uint8Array(canvas.area);
@@ -21202,9 +21202,9 @@ function cellsNearPathOrWater(canvas) {
   }
   for (let distance = 1; distance <= STRUCTURE_REACH; distance++) {
     const next = [];
-    for (const cell of frontier) {
+    for (const cell2 of frontier) {
       for (let h = 0; h < 6; h++) {
-        const n = canvas.neighbours[cell * 6 + h];
+        const n = canvas.neighbours[cell2 * 6 + h];
         if (n >= 0 && !near[n]) {
           near[n] = 1;
           next.push(n);
@@ -21227,17 +21227,17 @@ function placePathObjects(canvas, draw, count2) {
       }
     }
   }
-  scatter(canvas, draw, beside, count2, (cell) => {
-    if (draw.chance(LAMP_CHANCE)) place(canvas, draw, cell, "lamp", LAMP_VARIANT);
-    else place(canvas, draw, cell, "plant", draw.pick(PLANT_VARIANTS));
+  scatter(canvas, draw, beside, count2, (cell2) => {
+    if (draw.chance(LAMP_CHANCE)) place(canvas, draw, cell2, "lamp", LAMP_VARIANT);
+    else place(canvas, draw, cell2, "plant", draw.pick(PLANT_VARIANTS));
   });
 }
 function scatter(canvas, draw, cells, count2, put) {
   let placed = 0;
-  for (const cell of draw.shuffled(cells)) {
+  for (const cell2 of draw.shuffled(cells)) {
     if (placed >= count2) break;
-    if (!canPlace(canvas, cell)) continue;
-    put(cell);
+    if (!canPlace(canvas, cell2)) continue;
+    put(cell2);
     placed++;
   }
   return placed;
@@ -21374,7 +21374,7 @@ function remember(memory, state) {
   return { role: memory.role, done, map: map2, cards, moves, pose };
 }
 function rememberDone(done, previous) {
-  if (previous === null || done.some((instruction) => instruction.id === previous.id)) return done;
+  if (previous === null || done.some((instruction2) => instruction2.id === previous.id)) return done;
   return [...done, { id: previous.id, text: previous.text }];
 }
 function revealCells(known, state, cells) {
@@ -21392,11 +21392,11 @@ function revealCells(known, state, cells) {
 }
 function rememberCards(cards, state, inView, moves) {
   const width = state.world.width;
-  const visible = state.cards.filter((card) => inView.has(card.y * width + card.x));
-  const kept = cards.filter((card) => !inView.has(card.y * width + card.x));
+  const visible = state.cards.filter((card2) => inView.has(card2.y * width + card2.x));
+  const kept = cards.filter((card2) => !inView.has(card2.y * width + card2.x));
   if (visible.length === 0 && kept.length === cards.length) return cards;
-  const updated = [...kept, ...visible.map((card) => sighting(card, moves))].sort(byId);
-  if (updated.length === cards.length && updated.every((card, i) => sameSighting(card, cards[i]))) return cards;
+  const updated = [...kept, ...visible.map((card2) => sighting(card2, moves))].sort(byId);
+  if (updated.length === cards.length && updated.every((card2, i) => sameSighting(card2, cards[i]))) return cards;
   return updated;
 }
 function sameSighting(a, b) {
@@ -21417,7 +21417,7 @@ function playerView(state, role, memory) {
   return role === "leader" ? leaderView(state, memory) : followerView(state, memory);
 }
 function leaderView(state, memory) {
-  const selected = state.cards.filter((card) => card.selected);
+  const selected = state.cards.filter((card2) => card2.selected);
   return {
     role: "leader",
     config: state.config,
@@ -21430,10 +21430,10 @@ function leaderView(state, memory) {
     follower: copyPose(state.follower),
     cards: state.cards.map(copyCard).sort(byId),
     rememberedCards: [],
-    invalidCards: isInvalidSelection(selected) ? selected.map((card) => card.id).sort((a, b) => a - b) : [],
+    invalidCards: isInvalidSelection(selected) ? selected.map((card2) => card2.id).sort((a, b) => a - b) : [],
     instructions: [
-      ...memory.done.map((instruction) => instructionView(instruction, "done", true)),
-      ...state.queue.map((instruction, i) => instructionView(instruction, i === 0 ? "current" : "queued", instruction.id < state.instructionsShown))
+      ...memory.done.map((instruction2) => instructionView(instruction2, "done", true)),
+      ...state.queue.map((instruction2, i) => instructionView(instruction2, i === 0 ? "current" : "queued", instruction2.id < state.instructionsShown))
     ],
     legal: legalActions(state, "leader")
   };
@@ -21443,9 +21443,9 @@ function followerView(state, memory) {
   const inView = viewFrom(state.world, state.follower, state.config.view).set;
   const width = state.world.width;
   const current = state.queue[0];
-  const instructions = memory.done.map((instruction) => instructionView(instruction, "done", true));
+  const instructions = memory.done.map((instruction2) => instructionView(instruction2, "done", true));
   if (current !== void 0 && current.id < state.instructionsShown) instructions.push(instructionView(current, "current", true));
-  const cards = state.cards.filter((card) => inView.has(card.y * width + card.x)).map(copyCard).sort(byId);
+  const cards = state.cards.filter((card2) => inView.has(card2.y * width + card2.x)).map(copyCard).sort(byId);
   return {
     role: "follower",
     config: state.config,
@@ -21458,24 +21458,24 @@ function followerView(state, memory) {
     follower: copyPose(state.follower),
     cards,
     // A card in memory is remembered (not seen now) when its cell is out of view.
-    rememberedCards: memory.cards.filter((card) => !inView.has(card.y * width + card.x)).map((card) => rememberedAs(card, memory.moves)),
+    rememberedCards: memory.cards.filter((card2) => !inView.has(card2.y * width + card2.x)).map((card2) => rememberedAs(card2, memory.moves)),
     invalidCards: [],
     instructions,
     legal: legalActions(state, "follower")
   };
 }
-function instructionView(instruction, status, shown) {
-  return { id: instruction.id, text: instruction.text, status, shown };
+function instructionView(instruction2, status, shown) {
+  return { id: instruction2.id, text: instruction2.text, status, shown };
 }
 var byId = (a, b) => a.id - b.id;
-function copyCard(card) {
-  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected };
+function copyCard(card2) {
+  return { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: card2.selected };
 }
-function sighting(card, seenAt) {
-  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected, seenAt };
+function sighting(card2, seenAt) {
+  return { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: card2.selected, seenAt };
 }
-function rememberedAs(card, moves) {
-  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected, seenAgo: moves - card.seenAt };
+function rememberedAs(card2, moves) {
+  return { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: card2.selected, seenAgo: moves - card2.seenAt };
 }
 function copyPose(pose) {
   return { x: pose.x, y: pose.y, heading: pose.heading };
@@ -21500,9 +21500,9 @@ function observationFromView(view, oracle) {
   if (view.role !== "follower") throw new Error("observations are built from the follower's view");
   let current = null;
   let previous = null;
-  for (const instruction of view.instructions) {
-    if (instruction.status === "current") current = copyInstruction(instruction);
-    else previous = copyInstruction(instruction);
+  for (const instruction2 of view.instructions) {
+    if (instruction2.status === "current") current = copyInstruction(instruction2);
+    else previous = copyInstruction(instruction2);
   }
   const observation = {
     version: OBSERVATION_VERSION,
@@ -21546,14 +21546,14 @@ function oracleData(state) {
     queue: state.queue.map(copyInstruction)
   };
 }
-function copyCard2(card) {
-  return { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: card.selected };
+function copyCard2(card2) {
+  return { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: card2.selected };
 }
 function copyPose2(pose) {
   return { x: pose.x, y: pose.y, heading: pose.heading };
 }
-function copyInstruction(instruction) {
-  return { id: instruction.id, text: instruction.text };
+function copyInstruction(instruction2) {
+  return { id: instruction2.id, text: instruction2.text };
 }
 
 // shared/eval/distance.ts
@@ -21578,9 +21578,9 @@ var GeodesicDistance = class {
     if (toRow) return toRow[from];
     return this.searchFrom(from)[to];
   }
-  indexOf(cell) {
-    if (!inBounds(this.world, cell)) throw new RangeError(`cell (${cell.x}, ${cell.y}) is off the map`);
-    return cellIndex(this.world, cell);
+  indexOf(cell2) {
+    if (!inBounds(this.world, cell2)) throw new RangeError(`cell (${cell2.x}, ${cell2.y}) is off the map`);
+    return cellIndex(this.world, cell2);
   }
   /**
    * Breadth-first search from `source`. Unwalkable cells get a distance (they may be the other
@@ -21595,12 +21595,12 @@ var GeodesicDistance = class {
     steps[source] = 0;
     queue[tail++] = source;
     while (head < tail) {
-      const cell = queue[head++];
-      const first = cell * HEADINGS.length;
+      const cell2 = queue[head++];
+      const first = cell2 * HEADINGS.length;
       for (let d = first; d < first + HEADINGS.length; d++) {
         const next = this.neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
-        steps[next] = steps[cell] + 1;
+        steps[next] = steps[cell2] + 1;
         if (walkable[next]) queue[tail++] = next;
       }
     }
@@ -21751,6 +21751,67 @@ function replayLeaderTurn(state, turn, recording) {
   return timedOut.ok ? timedOut.state : state;
 }
 
+// shared/agents/protocol.ts
+var cell = external_exports.object({ x: external_exports.number().int(), y: external_exports.number().int() });
+var instruction = external_exports.object({ id: external_exports.number().int().min(0), text: external_exports.string() }).nullable();
+var card = cell.extend({
+  id: external_exports.number().int().min(0),
+  color: external_exports.enum(COLORS),
+  shape: external_exports.enum(SHAPES),
+  count: external_exports.union(COUNTS.map((count2) => external_exports.literal(count2))),
+  selected: external_exports.boolean()
+});
+var followerObservationSchema = external_exports.object({
+  version: external_exports.literal(OBSERVATION_VERSION),
+  instruction,
+  previousInstruction: instruction,
+  pose: poseSchema,
+  stepsLeft: external_exports.number().int().min(0),
+  turnsLeft: external_exports.number().int().min(0),
+  score: external_exports.number().int().min(0),
+  visibleCells: external_exports.array(cell),
+  visibleCards: external_exports.array(card),
+  rememberedCards: external_exports.array(card.extend({ seenAgo: external_exports.number().int().min(1) })),
+  leader: poseSchema.nullable(),
+  map: external_exports.object({
+    width: external_exports.number().int().min(1).max(100),
+    height: external_exports.number().int().min(1).max(100),
+    terrain: external_exports.array(external_exports.string().regex(/^[GPWDH?]*$/, "terrain rows use only the letters G P W D H and ?")),
+    props: external_exports.array(cell.extend({ type: external_exports.enum(PROP_TYPES), variant: external_exports.string(), rotation: poseSchema.shape.heading }))
+  }),
+  legal: external_exports.array(external_exports.enum(FOLLOWER_CODES))
+}).superRefine((observation, ctx) => {
+  const { width, height, terrain } = observation.map;
+  if (terrain.length !== height || terrain.some((row) => row.length !== width)) {
+    ctx.addIssue({ code: "custom", path: ["map", "terrain"], message: `must be ${height} rows of ${width} cells` });
+  }
+  const cells = [
+    ["pose", observation.pose],
+    ["leader", observation.leader],
+    ...observation.visibleCells.map((at, i) => [`visibleCells.${i}`, at]),
+    ...observation.visibleCards.map((at, i) => [`visibleCards.${i}`, at]),
+    ...observation.rememberedCards.map((at, i) => [`rememberedCards.${i}`, at]),
+    ...observation.map.props.map((at, i) => [`map.props.${i}`, at])
+  ];
+  for (const [path, at] of cells) {
+    if (at && !(at.x >= 0 && at.y >= 0 && at.x < width && at.y < height)) {
+      ctx.addIssue({ code: "custom", path: path.split("."), message: `(${at.x}, ${at.y}) is off the ${width} x ${height} map` });
+    }
+  }
+});
+var agentHelloSchema = external_exports.object({
+  type: external_exports.literal("hello"),
+  protocol: external_exports.string(),
+  version: external_exports.number(),
+  name: external_exports.string().min(1).max(100),
+  /** Asks for the full state in every observation (oracle agents only). */
+  oracle: external_exports.boolean().default(false),
+  /** Asks for the recorded human actions in every reset (oracle agents only). */
+  needsRecording: external_exports.boolean().default(false)
+});
+var readySchema = external_exports.object({ type: external_exports.literal("ready") });
+var actSchema = external_exports.object({ type: external_exports.literal("act"), action: external_exports.string() });
+
 // shared/selfplay/leader.ts
 var LEADER_HABITS = {
   /** Lets the turn run out instead of ending it. */
@@ -21826,27 +21887,27 @@ var ScriptedLeader = class {
     return this.turn.plan;
   }
   pendingTasks(state) {
-    return state.queue.flatMap((instruction) => this.tasks.get(instruction.id) ?? []);
+    return state.queue.flatMap((instruction2) => this.tasks.get(instruction2.id) ?? []);
   }
   walkToOwnCard(state, plan) {
     const own2 = plan.own;
-    const card = state.cards.find((c) => c.id === own2.cardId);
-    if (!card || card.selected === own2.select) {
+    const card2 = state.cards.find((c) => c.id === own2.cardId);
+    if (!card2 || card2.selected === own2.select) {
       plan.own = null;
       return null;
     }
-    return this.paths.nextMove(state.cards, state.leader, card);
+    return this.paths.nextMove(state.cards, state.leader, card2);
   }
   /** Toward the follower's last card, to be near it next turn; it stops next to it, not on it. */
   walkAhead(state, plan) {
-    const card = state.cards.find((c) => c.id === plan.followerEnd);
-    if (!card || this.paths.cellsTo(state.cards, state.leader, card) <= 1) return null;
-    return this.paths.nextMove(state.cards, state.leader, card);
+    const card2 = state.cards.find((c) => c.id === plan.followerEnd);
+    if (!card2 || this.paths.cellsTo(state.cards, state.leader, card2) <= 1) return null;
+    return this.paths.nextMove(state.cards, state.leader, card2);
   }
   instructionText(state, task) {
-    const card = state.cards.find((c) => c.id === task.cardId);
+    const card2 = state.cards.find((c) => c.id === task.cardId);
     const template = this.draw.pick(task.select ? SELECT_TEMPLATES : UNSELECT_TEMPLATES);
-    return template.replace("CARD", describeCard(card));
+    return template.replace("CARD", describeCard(card2));
   }
 };
 function move2(which) {
@@ -21897,9 +21958,9 @@ function planSet(state, paths, layout, pending, leaderHelps) {
 }
 function finishesSet(cards, pending) {
   if (pending.length === 0) return false;
-  const finalSelection = (card) => {
-    let selected = card.selected;
-    for (const task of pending) if (task.cardId === card.id) selected = task.select;
+  const finalSelection = (card2) => {
+    let selected = card2.selected;
+    for (const task of pending) if (task.cardId === card2.id) selected = task.select;
     return selected;
   };
   return isValidSet(cards.filter(finalSelection));
@@ -21911,7 +21972,7 @@ function describeBoard(state, layout, pending, leaderHelps) {
   for (let i = 0; i < n; i++) selected[i] = cards[i].selected ? 1 : 0;
   let followerStart = follower;
   for (const task of pending) {
-    const i = cards.findIndex((card) => card.id === task.cardId);
+    const i = cards.findIndex((card2) => card2.id === task.cardId);
     if (i < 0) continue;
     selected[i] = task.select ? 1 : 0;
     followerStart = cards[i];
@@ -22029,15 +22090,15 @@ var PathPlanner = class {
   /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none. */
   pathLength(cards, pose, target) {
     const goal = cellIndex(this.world, target);
-    let cell = cellIndex(this.world, pose);
-    const field = this.fieldFor(cards, target, cell).distance;
+    let cell2 = cellIndex(this.world, pose);
+    const field = this.fieldFor(cards, target, cell2).distance;
     let h = headingIndex(pose.heading);
     for (let steps = 1; steps <= 2 * field.length; steps++) {
-      const move3 = this.chooseMove(field, cell, h);
+      const move3 = this.chooseMove(field, cell2, h);
       if (move3 === NONE2) return NONE2;
-      if (move3 === MF || move3 === MB) cell = this.neighbour[cell * DIRECTIONS + (move3 === MF ? h : OPPOSITE[h])];
+      if (move3 === MF || move3 === MB) cell2 = this.neighbour[cell2 * DIRECTIONS + (move3 === MF ? h : OPPOSITE[h])];
       else h = move3 === RL ? LEFT_OF[h] : RIGHT_OF[h];
-      if (cell === goal && (move3 === MF || move3 === MB)) return steps;
+      if (cell2 === goal && (move3 === MF || move3 === MB)) return steps;
     }
     throw new Error(`walk to (${target.x}, ${target.y}) does not end`);
   }
@@ -22062,10 +22123,10 @@ var PathPlanner = class {
     return field;
   }
   /** Resumes the search until `cell`'s distance d is known and every cell at distance d - 1 is found. */
-  searchFor(field, cell) {
+  searchFor(field, cell2) {
     const { distance, queue } = field;
     while (field.head < field.tail) {
-      const known = this.distanceAt(distance, cell);
+      const known = this.distanceAt(distance, cell2);
       const frontier = distance[queue[field.head]];
       if (known !== NONE2 && frontier >= known - 1) return;
       this.searchLevel(field, frontier);
@@ -22076,8 +22137,8 @@ var PathPlanner = class {
     const { distance, queue } = field;
     const { neighbour, cardAt } = this;
     while (field.head < field.tail && distance[queue[field.head]] === level) {
-      const cell = queue[field.head++];
-      for (let h = cell * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
+      const cell2 = queue[field.head++];
+      for (let h = cell2 * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
         const next = neighbour[h];
         if (next === NONE2 || distance[next] !== NONE2 || cardAt[next]) continue;
         distance[next] = level + 1;
@@ -22086,10 +22147,10 @@ var PathPlanner = class {
     }
   }
   /** How far `cell` is from the goal; a player standing on a card (or on the goal) must first step off. */
-  distanceAt(field, cell) {
-    if (field[cell] > 0) return field[cell];
+  distanceAt(field, cell2) {
+    if (field[cell2] > 0) return field[cell2];
     let nearest = NONE2;
-    for (let h = cell * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
+    for (let h = cell2 * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
       const next = this.neighbour[h];
       if (next !== NONE2 && field[next] !== NONE2 && (nearest === NONE2 || field[next] < nearest)) nearest = field[next];
     }
@@ -22100,18 +22161,18 @@ var PathPlanner = class {
     return next !== NONE2 && field[next] === distance - 1;
   }
   /** 0 when `cell` has a closer neighbour along `axis`, so that a walk there can go on straight; else 1. */
-  turnsNeeded(field, cell, axis) {
-    const distance = field[cell];
+  turnsNeeded(field, cell2, axis) {
+    const distance = field[cell2];
     if (distance === 0) return 0;
-    const base = cell * DIRECTIONS;
+    const base = cell2 * DIRECTIONS;
     const straightOn = this.isCloser(field, this.neighbour[base + axis], distance) || this.isCloser(field, this.neighbour[base + OPPOSITE[axis]], distance);
     return straightOn ? 0 : 1;
   }
   /** MF or MB to a closer cell when the heading allows it, else the turn toward the best axis. */
-  chooseMove(field, cell, h) {
-    const distance = this.distanceAt(field, cell);
+  chooseMove(field, cell2, h) {
+    const distance = this.distanceAt(field, cell2);
     if (distance === NONE2) return NONE2;
-    const base = cell * DIRECTIONS;
+    const base = cell2 * DIRECTIONS;
     const ahead = this.neighbour[base + h];
     const behind = this.neighbour[base + OPPOSITE[h]];
     const forwardTurns = this.isCloser(field, ahead, distance) ? this.turnsNeeded(field, ahead, AXIS[h]) : 2;
@@ -22132,10 +22193,10 @@ var PathPlanner = class {
   }
   /** Cards never move: the layout changes exactly when the list of card ids does. */
   syncLayout(cards) {
-    if (cards.length === this.layoutIds.length && cards.every((card, i) => card.id === this.layoutIds[i])) return;
+    if (cards.length === this.layoutIds.length && cards.every((card2, i) => card2.id === this.layoutIds[i])) return;
     this.cardAt.fill(0);
-    for (const card of cards) this.cardAt[cellIndex(this.world, card)] = 1;
-    this.layoutIds = cards.map((card) => card.id);
+    for (const card2 of cards) this.cardAt[cellIndex(this.world, card2)] = 1;
+    this.layoutIds = cards.map((card2) => card2.id);
     this.fields.clear();
   }
 };
@@ -22244,8 +22305,8 @@ function engineAction(action) {
   return byActor("follower", actionOfCode(action));
 }
 function progressAt(state) {
-  const instruction = state.queue[0];
-  return instruction ? { instructionId: instruction.id, path: [cellOf(state.follower)], changed: /* @__PURE__ */ new Set() } : null;
+  const instruction2 = state.queue[0];
+  return instruction2 ? { instructionId: instruction2.id, path: [cellOf(state.follower)], changed: /* @__PURE__ */ new Set() } : null;
 }
 function recordProgress(progress, action, result) {
   if (action !== "DONE") progress.path.push(cellOf(result.state.follower));
@@ -22255,7 +22316,7 @@ function recordProgress(progress, action, result) {
 }
 function distancePotential(pendingTargets, distance) {
   return (state, progress) => {
-    const apart = pendingTargets(state, progress).map((card) => distance.between(state.follower, card)).filter(Number.isFinite);
+    const apart = pendingTargets(state, progress).map((card2) => distance.between(state.follower, card2)).filter(Number.isFinite);
     return apart.length === 0 ? 0 : -Math.min(...apart);
   };
 }
@@ -22275,13 +22336,13 @@ function seedEpisode(seed) {
 }
 function logEpisode(log, index) {
   const recording = typeof log === "string" ? loadRecording(log) : log;
-  const instruction = recording.instructions[index];
-  if (!Number.isInteger(index) || !instruction) {
+  const instruction2 = recording.instructions[index];
+  if (!Number.isInteger(index) || !instruction2) {
     throw new RangeError(`instruction must be an index among the recording's ${recording.instructions.length} instructions, got ${index}`);
   }
   return {
-    partner: new RecordedPartner(recording, instruction),
-    start: recording.states[instruction.start],
+    partner: new RecordedPartner(recording, instruction2),
+    start: recording.states[instruction2.start],
     map: recording.header.map,
     episodeId: `${recording.header.gameId}#${index}`,
     referencePaths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
@@ -22311,7 +22372,7 @@ var ScriptedPartner = class {
   /** The task's card, while its selection is not yet the one asked for. */
   pendingTargets = (state, progress) => {
     const task = this.tasks.get(progress.instructionId);
-    return task ? state.cards.filter((card) => card.id === task.cardId && card.selected !== task.select) : [];
+    return task ? state.cards.filter((card2) => card2.id === task.cardId && card2.selected !== task.select) : [];
   };
   /** The leader's habits are drawn per turn: a turn that ends with the leader in control starts a new one. */
   afterStep(result) {
@@ -22343,7 +22404,7 @@ var RecordedPartner = class {
   /** The cards the recorded follower changed for the instruction, while on the board and not changed yet. */
   pendingTargets = (state, progress) => {
     const targets = this.changedCards.get(progress.instructionId) ?? [];
-    return state.cards.filter((card) => targets.includes(card.id) && !progress.changed.has(card.id));
+    return state.cards.filter((card2) => targets.includes(card2.id) && !progress.changed.has(card2.id));
   };
 };
 
@@ -22368,9 +22429,9 @@ function readCardRequest(text) {
 }
 function matchingCards(request, cards) {
   const fits = cards.filter(
-    (card) => (!request.color || card.color === request.color) && (!request.shape || card.shape === request.shape) && (!request.count || card.count === request.count)
+    (card2) => (!request.color || card2.color === request.color) && (!request.shape || card2.shape === request.shape) && (!request.count || card2.count === request.count)
   );
-  const useful = fits.filter((card) => card.selected !== request.select);
+  const useful = fits.filter((card2) => card2.selected !== request.select);
   return useful.length > 0 ? useful : fits;
 }
 
@@ -22420,7 +22481,7 @@ var HeuristicAgent = class {
     const known = knownCards(obs);
     if (plan.target) {
       const target = plan.target;
-      const now = known.find((card) => card.id === target.id);
+      const now = known.find((card2) => card2.id === target.id);
       if (obs.pose.x === target.x && obs.pose.y === target.y && now?.selected !== target.selected) return "DONE";
       plan.target = now ?? null;
     }
@@ -22435,9 +22496,9 @@ var HeuristicAgent = class {
   /** The matching card with the shortest walk (other known cards are walls); ties by id. */
   nearestMatch(request, known, obs) {
     let best = null;
-    for (const card of matchingCards(request, known)) {
-      const steps = this.planner(obs).pathLength(known, obs.pose, card);
-      if (steps >= 0 && (!best || steps < best.steps || steps === best.steps && card.id < best.card.id)) best = { card, steps };
+    for (const card2 of matchingCards(request, known)) {
+      const steps = this.planner(obs).pathLength(known, obs.pose, card2);
+      if (steps >= 0 && (!best || steps < best.steps || steps === best.steps && card2.id < best.card.id)) best = { card: card2, steps };
     }
     return best?.card ?? null;
   }
@@ -22652,9 +22713,9 @@ var COMPASS_WORDS = {
   NW: "north-west"
 };
 var MAX_LANDMARK_GROUPS = 6;
-function relativeBearing(pose, cell) {
+function relativeBearing(pose, cell2) {
   const eye = cellCentre(pose);
-  const centre = cellCentre(cell);
+  const centre = cellCentre(cell2);
   const bearing = Math.atan2(centre.x - eye.x, centre.z - eye.z) * 180 / Math.PI;
   let relative = bearing - HEADING_DEGREES[pose.heading];
   while (relative <= -180) relative += 360;
@@ -22675,10 +22736,10 @@ function directionWords(degrees) {
   const sector = SECTORS.find(({ upTo }) => Math.abs(degrees) < upTo) ?? SECTORS[SECTORS.length - 1];
   return sector.words(side);
 }
-function describeRelativePosition(pose, cell) {
-  const distance = hexDistance(pose, cell);
+function describeRelativePosition(pose, cell2) {
+  const distance = hexDistance(pose, cell2);
   if (distance === 0) return "where you stand";
-  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell))}`;
+  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell2))}`;
 }
 function describeObservation(obs) {
   const map2 = mapFromKnown(obs.map);
@@ -22696,15 +22757,15 @@ function describeObservation(obs) {
 function statusLine(obs) {
   return `You face ${COMPASS_WORDS[obs.pose.heading]}. You have ${count(obs.stepsLeft, "step")} left in this turn and ${count(obs.turnsLeft, "turn")} left in the game. The score is ${obs.score}.`;
 }
-function instructionText(instruction) {
-  return instruction ? instruction.text.replace(/\s+/g, " ").trim() : "none";
+function instructionText(instruction2) {
+  return instruction2 ? instruction2.text.replace(/\s+/g, " ").trim() : "none";
 }
 function visibleCardLines(obs) {
   if (obs.visibleCards.length === 0) return ["You see no cards."];
   const cards = nearestFirst(obs.pose, obs.visibleCards);
   return [
     `Cards in view (${cards.length}):`,
-    ...cards.map((card) => `- ${describeRelativePosition(obs.pose, card)}: ${cardWords(card)}.`)
+    ...cards.map((card2) => `- ${describeRelativePosition(obs.pose, card2)}: ${cardWords(card2)}.`)
   ];
 }
 function rememberedCardLines(obs) {
@@ -22713,12 +22774,12 @@ function rememberedCardLines(obs) {
   return [
     `Cards you saw earlier, out of view now (${cards.length}):`,
     ...cards.map(
-      (card) => `- Earlier you saw ${cardWords(card)}, about ${describeRelativePosition(obs.pose, card)} (${count(card.seenAgo, "move")} ago).`
+      (card2) => `- Earlier you saw ${cardWords(card2)}, about ${describeRelativePosition(obs.pose, card2)} (${count(card2.seenAgo, "move")} ago).`
     )
   ];
 }
-function cardWords(card) {
-  return `a card with ${describeCard(card)}${card.selected ? ", selected" : ""}`;
+function cardWords(card2) {
+  return `a card with ${describeCard(card2)}${card2.selected ? ", selected" : ""}`;
 }
 function landmarkLines(obs, map2) {
   const groups = landmarkGroups(obs, map2);
@@ -22734,18 +22795,18 @@ function landmarkLines(obs, map2) {
 function landmarkGroups(obs, map2) {
   const props = new Map(map2.props.map((prop) => [prop.y * map2.width + prop.x, prop]));
   const groups = /* @__PURE__ */ new Map();
-  for (const cell of nearestFirst(obs.pose, obs.visibleCells)) {
-    const landmark = landmarkAt(map2, props.get(cell.y * map2.width + cell.x), cell);
+  for (const cell2 of nearestFirst(obs.pose, obs.visibleCells)) {
+    const landmark = landmarkAt(map2, props.get(cell2.y * map2.width + cell2.x), cell2);
     if (!landmark) continue;
     const group = groups.get(landmark.label) ?? { ...landmark, cells: [] };
-    group.cells.push(cell);
+    group.cells.push(cell2);
     groups.set(landmark.label, group);
   }
   return [...groups.values()];
 }
-function landmarkAt(map2, prop, cell) {
+function landmarkAt(map2, prop, cell2) {
   if (prop) return { label: propLabel(prop), mass: false };
-  switch (terrainAt(map2, cell)) {
+  switch (terrainAt(map2, cell2)) {
     case "water":
     case "deep_water":
       return { label: "water", mass: true };
@@ -22779,11 +22840,11 @@ function wayAheadLine(pose, map2) {
   return `The way ahead is blocked by ${blocker.mass ? blocker.label : `${article(blocker.label)} ${blocker.label}`}.`;
 }
 function nearestFirst(pose, cells) {
-  const keyed = cells.map((cell) => ({ cell, distance: hexDistance(pose, cell), bearing: relativeBearing(pose, cell) }));
+  const keyed = cells.map((cell2) => ({ cell: cell2, distance: hexDistance(pose, cell2), bearing: relativeBearing(pose, cell2) }));
   keyed.sort(
     (a, b) => a.distance - b.distance || Math.abs(a.bearing) - Math.abs(b.bearing) || a.bearing - b.bearing || a.cell.y - b.cell.y || a.cell.x - b.cell.x
   );
-  return keyed.map(({ cell }) => cell);
+  return keyed.map(({ cell: cell2 }) => cell2);
 }
 function hexes(n) {
   return count(n, "hex", "hexes");
@@ -22933,12 +22994,12 @@ var MapGrids = class {
     this.written = map2;
   }
 };
-function writeCard(cards, cell, card) {
-  const at = cell * CARD_CHANNELS;
-  cards[at] = COLOR_CODE[card.color];
-  cards[at + 1] = SHAPE_CODE[card.shape];
-  cards[at + 2] = card.count;
-  cards[at + 3] = card.selected ? 1 : 0;
+function writeCard(cards, cell2, card2) {
+  const at = cell2 * CARD_CHANNELS;
+  cards[at] = COLOR_CODE[card2.color];
+  cards[at + 1] = SHAPE_CODE[card2.shape];
+  cards[at + 2] = card2.count;
+  cards[at + 3] = card2.selected ? 1 : 0;
 }
 function writePose(target, at, pose) {
   target[at] = pose.x;
@@ -22988,18 +23049,18 @@ var FollowerArrays = class {
     this.maps.write(block, observation.map);
     const visible = block.array("visible");
     visible.fill(0);
-    for (const cell of observation.visibleCells) visible[cell.y * width + cell.x] = 1;
+    for (const cell2 of observation.visibleCells) visible[cell2.y * width + cell2.x] = 1;
     const cards = block.array("cards");
     const seenAgo = block.array("card_seen_ago");
     cards.fill(0);
     seenAgo.fill(-1);
-    for (const card of observation.visibleCards) {
-      writeCard(cards, card.y * width + card.x, card);
-      seenAgo[card.y * width + card.x] = 0;
+    for (const card2 of observation.visibleCards) {
+      writeCard(cards, card2.y * width + card2.x, card2);
+      seenAgo[card2.y * width + card2.x] = 0;
     }
-    for (const card of observation.rememberedCards) {
-      writeCard(cards, card.y * width + card.x, card);
-      seenAgo[card.y * width + card.x] = card.seenAgo;
+    for (const card2 of observation.rememberedCards) {
+      writeCard(cards, card2.y * width + card2.x, card2);
+      seenAgo[card2.y * width + card2.x] = card2.seenAgo;
     }
     writePose(block.array("pose"), 0, observation.pose);
     const leader = block.array("leader");
@@ -23051,22 +23112,22 @@ var LeaderArrays = class {
     const invalid = block.array("card_invalid");
     cards.fill(0);
     invalid.fill(0);
-    for (const card of view.cards) {
-      writeCard(cards, card.y * width + card.x, card);
-      if (view.invalidCards.includes(card.id)) invalid[card.y * width + card.x] = 1;
+    for (const card2 of view.cards) {
+      writeCard(cards, card2.y * width + card2.x, card2);
+      if (view.invalidCards.includes(card2.id)) invalid[card2.y * width + card2.x] = 1;
     }
     writePose(block.array("pose"), 0, view.leader);
     writePose(block.array("follower"), 0, view.follower);
     block.array("steps_left")[0] = view.turn.role === "leader" ? view.turn.stepsLeft ?? 0 : 0;
     block.array("turns_left")[0] = view.turnsLeft;
     block.array("score")[0] = view.score;
-    const queue = view.instructions.filter((instruction) => instruction.status !== "done");
+    const queue = view.instructions.filter((instruction2) => instruction2.status !== "done");
     block.array("queue_length")[0] = queue.length;
     const mask = block.array("action_mask");
     LEADER_CODES.forEach((code, i) => mask[i] = allowsCode(view.legal, code) ? 1 : 0);
     mask[LEADER_CODES.length] = view.legal.instruction ? 1 : 0;
-    block.setText("queue", queue.map((instruction) => instruction.text).join("\n"));
-    block.setText("previous_instruction", view.instructions.filter((instruction) => instruction.status === "done").at(-1)?.text ?? "");
+    block.setText("queue", queue.map((instruction2) => instruction2.text).join("\n"));
+    block.setText("previous_instruction", view.instructions.filter((instruction2) => instruction2.status === "done").at(-1)?.text ?? "");
     block.setText("refused", info.refused?.code ?? "");
     return block.parts();
   }
@@ -23075,7 +23136,7 @@ var LeaderArrays = class {
 // shared/env/server.ts
 var PROTOCOL = "cerealbar-env";
 var PROTOCOL_VERSION = 1;
-var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6 };
+var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7 };
 var STATUS = { ok: 0, error: 1 };
 var ANSWER_HEADER_BYTES = 8;
 var RequestError = class extends Error {
@@ -23100,6 +23161,18 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
     maxSteps: external_exports.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
     follower: external_exports.enum(["heuristic", "random"]).default(DEFAULT_LEADER_ENV_OPTIONS.follower)
   }),
+  /**
+   * No game: it encodes follower observations given to it (op encode) as a FollowerEnv with the
+   * same grid, maxSteps and description would, for agents that receive them as JSON (the Python
+   * package's agents under the agent protocol). Its info has no potential or shaping.
+   */
+  external_exports.strictObject({
+    role: external_exports.literal("observer"),
+    width: external_exports.number().int().min(1).max(100).default(DEFAULT_MAP_SIZE),
+    height: external_exports.number().int().min(1).max(100).default(DEFAULT_MAP_SIZE),
+    maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+    description: external_exports.boolean().default(true)
+  }),
   /** Both players as agents: the PettingZoo environments. */
   external_exports.strictObject({
     role: external_exports.literal("both"),
@@ -23111,6 +23184,13 @@ var resetOptionsSchema = external_exports.union([
   external_exports.strictObject({ seed: external_exports.number().int().min(0).max(MAX_SEED) }),
   external_exports.strictObject({ episode: external_exports.number().int().min(0) })
 ]);
+var encodeRequestSchema = external_exports.strictObject({
+  observation: followerObservationSchema,
+  /** The agent's actions so far in the episode. */
+  steps: external_exports.number().int().min(0),
+  /** Sets made since the agent's previous observation. */
+  points: external_exports.number().int().min(0).default(0)
+});
 var EnvServer = class {
   /** `loadRecording(path)`: a log file's recording (the server reads no files itself). */
   constructor(loadRecording2) {
@@ -23156,6 +23236,11 @@ var EnvServer = class {
       }
       case OPS.render:
         return [utf82.encode(this.env(request.u32()).render())];
+      case OPS.encode: {
+        const env = this.env(request.u32());
+        if (!env.encode) throw new RequestError("invalid", "only an observer environment encodes observations");
+        return env.encode(request.json());
+      }
       case OPS.close: {
         this.envs.delete(request.u32());
         return [];
@@ -23171,6 +23256,8 @@ var EnvServer = class {
       env = new ServedLeaderEnv(options.maxSteps, options.follower);
     } else if (options.role === "both") {
       env = new ServedGameEnv(options.maxSteps, options.description);
+    } else if (options.role === "observer") {
+      env = new ServedObserver(options);
     } else {
       const recordings = options.logs?.map((path) => this.load(path)) ?? null;
       if (options.reward === "ndtw" && !recordings) {
@@ -23206,7 +23293,7 @@ var ServedFollowerEnv = class {
   over = true;
   constructor(options, recordings) {
     this.env = new FollowerEnv({ reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps });
-    this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
+    this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction2) => ({ recording, instruction: instruction2 })));
     this.episodes = recordings && recordings.flatMap(episodeIds);
     const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
     this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: true });
@@ -23287,7 +23374,7 @@ var ServedGameEnv = class {
     if (!("seed" in options)) throw new RequestError("invalid", "the two-player environment plays self-play games: reset with {seed}");
     const reset = this.env.reset({ seed: options.seed });
     this.over = false;
-    return { block: this.encode(reset), episodeId: reset.episodeId };
+    return { block: this.blockOf(reset), episodeId: reset.episodeId };
   }
   step(request) {
     const role = GAME_AGENTS[request.u8()];
@@ -23296,7 +23383,7 @@ var ServedGameEnv = class {
     if (this.over) throw new RequestError("episode-over", "the episode is over (or never started): call reset() before step()");
     const result = this.env.step(action);
     this.over = result.terminated || result.truncated;
-    return this.encode(result);
+    return this.blockOf(result);
   }
   render() {
     const last = this.last;
@@ -23304,7 +23391,7 @@ var ServedGameEnv = class {
     return `${last.control}'s turn
 ${renderLeader(last.leader)}`;
   }
-  encode(result) {
+  blockOf(result) {
     this.last = result;
     this.prefix[0] = GAME_AGENTS.indexOf(result.control);
     this.prefix[1] = result.info.actor === null ? GAME_AGENTS.length : GAME_AGENTS.indexOf(result.info.actor);
@@ -23312,6 +23399,35 @@ ${renderLeader(last.leader)}`;
     const follower = this.followerArrays.encode(result.follower, result, { ...result.info, instructionId: result.follower.instruction?.id ?? null });
     const length = this.prefix.length + leader.reduce((n, part) => n + part.length, 0);
     return [this.prefix, ...leader, new Uint8Array((8 - length % 8) % 8), ...follower];
+  }
+};
+var ServedObserver = class {
+  made;
+  grid;
+  arrays;
+  last = null;
+  constructor(options) {
+    this.grid = { width: options.width, height: options.height };
+    this.arrays = new FollowerArrays({ grid: this.grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: false });
+    this.made = { layout: this.arrays.layout, episodes: null };
+  }
+  reset() {
+    throw new RequestError("invalid", "an observer plays no game: it only encodes observations (op encode)");
+  }
+  step() {
+    return this.reset();
+  }
+  encode(input2) {
+    const { observation, steps, points } = parse3(encodeRequestSchema, input2, "observation");
+    const { width, height } = observation.map;
+    if (width > this.grid.width || height > this.grid.height) {
+      throw new RequestError("invalid", `the observation's map is ${width} x ${height}, larger than this observer's ${this.grid.width} x ${this.grid.height} grid`);
+    }
+    this.last = observation;
+    return this.arrays.encode(this.last, NO_TRANSITION, { score: observation.score, points, steps, instructionId: observation.instruction?.id ?? null });
+  }
+  render() {
+    return this.last ? renderFollower(this.last) : "no observation yet: encode one";
   }
 };
 var NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
@@ -23338,9 +23454,9 @@ ${renderMap(observation.map, { follower: observation.pose, leader: observation.l
 ? not seen yet`;
 }
 function renderLeader(view) {
-  const queue = view.instructions.filter((instruction) => instruction.status !== "done");
+  const queue = view.instructions.filter((instruction2) => instruction2.status !== "done");
   const status = `leader at (${view.leader.x}, ${view.leader.y}) facing ${view.leader.heading}, follower at (${view.follower.x}, ${view.follower.y}) facing ${view.follower.heading}; score ${view.score}, ${view.turnsLeft} turns left, ${view.turn.role}'s turn
-queue: ${queue.length === 0 ? "empty" : queue.map((instruction) => instruction.text).join(" | ")}`;
+queue: ${queue.length === 0 ? "empty" : queue.map((instruction2) => instruction2.text).join(" | ")}`;
   return `${status}
 ${renderMap(view.map, { leader: view.leader, follower: view.follower, cards: view.cards })}`;
 }
