@@ -1,5 +1,5 @@
 /** Live games: a scripted websocket leader and an agent through `cerealbar agent` (the heuristic agent; a Python FollowerAgent). */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -24,6 +24,21 @@ function pickGame(): { seed: number; set: Card[]; state: GameState } {
   }
 }
 
+/** `cerealbar agent` joining the private game `code` with `agentCommand`, once it said it joined; `output()` is all it printed. */
+async function joinWithAgent(code: string, agentCommand: string, env: NodeJS.ProcessEnv = process.env): Promise<{ agent: ChildProcess; output: () => string }> {
+  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts!.url, '--agent', agentCommand, '--code', code], { env });
+  let output = '';
+  agent.stdout!.on('data', (chunk) => (output += chunk));
+  agent.stderr!.on('data', (chunk) => (output += chunk));
+  try {
+    await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
+  } catch (error) {
+    agent.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}; it printed:\n${output}`);
+  }
+  return { agent, output: () => output };
+}
+
 let ts: TestServer | null = null;
 afterEach(async () => {
   await ts?.server.close();
@@ -33,12 +48,8 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
   const { seed, set, state } = pickGame();
   ts = await startTestServer({ seed, leaderTurnSeconds: 60, followerTurnSeconds: 60 });
   const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader' });
-  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', 'heuristic', '--code', code]);
-  let output = '';
-  agent.stdout.on('data', (chunk) => (output += chunk));
-  agent.stderr.on('data', (chunk) => (output += chunk));
+  const { agent, output } = await joinWithAgent(code, 'heuristic');
   try {
-    await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
     await waitFor(() => leader.phase === 'playing', 'the game to start');
     const nearestFirst = [...set].sort((a, b) => hexDistance(a, state.follower) - hexDistance(b, state.follower));
     for (const card of nearestFirst) leader.act({ type: 'instruction', text: `pick up the ${describeCard(card)}` });
@@ -49,7 +60,7 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
       await waitFor(() => leader.view!.turn.role === 'leader' || leader.view!.score > 0, 'the follower to play', 30_000);
       if (leader.view!.score > 0) break;
       const queued = leader.view!.instructions.filter((i) => i.status !== 'done');
-      if (queued.length === 0) throw new Error(`the follower finished without a set; agent output:\n${output}`);
+      if (queued.length === 0) throw new Error(`the follower finished without a set; agent output:\n${output()}`);
       leader.act({ type: 'endTurn' });
     }
     expect(leader.view!.score).toBe(1);
@@ -57,7 +68,7 @@ test('the heuristic agent, joined with `cerealbar agent`, completes a set with a
     expect(toggledByFollower.sort()).toEqual(set.map((c) => c.id).sort());
     await leader.room.leave(true);
     const code = await new Promise((resolve) => agent.once('exit', resolve));
-    expect(output).toMatch(/game over \(abandoned\), score 1/);
+    expect(output()).toMatch(/game over \(abandoned\), score 1/);
     expect(code).toBe(0);
   } finally {
     agent.kill('SIGKILL');
@@ -88,20 +99,14 @@ test("a Python FollowerAgent, joined with `cerealbar agent`, plays live with Fol
     ].join('\n'),
   );
   const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader' });
-  const agent = spawn(process.execPath, [BIN, 'agent', '--server', ts.url, '--agent', `python3 ${program} ${seen}`, '--code', code], {
-    env: { ...process.env, PYTHONPATH: joinPath(__dirname, '..', '..', 'python', 'src') },
-  });
-  let output = '';
-  agent.stdout.on('data', (chunk) => (output += chunk));
-  agent.stderr.on('data', (chunk) => (output += chunk));
+  const { agent, output } = await joinWithAgent(code, `python3 ${program} ${seen}`, { ...process.env, PYTHONPATH: joinPath(__dirname, '..', '..', 'python', 'src') });
   try {
-    await waitFor(() => output.includes('joined'), 'the agent to join', 30_000);
     await waitFor(() => leader.phase === 'playing', 'the game to start');
     const start = leader.view!.follower;
     leader.act({ type: 'instruction', text: 'turn around twice and stop' });
     leader.act({ type: 'endTurn' });
     await waitFor(() => leader.view!.instructions.some((i) => i.status === 'done'), 'the agent to finish', 30_000).catch((error) => {
-      throw new Error(`${error.message}; its output:\n${output}\nturn: ${JSON.stringify(leader.view!.turn)} instructions: ${JSON.stringify(leader.view!.instructions)} follower: ${JSON.stringify(leader.view!.follower)}`);
+      throw new Error(`${error.message}; its output:\n${output()}\nturn: ${JSON.stringify(leader.view!.turn)} instructions: ${JSON.stringify(leader.view!.instructions)} follower: ${JSON.stringify(leader.view!.follower)}`);
     });
     const lines = readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     const headings = ['NE', 'E', 'SE', 'SW', 'W', 'NW'];

@@ -20,12 +20,11 @@ the engine's own encoder (an observer environment), not by code written twice.
 from __future__ import annotations
 
 import json
-import operator
 import sys
 from typing import IO, Any
 
 from .engine import DEFAULT_TIMEOUT, OP_ENCODE, OP_MAKE, EngineProcess
-from .envs import _ENV_ID
+from .envs import _ENV_ID, action_index
 from .errors import CerealBarError, IllegalActionError
 from .layout import Layout
 
@@ -155,9 +154,6 @@ class _Session:
         if isinstance(action, str) and action in names:
             return action
         try:
-            index = operator.index(action)
-        except TypeError:
-            index = None
-        if index is None or not 0 <= index < len(names):
-            raise IllegalActionError(f"{self.agent.name}.act returned {action!r}: an action is 0 to {len(names) - 1} ({', '.join(names)}) or one of those names")
-        return names[index]
+            return names[action_index(action, names)]
+        except IllegalActionError:
+            raise IllegalActionError(f"{self.agent.name}.act returned {action!r}: an action is 0 to {len(names) - 1} ({', '.join(names)}) or one of those names") from None

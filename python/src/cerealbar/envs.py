@@ -286,9 +286,9 @@ def leader_action_bytes(action, names: list[str]) -> bytes:
     if isinstance(action, Mapping):
         if "action" not in action:
             raise IllegalActionError(f"a leader action is {{'action': index, 'instruction': text}}, got {action!r}")
-        index, text = _action_index(action["action"], names), action.get("instruction")
+        index, text = action_index(action["action"], names), action.get("instruction")
     else:
-        index, text = _action_index(action, names), None
+        index, text = action_index(action, names), None
     if names[index] != "INSTRUCTION":
         return bytes([index])
     if not isinstance(text, str):
@@ -301,7 +301,7 @@ def leader_action_bytes(action, names: list[str]) -> bytes:
 
 
 def follower_action_bytes(action, names: list[str]) -> bytes:
-    return bytes([_action_index(action, names)])
+    return bytes([action_index(action, names)])
 
 
 def leader_mask(info: dict) -> None:
@@ -310,7 +310,7 @@ def leader_mask(info: dict) -> None:
     info["action_mask"] = {"action": info["action_mask"], "instruction": None}
 
 
-def _action_index(action, names: list[str]) -> int:
+def action_index(action, names: list[str]) -> int:
     try:
         index = operator.index(action)
     except TypeError:
