@@ -17,10 +17,10 @@ if (!python) {
   process.exit(1);
 }
 buildPythonBundle();
-// Gymnasium (for the vector environment's rows) from this Python, or from the read-only copy beside the repository.
+// Gymnasium and PettingZoo (for the vector and two-player rows) from this Python, or from the read-only copy beside the repository.
 const VENDORED = join(ROOT, '..', 'shared', 'vendor', 'python');
-const hasGymnasium = spawnSync(python, ['-c', 'import gymnasium']).status === 0;
-const path = [join(ROOT, 'python', 'src'), ...(!hasGymnasium && existsSync(VENDORED) ? [VENDORED] : [])].join(delimiter);
+const hasBoth = spawnSync(python, ['-c', 'import gymnasium, pettingzoo']).status === 0;
+const path = [join(ROOT, 'python', 'src'), ...(!hasBoth && existsSync(VENDORED) ? [VENDORED] : [])].join(delimiter);
 const run = spawnSync(python, ['-m', 'cerealbar.bench', ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: 'inherit',

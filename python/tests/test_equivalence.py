@@ -1,7 +1,7 @@
 """The Python FollowerEnv against the TypeScript one: for the same episode and actions, the same
 observations, rewards, terminations and infos, over many seeds and over logged episodes.
 
-The TypeScript side (test/env/followerTrajectories.ts) plays shared/env/env.ts's FollowerEnv
+The TypeScript side (test/env/followerTrajectories.ts, and leaderTrajectories.ts for LeaderEnv) plays shared/env/env.ts's FollowerEnv
 directly and prints its FollowerObservations as JSON; each is turned here into the arrays it must
 give (by the map and card formats of docs/maps.md and docs/agents.md) and compared exactly.
 """
@@ -15,7 +15,7 @@ import pytest
 
 import cerealbar
 from conftest import run_typescript
-from expected import expected_arrays
+from expected import expected_arrays, expected_leader_arrays, expected_leader_mask
 
 SEEDS = range(1, 41)
 SETTINGS = [("sparse", 0.99), ("distance", 0.9), ("distance", 1.0)]
@@ -126,3 +126,34 @@ def test_the_same_seed_and_actions_give_the_same_trajectory(seed):
         first.reset(seed=seed)
         second.reset(seed=seed)
         assert same(first.reset(), second.reset())
+
+
+def test_leader_env_gives_the_typescript_trajectories():
+    """LeaderEnv's views, rewards, terminations and infos equal the TypeScript LeaderEnv's, both built-in followers."""
+    episodes = [{"seed": seed, "maxSteps": 300, "follower": "heuristic" if seed % 3 else "random", "random": 0.15} for seed in range(20, 32)]
+    trajectories = json.loads(run_typescript("test/env/leaderTrajectories.ts", stdin=json.dumps(episodes)))
+    compared = points = 0
+    for episode, reference in zip(episodes, trajectories, strict=True):
+        with cerealbar.LeaderEnv(max_steps=episode["maxSteps"], follower=episode["follower"]) as env:
+            where = f"seed {episode['seed']}"
+            observation, info = env.reset(seed=episode["seed"])
+            assert info["episode_id"] == reference["reset"]["info"]["episodeId"]
+            assert_same_leader_moment(observation, info, reference["reset"], env.layout, f"{where} reset")
+            for t, wanted in enumerate(reference["steps"]):
+                action = {"action": wanted["action"], "instruction": wanted.get("instruction")}
+                observation, reward, terminated, truncated, info = env.step(action)
+                assert (reward, terminated, truncated) == (wanted["reward"], wanted["terminated"], wanted["truncated"]), f"{where} step {t}"
+                assert_same_leader_moment(observation, info, wanted, env.layout, f"{where} step {t}")
+                compared += 1
+                points += reward
+    assert compared > 150 and points > 0
+
+
+def assert_same_leader_moment(observation: dict, info: dict, wanted: dict, layout, where: str) -> None:
+    for name, value in expected_leader_arrays(wanted["view"], layout).items():
+        assert np.array_equal(observation[name], value) if isinstance(value, np.ndarray) else observation[name] == value, f"{where}: {name} differs"
+    assert info["action_mask"]["action"].tolist() == expected_leader_mask(wanted["view"]), where
+    expected = wanted["info"]
+    assert info["refused"] == ((expected["refused"] or {}).get("code") or ""), where
+    for name, key in (("score", "score"), ("points", "points"), ("steps", "steps"), ("follower_actions", "followerActions")):
+        assert info[name] == expected[key], f"{where}: info {name}"

@@ -2,7 +2,8 @@
 `npm run bench:python`). One `FollowerEnv` (with and without the text description), one
 `LeaderEnv`, the engine's batched step at N = 1, 16 and 256 environments in one Node process
 (one round trip per step of all N, each answer decoded into numpy views), and `FollowerVectorEnv`
-at the same N (with Gymnasium), all with random actions and self-play games, a finished game's environment reset at once.
+at the same N (with Gymnasium), and the PettingZoo AEC environment (with PettingZoo), all with
+random actions and self-play games, a finished game's environment reset at once.
 """
 
 from __future__ import annotations
@@ -87,6 +88,28 @@ def vectorized(n: int, rounds: int, seed: int) -> float:
         vector.close()
 
 
+def two_player(steps: int, seed: int) -> float:
+    """Steps per second of the PettingZoo AEC environment (both players, actions drawn with the masks)."""
+    from . import multiagent
+
+    env = multiagent.env(description=False)
+    try:
+        env.reset(seed=seed)
+        for space in env.action_spaces.values():
+            space.seed(seed)
+        start = time.perf_counter()
+        for _ in range(steps):
+            agent = env.agent_selection
+            _, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            env.step(env.action_space(agent).sample(mask=info["action_mask"]))
+        return steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m cerealbar.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20_000, help="steps of each single-environment run (default 20000)")
@@ -107,6 +130,12 @@ def main() -> None:
     if gymnasium is not None:
         for n in (1, 16, 256):
             rows.append((f"FollowerVectorEnv, N = {n}", vectorized(n, max(1, args.batch_steps // n), seed=1)))
+    try:
+        import pettingzoo  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        rows.append(("PettingZoo AEC environment, both players", two_player(args.steps, seed=1)))
     print("Environment steps per second (random actions, self-play games):")
     for name, rate in rows:
         print(f"  {name:<62} {rate:>10,.0f}")
