@@ -26,7 +26,20 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A reader that stops early (`cerealbar replay ... --json | head`) closes the pipe: the command
+ * then stops quietly with status 0, as Unix tools do, instead of an EPIPE stack trace.
+ */
+function stopQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`cerealbar: cannot write the output: ${error.message}\n`);
+    process.exit(74);
+  });
+}
+
 export async function runCli(argv: string[]): Promise<number> {
+  stopQuietlyOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;

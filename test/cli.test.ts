@@ -53,6 +53,18 @@ describe('cerealbar selfplay and replay', () => {
     expect(run.stderr).not.toMatch(/\s+at /);
   });
 
+  test('a reader that stops early (| head) ends the command quietly, status 0', () => {
+    const out = join(dir, 'many');
+    expect(cerealbar('selfplay', '--games', '12', '--seed', '30', '--out', out).status).toBe(0);
+    const files = readdirSync(out).map((f) => join(out, f));
+    // The shell's `| head -c 10`: the pipe closes after the first bytes, with most of the output
+    // unwritten; PIPESTATUS[0] is cerealbar's status.
+    const command = `"${process.execPath}" "${BIN}" replay --json ${files.map((f) => `"${f}"`).join(' ')} | head -c 10; echo " \${PIPESTATUS[0]}"`;
+    const run = spawnSync('bash', ['-c', command], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout).toBe(`{"file":"/ 0\n`);
+    expect(run.stderr).toBe('');
+  });
+
   test('a missing file and a binary file are reported, not thrown', () => {
     const binary = join(dir, 'binary.jsonl');
     writeFileSync(binary, Buffer.from([0, 159, 146, 150, 255, 10]));
