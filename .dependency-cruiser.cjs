@@ -13,7 +13,7 @@ const LAYERS = [
   ['nav', 'study'],
   ['selfplay', 'agents'],
   ['eval'],
-  ['env'],
+  ['env', 'dataset'],
 ];
 
 /** Our own code: what the layer rules look at (npm packages and Node builtins have their own rules). */

@@ -2,7 +2,7 @@
  * ts-jest for our TypeScript. A few dependencies of Colyseus ship only ES modules, which Node
  * itself can require but Jest's module loader cannot: those are compiled to CommonJS too.
  */
-const ESM_ONLY_PACKAGES = ['rou3'];
+const ESM_ONLY_PACKAGES = ['rou3', 'hyparquet', 'hyparquet-writer'];
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ENGINE_VERSION } from '../shared/engine/version';
 import { registerAgentCommand } from './commands/agent';
+import { registerDatasetCommands } from './commands/dataset';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerEvalCommand(program);
   registerAgentCommand(program);
   registerStudyCommands(program);
+  registerDatasetCommands(program);
   return program;
 }
 

@@ -7,7 +7,7 @@ import type { Cell, Pose } from '../engine/hex';
 import type { GameState } from '../engine/state';
 import type { Card } from '../engine/cards';
 import type { AgentAction } from '../agents/types';
-import type { LogEvent, LogHeader } from '../log/format';
+import type { LogEnd, LogEvent, LogHeader } from '../log/format';
 import { replay } from '../log/replay';
 
 /** What the human follower did for one instruction. */
@@ -31,6 +31,8 @@ export interface RecordedInstruction {
 
 export interface Recording {
   readonly header: LogHeader;
+  /** The log's end line; null for a log still open (a game in progress, or a process that died). */
+  readonly end: LogEnd | null;
   /** states[0] is the start; states[i] is the state after events[i - 1]. */
   readonly states: readonly GameState[];
   readonly events: readonly LogEvent[];
@@ -67,7 +69,7 @@ export function loadRecording(text: string): Recording {
   const segments = segment(states, events);
   const instructions = segments.filter((instruction) => instruction.end !== null);
   const unfinished = segments.find((instruction) => instruction.end === null) ?? null;
-  return { header: result.header, states, events, instructions, unfinished, setReplacements };
+  return { header: result.header, end: result.end, states, events, instructions, unfinished, setReplacements };
 }
 
 function segment(states: readonly GameState[], events: readonly LogEvent[]): RecordedInstruction[] {

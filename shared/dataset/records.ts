@@ -1,0 +1,143 @@
+/**
+ * A logged game as dataset records: one per game and one per instruction written in it, in the
+ * shape `cerealbar dataset export` writes (docs/data.md). Built from the replayed recording, so a
+ * record holds only what the engine reproduced from the log.
+ */
+import type { Card } from '../engine/cards';
+import type { Pose } from '../engine/hex';
+import type { GameMap } from '../engine/map';
+import type { GameState } from '../engine/state';
+import type { AgentAction } from '../agents/types';
+import type { Recording, RecordedInstruction } from '../eval/recording';
+
+/** The game as it was just before the follower's first action for an instruction. */
+export interface StateRecord {
+  readonly leader: Pose;
+  readonly follower: Pose;
+  readonly cards: readonly Card[];
+  readonly score: number;
+  readonly turns_left: number;
+  /** The queued instructions' texts, the current one first. */
+  readonly queue: readonly string[];
+}
+
+export interface InstructionRecord {
+  /** `<game_id>#<index>`. */
+  readonly id: string;
+  readonly game_id: string;
+  /** Its place among the game's instructions, in the order the leader wrote them (0-based). */
+  readonly index: number;
+  /** The engine's id for it (the log's `outcome.instruction`). */
+  readonly instruction_id: number;
+  readonly text: string;
+  /** The follower marked it DONE. */
+  readonly completed: boolean;
+  /** The follower's actions while it was current, DONE included when it was marked. */
+  readonly actions: readonly AgentAction[];
+  /** The follower's moves among them (DONE not counted): Table 3's "follower actions". */
+  readonly num_actions: number;
+  /** The follower's pose before its first action and after each one; empty when it never became current. */
+  readonly path: readonly Pose[];
+  /** Just before the follower's first action for it; null when it never acted on it. */
+  readonly state_before: StateRecord | null;
+  /** Cards whose selection the follower flipped an odd number of times for it. */
+  readonly changed_cards: readonly number[];
+  /** Sets made by the follower's actions for it. */
+  readonly points: number;
+}
+
+export interface GameRecord {
+  readonly game_id: string;
+  /** Where the game came from: the header's `meta.source` (`selfplay`, `cb2`, ...), or `server` for a live game. */
+  readonly source: string;
+  /** The rules it was played by: `cerealbar` (the paper), or the profile its log names. */
+  readonly profile: string;
+  readonly engine_version: string;
+  readonly started_at: string;
+  readonly score: number;
+  /** How it ended (the log's end line), or `open` for a log with no end. */
+  readonly end_reason: string;
+  readonly num_instructions: number;
+  readonly num_completed: number;
+  readonly num_follower_actions: number;
+  readonly map: GameMap;
+  readonly seed: number;
+}
+
+export interface GameRecords {
+  readonly game: GameRecord;
+  readonly instructions: readonly InstructionRecord[];
+}
+
+export function recordsOf(recording: Recording): GameRecords {
+  const { header, events, states } = recording;
+  const gameId = header.gameId;
+  const followed = new Map<number, RecordedInstruction>();
+  for (const instruction of [...recording.instructions, ...(recording.unfinished ? [recording.unfinished] : [])]) followed.set(instruction.id, instruction);
+  const instructions: InstructionRecord[] = [];
+  events.forEach((event, i) => {
+    if (event.type !== 'instruction' || event.outcome.instruction === undefined) return;
+    const id = event.outcome.instruction;
+    const index = instructions.length;
+    const done = followed.get(id);
+    const steps = done ? followerSteps(recording, done) : { path: [], points: 0 };
+    instructions.push({
+      id: `${gameId}#${index}`,
+      game_id: gameId,
+      index,
+      instruction_id: id,
+      text: states[i + 1].queue.find((queued) => queued.id === id)?.text ?? event.payload.text,
+      completed: done !== undefined && done.end !== null,
+      actions: done?.actions ?? [],
+      num_actions: done ? done.actions.filter((action) => action !== 'DONE').length : 0,
+      path: steps.path,
+      state_before: done ? stateRecord(states[done.start]) : null,
+      changed_cards: done?.changedCards ?? [],
+      points: steps.points,
+    });
+  });
+  const meta = header.meta as { source?: unknown; profile?: unknown };
+  const final = states[states.length - 1];
+  return {
+    game: {
+      game_id: gameId,
+      source: typeof meta.source === 'string' ? meta.source : 'server',
+      profile: typeof meta.profile === 'string' ? meta.profile : 'cerealbar',
+      engine_version: header.engineVersion,
+      started_at: header.startedAt,
+      score: final.score,
+      end_reason: recording.end?.reason ?? 'open',
+      num_instructions: instructions.length,
+      num_completed: instructions.filter((instruction) => instruction.completed).length,
+      num_follower_actions: instructions.reduce((sum, instruction) => sum + instruction.num_actions, 0),
+      map: header.map,
+      seed: header.seed,
+    },
+    instructions,
+  };
+}
+
+function stateRecord(state: GameState): StateRecord {
+  return {
+    leader: state.leader,
+    follower: state.follower,
+    cards: state.cards,
+    score: state.score,
+    turns_left: state.turnsLeft,
+    queue: state.queue.map((instruction) => instruction.text),
+  };
+}
+
+/** The follower's poses from the instruction's start and after each of its moves for it, and the sets those made. */
+function followerSteps(recording: Recording, instruction: RecordedInstruction): { path: Pose[]; points: number } {
+  const path: Pose[] = [recording.states[instruction.start].follower];
+  let points = 0;
+  const last = instruction.end ?? recording.states.length - 1;
+  for (let i = instruction.start; i < last; i++) {
+    const event = recording.events[i];
+    if (event.actor !== 'follower') continue;
+    if (event.type === 'move') path.push(recording.states[i + 1].follower);
+    if (event.outcome.set) points++;
+  }
+  return { path, points };
+}
