@@ -32,6 +32,10 @@ export const configSchema = z.strictObject({
    * and log without ever stopping a person.
    */
   maxQueuedInstructions: z.number().int().min(1).max(10_000).nullable().default(50),
+  /** Hill cells are walkable (CB2's mountain tops and ramps); CerealBar's hills are obstacles. */
+  walkableHills: z.boolean().default(false),
+  /** Cards may lie on the map's outer ring (CB2); CerealBar keeps them off it. */
+  cardsOnEdge: z.boolean().default(false),
   /** The follower's view: a cone of this full angle and this range in hexes. */
   view: z
     .strictObject({
@@ -50,3 +54,27 @@ export function makeConfig(overrides: GameConfigInput = {}): GameConfig {
 }
 
 export const DEFAULT_CONFIG: GameConfig = makeConfig();
+
+/**
+ * Named sets of rules. `cerealbar` is the paper's (the defaults); `cb2` is CB2's as its logs show
+ * it (docs/data.md): seven rounds before any set (its turns_left counts 6 down to 0), no extra turn
+ * for a tenth set, walkable mountain tops and ramps, cards on the outer ring, and the clocks of the
+ * recorded games. Walls between cells come with the map, not the profile.
+ */
+export const RULES_PROFILES = {
+  cerealbar: {},
+  cb2: {
+    turnsPerPlayer: 7,
+    extraTurns: [5, 4, 4, 3, 3, 2, 2, 1, 1],
+    walkableHills: true,
+    cardsOnEdge: true,
+    turnSeconds: { leader: 60, follower: 180 },
+  },
+} as const satisfies Record<string, GameConfigInput>;
+export type RulesProfile = keyof typeof RULES_PROFILES;
+
+/** A profile's config, with `overrides` on top. */
+export function profileConfig(profile: RulesProfile, overrides: GameConfigInput = {}): GameConfig {
+  const base: GameConfigInput = RULES_PROFILES[profile];
+  return makeConfig({ ...base, ...overrides, turnSeconds: { ...base.turnSeconds, ...overrides.turnSeconds } });
+}

@@ -6,8 +6,8 @@
  */
 import { byActor, type ActionCode, type Move, type PlayerAction } from './actions';
 import { actionError, type ActionError } from './errors';
-import { opposite, stepFrom } from './hex';
-import { isWalkable } from './map';
+import { opposite } from './hex';
+import { stepTarget } from './map';
 import type { GameState, Role } from './state';
 import { queueIsFull, refusal } from './transition';
 
@@ -38,8 +38,8 @@ export function legalActions(state: GameState, role: Role): LegalActions {
 function openMoves(state: GameState, role: Role): Move[] {
   const pose = state[role];
   const moves: Move[] = [];
-  if (isWalkable(state.world, stepFrom(pose, pose.heading))) moves.push('MF');
-  if (isWalkable(state.world, stepFrom(pose, opposite(pose.heading)))) moves.push('MB');
+  if (stepTarget(state.world, pose, pose.heading)) moves.push('MF');
+  if (stepTarget(state.world, pose, opposite(pose.heading))) moves.push('MB');
   moves.push('RL', 'RR');
   return moves;
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { COLORS, COUNTS, SHAPES } from './cards';
-import { HEADINGS, type Cell, neighbourTable } from './hex';
+import { HEADINGS, type Cell, type Heading, neighbourTable } from './hex';
 
 /** One letter per terrain in map files; grass and path are walkable, the others are obstacles. */
 export const TERRAIN_LETTERS = {
@@ -49,6 +49,12 @@ export const mapSchema = z
     props: z.array(propSchema).default([]),
     /** Optional fixed start poses; otherwise a game picks them with its seed. */
     spawn: z.object({ leader: poseSchema, follower: poseSchema }).optional(),
+    /**
+     * Sides that block movement between two cells (CB2's cliffs and ramp flanks): each is the side
+     * of cell (x, y) that faces its neighbour in direction `side`, and blocks both ways. CerealBar
+     * maps have none: there only terrain and props block.
+     */
+    walls: z.array(cellSchema.extend({ side: z.enum(HEADINGS) })).optional(),
     /** Optional fixed initial cards (hand-made maps such as the tutorial); otherwise a game draws them. */
     cards: z
       .array(
@@ -70,6 +76,11 @@ export const mapSchema = z
         ctx.addIssue({ code: 'custom', path: ['terrain', y], message: `row ${y} has ${row.length} cells, width is ${map.width}` });
       }
     });
+    (map.walls ?? []).forEach((wall, i) => {
+      if (wall.x < 0 || wall.y < 0 || wall.x >= map.width || wall.y >= map.height) {
+        ctx.addIssue({ code: 'custom', path: ['walls', i], message: `wall at (${wall.x}, ${wall.y}) is off the map` });
+      }
+    });
     const seen = new Set<number>();
     map.props.forEach((prop, i) => {
       const where = ['props', i];
@@ -86,17 +97,34 @@ export const mapSchema = z
 export type GameMap = z.output<typeof mapSchema>;
 export type Prop = GameMap['props'][number];
 
+/** The rules that decide where players walk and cards lie (the config's, see `worldRules`). */
+export interface WorldRules {
+  /** Hill cells are walkable (CB2's mountain tops and ramps); in CerealBar they are obstacles. */
+  readonly walkableHills: boolean;
+  /** Cards may lie on the map's outer ring (CB2); CerealBar keeps them off it. */
+  readonly cardsOnEdge: boolean;
+}
+
+export const CEREALBAR_WORLD_RULES: WorldRules = { walkableHills: false, cardsOnEdge: false };
+
 /**
- * Lookup tables derived once from a map. `walkable` marks grass and path cells without a prop;
- * `region` marks the connected walkable region where players and cards live.
+ * Lookup tables derived once from a map and the world rules. `walkable` marks the cells a player
+ * may stand on (grass and path, hills too when the rules say so, never a prop); `steps` says where
+ * a step leads; `region` marks the connected walkable region where players and cards live.
  */
 export interface World {
   readonly map: GameMap;
+  readonly rules: WorldRules;
   readonly width: number;
   readonly height: number;
   readonly walkable: Uint8Array;
+  /**
+   * `steps[i * 6 + d]`: the index of the cell a step from cell i in HEADINGS[d] reaches, or -1
+   * when that cell is off the map or not walkable, or a wall stands between.
+   */
+  readonly steps: Int32Array;
   readonly region: Uint8Array;
-  /** Cells where cards may be placed: in the region and not on the map's edge. */
+  /** Cells where cards may be placed: in the region and, unless the rules allow it, not on the map's edge. */
   readonly cardCells: readonly number[];
   /** cardCellMask[i] is 1 when cell i is one of `cardCells`. */
   readonly cardCellMask: Uint8Array;
@@ -122,18 +150,24 @@ export function isWalkable(world: World, cell: Cell): boolean {
   return inBounds(world, cell) && world.walkable[cellIndex(world, cell)] === 1;
 }
 
-/** Walkable cells connected to `start` (a cell index), as a 0/1 mask. */
-export function connectedRegion(width: number, height: number, walkable: Uint8Array, start: number): Uint8Array {
-  const region = new Uint8Array(width * height);
+/** The cell a step from `cell` in direction `heading` reaches, or null: off the map, not walkable, or a wall between. */
+export function stepTarget(world: World, cell: Cell, heading: Heading): Cell | null {
+  if (!inBounds(world, cell)) return null;
+  const target = world.steps[cellIndex(world, cell) * 6 + HEADINGS.indexOf(heading)];
+  return target < 0 ? null : cellAt(world, target);
+}
+
+/** Walkable cells connected to `start` (a cell index) by steps, as a 0/1 mask; `steps` as in World. */
+export function connectedRegion(steps: Int32Array, cells: number, start: number, walkable: Uint8Array): Uint8Array {
+  const region = new Uint8Array(cells);
   if (!walkable[start]) return region;
-  const table = neighbourTable(width, height);
   const stack = [start];
   region[start] = 1;
   while (stack.length > 0) {
     const index = stack.pop()!;
     for (let d = index * 6; d < index * 6 + 6; d++) {
-      const n = table[d];
-      if (n >= 0 && walkable[n] && !region[n]) {
+      const n = steps[d];
+      if (n >= 0 && !region[n]) {
         region[n] = 1;
         stack.push(n);
       }
@@ -142,23 +176,39 @@ export function connectedRegion(width: number, height: number, walkable: Uint8Ar
   return region;
 }
 
-function walkableMask(map: GameMap): Uint8Array {
+function walkableMask(map: GameMap, rules: WorldRules): Uint8Array {
   const walkable = new Uint8Array(map.width * map.height);
   for (let y = 0; y < map.height; y++) {
-    for (let x = 0; x < map.width; x++) walkable[y * map.width + x] = WALKABLE_LETTERS.has(map.terrain[y][x]) ? 1 : 0;
+    for (let x = 0; x < map.width; x++) {
+      const letter = map.terrain[y][x];
+      walkable[y * map.width + x] = WALKABLE_LETTERS.has(letter) || (rules.walkableHills && letter === 'H') ? 1 : 0;
+    }
   }
   for (const prop of map.props) walkable[prop.y * map.width + prop.x] = 0;
   return walkable;
 }
 
+/** World.steps: the neighbour table with unwalkable targets and walled sides (both ways) taken out. */
+function stepTable(map: GameMap, walkable: Uint8Array): Int32Array {
+  const steps = neighbourTable(map.width, map.height).map((n) => (n >= 0 && walkable[n] ? n : -1));
+  for (const wall of map.walls ?? []) {
+    const here = wall.y * map.width + wall.x;
+    const d = HEADINGS.indexOf(wall.side);
+    const there = neighbourTable(map.width, map.height)[here * 6 + d];
+    steps[here * 6 + d] = -1;
+    if (there >= 0) steps[there * 6 + ((d + 3) % 6)] = -1;
+  }
+  return steps;
+}
+
 /** The largest connected walkable region, as a 0/1 mask (ties: the one holding the lowest cell index). */
-export function largestRegion(width: number, height: number, walkable: Uint8Array): Uint8Array {
+export function largestRegion(steps: Int32Array, walkable: Uint8Array): Uint8Array {
   const seen = new Uint8Array(walkable.length);
   let best: Uint8Array = new Uint8Array(walkable.length);
   let bestSize = 0;
   for (let i = 0; i < walkable.length; i++) {
     if (!walkable[i] || seen[i]) continue;
-    const region = connectedRegion(width, height, walkable, i);
+    const region = connectedRegion(steps, walkable.length, i, walkable);
     let size = 0;
     for (let j = 0; j < region.length; j++) {
       if (region[j]) {
@@ -174,31 +224,35 @@ export function largestRegion(width: number, height: number, walkable: Uint8Arra
   return best;
 }
 
-const worlds = new WeakMap<GameMap, World>();
+const worlds = new WeakMap<GameMap, World[]>();
 
 /**
- * Derives the world's lookup tables, once per map object (maps are never mutated). The play
- * region is the component holding the map's leader spawn when it has one, otherwise the largest
- * walkable component.
+ * Derives the world's lookup tables, once per map object and rules (maps are never mutated). The
+ * play region is the component holding the map's leader spawn when it has one, otherwise the
+ * largest walkable component.
  */
-export function buildWorld(map: GameMap): World {
-  let world = worlds.get(map);
+export function buildWorld(map: GameMap, rules: WorldRules = CEREALBAR_WORLD_RULES): World {
+  let derived = worlds.get(map);
+  if (!derived) worlds.set(map, (derived = []));
+  let world = derived.find((known) => known.rules.walkableHills === rules.walkableHills && known.rules.cardsOnEdge === rules.cardsOnEdge);
   if (!world) {
-    world = deriveWorld(map);
-    worlds.set(map, world);
+    world = deriveWorld(map, { walkableHills: rules.walkableHills, cardsOnEdge: rules.cardsOnEdge });
+    derived.push(world);
   }
   return world;
 }
 
-function deriveWorld(map: GameMap): World {
-  const walkable = walkableMask(map);
+function deriveWorld(map: GameMap, rules: WorldRules): World {
+  const walkable = walkableMask(map, rules);
+  const steps = stepTable(map, walkable);
   const region = map.spawn && inBounds(map, map.spawn.leader)
-    ? connectedRegion(map.width, map.height, walkable, cellIndex(map, map.spawn.leader))
-    : largestRegion(map.width, map.height, walkable);
+    ? connectedRegion(steps, walkable.length, cellIndex(map, map.spawn.leader), walkable)
+    : largestRegion(steps, walkable);
   const cardCells: number[] = [];
   const cardCellMask = new Uint8Array(map.width * map.height);
-  for (let y = 1; y < map.height - 1; y++) {
-    for (let x = 1; x < map.width - 1; x++) {
+  const margin = rules.cardsOnEdge ? 0 : 1;
+  for (let y = margin; y < map.height - margin; y++) {
+    for (let x = margin; x < map.width - margin; x++) {
       const i = y * map.width + x;
       if (region[i]) {
         cardCells.push(i);
@@ -206,5 +260,5 @@ function deriveWorld(map: GameMap): World {
       }
     }
   }
-  return { map, width: map.width, height: map.height, walkable, region, cardCells, cardCellMask };
+  return { map, rules, width: map.width, height: map.height, walkable, steps, region, cardCells, cardCellMask };
 }

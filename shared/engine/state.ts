@@ -84,7 +84,7 @@ export interface InitialSetup {
 
 /** Builds the first state from an explicit setup, checking that it obeys the placement rules. */
 export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup): GameState {
-  const world = buildWorld(map);
+  const world = buildWorld(map, config);
   for (const role of ROLES) {
     const pose = setup[role];
     if (pose.x < 0 || pose.y < 0 || pose.x >= world.width || pose.y >= world.height || !world.region[cellIndex(world, pose)]) {
@@ -136,7 +136,7 @@ export function drawSetup(config: GameConfig, map: GameMap, seed: number): Initi
   if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) {
     throw new GameSetupError(`the seed must be an integer from 0 to ${MAX_SEED}, got ${seed}`);
   }
-  const world = buildWorld(map);
+  const world = buildWorld(map, config);
   const draw = new Draw(seedRng(seed));
   const needed = config.cardCount + 2;
   if (world.cardCells.length < needed) {

@@ -4,8 +4,8 @@
  */
 import { SET_SIZE, isValidSet, type Card } from './cards';
 import { actionError, type ActionError } from './errors';
-import { opposite, rotateLeft, rotateRight, stepFrom, type Pose } from './hex';
-import { cellIndex, isWalkable } from './map';
+import { opposite, rotateLeft, rotateRight, type Pose } from './hex';
+import { cellIndex, stepTarget } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
 import { MOVES, instructionLength, type Action } from './actions';
@@ -174,9 +174,9 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
       break;
     case 'MF':
     case 'MB': {
-      const cell = stepFrom(from, action.move === 'MF' ? from.heading : opposite(from.heading));
+      const cell = stepTarget(state.world, from, action.move === 'MF' ? from.heading : opposite(from.heading));
       // A move that would not change the pose changes nothing and costs no step.
-      if (!isWalkable(state.world, cell)) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      if (!cell) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
       to = { x: cell.x, y: cell.y, heading: from.heading };
       break;
     }

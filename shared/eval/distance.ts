@@ -67,6 +67,8 @@ export class GeodesicDistance {
       for (let d = first; d < first + HEADINGS.length; d++) {
         const next = this.neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
+        // A walkable neighbour that no step reaches is behind a wall.
+        if (walkable[next] && this.world.steps[d] < 0) continue;
         steps[next] = steps[cell] + 1;
         if (walkable[next]) queue[tail++] = next;
       }

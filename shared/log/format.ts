@@ -52,7 +52,8 @@ export const headerSchema = z.strictObject({
     leader: poseSchema,
     follower: poseSchema,
     cards: z.array(cardSchema),
-    rng: z.array(z.number()).min(1),
+    /** The generator's state: xoroshiro128+'s four 32-bit integers. */
+    rng: z.array(z.number().int().min(-(2 ** 31)).max(2 ** 32 - 1)).length(4),
   }),
   /** Free-form facts about the game: pool, opaque player ids, crowdsourcing ids, who played. */
   meta: z.record(z.string(), z.unknown()).default({}),

@@ -449,7 +449,8 @@ function drawSpawn(canvas: Canvas, draw: Draw): { leader: Pose; follower: Pose }
 function largestWalkableArea(canvas: Canvas): number[] {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable(canvas, i) ? 1 : 0;
-  const region = largestRegion(canvas.width, canvas.height, walkable);
+  const steps = canvas.neighbours.map((n) => (n >= 0 && walkable[n] ? n : -1));
+  const region = largestRegion(steps, walkable);
   const cells: number[] = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;

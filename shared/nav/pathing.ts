@@ -15,7 +15,7 @@
  * engine's own geometry (stepFrom, rotateLeft, ...).
  */
 import type { Card } from '../engine/cards';
-import { HEADINGS, neighbourTable as hexNeighbourTable, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
+import { HEADINGS, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
 import { cellIndex, type World } from '../engine/map';
 import type { Move } from '../engine/actions';
 
@@ -52,7 +52,8 @@ export class PathPlanner {
   private readonly fields = new Map<number, Field>();
 
   constructor(readonly world: World) {
-    this.neighbour = neighbourTable(world);
+    // For every cell and heading, the cell one step reaches (or NONE = -1): walls included.
+    this.neighbour = world.steps;
     this.cardAt = new Uint8Array(world.width * world.height);
   }
 
@@ -195,7 +196,3 @@ const RL = 2;
 const RR = 3;
 const MOVE_NAMES: readonly Move[] = ['MF', 'MB', 'RL', 'RR'];
 
-/** For every cell and heading, the walkable cell one step away (or NONE). */
-function neighbourTable(world: World): Int32Array {
-  return hexNeighbourTable(world.width, world.height).map((n) => (n >= 0 && world.walkable[n] ? n : NONE));
-}

@@ -19878,6 +19878,12 @@ var mapSchema = external_exports.object({
   props: external_exports.array(propSchema).default([]),
   /** Optional fixed start poses; otherwise a game picks them with its seed. */
   spawn: external_exports.object({ leader: poseSchema, follower: poseSchema }).optional(),
+  /**
+   * Sides that block movement between two cells (CB2's cliffs and ramp flanks): each is the side
+   * of cell (x, y) that faces its neighbour in direction `side`, and blocks both ways. CerealBar
+   * maps have none: there only terrain and props block.
+   */
+  walls: external_exports.array(cellSchema.extend({ side: external_exports.enum(HEADINGS) })).optional(),
   /** Optional fixed initial cards (hand-made maps such as the tutorial); otherwise a game draws them. */
   cards: external_exports.array(
     cellSchema.extend({
@@ -19896,6 +19902,11 @@ var mapSchema = external_exports.object({
       ctx.addIssue({ code: "custom", path: ["terrain", y], message: `row ${y} has ${row.length} cells, width is ${map2.width}` });
     }
   });
+  (map2.walls ?? []).forEach((wall, i) => {
+    if (wall.x < 0 || wall.y < 0 || wall.x >= map2.width || wall.y >= map2.height) {
+      ctx.addIssue({ code: "custom", path: ["walls", i], message: `wall at (${wall.x}, ${wall.y}) is off the map` });
+    }
+  });
   const seen = /* @__PURE__ */ new Set();
   map2.props.forEach((prop, i) => {
     const where = ["props", i];
@@ -19907,6 +19918,7 @@ var mapSchema = external_exports.object({
     seen.add(prop.y * map2.width + prop.x);
   });
 });
+var CEREALBAR_WORLD_RULES = { walkableHills: false, cardsOnEdge: false };
 function cellIndex(world, cell2) {
   return cell2.y * world.width + cell2.x;
 }
@@ -19922,17 +19934,21 @@ function terrainAt(map2, cell2) {
 function isWalkable(world, cell2) {
   return inBounds(world, cell2) && world.walkable[cellIndex(world, cell2)] === 1;
 }
-function connectedRegion(width, height, walkable, start) {
-  const region = new Uint8Array(width * height);
+function stepTarget(world, cell2, heading) {
+  if (!inBounds(world, cell2)) return null;
+  const target = world.steps[cellIndex(world, cell2) * 6 + HEADINGS.indexOf(heading)];
+  return target < 0 ? null : cellAt(world, target);
+}
+function connectedRegion(steps, cells, start, walkable) {
+  const region = new Uint8Array(cells);
   if (!walkable[start]) return region;
-  const table = neighbourTable(width, height);
   const stack = [start];
   region[start] = 1;
   while (stack.length > 0) {
     const index = stack.pop();
     for (let d = index * 6; d < index * 6 + 6; d++) {
-      const n = table[d];
-      if (n >= 0 && walkable[n] && !region[n]) {
+      const n = steps[d];
+      if (n >= 0 && !region[n]) {
         region[n] = 1;
         stack.push(n);
       }
@@ -19940,21 +19956,35 @@ function connectedRegion(width, height, walkable, start) {
   }
   return region;
 }
-function walkableMask(map2) {
+function walkableMask(map2, rules) {
   const walkable = new Uint8Array(map2.width * map2.height);
   for (let y = 0; y < map2.height; y++) {
-    for (let x = 0; x < map2.width; x++) walkable[y * map2.width + x] = WALKABLE_LETTERS.has(map2.terrain[y][x]) ? 1 : 0;
+    for (let x = 0; x < map2.width; x++) {
+      const letter = map2.terrain[y][x];
+      walkable[y * map2.width + x] = WALKABLE_LETTERS.has(letter) || rules.walkableHills && letter === "H" ? 1 : 0;
+    }
   }
   for (const prop of map2.props) walkable[prop.y * map2.width + prop.x] = 0;
   return walkable;
 }
-function largestRegion(width, height, walkable) {
+function stepTable(map2, walkable) {
+  const steps = neighbourTable(map2.width, map2.height).map((n) => n >= 0 && walkable[n] ? n : -1);
+  for (const wall of map2.walls ?? []) {
+    const here = wall.y * map2.width + wall.x;
+    const d = HEADINGS.indexOf(wall.side);
+    const there = neighbourTable(map2.width, map2.height)[here * 6 + d];
+    steps[here * 6 + d] = -1;
+    if (there >= 0) steps[there * 6 + (d + 3) % 6] = -1;
+  }
+  return steps;
+}
+function largestRegion(steps, walkable) {
   const seen = new Uint8Array(walkable.length);
   let best = new Uint8Array(walkable.length);
   let bestSize = 0;
   for (let i = 0; i < walkable.length; i++) {
     if (!walkable[i] || seen[i]) continue;
-    const region = connectedRegion(width, height, walkable, i);
+    const region = connectedRegion(steps, walkable.length, i, walkable);
     let size = 0;
     for (let j = 0; j < region.length; j++) {
       if (region[j]) {
@@ -19970,21 +20000,25 @@ function largestRegion(width, height, walkable) {
   return best;
 }
 var worlds = /* @__PURE__ */ new WeakMap();
-function buildWorld(map2) {
-  let world = worlds.get(map2);
+function buildWorld(map2, rules = CEREALBAR_WORLD_RULES) {
+  let derived2 = worlds.get(map2);
+  if (!derived2) worlds.set(map2, derived2 = []);
+  let world = derived2.find((known) => known.rules.walkableHills === rules.walkableHills && known.rules.cardsOnEdge === rules.cardsOnEdge);
   if (!world) {
-    world = deriveWorld(map2);
-    worlds.set(map2, world);
+    world = deriveWorld(map2, { walkableHills: rules.walkableHills, cardsOnEdge: rules.cardsOnEdge });
+    derived2.push(world);
   }
   return world;
 }
-function deriveWorld(map2) {
-  const walkable = walkableMask(map2);
-  const region = map2.spawn && inBounds(map2, map2.spawn.leader) ? connectedRegion(map2.width, map2.height, walkable, cellIndex(map2, map2.spawn.leader)) : largestRegion(map2.width, map2.height, walkable);
+function deriveWorld(map2, rules) {
+  const walkable = walkableMask(map2, rules);
+  const steps = stepTable(map2, walkable);
+  const region = map2.spawn && inBounds(map2, map2.spawn.leader) ? connectedRegion(steps, walkable.length, cellIndex(map2, map2.spawn.leader), walkable) : largestRegion(steps, walkable);
   const cardCells = [];
   const cardCellMask = new Uint8Array(map2.width * map2.height);
-  for (let y = 1; y < map2.height - 1; y++) {
-    for (let x = 1; x < map2.width - 1; x++) {
+  const margin = rules.cardsOnEdge ? 0 : 1;
+  for (let y = margin; y < map2.height - margin; y++) {
+    for (let x = margin; x < map2.width - margin; x++) {
       const i = y * map2.width + x;
       if (region[i]) {
         cardCells.push(i);
@@ -19992,7 +20026,7 @@ function deriveWorld(map2) {
       }
     }
   }
-  return { map: map2, width: map2.width, height: map2.height, walkable, region, cardCells, cardCellMask };
+  return { map: map2, rules, width: map2.width, height: map2.height, walkable, steps, region, cardCells, cardCellMask };
 }
 
 // shared/engine/placement.ts
@@ -20325,7 +20359,7 @@ function updateState(state, changes) {
   };
 }
 function startGame(config2, map2, setup) {
-  const world = buildWorld(map2);
+  const world = buildWorld(map2, config2);
   for (const role of ROLES) {
     const pose = setup[role];
     if (pose.x < 0 || pose.y < 0 || pose.x >= world.width || pose.y >= world.height || !world.region[cellIndex(world, pose)]) {
@@ -20369,7 +20403,7 @@ function drawSetup(config2, map2, seed) {
   if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) {
     throw new GameSetupError(`the seed must be an integer from 0 to ${MAX_SEED}, got ${seed}`);
   }
-  const world = buildWorld(map2);
+  const world = buildWorld(map2, config2);
   const draw = new Draw(seedRng(seed));
   const needed = config2.cardCount + 2;
   if (world.cardCells.length < needed) {
@@ -20497,8 +20531,8 @@ function move(state, action, options) {
       break;
     case "MF":
     case "MB": {
-      const cell2 = stepFrom(from, action.move === "MF" ? from.heading : opposite(from.heading));
-      if (!isWalkable(state.world, cell2)) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      const cell2 = stepTarget(state.world, from, action.move === "MF" ? from.heading : opposite(from.heading));
+      if (!cell2) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
       to = { x: cell2.x, y: cell2.y, heading: from.heading };
       break;
     }
@@ -20620,6 +20654,10 @@ var configSchema = external_exports.strictObject({
    * and log without ever stopping a person.
    */
   maxQueuedInstructions: external_exports.number().int().min(1).max(1e4).nullable().default(50),
+  /** Hill cells are walkable (CB2's mountain tops and ramps); CerealBar's hills are obstacles. */
+  walkableHills: external_exports.boolean().default(false),
+  /** Cards may lie on the map's outer ring (CB2); CerealBar keeps them off it. */
+  cardsOnEdge: external_exports.boolean().default(false),
   /** The follower's view: a cone of this full angle and this range in hexes. */
   view: external_exports.strictObject({
     fovDegrees: external_exports.number().min(1).max(360).default(120),
@@ -20664,7 +20702,8 @@ var headerSchema = external_exports.strictObject({
     leader: poseSchema,
     follower: poseSchema,
     cards: external_exports.array(cardSchema),
-    rng: external_exports.array(external_exports.number()).min(1)
+    /** The generator's state: xoroshiro128+'s four 32-bit integers. */
+    rng: external_exports.array(external_exports.number().int().min(-(2 ** 31)).max(2 ** 32 - 1)).length(4)
   }),
   /** Free-form facts about the game: pool, opaque player ids, crowdsourcing ids, who played. */
   meta: external_exports.record(external_exports.string(), external_exports.unknown()).default({})
@@ -20866,7 +20905,7 @@ function loadRecording(text) {
   const segments = segment(states, events);
   const instructions = segments.filter((instruction2) => instruction2.end !== null);
   const unfinished = segments.find((instruction2) => instruction2.end === null) ?? null;
-  return { header: result.header, states, events, instructions, unfinished, setReplacements };
+  return { header: result.header, end: result.end, states, events, instructions, unfinished, setReplacements };
 }
 function segment(states, events) {
   const found = [];
@@ -21259,7 +21298,8 @@ function drawSpawn(canvas, draw) {
 function largestWalkableArea(canvas) {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable2(canvas, i) ? 1 : 0;
-  const region = largestRegion(canvas.width, canvas.height, walkable);
+  const steps = canvas.neighbours.map((n) => n >= 0 && walkable[n] ? n : -1);
+  const region = largestRegion(steps, walkable);
   const cells = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;
@@ -21300,8 +21340,8 @@ function legalActions(state, role) {
 function openMoves(state, role) {
   const pose = state[role];
   const moves = [];
-  if (isWalkable(state.world, stepFrom(pose, pose.heading))) moves.push("MF");
-  if (isWalkable(state.world, stepFrom(pose, opposite(pose.heading)))) moves.push("MB");
+  if (stepTarget(state.world, pose, pose.heading)) moves.push("MF");
+  if (stepTarget(state.world, pose, opposite(pose.heading))) moves.push("MB");
   moves.push("RL", "RR");
   return moves;
 }
@@ -21600,6 +21640,7 @@ var GeodesicDistance = class {
       for (let d = first; d < first + HEADINGS.length; d++) {
         const next = this.neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
+        if (walkable[next] && this.world.steps[d] < 0) continue;
         steps[next] = steps[cell2] + 1;
         if (walkable[next]) queue[tail++] = next;
       }
@@ -22072,7 +22113,7 @@ var NONE2 = -1;
 var PathPlanner = class {
   constructor(world) {
     this.world = world;
-    this.neighbour = neighbourTable2(world);
+    this.neighbour = world.steps;
     this.cardAt = new Uint8Array(world.width * world.height);
   }
   world;
@@ -22205,9 +22246,6 @@ var MB = 1;
 var RL = 2;
 var RR = 3;
 var MOVE_NAMES = ["MF", "MB", "RL", "RR"];
-function neighbourTable2(world) {
-  return neighbourTable(world.width, world.height).map((n) => n >= 0 && world.walkable[n] ? n : NONE2);
-}
 
 // shared/selfplay/game.ts
 var MAX_ACTIONS = 2e4;
