@@ -10,7 +10,7 @@
 const LAYERS = [
   ['engine'],
   ['maps', 'log', 'protocol'],
-  ['nav', 'study'],
+  ['nav', 'study', 'cb2'],
   ['selfplay', 'agents'],
   ['eval'],
   ['env', 'dataset'],

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ENGINE_VERSION } from '../shared/engine/version';
 import { registerAgentCommand } from './commands/agent';
 import { registerDatasetCommands } from './commands/dataset';
+import { registerImportCommands } from './commands/import';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerAgentCommand(program);
   registerStudyCommands(program);
   registerDatasetCommands(program);
+  registerImportCommands(program);
   return program;
 }
 

@@ -57,6 +57,11 @@ export const headerSchema = z.strictObject({
   }),
   /** Free-form facts about the game: pool, opaque player ids, crowdsourcing ids, who played. */
   meta: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * `recorded`: the replacement cards in the set outcomes are the game's own, not the engine's
+   * draws (an imported game: its platform drew them unseeded). Absent for games this engine played.
+   */
+  replacementCards: z.literal('recorded').optional(),
 });
 
 const roleSchema = z.enum(ROLES);

@@ -3,7 +3,7 @@ import type { GameConfig } from '../engine/config';
 import type { GameMap } from '../engine/map';
 import { startGame, type GameState, type InitialSetup } from '../engine/state';
 import type { Action } from '../engine/actions';
-import { step, type StepResult } from '../engine/transition';
+import { step, type StepOptions, type StepResult } from '../engine/transition';
 import { ENGINE_VERSION } from '../engine/version';
 import { LOG_FORMAT, LOG_FORMAT_VERSION, eventLine, type EndReason, type LogEnd, type LogHeader, type LogLine } from './format';
 
@@ -15,6 +15,8 @@ export interface HeaderFields {
   readonly map: GameMap;
   readonly setup: InitialSetup;
   readonly meta?: Record<string, unknown>;
+  /** `recorded`: an imported game, whose replacement cards come from its own record (the header's field). */
+  readonly replacementCards?: 'recorded';
 }
 
 export function makeHeader(fields: HeaderFields): LogHeader {
@@ -35,6 +37,7 @@ export function makeHeader(fields: HeaderFields): LogHeader {
       rng: [...fields.setup.rng],
     },
     meta: fields.meta ?? {},
+    ...(fields.replacementCards ? { replacementCards: fields.replacementCards } : {}),
   };
 }
 
@@ -70,9 +73,9 @@ export class GameRecorder {
    * Applies an action at `t` ms since the start; times earlier than the last one are clamped. If
    * `write` throws, the action never happened: the state stays as it was.
    */
-  apply(action: Action, t: number): StepResult {
+  apply(action: Action, t: number, options?: StepOptions): StepResult {
     if (this.ended) throw new Error('the log is closed');
-    const result = step(this.state, action);
+    const result = step(this.state, action, options);
     if (result.ok) {
       const at = Math.max(this.lastT, Math.round(t));
       this.write(eventLine(this.seq + 1, at, action, result.outcome));

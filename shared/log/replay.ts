@@ -151,7 +151,7 @@ export function replay(text: string, options: ReplayOptions = {}): ReplayResult 
     if (error instanceof GameSetupError) throw new LogError(1, `the header cannot start a game: ${error.message}`);
     throw error;
   }
-  const usedRecordedCards = log.header.engineVersion !== ENGINE_VERSION;
+  const usedRecordedCards = log.header.engineVersion !== ENGINE_VERSION || log.header.replacementCards === 'recorded';
   options.onState?.(state, null);
   for (const { line, event } of log.events) {
     const result = step(state, eventAction(event), {
