@@ -3,7 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
-import { describeMode, describePointsPossible, type EvalReport } from '../../shared/eval/report';
+import { describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
 const escape = (text: string) =>
@@ -85,7 +85,7 @@ figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { font-size: 1
 tr.error td { background: #fde8e8; }
 </style></head><body>
 <h1>Evaluation of ${escape(report.agent)}</h1>
-<p>${escape(describeMode(report.options))}, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; ${escape(report.createdAt)}.</p>
+<p>${escape(describeMode(report.options))}, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; rules: ${escape(describeProfiles(report.episodes))}; ${escape(report.createdAt)}.</p>
 <h2>Aggregates</h2><table><tr><th>score</th><th>mean</th><th>undefined (episodes not in the mean)</th></tr>${aggregates}</table>
 ${points ? `<p class="points">${escape(points)}</p>` : ''}
 ${skipped ? `<h2>Skipped logs</h2><ul>${skipped}</ul>` : ''}

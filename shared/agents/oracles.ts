@@ -6,13 +6,13 @@
  *   stopped, turns as it faced, and says DONE.
  */
 import { rotateLeft, rotationDistance, type Pose } from '../engine/hex';
-import { buildWorld, type GameMap } from '../engine/map';
+import { buildWorld, CEREALBAR_WORLD_RULES, type GameMap, type WorldRules } from '../engine/map';
 import { PathPlanner } from '../nav/pathing';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
-function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeStart['recording']> & { readonly map: GameMap } {
+function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeStart['recording']> & { readonly map: GameMap; readonly rules: WorldRules } {
   if (!start.recording || !start.map) throw new Error(`the ${agent} agent needs the recorded game and its map`);
-  return { ...start.recording, map: start.map };
+  return { ...start.recording, map: start.map, rules: start.rules ?? CEREALBAR_WORLD_RULES };
 }
 
 export class StaticOracle implements FollowerAgent {
@@ -46,7 +46,7 @@ export class Oracle implements FollowerAgent {
 
   reset(start: EpisodeStart): void {
     this.recording = recordingOf(start, this.name);
-    this.planner = new PathPlanner(buildWorld(this.recording.map));
+    this.planner = new PathPlanner(buildWorld(this.recording.map, this.recording.rules));
     this.progress = null;
   }
 

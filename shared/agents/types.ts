@@ -4,7 +4,7 @@
  */
 import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
-import type { GameMap } from '../engine/map';
+import type { GameMap, WorldRules } from '../engine/map';
 import type { Instruction } from '../engine/state';
 import type { FollowerCode } from '../engine/actions';
 import type { KnownMap, RememberedCard } from '../engine/playerView';
@@ -58,6 +58,8 @@ export interface EpisodeStart {
   readonly episodeId: string;
   /** Oracle agents only (they declare `needsRecording`): the whole static map. */
   readonly map?: GameMap;
+  /** Oracle agents only, with `map`: which cells are walkable and hold cards under the game's rules (absent: CerealBar's). */
+  readonly rules?: WorldRules;
   /**
    * Privileged data from the recorded game, given only to agents that declare `needsRecording`
    * (the oracles): the human follower's actions for each instruction of the episode, by

@@ -9,6 +9,7 @@ import type { GameMap } from '../engine/map';
 import type { GameState } from '../engine/state';
 import type { AgentAction } from '../agents/types';
 import type { Recording, RecordedInstruction } from '../eval/recording';
+import { rulesProfileOf } from '../log/format';
 
 /** The game as it was just before the follower's first action for an instruction. */
 export interface StateRecord {
@@ -96,13 +97,13 @@ export function recordsOf(recording: Recording): GameRecords {
       points: steps.points,
     });
   });
-  const meta = header.meta as { source?: unknown; profile?: unknown };
+  const meta = header.meta as { source?: unknown };
   const final = states[states.length - 1];
   return {
     game: {
       game_id: gameId,
       source: typeof meta.source === 'string' ? meta.source : 'server',
-      profile: typeof meta.profile === 'string' ? meta.profile : 'cerealbar',
+      profile: rulesProfileOf(header),
       engine_version: header.engineVersion,
       started_at: header.startedAt,
       score: final.score,

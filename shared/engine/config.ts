@@ -1,5 +1,6 @@
 /** Game configuration: the paper's constants as defaults, each overridable and validated. */
 import { z } from 'zod';
+import type { WorldRules } from './map';
 
 export const configSchema = z.strictObject({
   /** Ψ_l: steps in a leader turn. */
@@ -77,4 +78,9 @@ export type RulesProfile = keyof typeof RULES_PROFILES;
 export function profileConfig(profile: RulesProfile, overrides: GameConfigInput = {}): GameConfig {
   const base: GameConfigInput = RULES_PROFILES[profile];
   return makeConfig({ ...base, ...overrides, turnSeconds: { ...base.turnSeconds, ...overrides.turnSeconds } });
+}
+
+/** The part of a config that decides where players walk and cards lie. */
+export function worldRulesOf(config: GameConfig): WorldRules {
+  return { walkableHills: config.walkableHills, cardsOnEdge: config.cardsOnEdge };
 }

@@ -109,9 +109,21 @@ export function formatTable(report: EvalReport): string {
     ];
   });
   const width = Math.max(...rows.map(([name]) => name.length));
-  const title = `${report.agent}, ${describeMode(report.options)}, ${report.episodes.length} episodes from ${report.logs.length} logs`;
+  const title = `${report.agent}, ${describeMode(report.options)}, ${report.episodes.length} episodes from ${report.logs.length} logs; rules: ${describeProfiles(report.episodes)}`;
   const lines = rows.map(([name, value, note]) => `  ${name.padEnd(width)}  ${value.padStart(9)}${note}`);
   const points = describePointsPossible(report.episodes);
   const skipped = report.skippedLogs.map((s) => `  skipped ${s.file}: ${s.error}`);
   return [title, ...lines, ...(points ? [`  ${points}`] : []), ...skipped].join('\n');
+}
+
+/** The rules profiles of the games the episodes come from, with how many of those games each: "cb2 (14 games)". */
+export function describeProfiles(episodes: readonly EpisodeResult[]): string {
+  const games = new Map<string, Set<string>>();
+  for (const episode of episodes) {
+    const set = games.get(episode.profile) ?? new Set<string>();
+    set.add(episode.gameId);
+    games.set(episode.profile, set);
+  }
+  if (games.size === 0) return 'none';
+  return [...games].map(([profile, ids]) => `${profile} (${ids.size} game${ids.size === 1 ? '' : 's'})`).join(', ');
 }

@@ -13,7 +13,8 @@
  */
 import { actionOfCode, byActor, type Action } from '../engine/actions';
 import { step, type StepResult } from '../engine/transition';
-import { eventAction } from '../log/format';
+import { eventAction, rulesProfileOf } from '../log/format';
+import { worldRulesOf } from '../engine/config';
 import type { GameState } from '../engine/state';
 import type { Cell } from '../engine/hex';
 import { ObservationTracker } from '../agents/observation';
@@ -69,6 +70,8 @@ export interface InstructionRun {
 export interface EpisodeResult {
   readonly episodeId: string;
   readonly gameId: string;
+  /** The rules the game was played by: `cerealbar`, or the profile its log names (`cb2`). */
+  readonly profile: string;
   /** Position of the instruction among the recording's instructions (j), and its id. */
   readonly index: number;
   readonly instructionId: number;
@@ -183,7 +186,7 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
   // An agent learns the world from its observations; only oracles get the static map and the recording.
   const start: EpisodeStart = {
     episodeId,
-    ...(agent.needsRecording && { map: recording.header.map, recording: recordingFor(recording) }),
+    ...(agent.needsRecording && { map: recording.header.map, rules: worldRulesOf(recording.header.config), recording: recordingFor(recording) }),
   };
   const runs: InstructionRun[] = [];
   let state = recording.states[target.start];
@@ -198,6 +201,7 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
   const base = {
     episodeId,
     gameId: recording.header.gameId,
+    profile: rulesProfileOf(recording.header),
     index,
     instructionId: target.id,
     text: target.text,

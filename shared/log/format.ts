@@ -148,3 +148,9 @@ export function eventLine(seq: number, t: number, action: Action, outcome: Outco
       return { kind: 'event', seq, t, actor: 'server', type: 'timeout', payload: { role: action.role }, outcome: recorded };
   }
 }
+
+/** The rules profile a game was played by: the one its header's meta names, else the paper's. */
+export function rulesProfileOf(header: LogHeader): string {
+  const profile = (header.meta as { profile?: unknown }).profile;
+  return typeof profile === 'string' ? profile : 'cerealbar';
+}

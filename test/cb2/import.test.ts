@@ -14,6 +14,9 @@ import { recordsOf } from '../../shared/dataset/records';
 import { loadRecording } from '../../shared/eval/recording';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
+import { Oracle } from '../../shared/agents/oracles';
+import { describeProfiles } from '../../shared/eval/report';
+import { DEFAULT_EVAL_OPTIONS, runEpisode } from '../../shared/eval/runner';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'cb2-logs');
 const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
@@ -162,5 +165,20 @@ describe('bad CB2 input', () => {
     const replayed = spawnSync(process.execPath, [BIN, 'replay', ...readdirSync(out).map((name) => join(out, name))], { encoding: 'utf8' });
     expect(replayed.status).toBe(0);
     expect(replayed.stdout).toMatch(/cb2-2024-05-13T21h.50m.12s_130.jsonl: ok: \d+ events, score 4, ended: turns-exhausted/);
+  });
+});
+
+describe('evaluation on imported CB2 games', () => {
+  test('the oracle follows every recorded instruction through the cb2 rules (mountains, walls), and the report names the profile', async () => {
+    const episodes = [];
+    for (const { folder } of readmeTable()) {
+      const recording = loadRecording(logText(importCb2Game(gameAt(folder)).lines));
+      for (let index = 0; index < recording.instructions.length; index++) {
+        episodes.push(await runEpisode(new Oracle(), recording, index, { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded' }));
+      }
+    }
+    expect(episodes).toHaveLength(115);
+    expect(episodes.every((episode) => episode.error === null && episode.cascaded!.proportionFollowed === 1)).toBe(true);
+    expect(describeProfiles(episodes)).toBe('cb2 (14 games)');
   });
 });

@@ -16,6 +16,7 @@ function singleEpisode(index: number, metrics: Partial<Record<MetricName, number
   return {
     episodeId: `g#${index}`,
     gameId: 'g',
+    profile: 'cerealbar',
     index,
     instructionId: index,
     text: 'go',
