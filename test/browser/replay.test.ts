@@ -3,9 +3,11 @@
  * drop), scrubbed, stepped, played and seen from every view; corrupt logs named by their line;
  * and a game opened from the server by the evaluation report's link, with the admin token.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { CB2_FILES, importCb2Game } from '../../shared/cb2/import';
 import type { Browser, Page } from 'playwright-core';
 import { ObservationTracker } from '../../shared/agents/observation';
 import { isInvalidSelection, type GameState } from '../../shared/engine';
@@ -308,4 +310,21 @@ describe('games on the server', () => {
     await page.waitForSelector('.replay-message:has-text("Could not reach the game server")');
     expect(errors).toEqual([]);
   });
+});
+
+test('an imported CB2 game replays in the viewer by its own rules (mountains walkable, recorded cards), to its final score', async () => {
+  const folder = join(__dirname, '..', 'fixtures', 'cb2-logs', 'gemini_vision', 'bot-sandbox', '2024-05-13T21h.50m.12s_130_GAME');
+  const unzip = (name: string) => gunzipSync(readFileSync(join(folder, `${name}.gz`))).toString('utf8');
+  const imported = importCb2Game({ name: basename(folder), origin: 'cb2', gameInfo: unzip(CB2_FILES.gameInfo), messagesFromServer: unzip(CB2_FILES.messagesFromServer) });
+  const text = imported.lines.map((line) => `${serializeLine(line)}\n`).join('');
+  const { page, errors } = await openPage(browser, `${server.url}/replay/`);
+  await page.setInputFiles('input.replay-file', logFile(`${imported.gameId}.jsonl`, text));
+  await waitReady(page);
+  expect(await hook(page)).toMatchObject({ ready: true, events: imported.events, error: null });
+  await scrub(page, imported.events);
+  expect(await page.locator('[data-stat=score] .value').innerText()).toBe('4');
+  expect(await page.locator('.replay-status .turn').innerText()).toBe('Game over');
+  await page.screenshot({ path: join(dir, 'cb2.png') });
+  if (process.env.CB2_SCREENSHOT) writeFileSync(process.env.CB2_SCREENSHOT, readFileSync(join(dir, 'cb2.png')));
+  expect(errors).toEqual([]);
 });
