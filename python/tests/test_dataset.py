@@ -41,3 +41,24 @@ def test_datasets_load_dataset_reads_both_configurations(dataset):
     games = datasets.load_dataset(str(dataset), "games")
     assert set(instructions.keys()) == {"train", "validation"} == set(games.keys())
     assert len(games["train"]) + len(games["validation"]) == 2
+
+
+def test_imported_cb2_games_are_episodes_of_the_follower_env(tmp_path):
+    """Real CB2 games, imported, play as logged episodes: the recorded leader's turns, nDTW rewards."""
+    import cerealbar
+
+    out = tmp_path / "cb2"
+    result = subprocess.run(
+        [node(), str(REPO / "bin" / "cerealbar.cjs"), "import", "cb2", str(REPO / "test" / "fixtures" / "cb2-logs"), "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    with cerealbar.FollowerEnv(logs=out, reward="ndtw", description=False) as env:
+        assert len(env.episodes) == 115 and all(episode.startswith("cb2-") for episode in env.episodes)
+        observation, info = env.reset(options={"episode": 0})
+        assert observation["instruction"] and info["episode_id"] == env.episodes[0]
+        for _ in range(10):
+            observation, reward, terminated, truncated, info = env.step(4 if info["action_mask"][4] and _ == 9 else 2)
+            if terminated or truncated:
+                break
+        assert isinstance(reward, float)

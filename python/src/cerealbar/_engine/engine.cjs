@@ -20706,7 +20706,12 @@ var headerSchema = external_exports.strictObject({
     rng: external_exports.array(external_exports.number().int().min(-(2 ** 31)).max(2 ** 32 - 1)).length(4)
   }),
   /** Free-form facts about the game: pool, opaque player ids, crowdsourcing ids, who played. */
-  meta: external_exports.record(external_exports.string(), external_exports.unknown()).default({})
+  meta: external_exports.record(external_exports.string(), external_exports.unknown()).default({}),
+  /**
+   * `recorded`: the replacement cards in the set outcomes are the game's own, not the engine's
+   * draws (an imported game: its platform drew them unseeded). Absent for games this engine played.
+   */
+  replacementCards: external_exports.literal("recorded").optional()
 });
 var roleSchema = external_exports.enum(ROLES);
 var turnSchema = external_exports.strictObject({ role: roleSchema, stepsLeft: nonNegative });
@@ -20860,7 +20865,7 @@ function replay(text, options = {}) {
     if (error62 instanceof GameSetupError) throw new LogError(1, `the header cannot start a game: ${error62.message}`);
     throw error62;
   }
-  const usedRecordedCards = log.header.engineVersion !== ENGINE_VERSION;
+  const usedRecordedCards = log.header.engineVersion !== ENGINE_VERSION || log.header.replacementCards === "recorded";
   options.onState?.(state, null);
   for (const { line, event } of log.events) {
     const result = step(state, eventAction(event), {
