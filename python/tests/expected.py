@@ -13,6 +13,24 @@ def _codes(layout) -> dict[str, dict[str, int]]:
     return {name: {value: i for i, value in enumerate(values)} for name, values in layout.codes.items()}
 
 
+HEADINGS = ["NE", "E", "SE", "SW", "W", "NW"]
+#: docs/maps.md's neighbours, (dx, dy) for even and odd rows, in HEADINGS order.
+STEPS = {0: [(0, 1), (1, 0), (0, -1), (-1, -1), (-1, 0), (-1, 1)], 1: [(1, 1), (1, 0), (1, -1), (0, -1), (-1, 0), (0, 1)]}
+
+
+def walls_grid(known_map: dict, height: int, width: int) -> np.ndarray:
+    """Bit d of cell (x, y) set when its side towards HEADINGS[d] is a wall, on both cells of each wall."""
+    walls = np.zeros((height, width), np.uint8)
+    for wall in known_map.get("walls", []):
+        d = HEADINGS.index(wall["side"])
+        walls[wall["y"], wall["x"]] |= 1 << d
+        dx, dy = STEPS[wall["y"] & 1][d]
+        x, y = wall["x"] + dx, wall["y"] + dy
+        if 0 <= x < known_map["width"] and 0 <= y < known_map["height"]:
+            walls[y, x] |= 1 << ((d + 3) % 6)
+    return walls
+
+
 def _map_grids(known_map: dict, layout) -> tuple[int, int, np.ndarray, np.ndarray]:
     """The grid's height and width, and the terrain and props grids of a map in the map format."""
     codes = _codes(layout)
@@ -43,6 +61,7 @@ def expected_arrays(observation: dict, layout) -> dict[str, np.ndarray]:
     return {
         "terrain": terrain,
         "props": props,
+        "walls": walls_grid(observation["map"], height, width),
         "visible": visible,
         "cards": cards,
         "card_seen_ago": seen_ago,
@@ -69,6 +88,7 @@ def expected_leader_arrays(view: dict, layout) -> dict[str, np.ndarray]:
     return {
         "terrain": terrain,
         "props": props,
+        "walls": walls_grid(view["map"], height, width),
         "cards": cards,
         "card_invalid": invalid,
         "pose": pose(view["leader"]),

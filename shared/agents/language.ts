@@ -11,7 +11,7 @@
  */
 import { describeCard, type Card } from '../engine/cards';
 import { cellCentre, hexDistance, HEADING_DEGREES, stepFrom, type Cell, type Heading, type Pose } from '../engine/hex';
-import { inBounds, isWalkable, buildWorld, terrainAt, type GameMap, type Prop } from '../engine/map';
+import { inBounds, isWalkable, buildWorld, stepTarget, terrainAt, type GameMap, type Prop } from '../engine/map';
 import { mapFromKnown } from './observation';
 import type { FollowerObservation } from './types';
 
@@ -190,7 +190,9 @@ function leaderLines(obs: FollowerObservation): string[] {
 function wayAheadLine(pose: Pose, map: GameMap): string {
   const ahead = stepFrom(pose, pose.heading);
   if (!inBounds(map, ahead)) return 'The edge of the map is right ahead.';
-  if (isWalkable(buildWorld(map), ahead)) return 'The way ahead is clear.';
+  const world = buildWorld(map);
+  if (stepTarget(world, pose, pose.heading)) return 'The way ahead is clear.';
+  if (isWalkable(world, ahead)) return 'The way ahead is blocked by a cliff.';
   const prop = map.props.find((p) => p.x === ahead.x && p.y === ahead.y);
   // A cell that is not walkable holds a prop, water or a hill: always a landmark.
   const blocker = landmarkAt(map, prop, ahead)!;

@@ -79,6 +79,7 @@ export function mapFromKnown(known: KnownMap): GameMap {
       height: known.height,
       terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, 'H')),
       props: [...known.props],
+      ...(known.walls ? { walls: [...known.walls] } : {}),
     };
     plannable.set(known, map);
   }

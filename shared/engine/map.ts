@@ -96,6 +96,8 @@ export const mapSchema = z
 /** A map as stored in a map file or a log header. */
 export type GameMap = z.output<typeof mapSchema>;
 export type Prop = GameMap['props'][number];
+/** A side of cell (x, y), towards its neighbour in `side`, that blocks movement both ways. */
+export type Wall = NonNullable<GameMap['walls']>[number];
 
 /** The rules that decide where players walk and cards lie (the config's, see `worldRules`). */
 export interface WorldRules {

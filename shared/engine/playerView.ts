@@ -12,9 +12,9 @@
 import type { Card } from './cards';
 import { isInvalidSelection } from './cards';
 import type { GameConfig } from './config';
-import type { Pose } from './hex';
+import { stepFrom, type Pose } from './hex';
 import { legalActions, type LegalActions } from './legal';
-import type { Prop } from './map';
+import type { Prop, Wall } from './map';
 import type { GameState, Instruction, Role } from './state';
 import { viewFrom } from './view';
 
@@ -26,6 +26,8 @@ export interface KnownMap {
   readonly terrain: readonly string[];
   /** Props on cells seen, in the map's order. */
   readonly props: readonly Prop[];
+  /** Walls with a seen cell on either side, in the map's order; only on maps that have walls (CB2's). */
+  readonly walls?: readonly Wall[];
 }
 
 export const UNSEEN = '?';
@@ -129,7 +131,10 @@ function revealCells(known: KnownMap | null, state: GameState, cells: readonly n
     if (rows[y][x] === UNSEEN) rows[y] = rows[y].slice(0, x) + map.terrain[y][x] + rows[y].slice(x + 1);
   }
   const props = map.props.filter((prop) => rows[prop.y][prop.x] !== UNSEEN);
-  return { width, height: map.height, terrain: rows, props };
+  if (!map.walls?.length) return { width, height: map.height, terrain: rows, props };
+  const seen = (cell: { x: number; y: number }) => cell.x >= 0 && cell.y >= 0 && cell.x < width && cell.y < map.height && rows[cell.y][cell.x] !== UNSEEN;
+  const walls = map.walls.filter((wall) => seen(wall) || seen(stepFrom(wall, wall.side)));
+  return { width, height: map.height, terrain: rows, props, walls };
 }
 
 function rememberCards(cards: readonly SightedCard[], state: GameState, inView: ReadonlySet<number>, moves: number): readonly SightedCard[] {
@@ -155,7 +160,7 @@ function wholeMap(state: GameState): KnownMap {
   let known = leaderMaps.get(state.world);
   if (!known) {
     const map = state.world.map;
-    known = { width: map.width, height: map.height, terrain: map.terrain, props: map.props };
+    known = { width: map.width, height: map.height, terrain: map.terrain, props: map.props, ...(map.walls?.length ? { walls: map.walls } : {}) };
     leaderMaps.set(state.world, known);
   }
   return known;

@@ -13,7 +13,7 @@ import { FOLLOWER_CODES } from '../engine/actions';
 import { allowsCode } from '../engine/legal';
 import { COLORS, SHAPES, type Card } from '../engine/cards';
 import type { GameConfig } from '../engine/config';
-import { HEADINGS, type Pose } from '../engine/hex';
+import { HEADINGS, stepFrom, type Pose } from '../engine/hex';
 import { PROP_TYPES, TERRAIN_LETTERS } from '../engine/map';
 import { UNSEEN, type KnownMap, type PlayerView } from '../engine/playerView';
 import { describeObservation } from '../agents/language';
@@ -210,7 +210,11 @@ class Block {
   }
 }
 
-/** Terrain and props change only when the map object does: a player's known map is the same object while nothing new was seen. */
+/**
+ * Terrain, props and walls change only when the map object does: a player's known map is the same
+ * object while nothing new was seen. `walls[y][x]` has bit d set when the side of the cell towards
+ * HEADINGS[d] is a wall (both cells of a wall have their side set).
+ */
 class MapGrids {
   private written: KnownMap | null = null;
 
@@ -227,6 +231,14 @@ class MapGrids {
       for (let x = 0; x < map.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE[row[x]];
     }
     for (const prop of map.props) props[prop.y * this.grid.width + prop.x] = PROP_CODE[prop.type];
+    const walls = block.array('walls');
+    walls.fill(0);
+    for (const wall of map.walls ?? []) {
+      const side = HEADINGS.indexOf(wall.side);
+      walls[wall.y * this.grid.width + wall.x] |= 1 << side;
+      const there = stepFrom(wall, wall.side);
+      if (there.x >= 0 && there.y >= 0 && there.x < map.width && there.y < map.height) walls[there.y * this.grid.width + there.x] |= 1 << ((side + 3) % 6);
+    }
     this.written = map;
   }
 }
@@ -263,6 +275,7 @@ function commonFields(builder: LayoutBuilder, grid: GridSize, config: GameConfig
     .scalar('step', 'truncated', 'uint8')
     .array('observation', 'terrain', 'uint8', [height, width], 0, GRID_CODES.terrain.length - 1)
     .array('observation', 'props', 'uint8', [height, width], 0, GRID_CODES.props.length - 1)
+    .array('observation', 'walls', 'uint8', [height, width], 0, 63)
     .array('observation', 'cards', 'uint8', [height, width, CARD_CHANNELS], 0, Math.max(COLORS.length, SHAPES.length))
     .array('observation', 'pose', 'int32', [3], 0, Math.max(width, height, HEADINGS.length) - 1)
     .array('observation', 'steps_left', 'int32', [1], 0, stepsLeft)

@@ -5,6 +5,12 @@ import { buildWorld, mapSchema, stepTarget, type GameMap } from '../../shared/en
 import { startGame, type GameState } from '../../shared/engine/state';
 import type { Card } from '../../shared/engine/cards';
 import { mv, play, timeout } from './helpers';
+import { HEADINGS } from '../../shared/engine/hex';
+import { emptyMemory, playerView, remember } from '../../shared/engine/playerView';
+import { ObservationTracker } from '../../shared/agents/observation';
+import { describeObservation } from '../../shared/agents/language';
+import { FollowerArrays } from '../../shared/env/observationArrays';
+import { concat } from '../../shared/env/server';
 
 /** A 7 x 7 grass map with a hill in the middle row and `extra` map fields. */
 function smallMap(extra: Partial<GameMap> = {}): GameMap {
@@ -106,5 +112,36 @@ describe('R-59: rules profiles', () => {
     expect(outcomes.map((outcome) => outcome.toggled)).toEqual([[0], [1], [2]]);
     expect(outcomes[2].set).toMatchObject({ cards: [0, 1, 2], extraTurns: 5 });
     expect([state.score, state.turnsLeft]).toEqual([1, 7 + 5]);
+  });
+});
+
+describe('R-58: walls in what each player knows', () => {
+  // The follower stands at (2, 1) facing the wall on its east side; a second wall lies behind it, out of view.
+  const map = smallMap({ walls: [{ x: 2, y: 1, side: 'E' }, { x: 0, y: 6, side: 'E' }] });
+  const state = startGame({ ...DEFAULT_CONFIG, cardCount: 3 }, map, {
+    leader: { x: 5, y: 5, heading: 'NE' },
+    follower: { x: 2, y: 1, heading: 'E' },
+    cards: cards([{ x: 5, y: 3 }, { x: 4, y: 3 }, { x: 4, y: 5 }]),
+    rng: [1, 2, 3, 4],
+  });
+
+  test('the follower knows the walls beside cells it has seen; the leader knows them all', () => {
+    const observation = new ObservationTracker().observe(state);
+    expect(observation.map.walls).toEqual([{ x: 2, y: 1, side: 'E' }]);
+    expect(playerView(state, 'leader', remember(emptyMemory('leader'), state)).map.walls).toEqual(map.walls);
+    // A map without walls gives a known map without the field, as before walls existed.
+    expect(new ObservationTracker().observe(game(smallMap())).map).not.toHaveProperty('walls');
+  });
+
+  test('the description names the cliff ahead, and the arrays mark both sides of it', () => {
+    const observation = new ObservationTracker().observe(state);
+    expect(describeObservation(observation)).toMatch(/The way ahead is blocked by a cliff\.$/);
+    const arrays = new FollowerArrays({ grid: { width: 7, height: 7 }, config: DEFAULT_CONFIG, maxSteps: 50, description: false, shaping: false });
+    const block = concat(arrays.encode(observation, { reward: 0, terminated: false, truncated: false }, { score: 0, points: 0, steps: 0, instructionId: null }));
+    const field = arrays.layout.arrays.find((array) => array.name === 'walls')!;
+    const walls = block.subarray(field.offset, field.offset + 49);
+    expect(walls[1 * 7 + 2]).toBe(1 << HEADINGS.indexOf('E'));
+    expect(walls[1 * 7 + 3]).toBe(1 << HEADINGS.indexOf('W'));
+    expect(walls.reduce((sum, value) => sum + value, 0)).toBe((1 << 1) + (1 << 4));
   });
 });

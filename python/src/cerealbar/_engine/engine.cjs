@@ -21433,7 +21433,10 @@ function revealCells(known, state, cells) {
     if (rows[y][x] === UNSEEN) rows[y] = rows[y].slice(0, x) + map2.terrain[y][x] + rows[y].slice(x + 1);
   }
   const props = map2.props.filter((prop) => rows[prop.y][prop.x] !== UNSEEN);
-  return { width, height: map2.height, terrain: rows, props };
+  if (!map2.walls?.length) return { width, height: map2.height, terrain: rows, props };
+  const seen = (cell2) => cell2.x >= 0 && cell2.y >= 0 && cell2.x < width && cell2.y < map2.height && rows[cell2.y][cell2.x] !== UNSEEN;
+  const walls = map2.walls.filter((wall) => seen(wall) || seen(stepFrom(wall, wall.side)));
+  return { width, height: map2.height, terrain: rows, props, walls };
 }
 function rememberCards(cards, state, inView, moves) {
   const width = state.world.width;
@@ -21452,7 +21455,7 @@ function wholeMap(state) {
   let known = leaderMaps.get(state.world);
   if (!known) {
     const map2 = state.world.map;
-    known = { width: map2.width, height: map2.height, terrain: map2.terrain, props: map2.props };
+    known = { width: map2.width, height: map2.height, terrain: map2.terrain, props: map2.props, ...map2.walls?.length ? { walls: map2.walls } : {} };
     leaderMaps.set(state.world, known);
   }
   return known;
@@ -21578,7 +21581,8 @@ function mapFromKnown(known) {
       width: known.width,
       height: known.height,
       terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, "H")),
-      props: [...known.props]
+      props: [...known.props],
+      ...known.walls ? { walls: [...known.walls] } : {}
     };
     plannable.set(known, map2);
   }
@@ -22877,7 +22881,9 @@ function leaderLines(obs) {
 function wayAheadLine(pose, map2) {
   const ahead = stepFrom(pose, pose.heading);
   if (!inBounds(map2, ahead)) return "The edge of the map is right ahead.";
-  if (isWalkable(buildWorld(map2), ahead)) return "The way ahead is clear.";
+  const world = buildWorld(map2);
+  if (stepTarget(world, pose, pose.heading)) return "The way ahead is clear.";
+  if (isWalkable(world, ahead)) return "The way ahead is blocked by a cliff.";
   const prop = map2.props.find((p) => p.x === ahead.x && p.y === ahead.y);
   const blocker = landmarkAt(map2, prop, ahead);
   return `The way ahead is blocked by ${blocker.mass ? blocker.label : `${article(blocker.label)} ${blocker.label}`}.`;
@@ -23034,6 +23040,14 @@ var MapGrids = class {
       for (let x = 0; x < map2.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE[row[x]];
     }
     for (const prop of map2.props) props[prop.y * this.grid.width + prop.x] = PROP_CODE[prop.type];
+    const walls = block.array("walls");
+    walls.fill(0);
+    for (const wall of map2.walls ?? []) {
+      const side = HEADINGS.indexOf(wall.side);
+      walls[wall.y * this.grid.width + wall.x] |= 1 << side;
+      const there = stepFrom(wall, wall.side);
+      if (there.x >= 0 && there.y >= 0 && there.x < map2.width && there.y < map2.height) walls[there.y * this.grid.width + there.x] |= 1 << (side + 3) % 6;
+    }
     this.written = map2;
   }
 };
@@ -23052,7 +23066,7 @@ function writePose(target, at, pose) {
 function commonFields(builder, grid, config2, stepsLeft) {
   const { width, height } = grid;
   const mostTurns = config2.turnsPerPlayer + config2.extraTurns.reduce((sum, turns) => sum + turns, 0);
-  return builder.scalar("step", "reward", "float64").scalar("step", "terminated", "uint8").scalar("step", "truncated", "uint8").array("observation", "terrain", "uint8", [height, width], 0, GRID_CODES.terrain.length - 1).array("observation", "props", "uint8", [height, width], 0, GRID_CODES.props.length - 1).array("observation", "cards", "uint8", [height, width, CARD_CHANNELS], 0, Math.max(COLORS.length, SHAPES.length)).array("observation", "pose", "int32", [3], 0, Math.max(width, height, HEADINGS.length) - 1).array("observation", "steps_left", "int32", [1], 0, stepsLeft).array("observation", "turns_left", "int32", [1], 0, mostTurns).array("observation", "score", "int32", [1], 0, INT32_MAX);
+  return builder.scalar("step", "reward", "float64").scalar("step", "terminated", "uint8").scalar("step", "truncated", "uint8").array("observation", "terrain", "uint8", [height, width], 0, GRID_CODES.terrain.length - 1).array("observation", "props", "uint8", [height, width], 0, GRID_CODES.props.length - 1).array("observation", "walls", "uint8", [height, width], 0, 63).array("observation", "cards", "uint8", [height, width, CARD_CHANNELS], 0, Math.max(COLORS.length, SHAPES.length)).array("observation", "pose", "int32", [3], 0, Math.max(width, height, HEADINGS.length) - 1).array("observation", "steps_left", "int32", [1], 0, stepsLeft).array("observation", "turns_left", "int32", [1], 0, mostTurns).array("observation", "score", "int32", [1], 0, INT32_MAX);
 }
 function writeTransition(block, transition) {
   block.setScalar("reward", transition.reward);
