@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
+import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
@@ -94,10 +95,11 @@ export function registerServeCommand(program: Command): void {
       }
       const { recovered, removed, unreadable } = recovery;
       let clientBuilt = false;
+      const metrics = new GameMetrics();
       const server = await startGameServer({
         port: options.port,
         host: options.host,
-        services: { startLog: (header, info) => store.startGame(header, info) },
+        services: { startLog: (header, info) => store.startGame(header, info), metrics },
         roomSettings: {
           leaderTurnSeconds: options.leaderSeconds,
           followerTurnSeconds: options.followerSeconds,
@@ -107,7 +109,7 @@ export function registerServeCommand(program: Command): void {
         studies,
         workers,
         routes: (app) => {
-          mountApi(app, { store, adminToken: admin.token, studies, workers });
+          mountApi(app, { store, adminToken: admin.token, studies, workers, metrics });
           clientBuilt = mountClient(app).built;
         },
       }).catch((error: NodeJS.ErrnoException) => {
@@ -126,7 +128,7 @@ export function registerServeCommand(program: Command): void {
       say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
       if (removed.length > 0) say(`Removed ${removed.length} empty log(s) of games that never started: ${removed.join(', ')}`);
       if (unreadable.length > 0) process.stderr.write(`cerealbar: warning: left alone ${unreadable.length} file(s) in logs/ that are not game logs: ${unreadable.join(', ')}\n`);
-      say(`Game data API: http://localhost:${server.port}/api/games with the header "Authorization: Bearer <token>"`);
+      say(`Game data API: http://localhost:${server.port}/api/games, metrics: /metrics, both with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): participants enter at http://localhost:${server.port}/study/${study.id} (with the platform's ids: cerealbar study links)`);
         say(`  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`);

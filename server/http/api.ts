@@ -4,6 +4,7 @@
  * `{error: {code, message}}`.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { GameMetrics } from '../metrics';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
@@ -24,6 +25,8 @@ export interface ApiDeps {
   /** The studies the server runs and their workers: the researcher's side of the study API. */
   readonly studies?: readonly Study[];
   readonly workers?: WorkerStore | null;
+  /** The server's metrics: served at /metrics with the admin token. */
+  readonly metrics?: GameMetrics;
 }
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -45,6 +48,14 @@ export function mountApi(app: express.Application, deps: ApiDeps): void {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000) });
   });
+
+  const metrics = deps.metrics;
+  if (metrics) {
+    // The operator's: counts of games and players are not for everyone to read.
+    app.get('/metrics', requireAdminToken(deps.adminToken), (_req, res, next) => {
+      metrics.text().then((text) => res.type(metrics.contentType).send(text), next);
+    });
+  }
 
   const api = express.Router();
   api.use(requireAdminToken(deps.adminToken));

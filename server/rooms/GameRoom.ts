@@ -31,6 +31,7 @@ import {
   type QueueMessage,
   type SeatMessage,
 } from '../../shared/protocol/messages';
+import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
 import { BotSeat } from './botSeat';
@@ -89,6 +90,8 @@ export interface RoomServices {
   now?(): number;
   /** The studies' side of their games (server/study/studyGames.ts); none without studies. */
   studies?: StudyGameHooks;
+  /** The server's metrics (served at /metrics); none in most tests. */
+  metrics?: GameMetrics;
 }
 
 /** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
@@ -157,7 +160,7 @@ type Phase = 'waiting' | 'playing' | 'ended';
 
 const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
 
-export class GameRoom extends Room {
+export class GameRoom extends Room implements LiveRoom {
   maxClients = 2;
   seatReservationTimeout = SEAT_RESERVATION_SECONDS;
 
@@ -236,6 +239,7 @@ export class GameRoom extends Room {
     this.now = options.services.now ?? Date.now;
     this.settings = roomSettingsSchema.parse(options.settings ?? {});
     this.pool = asked.pool;
+    this.services.metrics?.track(this);
     this.code = asked.private ? drawPrivateCode() : '';
     this.studyId = studyOf(options);
     this.setPatchRate(this.settings.patchRateMs);
@@ -435,6 +439,17 @@ export class GameRoom extends Room {
 
   onDispose(): void {
     this.finish('server-shutdown');
+    this.services?.metrics?.untrack(this);
+  }
+
+  /** For the metrics: the game is being played. */
+  get playing(): boolean {
+    return this.phase === 'playing';
+  }
+
+  /** For the metrics: the seated players connected now. */
+  get playersConnected(): number {
+    return [...this.seats.values()].filter((seat) => seat.client && seat.connected).length;
   }
 
   /** The seats neither taken nor claimed (a claim for the scripted follower's game takes both). */
@@ -549,7 +564,7 @@ export class GameRoom extends Room {
     if (line.kind === 'header') return; // startLog wrote it
     if (line.kind === 'end') return this.writer!.end(line); // closes the game as far as storage allows, without throwing
     try {
-      this.writer!.append(line);
+      timed(this.services.metrics?.logWriteSeconds, () => this.writer!.append(line));
     } catch (error) {
       throw new LogNotWritten(error);
     }
@@ -572,7 +587,7 @@ export class GameRoom extends Room {
 
   /** A player's message asks for an action: refused in words, or applied. */
   private act(seat: Seat, requested: PlayerAction): void {
-    const refused = this.tryAction(seat.role, requested);
+    const refused = timed(this.services.metrics?.actionSeconds, () => this.tryAction(seat.role, requested));
     if (refused) this.refuse(seat.client!, ACTION_MESSAGE, refused.code, refused.message);
   }
 
@@ -598,6 +613,7 @@ export class GameRoom extends Room {
       return this.finish('storage-failed');
     }
     if (!result.ok) return;
+    this.services.metrics?.actions.inc({ actor: action.actor, type: action.type });
     for (const seat of this.seats.values()) seat.feed.witness(result.state);
     const ended = result.outcome.turnEnded;
     if (ended?.followerSkipped) this.notify('follower', 'turnSkipped');
@@ -646,6 +662,7 @@ export class GameRoom extends Room {
     if (!wasPlaying || !this.recorder) return;
     const end = this.recorder.end(this.now() - this.startedAt, reason);
     this.endReason = end.reason;
+    this.services.metrics?.gamesFinished.inc({ reason: end.reason });
     const seats = [...this.seats.values()].map((seat) => seat.record);
     this.tellStudy((hooks) => hooks.gameEnded(this.studyId, this.recorder!.header.gameId, seats, { reason: end.reason, score: end.score, leaver: this.leaver }));
     this.sendViews();
@@ -664,6 +681,7 @@ export class GameRoom extends Room {
   }
 
   private refuse(client: Client, refused: string, code: ErrorCode, message: string): void {
+    this.services.metrics?.refusals.inc({ code });
     client.send('error', { code, message, refused });
   }
 
