@@ -70,8 +70,21 @@ export interface RunningGameServer {
   readonly http: HttpServer;
   /** The studies it runs, by id. */
   readonly studies: ReadonlyMap<string, Study>;
+  /**
+   * Takes no new games from now on: `/readyz` answers 503, matchmaking and a study's `play` 503,
+   * rooms waiting for a partner close with a word to their player; games in play go on (and their
+   * players may reconnect). Answers how many games are in play.
+   */
+  drain(): Promise<number>;
+  /** Games being played now, in this process. */
+  gamesInPlay(): Promise<number>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
   close(): Promise<void>;
+}
+
+/** This process's game rooms. */
+async function roomIds(): Promise<string[]> {
+  return (await matchMaker.query({ name: ROOM_NAME })).map((room) => room.roomId);
 }
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
@@ -81,11 +94,20 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     studies.set(study.id, study);
   }
   const onMturk = [...studies.values()].some((study) => study.platform.kind === 'mturk');
-  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}));
+  let draining = false;
+  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), () => draining);
   const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
   app.disable('x-powered-by');
+  // A load balancer sends new players only to a process that is ready: not to one that drains.
+  app.get('/readyz', (_req, res) => {
+    res.status(draining ? 503 : 200).json({ ready: !draining, draining });
+  });
+  app.post('/api/studies/:id/play', (_req, res, next) => {
+    if (!draining) return next();
+    res.status(503).json({ error: { code: 'NO_SEAT', message: 'the server is restarting and takes no new games; try again in a minute' } });
+  });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
   mountStudyRoutes(app, studies, options.workers ?? null, studyGames);
   options.routes?.(app);
@@ -106,6 +128,11 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     port,
     http,
     studies,
+    drain: async () => {
+      draining = true;
+      return (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'drain').catch(() => false)))).filter(Boolean).length;
+    },
+    gamesInPlay: async () => (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'playing').catch(() => false)))).filter(Boolean).length,
     close: async () => {
       await colyseus.gracefullyShutdown(false);
     },

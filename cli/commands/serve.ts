@@ -21,6 +21,7 @@ interface ServeOptions {
   leaderSeconds: number;
   followerSeconds: number;
   reconnectSeconds: number;
+  drainSeconds: number;
   corsOrigin: string[];
   frameAncestors: string[];
   study: string[];
@@ -35,6 +36,10 @@ const listOption = (name: string, check: (items: string[]) => string | null) => 
 };
 
 const secondsOption = (name: string) => integerOption(name, 1, 3600);
+
+/** Long enough for a whole game: 32 rounds at most (6 and every extra turn), a minute each. */
+const DEFAULT_DRAIN_SECONDS = 35 * 60;
+const DRAIN_POLL_MS = 1000;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -58,6 +63,7 @@ export function registerServeCommand(program: Command): void {
     .option('--leader-seconds <s>', "seconds in a leader's turn", secondsOption('--leader-seconds'), 45)
     .option('--follower-seconds <s>', "seconds in a follower's turn", secondsOption('--follower-seconds'), 15)
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
+    .option('--drain-seconds <s>', 'on SIGTERM, how long games in play may go on to their end before the rest are ended (no new games meanwhile)', integerOption('--drain-seconds', 0, 24 * 3600), DEFAULT_DRAIN_SECONDS)
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
     .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
@@ -158,7 +164,19 @@ export function registerServeCommand(program: Command): void {
         say('stopped');
         process.exit(0);
       };
+      // SIGTERM (a deploy, a process manager) drains: no new games, the games in play end by
+      // themselves, within --drain-seconds. SIGINT (Ctrl-C), or a second signal, stops at once.
+      let draining = false;
+      const drain = async () => {
+        if (draining || stopping) return void stop('SIGTERM');
+        draining = true;
+        const inPlay = await server.drain();
+        say(`SIGTERM: draining: no new games; ${inPlay} game(s) in play may finish within ${options.drainSeconds} s (a second signal stops at once)`);
+        const deadline = Date.now() + options.drainSeconds * 1000;
+        while (Date.now() < deadline && (await server.gamesInPlay()) > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+        await stop('SIGTERM');
+      };
       process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGTERM', () => void drain());
     });
 }

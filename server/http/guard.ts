@@ -72,7 +72,11 @@ export function contentSecurityPolicy(frameAncestors: readonly string[], formAct
  * listening, so that is the one place that precedes both; the matchmaking body is parsed there
  * (Colyseus takes an already parsed req.body as it is).
  */
-export function httpGuard(policy: HttpPolicy): (http: HttpServer) => void {
+/**
+ * `draining()`: the server takes no new games (it is about to stop): matchmaking answers 503,
+ * but a player may still reconnect to its game in play.
+ */
+export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => false): (http: HttpServer) => void {
   const problem = checkCorsOrigins(policy.corsOrigins ?? []) ?? checkFrameAncestors(policy.frameAncestors ?? []) ?? checkFrameAncestors(policy.formActions ?? []);
   if (problem) throw new Error(problem);
   const csp = contentSecurityPolicy(policy.frameAncestors ?? [], policy.formActions ?? []);
@@ -83,6 +87,10 @@ export function httpGuard(policy: HttpPolicy): (http: HttpServer) => void {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // Study links carry crowdsourcing ids in their query: no other site may see them.
     res.setHeader('Referrer-Policy', 'same-origin');
+    next();
+  });
+  gate.use('/matchmake', (req, res, next) => {
+    if (draining() && !req.path.startsWith('/reconnect/')) return sendMatchmakeError(res, 503, 'the server is restarting and takes no new games; try again in a minute');
     next();
   });
   gate.use('/matchmake', express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));

@@ -160,6 +160,9 @@ type Phase = 'waiting' | 'playing' | 'ended';
 
 const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
 
+/** Why a waiting player is sent away when the server drains (the browser shows it as the reason). */
+export const SERVER_DRAINING_MESSAGE = 'the server is restarting; join again in a minute';
+
 export class GameRoom extends Room implements LiveRoom {
   maxClients = 2;
   seatReservationTimeout = SEAT_RESERVATION_SECONDS;
@@ -440,6 +443,20 @@ export class GameRoom extends Room implements LiveRoom {
   onDispose(): void {
     this.finish('server-shutdown');
     this.services?.metrics?.untrack(this);
+  }
+
+  /**
+   * The server stops taking games (it drains before it stops): a room still waiting for a partner
+   * closes, telling its player to come back, and no one new joins a game in play. Answers whether
+   * a game is being played here. Called through the matchmaker (remoteRoomCall).
+   */
+  drain(): boolean {
+    void this.lock();
+    if (this.phase === 'waiting') {
+      for (const seat of this.seats.values()) seat.client?.leave(CloseCode.WITH_ERROR, SERVER_DRAINING_MESSAGE);
+      setImmediate(() => void this.disconnect(CloseCode.WITH_ERROR));
+    }
+    return this.phase === 'playing';
   }
 
   /** For the metrics: the game is being played. */

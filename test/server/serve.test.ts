@@ -18,8 +18,8 @@ jest.setTimeout(60_000);
 
 const BIN = joinPath(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+async function serve(dataDir: string, ...options: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...options], {
     env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
   });
   let output = '';
@@ -92,9 +92,9 @@ test('P-60, P-62: a server killed with SIGKILL mid-game leaves a log that replay
   store.close();
 });
 
-test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s ends running games as server-shutdown and closes their logs, under the data directory', async (signal) => {
+test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s (SIGTERM with --drain-seconds 0) ends running games as server-shutdown and closes their logs, under the data directory', async (signal) => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-term-'));
-  const { child, output } = await serve(dataDir).then(async (s) => {
+  const { child, output } = await serve(dataDir, '--drain-seconds', '0').then(async (s) => {
     const { leader, follower } = await startGame(s.url);
     for (const player of [leader, follower]) player.room.reconnection.enabled = false;
     await playSome(leader, 3);
@@ -114,6 +114,45 @@ test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s ends running games as 
   expect(readdirSync(joinPath(dataDir, 'logs'))).toEqual([`${store.listGames()[0].gameId}.jsonl`]);
   expect(readdirSync(dataDir)).toContain('games.sqlite');
   store.close();
+});
+
+test('P-108: SIGTERM drains: no new game, the game in play goes on to its end, then the process exits', async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-drain-'));
+  const { child, url, output } = await serve(dataDir);
+  const { leader, follower } = await startGame(url);
+  await playSome(leader, 1);
+  child.kill('SIGTERM');
+  await waitFor(() => output().includes('SIGTERM: draining: no new games; 1 game(s) in play'), 'the drain to begin');
+  expect((await fetch(`${url}/readyz`)).status).toBe(503);
+  expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  const refused = await fetch(`${url}/matchmake/joinOrCreate/cerealbar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(refused.status).toBe(503);
+  // The game goes on: one more action is accepted and logged.
+  const views = leader.messages.filter((m) => m.type === 'view').length;
+  leader.act({ type: 'move', move: 'RL' });
+  await waitFor(() => leader.messages.filter((m) => m.type === 'view').length === views + 1, 'the action after the drain began');
+  expect(child.exitCode).toBeNull();
+  await follower.room.leave(true);
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  expect(code).toBe(0);
+  const result = replay(onlyLog(dataDir));
+  expect(result.end?.reason).toBe('abandoned');
+  expect(result.events).toBeGreaterThanOrEqual(2);
+});
+
+test('P-108: a game still in play when --drain-seconds run out ends as server-shutdown', async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-drain-'));
+  const { child, url, output } = await serve(dataDir, '--drain-seconds', '1');
+  const { leader, follower } = await startGame(url);
+  for (const player of [leader, follower]) player.room.reconnection.enabled = false;
+  await playSome(leader, 1);
+  const started = Date.now();
+  child.kill('SIGTERM');
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  expect(code).toBe(0);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  expect(output()).toContain('SIGTERM: ending games');
+  expect(replay(onlyLog(dataDir)).end?.reason).toBe('server-shutdown');
 });
 
 test('P-2: a port in use is a clear error and exit code 2, not a hang; the client pages and the API are served on the game port', async () => {
@@ -197,7 +236,7 @@ test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; th
   GameStore.open(dataDir).close();
   // No file of the server may grow past LIMIT bytes: its log is filled to just under it.
   const LIMIT = 48 * 1024;
-  const child = spawn('sh', ['-c', `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`, process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+  const child = spawn('sh', ['-c', `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`, process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--drain-seconds', '0'], {
     env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
   });
   let output = '';
