@@ -3,39 +3,22 @@
  * /healthz stays 200), a player waiting for a partner is sent away with a word, and a game in play
  * goes on to its end.
  */
-import { startGameServer, type RunningGameServer } from '../../server/index';
+import type { RunningGameServer } from '../../server/index';
 import { SERVER_DRAINING_MESSAGE } from '../../server/rooms/GameRoom';
-import { mountApi } from '../../server/http/api';
-import { GameStore } from '../../server/store/GameStore';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
-import { createPrivate, join, waitFor, type Player } from './harness';
+import { createPrivate, join, startStoreServer, waitFor, type Player } from './harness';
 
 jest.setTimeout(30_000);
 
-let dir: string;
-let store: GameStore;
+let running: Awaited<ReturnType<typeof startStoreServer>>;
 let server: RunningGameServer;
 let base: string;
 
 beforeEach(async () => {
-  dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-drain-'));
-  store = GameStore.open(joinPath(dir, 'data'));
-  server = await startGameServer({
-    port: 0,
-    host: '127.0.0.1',
-    services: { startLog: (header, info) => store.startGame(header, info) },
-    routes: (app) => mountApi(app, { store, adminToken: 'drain-test-admin-token-01' }),
-  });
-  base = `http://127.0.0.1:${server.port}`;
+  running = await startStoreServer('drain-test-admin-token-01');
+  ({ server, base } = running);
 });
 
-afterEach(async () => {
-  await server?.close();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => running?.close());
 
 function closedWith(player: Player): Promise<{ code: number; reason: string }> {
   return new Promise((resolve) => player.room.onLeave((code, reason) => resolve({ code, reason: reason ?? '' })));

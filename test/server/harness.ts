@@ -7,6 +7,12 @@ import { ACTION_MESSAGE, applyViewMessage, type ClientView, type ViewMessage } f
 import { serializeLine } from '../../shared/log/recorder';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { mountApi } from '../../server/http/api';
+import type { GameMetrics } from '../../server/metrics';
+import { GameStore } from '../../server/store/GameStore';
 
 // Node 20 has no global WebSocket, and the SDK's reconnect() looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -143,4 +149,26 @@ export async function callJson(base: string, method: string, path: string, body?
   const res = await fetch(`${base}${path}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
   const text = await res.text();
   return { status: res.status, body: text === '' ? null : JSON.parse(text), headers: res.headers };
+}
+
+/** A game server on a real store in a fresh folder, with the HTTP API (and metrics when given); `close` removes it all. */
+export async function startStoreServer(adminToken: string, metrics?: GameMetrics): Promise<{ server: RunningGameServer; store: GameStore; base: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-store-server-'));
+  const store = GameStore.open(joinPath(dir, 'data'));
+  const server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    services: { startLog: (header, info) => store.startGame(header, info), ...(metrics && { metrics }) },
+    routes: (app) => mountApi(app, { store, adminToken, ...(metrics && { metrics }) }),
+  });
+  return {
+    server,
+    store,
+    base: `http://127.0.0.1:${server.port}`,
+    close: async () => {
+      await server.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,39 +1,19 @@
 /** /metrics: Prometheus text with the admin token, counting what a real game on the server does. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
-import { mountApi } from '../../server/http/api';
-import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameMetrics } from '../../server/metrics';
-import { GameStore } from '../../server/store/GameStore';
-import { createPrivate, join, waitFor } from './harness';
+import { createPrivate, join, startStoreServer, waitFor } from './harness';
 
 jest.setTimeout(30_000);
 
 const TOKEN = 'metrics-test-admin-token-0123';
-let dir: string;
-let store: GameStore;
-let server: RunningGameServer;
+let running: Awaited<ReturnType<typeof startStoreServer>>;
 let base: string;
 
 beforeEach(async () => {
-  dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-metrics-'));
-  store = GameStore.open(joinPath(dir, 'data'));
-  const metrics = new GameMetrics();
-  server = await startGameServer({
-    port: 0,
-    host: '127.0.0.1',
-    services: { startLog: (header, info) => store.startGame(header, info), metrics },
-    routes: (app) => mountApi(app, { store, adminToken: TOKEN, metrics }),
-  });
-  base = `http://127.0.0.1:${server.port}`;
+  running = await startStoreServer(TOKEN, new GameMetrics());
+  base = running.base;
 });
 
-afterEach(async () => {
-  await server?.close();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => running?.close());
 
 async function scrape(): Promise<Map<string, number>> {
   const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
