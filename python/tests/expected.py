@@ -31,8 +31,8 @@ def walls_grid(known_map: dict, height: int, width: int) -> np.ndarray:
     return walls
 
 
-def _map_grids(known_map: dict, layout) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """The grid's height and width, and the terrain and props grids of a map in the map format."""
+def _map_grids(known_map: dict, layout) -> tuple[int, int, dict[str, np.ndarray]]:
+    """The grid's height and width, and the terrain, props and walls grids of a map in the map format."""
     codes = _codes(layout)
     height, width = next(spec.shape for spec in layout.arrays if spec.name == "terrain")
     terrain = np.zeros((height, width), np.uint8)
@@ -41,13 +41,13 @@ def _map_grids(known_map: dict, layout) -> tuple[int, int, np.ndarray, np.ndarra
     props = np.zeros((height, width), np.uint8)
     for prop in known_map["props"]:
         props[prop["y"], prop["x"]] = codes["props"][prop["type"]]
-    return height, width, terrain, props
+    return height, width, {"terrain": terrain, "props": props, "walls": walls_grid(known_map, height, width)}
 
 
 def expected_arrays(observation: dict, layout) -> dict[str, np.ndarray]:
     """The arrays a FollowerObservation (as JSON) must give."""
     codes = _codes(layout)
-    height, width, terrain, props = _map_grids(observation["map"], layout)
+    height, width, grids = _map_grids(observation["map"], layout)
     visible = np.zeros((height, width), np.uint8)
     for cell in observation["visibleCells"]:
         visible[cell["y"], cell["x"]] = 1
@@ -59,9 +59,7 @@ def expected_arrays(observation: dict, layout) -> dict[str, np.ndarray]:
     pose = observation["pose"]
     leader = observation["leader"]
     return {
-        "terrain": terrain,
-        "props": props,
-        "walls": walls_grid(observation["map"], height, width),
+        **grids,
         "visible": visible,
         "cards": cards,
         "card_seen_ago": seen_ago,
@@ -76,7 +74,7 @@ def expected_arrays(observation: dict, layout) -> dict[str, np.ndarray]:
 def expected_leader_arrays(view: dict, layout) -> dict[str, np.ndarray]:
     """The arrays and texts the leader's PlayerView (as JSON) must give."""
     codes = _codes(layout)
-    height, width, terrain, props = _map_grids(view["map"], layout)
+    height, width, grids = _map_grids(view["map"], layout)
     cards = np.zeros((height, width, 4), np.uint8)
     invalid = np.zeros((height, width), np.uint8)
     for card in view["cards"]:
@@ -86,9 +84,7 @@ def expected_leader_arrays(view: dict, layout) -> dict[str, np.ndarray]:
     done = [instruction["text"] for instruction in view["instructions"] if instruction["status"] == "done"]
     pose = lambda pose: np.array([pose["x"], pose["y"], codes["headings"][pose["heading"]]])  # noqa: E731
     return {
-        "terrain": terrain,
-        "props": props,
-        "walls": walls_grid(view["map"], height, width),
+        **grids,
         "cards": cards,
         "card_invalid": invalid,
         "pose": pose(view["leader"]),

@@ -168,9 +168,12 @@ export function importCb2Game(game: Cb2Game): Cb2Import {
   return { lines, gameId, score: recorder.state.score, events: lines.length - 2, gameOver: recorder.state.gameOver };
 }
 
-/** The turn clocks: each role's longest turn in whole seconds, from its turns' deadlines. */
-function clocks(gameStates: readonly { message: any }[]): { leader: number; follower: number } {
-  const seconds = { leader: 0, follower: 0 };
+/**
+ * The turn clocks: each role's longest turn in whole seconds, from its turns' deadlines. A role
+ * that never had a turn (no instruction was ever given) keeps the profile's clock.
+ */
+function clocks(gameStates: readonly { message: any }[]): { leader?: number; follower?: number } {
+  const seconds: { leader?: number; follower?: number } = {};
   let previous: string | null = null;
   for (const { message } of gameStates) {
     const state = message.turn_state;
@@ -178,9 +181,10 @@ function clocks(gameStates: readonly { message: any }[]): { leader: number; foll
     previous = state.turn_end;
     const role = state.turn === LEADER ? 'leader' : 'follower';
     const began = Date.parse(`${message.transmit_time}Z`);
-    seconds[role] = Math.max(seconds[role], Math.round((Date.parse(`${state.turn_end}Z`) - began) / 1000));
+    const turn = Math.round((Date.parse(`${state.turn_end}Z`) - began) / 1000);
+    if (turn >= 1) seconds[role] = Math.max(seconds[role] ?? 0, turn);
   }
-  return { leader: Math.max(1, seconds.leader), follower: Math.max(1, seconds.follower) };
+  return seconds;
 }
 
 function headingOf(degrees: number, file: string, line: number): Heading {

@@ -86,6 +86,14 @@ describe('importing the 20 real CB2 games', () => {
     expect(replayed.header).toMatchObject({ replacementCards: 'recorded', config: { turnsPerPlayer: 7, walkableHills: true, cardsOnEdge: true }, meta: { source: 'cb2', profile: 'cb2' } });
   });
 
+  test("the clocks are each role's longest turn; a role that never played keeps the profile's", () => {
+    const clock = (folder: string) => replay(logText(importCb2Game(gameAt(folder)).lines)).header.config.turnSeconds;
+    expect(clock('gemini_text/bot-sandbox/2024-03-31T13h.39m.07s_5_GAME')).toEqual({ leader: 60, follower: 600 });
+    expect(clock('gemini_vision/bot-sandbox/2024-05-12T20h.25m.11s_108_GAME')).toEqual({ leader: 50, follower: 180 });
+    // No instruction was ever given: no follower turn to time.
+    expect(clock('gemini_text/bot-sandbox/2024-04-06T16h.26m.16s_12_GAME')).toEqual({ leader: 60, follower: 180 });
+  });
+
   test('the maps keep CB2 cliffs as walls, and mountains walkable', () => {
     const header = replay(logText(importCb2Game(gameAt(table[0].folder)).lines)).header;
     expect(header.map.walls!.length).toBeGreaterThanOrEqual(20);

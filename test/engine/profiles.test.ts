@@ -5,6 +5,8 @@ import { buildWorld, mapSchema, stepTarget, type GameMap } from '../../shared/en
 import { startGame, type GameState } from '../../shared/engine/state';
 import type { Card } from '../../shared/engine/cards';
 import { mv, play, timeout } from './helpers';
+import { GeodesicDistance } from '../../shared/eval/distance';
+import { PathPlanner } from '../../shared/nav/pathing';
 import { HEADINGS } from '../../shared/engine/hex';
 import { emptyMemory, playerView, remember } from '../../shared/engine/playerView';
 import { ObservationTracker } from '../../shared/agents/observation';
@@ -53,6 +55,14 @@ describe('R-58: walls', () => {
     // Around it: the cell behind the wall is reached by another way.
     const around = play(start, mv('leader', 'RL'), mv('leader', 'MF'), mv('leader', 'RR'), mv('leader', 'RR'), mv('leader', 'MF'));
     expect(around.state.leader).toMatchObject({ x: 3, y: 1 });
+  });
+
+  test('paths and distances go around a wall', () => {
+    const open = new GeodesicDistance(buildWorld(smallMap()));
+    const walled = new GeodesicDistance(buildWorld(smallMap({ walls: [{ x: 2, y: 1, side: 'E' }] })));
+    expect(open.between({ x: 2, y: 1 }, { x: 3, y: 1 })).toBe(1);
+    expect(walled.between({ x: 2, y: 1 }, { x: 3, y: 1 })).toBe(2);
+    expect(new PathPlanner(buildWorld(smallMap({ walls: [{ x: 2, y: 1, side: 'E' }] }))).nextMove([], { x: 2, y: 1, heading: 'E' }, { x: 3, y: 1 })).not.toBe('MF');
   });
 
   test('walls off the map are refused by the map format', () => {

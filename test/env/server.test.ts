@@ -268,6 +268,25 @@ describe('the environment server', () => {
     expect(text.decode(ask(server, [OPS.render], u32(made.env)).payload)).toMatch(/^follower's turn\nleader at/);
   });
 
+  test('observer: encodes a follower observation given as JSON as a follower env would; it plays no game, and refuses bad observations', () => {
+    const server = newServer();
+    const observer = make(server, { role: 'observer', description: true });
+    const reference = new FollowerEnv();
+    const { observation } = reference.reset({ seed: 4 });
+    const wire = JSON.parse(JSON.stringify(observation));
+    const decoded = decode(observer.layout, ask(server, [OPS.encode], u32(observer.env), { observation: wire, steps: 3, points: 1 }).payload);
+    expectFollowerBlock(decoded, observation, 25);
+    expect(decoded.scalars).toMatchObject({ reward: 0, terminated: 0, truncated: 0, score: observation.score, points: 1, steps: 3 });
+    expect(observer.layout.scalars.map((field) => field.name)).not.toContain('potential');
+    expect(errorOf(ask(server, [OPS.reset], u32(observer.env), { seed: 1 })).message).toMatch(/an observer plays no game/);
+    expect(errorOf(ask(server, [OPS.step], u32(observer.env), [0])).message).toMatch(/an observer plays no game/);
+    const small = make(server, { role: 'observer', width: 9, height: 9 });
+    expect(errorOf(ask(server, [OPS.encode], u32(small.env), { observation: wire, steps: 0 })).message).toMatch(/the observation's map is 25 x 25, larger than this observer's 9 x 9 grid/);
+    expect(errorOf(ask(server, [OPS.encode], u32(observer.env), { observation: { ...wire, version: 1 }, steps: 0 })).message).toMatch(/bad observation.*version/s);
+    const follower = make(server, { role: 'follower' });
+    expect(errorOf(ask(server, [OPS.encode], u32(follower.env), { observation: wire, steps: 0 })).message).toBe('only an observer environment encodes observations');
+  });
+
   test('stepMany: several envs step in one request, each answer as a single step would give it', () => {
     const server = newServer();
     const one = make(server, { role: 'follower', description: false });
