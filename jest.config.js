@@ -8,6 +8,8 @@ const ESM_ONLY_PACKAGES = ['rou3', 'hyparquet', 'hyparquet-writer'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  // npm run test:scale runs these, with the servers they need.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],

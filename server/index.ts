@@ -1,6 +1,7 @@
 /**
- * The game server: one process serving the game rooms over WebSockets, the HTTP API and (once
- * built) the browser client, with games indexed and logged under a data directory.
+ * The game server: a process serving the game rooms over WebSockets, the HTTP API and (once
+ * built) the browser client, with games indexed and logged under a data directory. Alone by
+ * default; with a Cluster, one of several processes sharing matchmaking through Redis.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -10,6 +11,7 @@ import express from 'express';
 import { WebSocket } from 'ws';
 import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
 import type { Study } from '../shared/study/studyFile';
+import type { Cluster } from './cluster';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
 import type { WorkerStore } from './store/WorkerStore';
@@ -63,6 +65,8 @@ export interface GameServerOptions {
   readonly studies?: readonly Study[];
   /** Where the studies' workers are kept; without it the worker routes answer 503. */
   readonly workers?: WorkerStore;
+  /** One of several processes (Redis); without it, the only one. */
+  readonly cluster?: Cluster;
 }
 
 export interface RunningGameServer {
@@ -71,9 +75,10 @@ export interface RunningGameServer {
   /** The studies it runs, by id. */
   readonly studies: ReadonlyMap<string, Study>;
   /**
-   * Takes no new games from now on: `/readyz` answers 503, matchmaking and a study's `play` 503,
-   * rooms waiting for a partner close with a word to their player; games in play go on (and their
-   * players may reconnect). Answers how many games are in play.
+   * Makes no new games from now on: `/readyz` answers 503, rooms waiting for a partner close with
+   * a word to their player, and matchmaking and a study's `play` answer 503 unless another process
+   * takes new games (then they seat players there). Games in play go on (and their players may
+   * reconnect). Answers how many games are in play here.
    */
   drain(): Promise<number>;
   /** Games being played now, in this process. */
@@ -82,9 +87,9 @@ export interface RunningGameServer {
   close(): Promise<void>;
 }
 
-/** This process's game rooms. */
+/** This process's game rooms (with several processes, the listings hold every process's). */
 async function roomIds(): Promise<string[]> {
-  return (await matchMaker.query({ name: ROOM_NAME })).map((room) => room.roomId);
+  return (await matchMaker.query({ name: ROOM_NAME, processId: matchMaker.processId })).map((room) => room.roomId);
 }
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
@@ -94,8 +99,11 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     studies.set(study.id, study);
   }
   const onMturk = [...studies.values()].some((study) => study.platform.kind === 'mturk');
+  const { cluster } = options;
   let draining = false;
-  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), () => draining);
+  // A draining process of several still seats players, on the others, while one takes new games.
+  const refusesNewGames = () => draining && !(cluster?.anotherReady() ?? false);
+  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
   const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
@@ -105,7 +113,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     res.status(draining ? 503 : 200).json({ ready: !draining, draining });
   });
   app.post('/api/studies/:id/play', (_req, res, next) => {
-    if (!draining) return next();
+    if (!refusesNewGames()) return next();
     res.status(503).json({ error: { code: 'NO_SEAT', message: 'the server is restarting and takes no new games; try again in a minute' } });
   });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
@@ -117,12 +125,19 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     logger: clientLimitedLogger(),
     greet: false,
     gracefullyShutdown: false,
+    ...(cluster && {
+      presence: cluster.presence,
+      driver: cluster.driver,
+      publicAddress: cluster.publicAddress,
+      selectProcessIdToCreateRoom: cluster.selectProcessIdToCreateRoom,
+    }),
   });
   matchMaker.addRoomType(new GameRoomHandler({ services, settings: options.roomSettings }));
   // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);
   guard(http);
+  await cluster?.start();
   const port = (http.address() as AddressInfo).port;
   return {
     port,
@@ -130,10 +145,12 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     studies,
     drain: async () => {
       draining = true;
+      await cluster?.drain();
       return (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'drain').catch(() => false)))).filter(Boolean).length;
     },
     gamesInPlay: async () => (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'playing').catch(() => false)))).filter(Boolean).length,
     close: async () => {
+      await cluster?.stop();
       await colyseus.gracefullyShutdown(false);
     },
   };

@@ -1,6 +1,7 @@
 /** `cerealbar serve`: the game server, the HTTP API and the client, on an embedded store. */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { Cluster, redactUrl } from '../../server/cluster';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
 import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
@@ -25,6 +26,8 @@ interface ServeOptions {
   corsOrigin: string[];
   frameAncestors: string[];
   study: string[];
+  redis?: string;
+  publicAddress?: string;
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -67,8 +70,21 @@ export function registerServeCommand(program: Command): void {
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
     .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
+    .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
+    .option('--public-address <host:port[/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
+      if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
+        throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
+      }
+      let cluster: Cluster | undefined;
+      if (options.redis !== undefined && options.publicAddress !== undefined) {
+        try {
+          cluster = await Cluster.connect({ redisUrl: options.redis, publicAddress: options.publicAddress });
+        } catch (error) {
+          throw new CliError((error as Error).message);
+        }
+      }
       let admin: { token: string; generated: boolean };
       try {
         admin = resolveAdminToken(process.env);
@@ -114,13 +130,15 @@ export function registerServeCommand(program: Command): void {
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
         studies,
         workers,
+        cluster,
         routes: (app) => {
           mountApi(app, { store, adminToken: admin.token, studies, workers, metrics });
           clientBuilt = mountClient(app).built;
         },
-      }).catch((error: NodeJS.ErrnoException) => {
+      }).catch(async (error: NodeJS.ErrnoException) => {
         store.close();
         workers?.close();
+        await cluster?.stop();
         const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
         throw new CliError(`cannot start the server: ${why}`);
       });
@@ -132,6 +150,12 @@ export function registerServeCommand(program: Command): void {
           : 'The browser client is not built: run "npm run build:client" (npm start does it) and restart to serve it',
       );
       say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
+      if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
+      // Other processes may share the data directory: the games of one that stops are closed here.
+      store.keepAlive(
+        ({ recovered: closed }) => say(`Closed ${closed.length} unfinished log(s) of a process that is gone: ${closed.join(', ')}`),
+        (error) => process.stderr.write(`cerealbar: warning: could not check for the games of stopped processes: ${error.message}\n`),
+      );
       if (removed.length > 0) say(`Removed ${removed.length} empty log(s) of games that never started: ${removed.join(', ')}`);
       if (unreadable.length > 0) process.stderr.write(`cerealbar: warning: left alone ${unreadable.length} file(s) in logs/ that are not game logs: ${unreadable.join(', ')}\n`);
       say(`Game data API: http://localhost:${server.port}/api/games, metrics: /metrics, both with the header "Authorization: Bearer <token>"`);

@@ -35,7 +35,7 @@ import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
 import { BotSeat } from './botSeat';
-import { queuePlace } from './queue';
+import { queuePlace, type SeatListing } from './queue';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
 
@@ -112,6 +112,17 @@ export interface StudyGameHooks {
  * matchmaker itself after checking the worker. A join from a client never has one (onAuth refuses it).
  */
 export const STUDY_OPTION = 'study';
+
+/** A private game admits its creator (who asked for a new game) and then only its code; quick play, no code. */
+function listingAdmits(listing: SeatListing, asked: JoinOptions): boolean {
+  if (asked.private || asked.botFollower) return listing.leaderOpen && listing.followerOpen;
+  return asked.code === (listing.code || undefined);
+}
+
+function isSeatListing(metadata: unknown): metadata is SeatListing {
+  const listing = metadata as Partial<SeatListing> | undefined;
+  return typeof listing?.code === 'string' && typeof listing.phase === 'string' && Array.isArray(listing.workers);
+}
 
 export function studyOf(options: unknown): string {
   const study = (options as Record<string, unknown> | null | undefined)?.[STUDY_OPTION];
@@ -204,34 +215,35 @@ export class GameRoom extends Room implements LiveRoom {
   static async onAuth(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
     if (studyOf(options) !== '') throw new ServerError(403, "a study's games are joined from the study's pages");
     const asked = parseJoinOptions(options);
-    const waiting = await GameRoom.waitingRooms();
+    const waiting = (await GameRoom.listings()).filter((listing) => listing.phase === 'waiting');
     // A join by room id names the room in the request's path (context.req is that request).
     const byId = /\/matchmake\/joinById\/([^/?]+)/.exec(String(context?.req?.url ?? ''))?.[1];
-    if (byId !== undefined && waiting.find((room) => room.roomId === byId)?.admits(asked) === false) throw new ServerError(404, NO_GAME_WITH_CODE);
+    const named = waiting.find((listing) => listing.roomId === byId);
+    if (named && !listingAdmits(named, asked)) throw new ServerError(404, NO_GAME_WITH_CODE);
     if (asked.code !== undefined) {
-      const game = waiting.find((room) => room.code === asked.code);
+      const game = waiting.find((listing) => listing.code === asked.code);
       if (!game) throw new ServerError(404, NO_GAME_WITH_CODE);
-      if (asked.role !== 'any' && !game.openRoles().includes(asked.role)) throw new ServerError(409, `the ${asked.role} seat of this game is taken`);
+      if (asked.role !== 'any' && !game[`${asked.role}Open`]) throw new ServerError(409, `the ${asked.role} seat of this game is taken`);
     }
     const workerId = asked.workerId;
-    if (workerId !== undefined && waiting.some((room) => room.holdsWorker(workerId))) {
+    if (workerId !== undefined && waiting.some((listing) => listing.workers.includes(workerId))) {
       throw new ServerError(409, `worker ${workerId} already has a seat in a game waiting for a partner`);
     }
     return true;
   }
 
-  private static async waitingRooms(): Promise<GameRoom[]> {
-    return (await GameRoom.localRooms()).filter((room) => room.phase === 'waiting');
-  }
-
-  private static async localRooms(): Promise<GameRoom[]> {
+  /**
+   * Every game room's listing, whichever process it lives in (with several processes the listings
+   * are shared through Redis): the checks before a join read these, never a process's own rooms.
+   */
+  private static async listings(): Promise<(SeatListing & { roomId: string })[]> {
     const listed = await matchMaker.query({ name: ROOM_NAME });
-    return listed.map((listing) => matchMaker.getLocalRoomById(listing.roomId)).filter((room): room is GameRoom => room instanceof GameRoom);
+    return listed.flatMap((room) => (isSeatListing(room.metadata) ? [{ ...room.metadata, roomId: room.roomId }] : []));
   }
 
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
   static async seatsWorker(studyId: string, workerId: string): Promise<boolean> {
-    return (await GameRoom.localRooms()).some((room) => room.studyId === studyId && room.phase !== 'ended' && room.holdsWorker(workerId));
+    return (await GameRoom.listings()).some((listing) => listing.study === studyId && listing.phase !== 'ended' && listing.workers.includes(workerId));
   }
 
   onCreate(options: GameRoomOptions): void {
@@ -248,7 +260,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.setPatchRate(this.settings.patchRateMs);
     this.clockOfTurns = new TurnClock(this.clock, this.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
     this.claimSeatsOnReservation();
-    this.listOpenSeats();
+    this.publishListing();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.receive(client, type, message));
     }
@@ -285,14 +297,12 @@ export class GameRoom extends Room implements LiveRoom {
     if (!role) return false;
     const expiry = this.clock.setTimeout(() => this.release(sessionId), this.seatReservationTimeout * 1000);
     this.claims.set(sessionId, { role, options: asked, expiry });
-    this.listOpenSeats();
+    this.publishListing();
     return true;
   }
 
-  /** A private game admits its creator (who asked for a new game) and then only its code; quick play, no code. */
   private admits(asked: JoinOptions): boolean {
-    if (asked.private || asked.botFollower) return this.seats.size === 0 && this.claims.size === 0;
-    return asked.code === (this.code || undefined);
+    return listingAdmits(this.listing(), asked);
   }
 
   private release(sessionId: string): void {
@@ -300,7 +310,7 @@ export class GameRoom extends Room implements LiveRoom {
     if (!claim) return;
     claim.expiry.clear();
     this.claims.delete(sessionId);
-    if (this.phase === 'waiting') this.listOpenSeats();
+    if (this.phase === 'waiting') this.publishListing();
   }
 
   /** The player takes the seat claimed when it was reserved. */
@@ -324,7 +334,7 @@ export class GameRoom extends Room implements LiveRoom {
     client.send('seat', seat);
     if (options.botFollower) this.seatBot();
     this.sendAwayFinishedWorkers();
-    this.listOpenSeats();
+    this.publishListing();
     if (this.seats.size === ROLES.length) this.startGame(client);
     else this.watchQueue();
   }
@@ -401,7 +411,7 @@ export class GameRoom extends Room implements LiveRoom {
       this.finish('abandoned');
     } else if (this.phase === 'waiting') {
       this.seats.delete(seat.role);
-      this.listOpenSeats();
+      this.publishListing();
       const workerId = seat.record.workerId;
       if (workerId !== undefined) this.tellStudy((hooks) => hooks.stoppedWaiting(this.studyId, workerId));
     }
@@ -479,11 +489,24 @@ export class GameRoom extends Room implements LiveRoom {
     return [...this.seats.values()].some((seat) => seat.record.workerId === workerId) || [...this.claims.values()].some((claim) => claim.options.workerId === workerId);
   }
 
-  /** Publishes the open seats with the matchmaking fields (setMetadata replaces, so all of them). */
-  private listOpenSeats(): void {
+  /** Publishes the room's listing (setMetadata replaces, so all of it). */
+  private publishListing(): void {
+    // The listing object itself changes now; only its persisting (to Redis, with several processes) is asynchronous.
+    void this.setMetadata(this.listing());
+  }
+
+  private listing(): SeatListing {
     const open = this.openRoles();
-    // The listing object itself changes now; only its persisting is asynchronous.
-    void this.setMetadata({ pool: this.pool, code: this.code, study: this.studyId, leaderOpen: open.includes('leader'), followerOpen: open.includes('follower') });
+    const workers = [...this.seats.values()].map((seat) => seat.record.workerId).concat([...this.claims.values()].map((claim) => claim.options.workerId));
+    return {
+      pool: this.pool,
+      code: this.code,
+      study: this.studyId,
+      leaderOpen: open.includes('leader'),
+      followerOpen: open.includes('follower'),
+      phase: this.phase,
+      workers: workers.filter((workerId): workerId is string => workerId !== undefined),
+    };
   }
 
   /** Tells the waiting player its place in the matchmaking queue now, then whenever it changes. */
@@ -556,6 +579,7 @@ export class GameRoom extends Room implements LiveRoom {
     if (this.bot) void this.bot.start(gameId);
     this.startedAt = this.now();
     this.phase = 'playing';
+    this.publishListing();
     for (const seat of this.seats.values()) seat.feed.witness(this.recorder.state);
     this.beginTurn();
     this.sendViews();
@@ -676,6 +700,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.stopWatchingQueue();
     const wasPlaying = this.phase === 'playing';
     this.phase = 'ended';
+    this.publishListing();
     if (!wasPlaying || !this.recorder) return;
     const end = this.recorder.end(this.now() - this.startedAt, reason);
     this.endReason = end.reason;

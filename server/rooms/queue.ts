@@ -5,12 +5,20 @@
  */
 import type { QueueMessage } from '../../shared/protocol/messages';
 
-/** The matchmaking fields a game room lists (GameRoom.listOpenSeats). */
+/**
+ * What a game room lists (GameRoom.publishListing): the matchmaking fields, and what the
+ * matchmaker's checks before a join read in whichever process the room lives.
+ */
 export interface SeatListing {
   readonly pool: string;
   readonly code: string;
+  /** The study whose game this is ('' for none). */
+  readonly study: string;
   readonly leaderOpen: boolean;
   readonly followerOpen: boolean;
+  readonly phase: 'waiting' | 'playing' | 'ended';
+  /** The study workers seated or about to be. */
+  readonly workers: readonly string[];
 }
 
 /** A room as the matchmaker lists it (matchMaker.query). */

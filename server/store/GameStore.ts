@@ -3,11 +3,15 @@
  * docs/log-format.md) and a SQLite index (dataDir/games.sqlite) to find games by time, pool and
  * score. The log is the record; the index follows it, and recover() repairs both after a crash.
  *
- * One process at a time may use a data directory: recover() takes every open game it does not
- * write itself for an interrupted one.
+ * Several processes (on one machine) may share a data directory: each store holds a lease in the
+ * index, renewed by keepAlive(), and every game is owned by the store that started it. recover()
+ * closes only the games of stores that are gone: closed, their process no longer running, or
+ * their lease run out.
  */
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ROLES } from '../../shared/engine/state';
@@ -66,13 +70,25 @@ const SCHEMA = `
   );
   CREATE INDEX IF NOT EXISTS games_by_started_at ON games (started_at);
   CREATE INDEX IF NOT EXISTS games_by_pool ON games (pool);
+  CREATE TABLE IF NOT EXISTS stores (
+    store_id     TEXT PRIMARY KEY,  -- one per open GameStore
+    host         TEXT NOT NULL,
+    pid          INTEGER NOT NULL,
+    renewed_at   INTEGER NOT NULL   -- epoch ms of the lease's last renewal
+  );
 `;
+
+/** How long a store's lease holds without renewal, and how often keepAlive() renews it. */
+export const LEASE_MS = 10_000;
+export const LEASE_RENEW_MS = 2_000;
 
 /**
  * Added after the first release, so older indexes get it by ALTER TABLE: 1 while a game has ended
  * but its log still lacks the end line (a write failed); recover() adds the line.
  */
 const LOG_UNCLOSED_COLUMN = 'log_unclosed INTEGER NOT NULL DEFAULT 0';
+/** Also added later: the store that started the game (null in older indexes: recover() takes those). */
+const OWNER_COLUMN = 'owner TEXT';
 
 const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note, log_unclosed';
 
@@ -97,6 +113,14 @@ interface SeatRow {
   readonly hit_id: string | null;
 }
 
+/** A store's hold on the data directory. */
+export interface StoreLease {
+  readonly storeId: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly renewedAt: number;
+}
+
 /** How a game ended, as the index records it. */
 interface GameClosing {
   readonly score: number;
@@ -108,6 +132,8 @@ interface GameClosing {
 }
 
 interface NewGame {
+  /** The store that writes it (null for a log recover() indexes: it takes it at once). */
+  readonly owner: string | null;
   readonly gameId: string;
   readonly pool: string;
   readonly startedAt: string;
@@ -135,13 +161,18 @@ class GameIndex {
   private readonly updateScore;
   private readonly updateClosing;
   private readonly insertGameWithSeats;
+  private readonly upsertLease;
+  private readonly deleteLease;
+  private readonly selectLeases;
+  private readonly adopt;
 
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
     if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
-    this.insertGameRow = db.prepare<[string, string, string, string, string | null]>(
-      'INSERT INTO games (game_id, pool, started_at, log_path, note) VALUES (?, ?, ?, ?, ?)',
+    if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
+    this.insertGameRow = db.prepare<[string, string, string, string, string | null, string | null]>(
+      'INSERT INTO games (game_id, pool, started_at, log_path, note, owner) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.insertSeatRow = db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
       'INSERT INTO seats (game_id, role, player_id, kind, worker_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -150,7 +181,7 @@ class GameIndex {
     this.selectSeats = db.prepare<[string], SeatRow>(
       'SELECT role, player_id, kind, worker_id, assignment_id, hit_id FROM seats WHERE game_id = ? ORDER BY rowid',
     );
-    this.selectOpenGames = db.prepare<[], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE ended_at IS NULL OR log_unclosed = 1 ORDER BY started_at`);
+    this.selectOpenGames = db.prepare<[string], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE (ended_at IS NULL OR log_unclosed = 1) AND owner = ? ORDER BY started_at`);
     // One statement for every filter combination: a missing filter is bound as NULL.
     this.selectGames = db.prepare<ListParams, GameRow>(`
       SELECT ${GAME_COLUMNS} FROM games
@@ -164,8 +195,20 @@ class GameIndex {
     this.updateClosing = db.prepare<[number, string, string, string | null, number, string]>(
       'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ?, log_unclosed = ? WHERE game_id = ?',
     );
+    this.upsertLease = db.prepare<[string, string, number, number]>(
+      'INSERT INTO stores (store_id, host, pid, renewed_at) VALUES (?, ?, ?, ?) ON CONFLICT (store_id) DO UPDATE SET renewed_at = excluded.renewed_at',
+    );
+    this.deleteLease = db.prepare<[string]>('DELETE FROM stores WHERE store_id = ?');
+    this.selectLeases = db.prepare<[], StoreLease>('SELECT store_id AS storeId, host, pid, renewed_at AS renewedAt FROM stores');
+    const adoptGames = db.prepare<[string]>(
+      'UPDATE games SET owner = ? WHERE (ended_at IS NULL OR log_unclosed = 1) AND (owner IS NULL OR owner NOT IN (SELECT store_id FROM stores))',
+    );
+    this.adopt = db.transaction((storeId: string, gone: readonly string[]) => {
+      for (const id of gone) this.deleteLease.run(id);
+      adoptGames.run(storeId);
+    });
     this.insertGameWithSeats = db.transaction((game: NewGame, seats: readonly SeatRecord[]) => {
-      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath, game.note);
+      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath, game.note, game.owner);
       for (const seat of seats) {
         this.insertSeatRow.run(game.gameId, seat.role, seat.playerId, seat.kind, seat.workerId ?? null, seat.assignmentId ?? null, seat.hitId ?? null);
       }
@@ -184,8 +227,30 @@ class GameIndex {
     return this.selectSeats.all(gameId).map(seatRecord);
   }
 
-  openGames(): GameRow[] {
-    return this.selectOpenGames.all();
+  /** The open games (still played, or ended without their end line) `storeId` owns. */
+  openGames(storeId: string): GameRow[] {
+    return this.selectOpenGames.all(storeId);
+  }
+
+  /** Takes out (or renews) the lease of store `storeId`. */
+  renewLease(storeId: string, now: number): void {
+    this.upsertLease.run(storeId, hostname(), process.pid, now);
+  }
+
+  releaseLease(storeId: string): void {
+    this.deleteLease.run(storeId);
+  }
+
+  leases(): StoreLease[] {
+    return this.selectLeases.all();
+  }
+
+  /**
+   * In one transaction, so that two stores never close the same game: drops the leases of the
+   * stores `gone`, and gives store `storeId` the open games no store with a lease owns.
+   */
+  adoptOrphanedGames(storeId: string, gone: readonly string[]): void {
+    this.adopt.immediate(storeId, gone);
   }
 
   list(params: ListParams): GameRow[] {
@@ -549,9 +614,22 @@ export interface Recovery {
   readonly unreadable: string[];
 }
 
+/** Whether process `pid` of this machine runs (a signal 0 reaches it, or exists but is not ours). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
   private readonly failed: string[] = [];
+  /** This store's id in the index's leases and as its games' owner. */
+  readonly storeId = randomUUID();
+  private keepAliveTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     /** Absolute. */
@@ -569,7 +647,9 @@ export class GameStore {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
-      return new GameStore(root, new GameIndex(db), fs);
+      const store = new GameStore(root, new GameIndex(db), fs);
+      store.index.renewLease(store.storeId, Date.now());
+      return store;
     } catch (error) {
       db.close();
       throw error;
@@ -592,7 +672,7 @@ export class GameStore {
     const headerBytes = lineBytes(header);
     try {
       writeAll(this.fs, fd, headerBytes);
-      this.index.insertGame({ gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats);
+      this.index.insertGame({ owner: this.storeId, gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats);
     } catch (error) {
       // The file is ours and holds nothing but the header: remove it so the id can be used again.
       try {
@@ -612,20 +692,28 @@ export class GameStore {
   }
 
   /**
-   * Call at server start. Indexes the logs the index lacks (a process stopped between creating a
-   * log and indexing it), then closes every log without its end line (except those this store is
-   * writing): games the index shows as running get the end line 'interrupted', games that ended
-   * when their end line could not be written get it now. Scores come from replay.
+   * Call at server start (and keepAlive() calls it again and again). Indexes the logs the index
+   * lacks (a process stopped between creating a log and indexing it), then closes every log
+   * without its end line of a store that is gone (or of this one, but not those it is writing):
+   * games the index shows as running get the end line 'interrupted', games that ended when their
+   * end line could not be written get it now. Scores come from replay.
    */
   recover(): Recovery {
     const recovery: Recovery = { recovered: [], removed: [], unreadable: [] };
+    const now = Date.now();
+    const leases = this.index.leases();
+    const gone = leases.filter((lease) => lease.storeId !== this.storeId && (lease.renewedAt < now - LEASE_MS || (lease.host === hostname() && !processRuns(lease.pid))));
+    const othersLive = leases.length - gone.length > 1;
     const logsDir = join(this.dataDir, LOGS_DIR);
     for (const file of this.fs.readdirSync(logsDir).sort()) {
       const gameId = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : '';
       if (!isSafeGameId(gameId) || this.index.get(gameId)) continue;
+      // Another live store may have just created the log and be about to index it.
+      if (othersLive && this.fs.statSync(join(logsDir, file)).mtimeMs > now - LEASE_MS) continue;
       this.indexOrphan(join(logsDir, file), gameId, recovery);
     }
-    for (const row of this.index.openGames()) {
+    this.index.adoptOrphanedGames(this.storeId, gone.map((lease) => lease.storeId));
+    for (const row of this.index.openGames(this.storeId)) {
       if (this.writers.has(row.game_id)) continue;
       const reason = (row.end_reason as EndReason | null) ?? 'interrupted';
       const closing = recoverLog(this.fs, this.absolute(row.log_path), Date.parse(row.started_at), row.score, reason);
@@ -633,6 +721,23 @@ export class GameStore {
       recovery.recovered.push(row.game_id);
     }
     return recovery;
+  }
+
+  /**
+   * Renews this store's lease every LEASE_RENEW_MS and closes the games of stores that are gone
+   * (recover()), telling `onRecovered` what it closed; a failure is told to `onError` and tried
+   * again at the next turn. Stops when the store closes.
+   */
+  keepAlive(onRecovered: (recovery: Recovery) => void, onError: (error: Error) => void): void {
+    this.keepAliveTimer ??= setInterval(() => {
+      try {
+        this.index.renewLease(this.storeId, Date.now());
+        const recovery = this.recover();
+        if (recovery.recovered.length + recovery.removed.length > 0) onRecovered(recovery);
+      } catch (error) {
+        onError(error as Error);
+      }
+    }, LEASE_RENEW_MS).unref();
   }
 
   /** Games whose log or index could not be written since the store opened: each ended there, as 'storage-failed' if it was being played. */
@@ -663,8 +768,15 @@ export class GameStore {
    * recover(). A log that cannot be flushed is listed in failedGames().
    */
   close(): void {
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
+    this.keepAliveTimer = null;
     for (const writer of [...this.writers.values()]) writer.detach();
-    this.index.shutdown();
+    try {
+      // Its games, left open, are then the next recover()'s of whichever store runs it.
+      this.index.releaseLease(this.storeId);
+    } finally {
+      this.index.shutdown();
+    }
   }
 
   /** Lists a log the index lacks as a game still running, for recover() to close; an empty one is removed. */
@@ -682,7 +794,7 @@ export class GameStore {
     const pool = typeof header.meta.pool === 'string' && header.meta.pool !== '' ? header.meta.pool : 'default';
     const seats = seatsSchema.safeParse(header.meta.players);
     this.index.insertGame(
-      { gameId, pool, startedAt: normalizeTime(header.startedAt, `${path}: startedAt`), logPath: `${LOGS_DIR}/${gameId}.jsonl`, note: 'the log was not in the index' },
+      { owner: null, gameId, pool, startedAt: normalizeTime(header.startedAt, `${path}: startedAt`), logPath: `${LOGS_DIR}/${gameId}.jsonl`, note: 'the log was not in the index' },
       seats.success ? seats.data : [],
     );
   }

@@ -7,6 +7,7 @@ import { ACTION_MESSAGE, applyViewMessage, type ClientView, type ViewMessage } f
 import { serializeLine } from '../../shared/log/recorder';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -171,4 +172,32 @@ export async function startStoreServer(adminToken: string, metrics?: GameMetrics
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+const BIN = joinPath(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
+
+/** The admin token the `cerealbar serve` processes of the tests run with. */
+export const SERVE_ADMIN_TOKEN = 'a-test-token-of-enough-length';
+
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+}
+
+/** Runs `cerealbar serve` as a process on 127.0.0.1 (a free port unless `options` name one) and waits until it listens. */
+export async function startServeProcess(dataDir: string, options: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const port = options.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [BIN, 'serve', ...port, '--host', '127.0.0.1', '--data', dataDir, ...options], {
+    env: { ...process.env, ADMIN_TOKEN: SERVE_ADMIN_TOKEN, ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`serve exited with ${code} before it listened: ${output}`))));
+  exited.catch(() => undefined); // its exit after it listened is the test's business
+  await Promise.race([waitFor(() => /listening on http:\/\/localhost:\d+/.test(output), 'the server to start', 30_000), exited]);
+  const listening = /localhost:(\d+)/.exec(output)![1];
+  return { child, url: `http://127.0.0.1:${listening}`, output: () => output };
 }

@@ -2,7 +2,7 @@
  * `cerealbar serve` as a real process: a game survives SIGKILL up to its last acknowledged action,
  * and SIGTERM ends games cleanly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -12,23 +12,13 @@ import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { GameStore } from '../../server/store/GameStore';
-import { startGame, waitFor, type Player } from './harness';
+import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, waitFor, type Player } from './harness';
 
 jest.setTimeout(60_000);
 
 const BIN = joinPath(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
-async function serve(dataDir: string, ...options: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...options], {
-    env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await waitFor(() => /listening on http:\/\/localhost:\d+/.test(output), 'the server to start', 30_000);
-  const port = /localhost:(\d+)/.exec(output)![1];
-  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
-}
+const serve = (dataDir: string, ...options: string[]) => startServeProcess(dataDir, options);
 
 function selfPlayHeader(): LogHeader {
   let header: LogHeader | undefined;
@@ -174,7 +164,7 @@ test('P-2: a port in use is a clear error and exit code 2, not a hang; the clien
     expect(replayPage.status).toBe(301);
     expect(replayPage.headers.get('location')).toBe('/replay/?game=g1&event=3');
     expect(await (await fetch(`${first.url}/healthz`)).json()).toMatchObject({ ok: true });
-    expect((await fetch(`${first.url}/api/games`, { headers: { authorization: 'Bearer a-test-token-of-enough-length' } })).status).toBe(200);
+    expect((await fetch(`${first.url}/api/games`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).status).toBe(200);
     const { leader, follower } = await startGame(first.url);
     expect(leader.view!.role).toBe('leader');
     for (const player of [leader, follower]) await player.room.leave(true);
@@ -237,7 +227,7 @@ test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; th
   // No file of the server may grow past LIMIT bytes: its log is filled to just under it.
   const LIMIT = 48 * 1024;
   const child = spawn('sh', ['-c', `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`, process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--drain-seconds', '0'], {
-    env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' },
+    env: { ...process.env, ADMIN_TOKEN: SERVE_ADMIN_TOKEN },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GameStore } from '../../server/store/GameStore';
+import Database from 'better-sqlite3';
+import { GameStore, LEASE_MS } from '../../server/store/GameStore';
 import type { GameLogWriter, SeatRecord } from '../../server/store/types';
 import type { LogEnd, LogEvent, LogHeader, LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
@@ -404,4 +405,78 @@ describe('a real crash', () => {
     expect(replayed.end).toMatchObject({ reason: 'interrupted', score: replayed.final.score });
     expect(store.getGame('crash')).toMatchObject({ endReason: 'interrupted', score: replayed.final.score, pool: 'crash' });
   }, 30_000);
+});
+
+describe('several stores on one data directory', () => {
+  test('a live store keeps its games: another store closes them only once it has closed', () => {
+    const other = GameStore.open(dir);
+    try {
+      recordGame(other, { gameId: 'others', crashAfter: 5 });
+      recordGame(store, { gameId: 'mine-ended', seed: 2 });
+      expect(store.recover().recovered).toEqual([]);
+      expect(store.getGame('others')).toMatchObject({ endedAt: null });
+    } finally {
+      other.close();
+    }
+    expect(store.recover().recovered).toEqual(['others']);
+    expect(store.getGame('others')).toMatchObject({ endReason: 'interrupted' });
+  });
+
+  test("a store whose lease ran out is gone: its games are closed, once, by one other store", () => {
+    const stale = GameStore.open(dir);
+    recordGame(stale, { gameId: 'stale', crashAfter: 5 });
+    const third = GameStore.open(dir);
+    try {
+      expect(store.recover().recovered).toEqual([]);
+      const db = new Database(join(dir, 'games.sqlite'));
+      db.prepare('UPDATE stores SET renewed_at = ? WHERE store_id = ?').run(Date.now() - LEASE_MS - 1, stale.storeId);
+      db.close();
+      expect(store.recover().recovered).toEqual(['stale']);
+      expect(third.recover().recovered).toEqual([]);
+      expect(readFileSync(join(dir, 'logs', 'stale.jsonl'), 'utf8').match(/"kind":"end"/g)).toHaveLength(1);
+    } finally {
+      third.close();
+      stale.close();
+    }
+  });
+
+  test('four processes write games into one data directory at once: every game is indexed, owned and replays', async () => {
+    store.close();
+    const script = join(dir, 'writer.js');
+    const module = (path: string) => JSON.stringify(join(REPO, path));
+    writeFileSync(
+      script,
+      `
+      const { GameStore } = require(${module('server/store/GameStore.ts')});
+      const { playSelfPlayGame } = require(${module('shared/selfplay/game.ts')});
+      const { generateMap } = require(${module('shared/maps/generate.ts')});
+      const [dataDir, name] = process.argv.slice(2);
+      const store = GameStore.open(dataDir);
+      store.recover();
+      for (let game = 0; game < 5; game++) {
+        const lines = [];
+        playSelfPlayGame({ seed: game + 1, map: generateMap(game + 1), gameId: name + '-' + game }, (line) => lines.push(line));
+        const writer = store.startGame(lines[0], { pool: name, seats: [] });
+        for (const line of lines.slice(1)) line.kind === 'end' ? writer.end(line) : writer.append(line);
+      }
+      store.close();
+      `,
+    );
+    const run = (name: string) =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), script, dir, name], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer ${name} exited with ${code}: ${stderr}`))));
+      });
+    await Promise.all(['p1', 'p2', 'p3', 'p4'].map(run));
+    store = GameStore.open(dir);
+    expect(store.recover().recovered).toEqual([]);
+    const games = store.listGames({ limit: 1000 });
+    expect(games).toHaveLength(20);
+    for (const game of games) {
+      expect(game.endReason).not.toBe('interrupted');
+      expect(replay(readFileSync(game.logPath, 'utf8')).end?.score).toBe(game.score);
+    }
+  }, 60_000);
 });

@@ -1,0 +1,254 @@
+/**
+ * Several `serve` processes as one server, on Colyseus's own scale-out: RedisPresence and
+ * RedisDriver share the room listings and the matchmaking locks, and each process has a public
+ * address the players' WebSockets reach it at. On top of them, each process keeps an entry in a
+ * registry of processes (`ready` or `draining`, renewed every HEARTBEAT_MS), so that:
+ * - a new game is made only on a ready process, and a draining one may still answer matchmaking;
+ * - a crashed process's rooms are hidden from matchmaking at once, and removed from the listings
+ *   once Colyseus's health check confirms it is gone (else a joining player would wait seconds
+ *   for a seat reservation there to time out, and fail). A process is alive while its Colyseus
+ *   channel (`p:<processId>`) has a subscriber: Redis drops that the moment the process's
+ *   connection closes, as it does when the process dies; a machine that vanishes without closing
+ *   its connections is caught when its entry runs out (PROCESS_TTL_MS).
+ * Without Redis none of this runs: the single process keeps Colyseus's in-process defaults.
+ */
+import { matchMaker, ServerError, type IRoomCache, type MatchMakerDriver, type SortOptions } from '@colyseus/core';
+import { RedisDriver } from '@colyseus/redis-driver';
+import { RedisPresence } from '@colyseus/redis-presence';
+import { Redis } from 'ioredis';
+
+/** How often a process renews its entry; an entry not renewed for PROCESS_TTL_MS is a process gone. */
+export const HEARTBEAT_MS = 500;
+export const PROCESS_TTL_MS = 2500;
+const REGISTRY_KEY = 'cerealbar:processes';
+/** Colyseus's channel of a process, which it subscribes to while it runs. */
+const PROCESS_CHANNEL_PREFIX = 'p:';
+const CONNECT_TIMEOUT_MS = 3000;
+
+export const NO_READY_PROCESS_MESSAGE = 'the server is restarting and takes no new games; try again in a minute';
+
+type ProcessState = 'ready' | 'draining';
+
+interface ProcessEntry {
+  readonly state: ProcessState;
+  /** Epoch ms until which the entry holds without a renewal. */
+  readonly until: number;
+}
+
+export interface ClusterOptions {
+  /** redis://[user:password@]host:port[/db] */
+  readonly redisUrl: string;
+  /** host:port[/path] at which players reach this process (Colyseus's publicAddress). */
+  readonly publicAddress: string;
+}
+
+/** Checks a public address's form (`host:port` with an optional path); answers the problem or null. */
+export function checkPublicAddress(address: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) return `${JSON.stringify(address)}: give host:port[/path] without the scheme (the client keeps its page's ws or wss)`;
+  return /^[A-Za-z0-9.[\]:-]+:\d{1,5}(\/[A-Za-z0-9._~/-]*)?$/.test(address) ? null : `${JSON.stringify(address)} is not host:port[/path]`;
+}
+
+/** Opens a Redis connection and checks it answers, with a clear error when it does not. */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 2 });
+  // Without a listener ioredis prints every failed reconnection attempt.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${(error as Error).message}`);
+  }
+  return redis;
+}
+
+/** The URL without its password, to print. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+export class Cluster {
+  private entries = new Map<string, ProcessEntry>();
+  /** Processes with a subscriber on their channel, as of the last heartbeat. */
+  private subscribed = new Set<string>();
+  private state: ProcessState = 'ready';
+  private timer: NodeJS.Timeout | null = null;
+  /** Processes whose entry ran out and whose health check is under way. */
+  private readonly checking = new Set<string>();
+
+  private constructor(
+    private readonly redis: Redis,
+    readonly presence: RedisPresence,
+    readonly driver: MatchMakerDriver,
+    readonly publicAddress: string,
+  ) {}
+
+  static async connect(options: ClusterOptions): Promise<Cluster> {
+    const problem = checkPublicAddress(options.publicAddress);
+    if (problem) throw new Error(`public address ${problem}`);
+    const redis = await connectRedis(options.redisUrl);
+    const presence = new RedisPresence(options.redisUrl);
+    const cluster: Cluster = new Cluster(redis, presence, undefined as unknown as MatchMakerDriver, options.publicAddress);
+    (cluster as { driver: MatchMakerDriver }).driver = new LiveRoomsDriver(new RedisDriver(options.redisUrl), () => cluster.liveProcesses());
+    return cluster;
+  }
+
+  /** The processes running now: those subscribed to their channel. */
+  async liveProcesses(): Promise<Set<string>> {
+    const channels = await this.presence.channels(`${PROCESS_CHANNEL_PREFIX}*`);
+    return new Set(channels.map((channel) => channel.slice(PROCESS_CHANNEL_PREFIX.length)));
+  }
+
+  /** Colyseus asks where to make a new room: the ready process with the fewest rooms, never a draining or gone one. */
+  readonly selectProcessIdToCreateRoom = async (): Promise<string> => {
+    // Who runs is asked now: a process that died since the last heartbeat would take seconds to refuse.
+    const [stats, live] = await Promise.all([matchMaker.stats.fetchAll(), this.liveProcesses()]);
+    const now = Date.now();
+    const ready = stats.filter(({ processId }) => {
+      if (processId === matchMaker.processId) return this.state === 'ready';
+      const entry = this.entries.get(processId);
+      return live.has(processId) && entry?.state === 'ready' && entry.until >= now;
+    });
+    ready.sort((a, b) => a.roomCount - b.roomCount);
+    if (ready.length === 0) throw new ServerError(503, NO_READY_PROCESS_MESSAGE);
+    return ready[0]!.processId;
+  };
+
+  /** Starts renewing this process's entry (call once the server listens, when matchMaker.processId is set). */
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.beat().catch(() => undefined), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  /** From now on no new game is made here; matchmaking here still seats players on the ready processes. */
+  async drain(): Promise<void> {
+    this.state = 'draining';
+    await this.beat();
+  }
+
+  /** Whether some process other than this one takes new games (as of the last heartbeat). */
+  anotherReady(): boolean {
+    return [...this.entries].some(([processId, entry]) => processId !== matchMaker.processId && entry.state === 'ready' && !this.isGone(processId));
+  }
+
+  /** Leaves the registry (Colyseus's shutdown closes the presence and the driver). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.redis.hdel(REGISTRY_KEY, matchMaker.processId).catch(() => undefined);
+    this.redis.disconnect();
+  }
+
+  private isGone(processId: string): boolean {
+    if (processId === matchMaker.processId) return false;
+    const entry = this.entries.get(processId);
+    return !this.subscribed.has(processId) || (entry !== undefined && entry.until < Date.now());
+  }
+
+  /**
+   * Renews this process's entry, reads everyone's and who runs, and has Colyseus check the
+   * processes listed (in the registry or Colyseus's room counts) that seem gone.
+   */
+  private async beat(): Promise<void> {
+    const own: ProcessEntry = { state: this.state, until: Date.now() + PROCESS_TTL_MS };
+    await this.redis.hset(REGISTRY_KEY, matchMaker.processId, JSON.stringify(own));
+    const [raw, subscribed, stats] = await Promise.all([this.redis.hgetall(REGISTRY_KEY), this.liveProcesses(), matchMaker.stats.fetchAll()]);
+    const entries = new Map<string, ProcessEntry>();
+    for (const [processId, value] of Object.entries(raw)) {
+      const entry = parseEntry(value);
+      if (entry) entries.set(processId, entry);
+    }
+    this.entries = entries;
+    this.subscribed = subscribed;
+    const listed = new Set([...entries.keys(), ...stats.map((stat) => stat.processId)]);
+    for (const processId of listed) if (this.isGone(processId)) this.confirmGone(processId);
+  }
+
+  /**
+   * A process whose entry ran out may only be slow (a long pause): its rooms stay hidden from
+   * matchmaking meanwhile, and Colyseus's health check (an IPC ping) decides. If it fails,
+   * Colyseus has already removed the process's rooms and its room count; its entry goes too.
+   */
+  private confirmGone(processId: string): void {
+    if (this.checking.has(processId)) return;
+    this.checking.add(processId);
+    void matchMaker
+      .healthCheckProcessId(processId)
+      .then(async (alive) => {
+        if (!alive) await this.redis.hdel(REGISTRY_KEY, processId);
+      })
+      .catch(() => undefined)
+      .finally(() => this.checking.delete(processId));
+  }
+}
+
+function parseEntry(value: string): ProcessEntry | null {
+  try {
+    const entry = JSON.parse(value) as ProcessEntry;
+    return (entry.state === 'ready' || entry.state === 'draining') && typeof entry.until === 'number' ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * RedisDriver, except that matchmaking never finds a room of a process that is not running (asked
+ * of Redis with every query): Colyseus would reserve a seat there and wait for it to time out.
+ */
+class LiveRoomsDriver implements MatchMakerDriver {
+  constructor(
+    private readonly inner: RedisDriver,
+    private readonly liveProcesses: () => Promise<Set<string>>,
+  ) {}
+
+  has(roomId: string): Promise<boolean> {
+    return this.inner.has(roomId);
+  }
+
+  async query(conditions: Partial<IRoomCache>, sortOptions?: SortOptions): Promise<IRoomCache[]> {
+    const [rooms, live] = await Promise.all([this.inner.query(conditions, sortOptions), this.liveProcesses()]);
+    return rooms.filter((room) => live.has(room.processId));
+  }
+
+  cleanup(processId: string): Promise<void> {
+    return this.inner.cleanup(processId);
+  }
+
+  findByIds(roomIds: string[]): Promise<Map<string, IRoomCache>> {
+    return this.inner.findByIds(roomIds);
+  }
+
+  async findOne(conditions: Partial<IRoomCache>, sortOptions?: SortOptions): Promise<IRoomCache> {
+    if (conditions.roomId !== undefined) return this.inner.findOne(conditions, sortOptions);
+    const rooms = await this.query(conditions, sortOptions);
+    return rooms[0] as IRoomCache;
+  }
+
+  update(room: IRoomCache, operations: Parameters<RedisDriver['update']>[1]): Promise<boolean> {
+    return this.inner.update(room, operations);
+  }
+
+  persist(room: IRoomCache, create?: boolean): Promise<boolean> {
+    return this.inner.persist(room, create);
+  }
+
+  remove(roomId: string): Promise<boolean> {
+    return this.inner.remove(roomId);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  clear(): Promise<void> {
+    return this.inner.clear();
+  }
+}

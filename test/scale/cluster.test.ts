@@ -1,0 +1,165 @@
+/**
+ * Two `cerealbar serve` processes sharing one Redis and one data directory, as players and the
+ * researcher meet them: quick play and private codes across processes, one game list, and a drain
+ * that hands new players to the other process while the game in play goes on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { createPrivate, join, SERVE_ADMIN_TOKEN, startServeProcess, waitFor, type Player, type ServeProcess } from '../server/harness';
+import { Redis } from 'ioredis';
+import { freePort, startRedis, type RunningService } from './services';
+
+jest.setTimeout(120_000);
+
+let redis: RunningService;
+/** To read the shared room listings, as Colyseus keeps them. */
+let redisClient: Redis;
+let dataDir: string;
+const processes: ServeProcess[] = [];
+const players: Player[] = [];
+
+/** A `serve` process of the cluster, on its own port, which is also its public address. */
+async function startClusterProcess(): Promise<ServeProcess> {
+  const port = await freePort();
+  const serve = await startServeProcess(dataDir, ['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`]);
+  processes.push(serve);
+  return serve;
+}
+
+async function joinTracked(url: string, options: Record<string, unknown>): Promise<Player> {
+  const player = await join(url, options);
+  players.push(player);
+  return player;
+}
+
+async function gamesRunning(serve: ServeProcess): Promise<number> {
+  const text = await (await fetch(`${serve.url}/metrics`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).text();
+  return Number(/^cerealbar_games_running (\d+)/m.exec(text)![1]);
+}
+
+function exitOf(serve: ServeProcess): Promise<number | null> {
+  if (serve.child.exitCode !== null || serve.child.signalCode !== null) return Promise.resolve(serve.child.exitCode);
+  return new Promise((resolve) => serve.child.once('exit', (code) => resolve(code)));
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  redisClient = new Redis(redis.url);
+  dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-cluster-'));
+});
+
+afterEach(async () => {
+  // A player of a process that has stopped never hears its leave confirmed.
+  const left = (player: Player) => Promise.race([player.room.leave(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  await Promise.all(players.splice(0).map(left));
+});
+
+afterAll(async () => {
+  for (const serve of processes) if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGINT');
+  await Promise.all(processes.map(exitOf));
+  redisClient?.disconnect();
+  await redis?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('20 quick-play pairs joining at once, alternately through either process, make 20 games of two; both processes list them', async () => {
+  const [a, b] = [await startClusterProcess(), await startClusterProcess()];
+  const urls = [a.url, b.url];
+  const leaders = Array.from({ length: 20 }, (_, i) => joinTracked(urls[i % 2], { role: 'leader', pool: 'pairs' }));
+  const followers = Array.from({ length: 20 }, (_, i) => joinTracked(urls[(i + 1) % 2], { role: 'follower', pool: 'pairs' }));
+  const joined = await Promise.all([...leaders, ...followers]);
+  await waitFor(() => joined.every((player) => player.phase === 'playing'), 'every game to start', 20_000);
+  const games = new Map<string, string[]>();
+  for (const player of joined) games.set(player.room.roomId, [...(games.get(player.room.roomId) ?? []), player.view!.role].sort());
+  expect(games.size).toBe(20);
+  expect([...games.values()].every((roles) => roles.join() === 'follower,leader')).toBe(true);
+  // The games were made on both processes, and the researcher sees all of them through either.
+  const running = await Promise.all([a, b].map(gamesRunning));
+  expect(running[0] + running[1]).toBe(20);
+  expect(Math.min(...running)).toBeGreaterThan(0);
+  for (const serve of [a, b]) {
+    const list = await (await fetch(`${serve.url}/api/games?pool=pairs`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).json();
+    expect(list.games.filter((game: { endedAt: string | null }) => game.endedAt === null)).toHaveLength(20);
+  }
+});
+
+test('a private game made through one process is joined by its code through the other; a wrong code is refused there', async () => {
+  const [a, b] = processes;
+  const { creator, code } = await createPrivate(a.url, { role: 'leader' });
+  players.push(creator);
+  await expect(join(b.url, { code: code === 'AAAAA' ? 'BBBBB' : 'AAAAA' })).rejects.toThrow(/no game with this code/);
+  const partner = await joinTracked(b.url, { code });
+  await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the private game to start');
+  expect(partner.room.roomId).toBe(creator.room.roomId);
+  expect(partner.view!.role).toBe('follower');
+});
+
+test('SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, new players are seated by the other process, then it exits 0', async () => {
+  const [a, b] = processes;
+  const { creator: leader, code } = await createPrivate(a.url, { role: 'leader', pool: 'drain' });
+  players.push(leader);
+  const follower = await joinTracked(a.url, { code });
+  await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+  // The process that holds the game (the earlier tests' games have ended) is told to stop.
+  let running = [0, 0];
+  const deadline = Date.now() + 5000;
+  while ((running = await Promise.all([a, b].map(gamesRunning))).join() !== '1,0' && running.join() !== '0,1' && Date.now() < deadline);
+  expect(running[0] + running[1]).toBe(1);
+  const [holder, other] = running[0] === 1 ? [a, b] : [b, a];
+  holder.child.kill('SIGTERM');
+  const signalled = Date.now();
+  await waitFor(() => /SIGTERM: draining/.test(holder.output()), 'the drain to start', 1000);
+  const ready = await fetch(`${holder.url}/readyz`);
+  expect(ready.status).toBe(503);
+  expect(Date.now() - signalled).toBeLessThan(1000);
+  expect((await fetch(`${other.url}/readyz`)).status).toBe(200);
+
+  // New players, through either process, get a game on the other one.
+  const newLeader = await joinTracked(holder.url, { role: 'leader', pool: 'after-drain' });
+  const newFollower = await joinTracked(other.url, { role: 'follower', pool: 'after-drain' });
+  await waitFor(() => newLeader.phase === 'playing' && newFollower.phase === 'playing', 'the new game to start');
+  expect(newLeader.room.roomId).toBe(newFollower.room.roomId);
+
+  // The game in play goes on, then ends by itself; the process exits 0 once it has.
+  leader.act({ type: 'instruction', text: 'go to the red cards' });
+  await waitFor(() => leader.view!.instructions.length === 1, 'the instruction to be accepted');
+  expect(holder.child.exitCode).toBeNull();
+  await follower.room.leave(true);
+  await waitFor(() => leader.phase === 'ended', 'the game to end');
+  expect(await exitOf(holder)).toBe(0);
+  const list = await (await fetch(`${other.url}/api/games?pool=drain`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).json();
+  expect(list.games.map((game: { endReason: string }) => game.endReason)).toEqual(['abandoned']);
+});
+
+test("a process killed with SIGKILL: quick play through the other is seated at once, and the dead process's rooms leave the listings within seconds", async () => {
+  const survivor = processes.find((serve) => serve.child.exitCode === null)!;
+  const doomed = await startClusterProcess();
+  const doomedAddress = new URL(doomed.url).host;
+  const listed = async () => Object.values(await redisClient.hgetall('roomcaches')).map((json) => JSON.parse(json) as { publicAddress?: string });
+  // Leaders waiting for a partner, their rooms spread over both processes (the one with fewer rooms gets the next).
+  const waiting = await Promise.all(Array.from({ length: 4 }, () => joinTracked(survivor.url, { role: 'leader', pool: 'crash' })));
+  await waitFor(() => waiting.every((player) => player.messages.some((m) => m.type === 'seat')), 'the leaders to be seated');
+  const onDoomed = (await listed()).filter((room) => room.publicAddress === doomedAddress).length;
+  expect(onDoomed).toBeGreaterThan(0);
+
+  doomed.child.kill('SIGKILL');
+  await exitOf(doomed);
+  const killed = Date.now();
+  // Four followers: each is seated at once, never sent to the dead process; those who find a live leader play.
+  const followers: Player[] = [];
+  for (let i = 0; i < 4; i++) {
+    const start = Date.now();
+    followers.push(await joinTracked(survivor.url, { role: 'follower', pool: 'crash' }));
+    expect(Date.now() - start).toBeLessThan(1000);
+  }
+  await waitFor(() => followers.filter((follower) => follower.phase === 'playing').length === 4 - onDoomed, 'the live leaders to get their followers');
+  const deadline = Date.now() + 10_000;
+  while ((await listed()).some((room) => room.publicAddress === doomedAddress)) {
+    if (Date.now() > deadline) throw new Error('the dead process\'s rooms are still listed after 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const goneAfter = Date.now() - killed;
+  process.stdout.write(`the killed process's rooms left the listings ${goneAfter} ms after it died\n`);
+  expect(goneAfter).toBeLessThan(5000);
+});

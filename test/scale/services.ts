@@ -1,0 +1,70 @@
+/**
+ * The servers the scale-out tests need, each started from Debian's package on a free port in a
+ * temporary directory and stopped after: Redis (`redis-server`) and PostgreSQL (`postgresql`).
+ * Without the package a test fails with the package's name, never passes silently.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A free TCP port on 127.0.0.1 (free when asked; the caller binds it soon after). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function findProgram(name: string, debianPackage: string, candidates: readonly string[] = []): string {
+  for (const path of candidates) if (existsSync(path)) return path;
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+  if (!found) throw new Error(`${name} is not installed: the scale-out tests need Debian's ${debianPackage} package (apt-get install ${debianPackage}); .ci/run installs it`);
+  return found;
+}
+
+export interface RunningService {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitUntil(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Redis, nothing saved to disk. */
+export async function startRedis(): Promise<RunningService> {
+  const program = findProgram('redis-server', 'redis-server');
+  const dir = mkdtempSync(join(tmpdir(), 'cerealbar-redis-'));
+  const port = await freePort();
+  const child = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await waitUntil(() => /Ready to accept connections/.test(output) || child.exitCode !== null, 'redis-server to start', 10_000);
+  if (child.exitCode !== null) throw new Error(`redis-server did not start: ${output}`);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
