@@ -188,14 +188,14 @@ async function join(client: Client, options: Record<string, unknown>): Promise<R
 }
 
 /** Plays the first `length` actions of the script (all of them: a whole game), then leaves. */
-async function playGame(config: WorkerConfig, script: Script, client: Client, label: string, length: number): Promise<void> {
+async function playGame(config: WorkerConfig, script: Script, clients: { leader: Client; follower: Client }, label: string, length: number): Promise<void> {
   const joinStart = performance.now();
   const game = new Game(script);
   try {
     // The leader creates the private game; the follower joins it with the code the server drew.
-    game.attach('leader', await join(client, { role: 'leader', private: true }));
+    game.attach('leader', await join(clients.leader, { role: 'leader', private: true }));
     while (game.code === '') await sleep(5);
-    game.attach('follower', await join(client, { role: 'follower', code: game.code }));
+    game.attach('follower', await join(clients.follower, { role: 'follower', code: game.code }));
   } catch (caught) {
     error('join failed', (caught as Error).message);
     await game.leave();
@@ -239,12 +239,12 @@ async function playGame(config: WorkerConfig, script: Script, client: Client, la
  * number of actions (and is left, so the server logs it as abandoned): the slots' games are then
  * at all stages, and end and start at a steady rate, as on a server that has been up for a while.
  */
-async function runSlot(config: WorkerConfig, script: Script, client: Client, slot: number): Promise<void> {
+async function runSlot(config: WorkerConfig, script: Script, clients: { leader: Client; follower: Client }, slot: number): Promise<void> {
   await sleep(config.startAt + (slot * config.rampMs) / config.totalGames - Date.now());
   const total = script.steps.length;
   for (let round = 0; !stopping; round++) {
     const length = round === 0 && config.stagger ? 1 + Math.floor(Math.random() * total) : total;
-    await playGame(config, script, client, `bench-${slot}-${round}`, length);
+    await playGame(config, script, clients, `bench-${slot}-${round}`, length);
   }
 }
 
@@ -252,8 +252,9 @@ let running: Promise<unknown> | null = null;
 
 function start(config: WorkerConfig): void {
   const script = buildScript(config.seed);
-  const client = new Client(config.url);
-  running = Promise.all(config.slots.map((slot) => runSlot(config, script, client, slot)));
+  const clients = config.urls.map((url) => new Client(url));
+  const of = (slot: number) => ({ leader: clients[slot % clients.length]!, follower: clients[(slot + 1) % clients.length]! });
+  running = Promise.all(config.slots.map((slot) => runSlot(config, script, of(slot), slot)));
 }
 
 async function stop(worker: number): Promise<void> {

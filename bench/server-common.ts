@@ -138,7 +138,8 @@ export type BenchToServer = { type: 'usage'; id: number } | { type: 'stop' };
 
 export interface WorkerConfig {
   readonly worker: number;
-  readonly url: string;
+  /** The server processes: a game's leader joins through one, its follower through the next. */
+  readonly urls: readonly string[];
   readonly seed: number;
   /** Game slots this worker plays (indices out of `totalGames`). */
   readonly slots: readonly number[];

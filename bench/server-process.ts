@@ -3,7 +3,8 @@
  * with the real GameStore on a fresh temporary data directory, on 127.0.0.1 and a free port. Turn
  * timers are an hour so nothing times out, every game is seeded with `--seed`, and
  * `--patch-rate-ms` sets the patch rate if given (else the room's default); `--data-parent DIR`
- * puts the data directory in DIR instead of the system's temporary directory.
+ * puts the data directory in DIR instead of the system's temporary directory. With `--redis URL
+ * --port P` it is one of several processes (as `serve --redis`), reached at 127.0.0.1:P.
  *
  * It talks to the benchmark over stdin/stdout, one JSON object a line (stdout lines starting with
  * BENCH_PREFIX), not over an IPC channel: with one, Colyseus's optional @pm2/io integration takes
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { Cluster } from '../server/cluster';
 import { startGameServer } from '../server/index';
 import type { RoomSettings } from '../server/rooms/GameRoom';
 import { GameStore } from '../server/store/GameStore';
@@ -41,8 +43,12 @@ async function main(): Promise<void> {
   const store = GameStore.open(dataDir);
   // The store's calls are timed: they run synchronously in the room, on the event loop.
   const storeTimes = new StoreTimes();
+  const port = numberFlag(flags, 'port', 0, 0, 65535);
+  const redis = flags.get('redis');
+  const cluster = redis === undefined ? undefined : await Cluster.connect({ redisUrl: redis, publicAddress: `127.0.0.1:${port}` });
   const server = await startGameServer({
-    port: 0,
+    port,
+    cluster,
     host: '127.0.0.1',
     services: {
       startLog: (header, info) => {

@@ -20,6 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfileFile, type FocusEntry } from './cpuprofile-summary';
+import { freePort } from './services';
 import { DEFAULT_PATCH_RATE_MS } from '../shared/protocol/messages';
 import {
   BENCH_PREFIX,
@@ -47,6 +48,10 @@ const HELP = `npm run bench:server -- [flags]
   --ramp-s R         games start evenly over R seconds               default games/50, 5 to 30
   --settle-s S       wait after the ramp before measuring            default 5
   --workers W        client worker processes                         default 1
+  --servers N        server processes, sharing matchmaking through
+                     --redis URL (a game's players join through two
+                     processes; each process keeps its own data dir)  default 1
+  --redis URL        run the servers on Redis (needed for N > 1)
   --no-stagger       all games start at the beginning of the script (by default each slot's
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
@@ -63,7 +68,7 @@ const HELP = `npm run bench:server -- [flags]
   --quiet            no per-second progress lines`;
 
 const FLAGS = [
-  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'no-stagger', 'seed', 'patch-rate-ms'],
+  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'no-stagger', 'seed', 'patch-rate-ms'],
   ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
 ];
 
@@ -82,6 +87,8 @@ function readFlags() {
     const runtime = flags.get('server-runtime') ?? 'node';
     if (runtime !== 'node' && runtime !== 'tsx') throw new Error(`--server-runtime is node or tsx, not ${JSON.stringify(runtime)}`);
     for (const name of flags.keys()) if (!FLAGS.includes(name)) throw new Error(`unknown flag --${name}`);
+    const servers = numberFlag(flags, 'servers', 1, 1, 16);
+    if (servers > 1 && !flags.has('redis')) throw new Error('--servers above 1 needs --redis URL');
     return {
       flags,
       GAMES: games,
@@ -99,13 +106,15 @@ function readFlags() {
       PATCH_RATE: flags.has('patch-rate-ms') ? String(numberFlag(flags, 'patch-rate-ms', 50, 5, 1000)) : undefined,
       DATA_PARENT: flags.get('data-parent'),
       RUNTIME: runtime,
+      SERVERS: servers,
+      REDIS: flags.get('redis'),
     };
   } catch (error) {
     process.stderr.write(`bench:server: ${(error as Error).message}\n\n${HELP}\n`);
     process.exit(2);
   }
 }
-const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME } =
+const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS } =
   readFlags();
 const TICK_MS = 1000;
 
@@ -147,19 +156,19 @@ const globalTimer = setTimeout(() => {
   process.exit(3);
 }, TIMEOUT_S * 1000);
 
-/** The server's temporary data directory, removed here if the server is killed before it could. */
-let serverDataDir: string | null = null;
+/** The servers' temporary data directories, removed here if a server is killed before it could. */
+const serverDataDirs = new Set<string>();
 
 function killAll(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  if (serverDataDir !== null) {
+  for (const dir of serverDataDirs) {
     try {
-      rmSync(serverDataDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     } catch {
       // best effort: it is in the temporary directory
     }
-    serverDataDir = null;
   }
+  serverDataDirs.clear();
 }
 process.on('SIGINT', () => {
   killAll();
@@ -267,7 +276,10 @@ function machineCpu(): MachineCpu | null {
 interface Tick {
   readonly at: number;
   readonly machine: MachineCpu | null;
+  /** All server processes together (CPU, memory and GC summed; event-loop delay the worst). */
   readonly server: Usage;
+  /** Each server process. */
+  readonly servers: Usage[];
   readonly store: StoreTimings;
   readonly workers: WorkerReport[];
   readonly main: NodeJS.CpuUsage;
@@ -289,18 +301,25 @@ async function main(): Promise<void> {
     if (busy > OTHER_LOAD_WARNING) log(`bench:server: WARNING: the machine is already busy (${busy.toFixed(0)}% of a core before starting): the figures will be perturbed`);
   }
 
-  // The server.
+  // The servers: one, or several on Redis, each on a port of its own that is also its public address.
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'cerealbar-server-profile-')) : null;
   const serverArgs = ['--seed', String(script.seed), ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []), ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : [])];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  // tsx: the TypeScript source next to the compiled script's directory (dist/bench -> bench).
-  const server =
-    RUNTIME === 'tsx'
-      ? startChild(join('..', '..', 'bench', 'server-process.ts'), serverArgs, 'server', { ipc: false, execArgv: [...profileArgs, '--require', 'tsx/cjs'] })
-      : startChild('server-process.js', serverArgs, 'server', { ipc: false, execArgv: profileArgs });
-  const { port, dataDir } = await nextMessage<ServerToBench, { port: number; dataDir: string }>(server, 'starting the server', (m) => (m.type === 'ready' ? m : undefined));
-  serverDataDir = dataDir;
-  const url = `http://127.0.0.1:${port}`;
+  const servers: ChildProcess[] = [];
+  const urls: string[] = [];
+  for (let i = 0; i < SERVERS; i++) {
+    const args = [...serverArgs, ...(REDIS ? ['--redis', REDIS, '--port', String(await freePort())] : [])];
+    const name = SERVERS > 1 ? `server ${i}` : 'server';
+    // tsx: the TypeScript source next to the compiled script's directory (dist/bench -> bench).
+    const server =
+      RUNTIME === 'tsx'
+        ? startChild(join('..', '..', 'bench', 'server-process.ts'), args, name, { ipc: false, execArgv: [...profileArgs, '--require', 'tsx/cjs'] })
+        : startChild('server-process.js', args, name, { ipc: false, execArgv: profileArgs });
+    const { port, dataDir } = await nextMessage<ServerToBench, { port: number; dataDir: string }>(server, `starting ${name}`, (m) => (m.type === 'ready' ? m : undefined));
+    serverDataDirs.add(dataDir);
+    servers.push(server);
+    urls.push(`http://127.0.0.1:${port}`);
+  }
 
   // The clients.
   const workers = Array.from({ length: WORKERS }, (_, w) => startChild('server-clients.js', [String(w)], `clients ${w}`, { ipc: true }));
@@ -311,7 +330,7 @@ async function main(): Promise<void> {
     const slots = Array.from({ length: GAMES }, (_, slot) => slot).filter((slot) => slot % WORKERS === w);
     const config: WorkerConfig = {
       worker: w,
-      url,
+      urls,
       seed: script.seed,
       slots,
       totalGames: GAMES,
@@ -326,21 +345,32 @@ async function main(): Promise<void> {
   });
   log(
     `bench:server: ${GAMES} games (${2 * GAMES} clients in ${WORKERS} worker process(es)), think ${THINK_MS} ms ±${JITTER * 100}%, ` +
-      `seed ${script.seed} (${actionsPerGame} actions a game), ramp ${RAMP_S} s, settle ${SETTLE_S} s, measure ${DURATION_S} s, server on ${url} (pid ${server.pid})`,
+      `seed ${script.seed} (${actionsPerGame} actions a game), ramp ${RAMP_S} s, settle ${SETTLE_S} s, measure ${DURATION_S} s, server${SERVERS > 1 ? 's' : ''} on ${urls.join(', ')}${REDIS ? ' (Redis)' : ''} (pid ${servers.map((server) => server.pid).join(', ')})`,
   );
 
   // Sample every second; the window starts at the first tick after ramp + settle.
   let tickId = 0;
   const tick = async (): Promise<Tick> => {
     const id = ++tickId;
-    const serverUsage = nextMessage<ServerToBench, { usage: Usage; store: StoreTimings }>(server, 'server usage', (m) => (m.type === 'usage' && m.id === id ? m : undefined), 10_000);
+    const serverUsage = servers.map((server) =>
+      nextMessage<ServerToBench, { usage: Usage; store: StoreTimings }>(server, 'server usage', (m) => (m.type === 'usage' && m.id === id ? m : undefined), 10_000),
+    );
     const reports = workers.map((child, w) =>
       nextMessage<WorkerToBench, WorkerReport>(child, `client worker ${w} report`, (m) => (m.type === 'report' && m.id === id ? m : undefined), 10_000),
     );
-    sendServer(server, { type: 'usage', id });
+    for (const server of servers) sendServer(server, { type: 'usage', id });
     for (const child of workers) child.send({ type: 'report', id } satisfies BenchToWorker);
-    const { usage, store } = await serverUsage;
-    return { at: Date.now(), machine: machineCpu(), server: usage, store, workers: await Promise.all(reports), main: process.cpuUsage() };
+    const answers = await Promise.all(serverUsage);
+    const usages = answers.map((answer) => answer.usage);
+    return {
+      at: Date.now(),
+      machine: machineCpu(),
+      server: combineUsage(usages),
+      servers: usages,
+      store: combineStoreTimings(answers.map((answer) => answer.store)),
+      workers: await Promise.all(reports),
+      main: process.cpuUsage(),
+    };
   };
 
   const windowStart = startAt + (RAMP_S + SETTLE_S) * 1000;
@@ -365,21 +395,22 @@ async function main(): Promise<void> {
     else if (baseline !== null && current.at >= windowEnd) break;
   }
 
-  // Stop: clients leave (ending their games), then the server ends the rest and exits.
+  // Stop: clients leave (ending their games), then the servers end the rest and exit.
   log('bench:server: stopping the clients...');
   for (const child of workers) child.send({ type: 'stop' } satisfies BenchToWorker);
   await Promise.all(workers.map((child) => waitExit(child, 30_000)));
   log('bench:server: stopping the server...');
-  const logs = nextMessage<ServerToBench, { logFiles: number; logBytes: number }>(server, 'server stop', (m) => (m.type === 'stopped' ? m : undefined), 30_000).catch(
-    (error: Error) => {
+  const stopped = servers.map((server) =>
+    nextMessage<ServerToBench, { logFiles: number; logBytes: number }>(server, 'server stop', (m) => (m.type === 'stopped' ? m : undefined), 30_000).catch((error: Error) => {
       log(error.message);
       return null;
-    },
+    }),
   );
-  sendServer(server, { type: 'stop' });
-  const stored = await logs;
-  await waitExit(server, 30_000);
-  if (stored !== null) serverDataDir = null; // the server removed it
+  for (const server of servers) sendServer(server, { type: 'stop' });
+  const counted = await Promise.all(stopped);
+  await Promise.all(servers.map((server) => waitExit(server, 30_000)));
+  const stored = counted.includes(null) ? null : { logFiles: sum(counted, (c) => c!.logFiles), logBytes: sum(counted, (c) => c!.logBytes) };
+  if (stored !== null) serverDataDirs.clear(); // the servers removed them
   clearTimeout(globalTimer);
 
   const result = summarize(baseline!, window, { actionsPerGame, seed: script.seed, truncated: script.truncated, stored, errorsBefore, firstErrors });
@@ -393,6 +424,33 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** Several processes' usage as one: CPU, memory and GC add up; the event-loop delay is the worst process's. */
+function combineUsage(usages: readonly Usage[]): Usage {
+  if (usages.length === 1) return usages[0]!;
+  return {
+    userUs: sum(usages, (u) => u.userUs),
+    systemUs: sum(usages, (u) => u.systemUs),
+    rssBytes: sum(usages, (u) => u.rssBytes),
+    heapUsedBytes: sum(usages, (u) => u.heapUsedBytes),
+    maxRssBytes: sum(usages, (u) => u.maxRssBytes),
+    loopDelay: { p50: Math.max(...usages.map((u) => u.loopDelay.p50)), p99: Math.max(...usages.map((u) => u.loopDelay.p99)), max: Math.max(...usages.map((u) => u.loopDelay.max)) },
+    gc: { count: sum(usages, (u) => u.gc.count), ms: sum(usages, (u) => u.gc.ms), maxMs: Math.max(...usages.map((u) => u.gc.maxMs)) },
+  };
+}
+
+function combineStoreTimings(timings: readonly StoreTimings[]): StoreTimings {
+  const combined: StoreTimings = {};
+  for (const timing of timings) {
+    for (const [kind, entry] of Object.entries(timing)) {
+      const into = (combined[kind] ??= { count: 0, ms: 0, maxMs: 0 });
+      into.count += entry.count;
+      into.ms += entry.ms;
+      into.maxMs = Math.max(into.maxMs, entry.maxMs);
+    }
+  }
+  return combined;
 }
 
 function sum<T>(items: readonly T[], value: (item: T) => number): number {
@@ -521,6 +579,7 @@ function summarize(
       serverRuntime: RUNTIME,
       dataParent: DATA_PARENT ?? tmpdir(),
       profiled: PROFILE,
+      servers: SERVERS,
     },
     games: {
       concurrentMin: Math.min(...activeGames),
@@ -546,7 +605,11 @@ function summarize(
     },
     errors: { total: sum(Object.values(errors), (n) => n), byKind: errors, beforeWindow: extra.errorsBefore, samples: extra.firstErrors },
     server: {
+      processes: SERVERS,
+      redis: REDIS !== undefined,
       cpuPercentOfCore: serverCpu,
+      /** Each server process's share, when there are several. */
+      cpuPercentOfCorePerProcess: end.servers.map((usage, i) => pctOfCore(cpuMs(baseline.servers[i]!), cpuMs(usage))),
       cpuPercentOfCorePeakSecond: round(Math.max(...serverCpuPerTick), 1),
       /** Server CPU time in the window over the actions sent in it: everything (views, sockets, logs) per action. */
       cpuUsPerAction: round(((cpuMs(end.server) - cpuMs(baseline.server)) * 1000) / sum(reports, (r) => r.actionsSent), 0),
@@ -605,7 +668,10 @@ function table(r: Result): string {
     [`action -> own view, quiet seconds only, ms`, lat(l.actionToOwnViewQuietSeconds)],
     ['join (both players), ms', lat(l.joinBothPlayers)],
     ['errors in the window', `${r.errors.total}${r.errors.total > 0 ? ` ${JSON.stringify(r.errors.byKind)}` : ''}`],
-    ['server CPU (% of one core; peak second)', `${r.server.cpuPercentOfCore}% (${r.server.cpuPercentOfCorePeakSecond}%)`],
+    [
+      `server CPU (% of one core; peak second)${r.server.processes > 1 ? '; each process' : ''}`,
+      `${r.server.cpuPercentOfCore}% (${r.server.cpuPercentOfCorePeakSecond}%)${r.server.processes > 1 ? `; ${r.server.cpuPercentOfCorePerProcess.join('% / ')}%` : ''}`,
+    ],
     ['server CPU per action (all of its work / actions)', `${r.server.cpuUsPerAction} µs`],
     ['server RSS (peak), heap used', `${r.server.rssMB} MB (${r.server.peakRssMB} MB), ${r.server.heapUsedMB} MB`],
     ['server event-loop delay p99 (worst second), max', `${r.server.eventLoopDelayP99MsWorstSecond} ms, ${r.server.eventLoopDelayMaxMs} ms`],

@@ -38,14 +38,14 @@ interface ProcessEntry {
 export interface ClusterOptions {
   /** redis://[user:password@]host:port[/db] */
   readonly redisUrl: string;
-  /** host:port[/path] at which players reach this process (Colyseus's publicAddress). */
+  /** host[:port][/path] at which players reach this process (Colyseus's publicAddress). */
   readonly publicAddress: string;
 }
 
-/** Checks a public address's form (`host:port` with an optional path); answers the problem or null. */
+/** Checks a public address's form (`host[:port][/path]`); answers the problem or null. */
 export function checkPublicAddress(address: string): string | null {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) return `${JSON.stringify(address)}: give host:port[/path] without the scheme (the client keeps its page's ws or wss)`;
-  return /^[A-Za-z0-9.[\]:-]+:\d{1,5}(\/[A-Za-z0-9._~/-]*)?$/.test(address) ? null : `${JSON.stringify(address)} is not host:port[/path]`;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) return `${JSON.stringify(address)}: give host[:port][/path] without the scheme (the client keeps its page's ws or wss)`;
+  return /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/.test(address) ? null : `${JSON.stringify(address)} is not host[:port][/path]`;
 }
 
 /** Opens a Redis connection and checks it answers, with a clear error when it does not. */

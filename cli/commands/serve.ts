@@ -71,7 +71,7 @@ export function registerServeCommand(program: Command): void {
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
     .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
     .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
-    .option('--public-address <host:port[/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
+    .option('--public-address <host[:port][/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {

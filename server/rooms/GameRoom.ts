@@ -215,9 +215,11 @@ export class GameRoom extends Room implements LiveRoom {
   static async onAuth(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
     if (studyOf(options) !== '') throw new ServerError(403, "a study's games are joined from the study's pages");
     const asked = parseJoinOptions(options);
-    const waiting = (await GameRoom.listings()).filter((listing) => listing.phase === 'waiting');
     // A join by room id names the room in the request's path (context.req is that request).
     const byId = /\/matchmake\/joinById\/([^/?]+)/.exec(String(context?.req?.url ?? ''))?.[1];
+    // Quick play needs no look at the listings (with Redis, reading them all is the dear part).
+    if (byId === undefined && asked.code === undefined && asked.workerId === undefined) return true;
+    const waiting = (await GameRoom.listings()).filter((listing) => listing.phase === 'waiting');
     const named = waiting.find((listing) => listing.roomId === byId);
     if (named && !listingAdmits(named, asked)) throw new ServerError(404, NO_GAME_WITH_CODE);
     if (asked.code !== undefined) {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { createPrivate, join, SERVE_ADMIN_TOKEN, startServeProcess, waitFor, type Player, type ServeProcess } from '../server/harness';
 import { Redis } from 'ioredis';
-import { freePort, startRedis, type RunningService } from './services';
+import { freePort, startRedis, type RunningService } from '../../bench/services';
 
 jest.setTimeout(120_000);
 

@@ -1,10 +1,10 @@
 /**
- * The servers the scale-out tests need, each started from Debian's package on a free port in a
+ * The servers the scale-out tests and benchmark need, each started from Debian's package on a free port in a
  * temporary directory and stopped after: Redis (`redis-server`) and PostgreSQL (`postgresql`).
  * Without the package a test fails with the package's name, never passes silently.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,4 +67,55 @@ export async function startRedis(): Promise<RunningService> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * nginx with the server block in `siteConfig` (the repository's deploy/nginx-cerealbar.conf, its
+ * ports changed by the caller), under a temporary prefix.
+ */
+export async function startNginx(siteConfig: string, port: number): Promise<RunningService> {
+  const program = findProgram('nginx', 'nginx', ['/usr/sbin/nginx']);
+  const dir = mkdtempSync(join(tmpdir(), 'cerealbar-nginx-'));
+  const main = `
+    daemon off;
+    worker_processes 1;
+    pid ${dir}/nginx.pid;
+    error_log ${dir}/error.log warn;
+    events { worker_connections 4096; }
+    http {
+      access_log off;
+      client_body_temp_path ${dir}/body;
+      proxy_temp_path ${dir}/proxy;
+      fastcgi_temp_path ${dir}/fastcgi;
+      uwsgi_temp_path ${dir}/uwsgi;
+      scgi_temp_path ${dir}/scgi;
+      ${siteConfig}
+    }`;
+  writeFileSync(join(dir, 'nginx.conf'), main);
+  const child = spawn(program, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const start = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nginx did not start: ${output}${readError(join(dir, 'error.log'))}`);
+    const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+    if (answered) break;
+    if (Date.now() - start > 10_000) throw new Error(`nginx did not answer on port ${port}: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function readError(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
