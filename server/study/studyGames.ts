@@ -22,9 +22,10 @@ export class NoSeatError extends Error {
   }
 }
 
+/** How long a request to play holds its worker's lock at most (the lock is released when it is answered). */
+const SEATING_LOCK_SECONDS = 30;
+
 export class StudyGames implements StudyGameHooks {
-  /** Workers whose request to play is being answered: a second one at the same time (another tab) is refused. */
-  private readonly seating = new Set<string>();
 
   constructor(
     private readonly studies: ReadonlyMap<string, Study>,
@@ -50,13 +51,15 @@ export class StudyGames implements StudyGameHooks {
    * worker must be at the play step and hold no seat already; its wait for a partner starts now.
    */
   async seat(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
-    const key = JSON.stringify([study.id, worker.participantId]);
-    if (this.seating.has(key)) throw alreadySeated();
-    this.seating.add(key);
+    // A second request at the same time (another tab) is refused, whichever process it reaches:
+    // the lock is in Colyseus's presence, which several processes share through Redis.
+    const key = `cerealbar:seating:${JSON.stringify([study.id, worker.participantId])}`;
+    if ((await matchMaker.presence.incr(key)) > 1) throw alreadySeated();
     try {
+      await matchMaker.presence.expire(key, SEATING_LOCK_SECONDS);
       return await this.reserve(study, worker);
     } finally {
-      this.seating.delete(key);
+      await matchMaker.presence.del(key);
     }
   }
 

@@ -135,7 +135,13 @@ describe("a study's games", () => {
     expect(early).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
     expect((await call('POST', `/api/studies/${STUDY}/play`, {})).status).toBe(401);
 
-    const follower = await play(await readyWorker('F1'));
+    // Two requests at the same moment (two tabs): one seat, one refusal.
+    const first = await readyWorker('F1');
+    const both = await Promise.all([call('POST', `/api/studies/${STUDY}/play`, {}, first), call('POST', `/api/studies/${STUDY}/play`, {}, first)]);
+    expect(both.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(both.find((answer) => answer.status === 409)!.body.error.code).toBe('ALREADY_SEATED');
+    const follower = track(await new Client(base).consumeSeatReservation(both.find((answer) => answer.status === 200)!.body.reservation));
+    await waitFor(() => follower.messages.some((m) => m.type === 'seat'), 'the seat');
     expect(seatOf(follower)).toBe('follower');
     // A second request (another tab) while the seat is held gets no second seat.
     const token = await readyWorker('F2');
