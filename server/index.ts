@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
+import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
 import express from 'express';
 import { WebSocket } from 'ws';
 import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
@@ -16,6 +17,7 @@ import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
 import type { WorkerStore } from './store/WorkerStore';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 
@@ -46,6 +48,24 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
     // simultaneous requests from waiting for one another's room (Colyseus's lock per filter).
     if (asked.private || asked.botFollower) filter.newGame = randomUUID();
     return filter;
+  }
+}
+
+/**
+ * Where Colyseus is about to make a room (its selectProcessIdToCreateRoom step): a quick-play game
+ * is made under its pool's lock (released by the room once listed, see rooms/creationLock.ts),
+ * and a request that finds, once it holds the lock, a game with its seat open listed meanwhile is
+ * sent back to the matchmaker, which retries a SeatReservationError and seats it there.
+ */
+async function beforeCreatingRoom(options: Record<string, unknown>): Promise<void> {
+  const asked = parseJoinOptions(options);
+  if (asked.code !== undefined || asked.private || asked.botFollower) return;
+  const key = creationLockKey(asked.pool, studyOf(options));
+  await takeCreationLock(key);
+  const filter = { locked: false, private: false, name: ROOM_NAME, ...matchMaker.getHandler(ROOM_NAME).getFilterOptions(options) };
+  if ((await matchMaker.query(filter)).length > 0) {
+    await releaseCreationLock(key);
+    throw new SeatReservationError('a game with this seat open was listed meanwhile');
   }
 }
 
@@ -125,12 +145,11 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     logger: clientLimitedLogger(),
     greet: false,
     gracefullyShutdown: false,
-    ...(cluster && {
-      presence: cluster.presence,
-      driver: cluster.driver,
-      publicAddress: cluster.publicAddress,
-      selectProcessIdToCreateRoom: cluster.selectProcessIdToCreateRoom,
-    }),
+    ...(cluster && { presence: cluster.presence, driver: cluster.driver, publicAddress: cluster.publicAddress }),
+    selectProcessIdToCreateRoom: async (_roomName: string, options: Record<string, unknown>) => {
+      await beforeCreatingRoom(options);
+      return cluster ? cluster.selectProcessIdToCreateRoom() : matchMaker.processId;
+    },
   });
   matchMaker.addRoomType(new GameRoomHandler({ services, settings: options.roomSettings }));
   // Colyseus logs a listen error (a port in use) without rejecting: fail here instead of hanging.

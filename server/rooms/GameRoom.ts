@@ -35,6 +35,7 @@ import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
 import { BotSeat } from './botSeat';
+import { creationLockKey, releaseCreationLock } from './creationLock';
 import { queuePlace, type SeatListing } from './queue';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
@@ -263,6 +264,8 @@ export class GameRoom extends Room implements LiveRoom {
     this.clockOfTurns = new TurnClock(this.clock, this.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
     this.claimSeatsOnReservation();
     this.publishListing();
+    // A quick-play game is made under its pool's lock, given back once its first seat is claimed.
+    if (this.code === '' && !asked.private && !asked.botFollower) this.creationLock = creationLockKey(this.pool, this.studyId);
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.receive(client, type, message));
     }
@@ -281,11 +284,24 @@ export class GameRoom extends Room implements LiveRoom {
     room._reserveSeat = async (sessionId, joinOptions, authData, seconds, reconnecting, ...rest) => {
       // allowReconnection keeps a dropped player's seat through the same method.
       if (reconnecting) return reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
-      if (!this.claim(sessionId, joinOptions)) return false;
-      const reserved = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
-      if (!reserved) this.release(sessionId);
-      return reserved;
+      try {
+        if (!this.claim(sessionId, joinOptions)) return false;
+        const reserved = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
+        if (!reserved) this.release(sessionId);
+        return reserved;
+      } finally {
+        await this.releaseCreationLock();
+      }
     };
+  }
+
+  /** The room was made (under its pool's lock) and is listed with its first seat claimed: the next maker may look. */
+  private async releaseCreationLock(): Promise<void> {
+    const key = this.creationLock;
+    if (key === null) return;
+    this.creationLock = null;
+    await this.listed;
+    await releaseCreationLock(key);
   }
 
   /** Claims a seat for the options if this game has one for them: the seat, the code and the worker id are checked here, on every way of joining. */
@@ -491,10 +507,15 @@ export class GameRoom extends Room implements LiveRoom {
     return [...this.seats.values()].some((seat) => seat.record.workerId === workerId) || [...this.claims.values()].some((claim) => claim.options.workerId === workerId);
   }
 
+  /** The quick-play creation lock this room holds until its first seat is claimed (rooms/creationLock.ts). */
+  private creationLock: string | null = null;
+  /** Settles once the latest listing is stored (in Redis, with several processes). */
+  private listed: Promise<unknown> = Promise.resolve();
+
   /** Publishes the room's listing (setMetadata replaces, so all of it). */
   private publishListing(): void {
-    // The listing object itself changes now; only its persisting (to Redis, with several processes) is asynchronous.
-    void this.setMetadata(this.listing());
+    // The listing object itself changes now; only its persisting is asynchronous.
+    this.listed = this.setMetadata(this.listing()).catch(() => undefined);
   }
 
   private listing(): SeatListing {

@@ -63,7 +63,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('20 quick-play pairs joining at once, alternately through either process, make 20 games of two; both processes list them', async () => {
+test('P-109: 20 quick-play pairs joining at once, alternately through either process, make 20 games of two; both processes list them', async () => {
   const [a, b] = [await startClusterProcess(), await startClusterProcess()];
   const urls = [a.url, b.url];
   const leaders = Array.from({ length: 20 }, (_, i) => joinTracked(urls[i % 2], { role: 'leader', pool: 'pairs' }));
@@ -84,7 +84,16 @@ test('20 quick-play pairs joining at once, alternately through either process, m
   }
 });
 
-test('a private game made through one process is joined by its code through the other; a wrong code is refused there', async () => {
+test('P-109: a leader and a follower arriving at the same moment in an empty pool, through two processes, meet in one game (20 pools)', async () => {
+  const [a, b] = processes;
+  const pairs = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => Promise.all([joinTracked(a.url, { role: 'leader', pool: `empty-${i}` }), joinTracked(b.url, { role: 'follower', pool: `empty-${i}` })])),
+  );
+  await waitFor(() => pairs.flat().every((player) => player.phase === 'playing'), 'every pair to play', 10_000);
+  for (const [leader, follower] of pairs) expect(follower.room.roomId).toBe(leader.room.roomId);
+});
+
+test('P-109: a private game made through one process is joined by its code through the other; a wrong code is refused there', async () => {
   const [a, b] = processes;
   const { creator, code } = await createPrivate(a.url, { role: 'leader' });
   players.push(creator);
@@ -95,7 +104,7 @@ test('a private game made through one process is joined by its code through the 
   expect(partner.view!.role).toBe('follower');
 });
 
-test('SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, new players are seated by the other process, then it exits 0', async () => {
+test('P-110: SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, new players are seated by the other process, then it exits 0', async () => {
   const [a, b] = processes;
   const { creator: leader, code } = await createPrivate(a.url, { role: 'leader', pool: 'drain' });
   players.push(leader);
@@ -132,7 +141,7 @@ test('SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, n
   expect(list.games.map((game: { endReason: string }) => game.endReason)).toEqual(['abandoned']);
 });
 
-test("a process killed with SIGKILL: quick play through the other is seated at once, and the dead process's rooms leave the listings within seconds", async () => {
+test("P-111: a process killed with SIGKILL: quick play through the other is seated at once, and the dead process's rooms leave the listings within seconds", async () => {
   const survivor = processes.find((serve) => serve.child.exitCode === null)!;
   const doomed = await startClusterProcess();
   const doomedAddress = new URL(doomed.url).host;
@@ -142,6 +151,17 @@ test("a process killed with SIGKILL: quick play through the other is seated at o
   await waitFor(() => waiting.every((player) => player.messages.some((m) => m.type === 'seat')), 'the leaders to be seated');
   const onDoomed = (await listed()).filter((room) => room.publicAddress === doomedAddress).length;
   expect(onDoomed).toBeGreaterThan(0);
+  // Games in play until the doomed process holds one (a new room goes to the process with fewer).
+  let made = 0;
+  while ((await gamesRunning(doomed)) === 0 && made < 6) {
+    const { creator, code } = await createPrivate(survivor.url, { role: 'leader', pool: 'crash-games' });
+    const partner = await joinTracked(survivor.url, { code });
+    players.push(creator);
+    await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the game to start');
+    made++;
+  }
+  const doomedGames = await gamesRunning(doomed);
+  expect(doomedGames).toBeGreaterThan(0);
 
   doomed.child.kill('SIGKILL');
   await exitOf(doomed);
@@ -162,4 +182,18 @@ test("a process killed with SIGKILL: quick play through the other is seated at o
   const goneAfter = Date.now() - killed;
   process.stdout.write(`the killed process's rooms left the listings ${goneAfter} ms after it died\n`);
   expect(goneAfter).toBeLessThan(5000);
+
+  // Its game in play is closed in the shared data directory by the live process (P-112), the other goes on.
+  const games = async () =>
+    (await (await fetch(`${survivor.url}/api/games?pool=crash-games`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).json()).games as { endReason: string | null }[];
+  const closedBy = Date.now() + 10_000;
+  while ((await games()).every((game) => game.endReason === null)) {
+    if (Date.now() > closedBy) throw new Error("the dead process's game was not closed within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  process.stdout.write(`the killed process's game was closed ${Date.now() - killed} ms after it died\n`);
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // the next checks close nothing more
+  const reasons = (await games()).map((game) => game.endReason);
+  expect(reasons.filter((reason) => reason === 'interrupted')).toHaveLength(doomedGames);
+  expect(reasons.filter((reason) => reason === null)).toHaveLength(made - doomedGames);
 });

@@ -43,7 +43,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('through nginx: the pages and the API answer, and quick-play pairs and a private game play on both processes', async () => {
+test('P-109: through nginx: the pages and the API answer, and quick-play pairs and a private game play on both processes', async () => {
   const front = nginx.url;
   expect((await fetch(`${front}/healthz`)).status).toBe(200);
   expect((await fetch(`${front}/api/games`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } })).status).toBe(200);

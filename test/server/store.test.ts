@@ -407,7 +407,7 @@ describe('a real crash', () => {
   }, 30_000);
 });
 
-describe('several stores on one data directory', () => {
+describe('P-112: several stores on one data directory', () => {
   test('a live store keeps its games: another store closes them only once it has closed', () => {
     const other = GameStore.open(dir);
     try {
