@@ -1,6 +1,6 @@
 /**
  * The servers the scale-out tests and benchmark need, each started from Debian's package on a free port in a
- * temporary directory and stopped after: Redis (`redis-server`) and PostgreSQL (`postgresql`).
+ * temporary directory and stopped after: Redis (`redis-server`) and nginx (`nginx`).
  * Without the package a test fails with the package's name, never passes silently.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
-import { createPrivate, join, SERVE_ADMIN_TOKEN, startServeProcess, waitFor, type Player, type ServeProcess } from '../server/harness';
+import { Client } from '@colyseus/sdk';
+import { createPrivate, join, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type RunningService } from '../../bench/services';
 
@@ -102,6 +103,27 @@ test('P-109: a private game made through one process is joined by its code throu
   await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the private game to start');
   expect(partner.room.roomId).toBe(creator.room.roomId);
   expect(partner.view!.role).toBe('follower');
+});
+
+test('P-109: a dropped player reconnects to its seat through the other process; a scripted-follower game is made through either', async () => {
+  const [a, b] = processes;
+  const leader = await joinTracked(a.url, { role: 'leader', pool: 'reconnect' });
+  const follower = await joinTracked(b.url, { role: 'follower', pool: 'reconnect' });
+  await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+  follower.room.reconnection.enabled = false;
+  const token = follower.room.reconnectionToken;
+  follower.room.connection.close(4999, 'test drop');
+  await waitFor(() => leader.view!.partnerConnected === false, 'the follower to show as disconnected');
+  const back = track(await new Client(a.url).reconnect(token));
+  players.push(back);
+  await waitFor(() => back.phase === 'playing' && leader.view!.partnerConnected === true, 'the follower to be back in its seat');
+  expect(back.room.roomId).toBe(leader.room.roomId);
+  expect(back.view!.role).toBe('follower');
+
+  for (const serve of [a, b]) {
+    const withBot = await joinTracked(serve.url, { role: 'leader', botFollower: true });
+    await waitFor(() => withBot.phase === 'playing', 'the game with the scripted follower to start');
+  }
 });
 
 test('P-110: SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, new players are seated by the other process, then it exits 0', async () => {
