@@ -21,6 +21,10 @@ import { Redis } from 'ioredis';
 export const HEARTBEAT_MS = 500;
 export const PROCESS_TTL_MS = 2500;
 const REGISTRY_KEY = 'cerealbar:processes';
+/** Private games' codes to their room ids, so that a join by code reads one listing, not all. */
+const CODES_KEY = 'cerealbar:codes';
+/** Deletes a code's entry only while it names the room given: a later room may have taken the code. */
+const DELETE_CODE_OF_ROOM = "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('hdel', KEYS[1], ARGV[1]) end return 0";
 /** Colyseus's channel of a process, which it subscribes to while it runs. */
 const PROCESS_CHANNEL_PREFIX = 'p:';
 const CONNECT_TIMEOUT_MS = 3000;
@@ -96,7 +100,7 @@ export class Cluster {
     const redis = await connectRedis(options.redisUrl);
     const presence = new RedisPresence(options.redisUrl);
     const cluster: Cluster = new Cluster(redis, presence, undefined as unknown as MatchMakerDriver, options.publicAddress);
-    (cluster as { driver: MatchMakerDriver }).driver = new LiveRoomsDriver(new RedisDriver(options.redisUrl), () => cluster.liveProcesses());
+    (cluster as { driver: MatchMakerDriver }).driver = new LiveRoomsDriver(new RedisDriver(options.redisUrl), redis, () => cluster.liveProcesses());
     return cluster;
   }
 
@@ -202,10 +206,17 @@ function parseEntry(value: string): ProcessEntry | null {
 /**
  * RedisDriver, except that matchmaking never finds a room of a process that is not running (asked
  * of Redis with every query): Colyseus would reserve a seat there and wait for it to time out.
+ * RedisDriver reads every room's listing for every query; two queries need not: a new game's
+ * filter (`newGame`, a value no room lists) matches nothing, and a private game's code is looked
+ * up in an index of codes kept here.
  */
 class LiveRoomsDriver implements MatchMakerDriver {
+  /** The codes this process indexed, by room: removed with the room. */
+  private readonly codes = new Map<string, string>();
+
   constructor(
     private readonly inner: RedisDriver,
+    private readonly redis: Redis,
     private readonly liveProcesses: () => Promise<Set<string>>,
   ) {}
 
@@ -214,7 +225,12 @@ class LiveRoomsDriver implements MatchMakerDriver {
   }
 
   async query(conditions: Partial<IRoomCache>, sortOptions?: SortOptions): Promise<IRoomCache[]> {
-    const [rooms, live] = await Promise.all([this.inner.query(conditions, sortOptions), this.liveProcesses()]);
+    if ('newGame' in conditions) return [];
+    const code = (conditions as { code?: unknown }).code;
+    const [rooms, live] = await Promise.all([
+      typeof code === 'string' && code !== '' ? this.byCode(code, conditions) : this.inner.query(conditions, sortOptions),
+      this.liveProcesses(),
+    ]);
     return rooms.filter((room) => live.has(room.processId));
   }
 
@@ -232,15 +248,24 @@ class LiveRoomsDriver implements MatchMakerDriver {
     return rooms[0] as IRoomCache;
   }
 
-  update(room: IRoomCache, operations: Parameters<RedisDriver['update']>[1]): Promise<boolean> {
-    return this.inner.update(room, operations);
+  async update(room: IRoomCache, operations: Parameters<RedisDriver['update']>[1]): Promise<boolean> {
+    const updated = await this.inner.update(room, operations);
+    await this.indexCode(room);
+    return updated;
   }
 
-  persist(room: IRoomCache, create?: boolean): Promise<boolean> {
-    return this.inner.persist(room, create);
+  async persist(room: IRoomCache, create?: boolean): Promise<boolean> {
+    const persisted = await this.inner.persist(room, create);
+    await this.indexCode(room);
+    return persisted;
   }
 
-  remove(roomId: string): Promise<boolean> {
+  async remove(roomId: string): Promise<boolean> {
+    const code = this.codes.get(roomId);
+    if (code !== undefined) {
+      this.codes.delete(roomId);
+      await this.deleteCode(code, roomId);
+    }
     return this.inner.remove(roomId);
   }
 
@@ -251,4 +276,36 @@ class LiveRoomsDriver implements MatchMakerDriver {
   clear(): Promise<void> {
     return this.inner.clear();
   }
+
+  /**
+   * The room with this code, if it meets the conditions. The entry of a room gone without
+   * removing it (its process was killed) finds nothing, and is deleted here.
+   */
+  private async byCode(code: string, conditions: Partial<IRoomCache>): Promise<IRoomCache[]> {
+    const roomId = await this.redis.hget(CODES_KEY, code);
+    if (!roomId) return [];
+    const room = (await this.inner.findByIds([roomId])).get(roomId);
+    if (!room) await this.deleteCode(code, roomId);
+    return room && meets(room, conditions) ? [room] : [];
+  }
+
+  private async deleteCode(code: string, roomId: string): Promise<void> {
+    await this.redis.eval(DELETE_CODE_OF_ROOM, 1, CODES_KEY, code, roomId);
+  }
+
+  private async indexCode(room: IRoomCache): Promise<void> {
+    const code = (room.metadata as { code?: unknown } | undefined)?.code;
+    if (typeof code !== 'string' || code === '' || this.codes.has(room.roomId)) return;
+    this.codes.set(room.roomId, code);
+    await this.redis.hset(CODES_KEY, code, room.roomId);
+  }
+}
+
+/** RedisDriver's test of a listing against conditions: each field equal in the listing or its metadata. */
+function meets(room: IRoomCache, conditions: Partial<IRoomCache>): boolean {
+  return Object.entries(conditions).every(([field, value]) => {
+    if (Object.hasOwn(room, field)) return (room as unknown as Record<string, unknown>)[field] === value;
+    const metadata = room.metadata as Record<string, unknown> | undefined;
+    return metadata !== undefined && Object.hasOwn(metadata, field) && metadata[field] === value;
+  });
 }

@@ -120,9 +120,11 @@ function listingAdmits(listing: SeatListing, asked: JoinOptions): boolean {
   return asked.code === (listing.code || undefined);
 }
 
-function isSeatListing(metadata: unknown): metadata is SeatListing {
-  const listing = metadata as Partial<SeatListing> | undefined;
-  return typeof listing?.code === 'string' && typeof listing.phase === 'string' && Array.isArray(listing.workers);
+/** A game room's listing as GameRoom.publishListing wrote it, with its room id. */
+function listingOf(room: { roomId: string; metadata?: unknown } | undefined): (SeatListing & { roomId: string }) | undefined {
+  const listing = room?.metadata as Partial<SeatListing> | undefined;
+  if (typeof listing?.code !== 'string' || typeof listing.phase !== 'string' || !Array.isArray(listing.workers)) return undefined;
+  return { ...(listing as SeatListing), roomId: room!.roomId };
 }
 
 export function studyOf(options: unknown): string {
@@ -220,16 +222,15 @@ export class GameRoom extends Room implements LiveRoom {
     const byId = /\/matchmake\/joinById\/([^/?]+)/.exec(String(context?.req?.url ?? ''))?.[1];
     // Quick play needs no look at the listings (with Redis, reading them all is the dear part).
     if (byId === undefined && asked.code === undefined && asked.workerId === undefined) return true;
-    const waiting = (await GameRoom.listings()).filter((listing) => listing.phase === 'waiting');
-    const named = waiting.find((listing) => listing.roomId === byId);
-    if (named && !listingAdmits(named, asked)) throw new ServerError(404, NO_GAME_WITH_CODE);
+    const named = byId === undefined ? undefined : listingOf(await matchMaker.getRoomById(byId));
+    if (named?.phase === 'waiting' && !listingAdmits(named, asked)) throw new ServerError(404, NO_GAME_WITH_CODE);
     if (asked.code !== undefined) {
-      const game = waiting.find((listing) => listing.code === asked.code);
+      const game = (await GameRoom.listings({ code: asked.code })).find((listing) => listing.phase === 'waiting');
       if (!game) throw new ServerError(404, NO_GAME_WITH_CODE);
       if (asked.role !== 'any' && !game[`${asked.role}Open`]) throw new ServerError(409, `the ${asked.role} seat of this game is taken`);
     }
     const workerId = asked.workerId;
-    if (workerId !== undefined && waiting.some((listing) => listing.workers.includes(workerId))) {
+    if (workerId !== undefined && (await GameRoom.listings()).some((listing) => listing.phase === 'waiting' && listing.workers.includes(workerId))) {
       throw new ServerError(409, `worker ${workerId} already has a seat in a game waiting for a partner`);
     }
     return true;
@@ -239,9 +240,12 @@ export class GameRoom extends Room implements LiveRoom {
    * Every game room's listing, whichever process it lives in (with several processes the listings
    * are shared through Redis): the checks before a join read these, never a process's own rooms.
    */
-  private static async listings(): Promise<(SeatListing & { roomId: string })[]> {
-    const listed = await matchMaker.query({ name: ROOM_NAME });
-    return listed.flatMap((room) => (isSeatListing(room.metadata) ? [{ ...room.metadata, roomId: room.roomId }] : []));
+  private static async listings(conditions: Partial<SeatListing> = {}): Promise<(SeatListing & { roomId: string })[]> {
+    const listed = await matchMaker.query({ name: ROOM_NAME, ...conditions });
+    return listed.flatMap((room) => {
+      const listing = listingOf(room);
+      return listing ? [listing] : [];
+    });
   }
 
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */

@@ -21,15 +21,23 @@ export interface Preparation {
   readonly promote?: boolean;
   /** Up to the quiz (not taken), or past it (passed). */
   readonly upTo?: 'quiz' | 'play';
+  /** The researcher's token, for the promotion. */
+  readonly adminToken?: string;
 }
 
-/** A worker of `studyId` with the platform's `ids`, taken through its steps by the API; its session token. */
-export async function preparedWorker(url: string, studyId: string, ids: Record<string, string>, preparation: Preparation = {}): Promise<string> {
-  const { token, worker } = await api(url, `studies/${studyId}/session`, ids, null);
-  await api(url, `studies/${studyId}/consent`, { agree: true }, token);
-  await api(url, `studies/${studyId}/rules`, { read: true }, token);
-  if (preparation.promote) await api(url, `studies/${studyId}/workers/${worker.participantId}/promote`, {});
-  for (const role of preparation.tutorials ?? [preparation.promote ? 'leader' : 'follower']) await api(url, `studies/${studyId}/tutorial`, { role }, token);
-  if ((preparation.upTo ?? 'play') === 'play') await api(url, `studies/${studyId}/quiz`, { answers: [0, 1, 1] }, token);
+/**
+ * A worker of `studyId` with the platform's `ids`, taken through its steps by the API; its session
+ * token. Given several urls (the processes of one server), each request goes to the next in turn.
+ */
+export async function preparedWorker(url: string | readonly string[], studyId: string, ids: Record<string, string>, preparation: Preparation = {}): Promise<string> {
+  const urls = typeof url === 'string' ? [url] : url;
+  let calls = 0;
+  const call = (path: string, body: unknown, token?: string | null) => api(urls[calls++ % urls.length], `studies/${studyId}/${path}`, body, token);
+  const { token, worker } = await call('session', ids, null);
+  await call('consent', { agree: true }, token);
+  await call('rules', { read: true }, token);
+  if (preparation.promote) await call(`workers/${worker.participantId}/promote`, {}, preparation.adminToken);
+  for (const role of preparation.tutorials ?? [preparation.promote ? 'leader' : 'follower']) await call('tutorial', { role }, token);
+  if ((preparation.upTo ?? 'play') === 'play') await call('quiz', { answers: [0, 1, 1] }, token);
   return token;
 }

@@ -10,6 +10,8 @@ import { Client } from '@colyseus/sdk';
 import { createPrivate, join, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type RunningService } from '../../bench/services';
+import { api, preparedWorker } from '../browser/studyWorkers';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 
 jest.setTimeout(120_000);
 
@@ -17,13 +19,19 @@ let redis: RunningService;
 /** To read the shared room listings, as Colyseus keeps them. */
 let redisClient: Redis;
 let dataDir: string;
+/** Every process runs this study (a study worker's requests may reach any of them). */
+let studyFile: string;
+const STUDY = 'pilot-1';
 const processes: ServeProcess[] = [];
 const players: Player[] = [];
 
 /** A `serve` process of the cluster, on its own port, which is also its public address. */
 async function startClusterProcess(): Promise<ServeProcess> {
   const port = await freePort();
-  const serve = await startServeProcess(dataDir, ['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`]);
+  const serve = await startServeProcess(dataDir, [
+    ...['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`],
+    ...['--study', studyFile],
+  ]);
   processes.push(serve);
   return serve;
 }
@@ -48,6 +56,7 @@ beforeAll(async () => {
   redis = await startRedis();
   redisClient = new Redis(redis.url);
   dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-cluster-'));
+  studyFile = writeStudy(studyFolder(joinPath(dataDir, 'study')), setPath(validStudy(), 'id', STUDY));
 });
 
 afterEach(async () => {
@@ -126,6 +135,33 @@ test('P-109: a dropped player reconnects to its seat through the other process; 
   }
 });
 
+test("P-109: a study across processes: each worker's steps go to either process, both ask to play at once through different ones, and the game's end reaches them through either", async () => {
+  const [a, b] = processes;
+  const urls = [a.url, b.url];
+  const ids = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
+  const leaderToken = await preparedWorker(urls, STUDY, ids('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN });
+  const followerToken = await preparedWorker([b.url, a.url], STUDY, ids('F1'));
+  const asked = await Promise.all([api(a.url, `studies/${STUDY}/play`, {}, leaderToken), api(b.url, `studies/${STUDY}/play`, {}, followerToken)]);
+  // Each takes its seat through the process it asked; the reservation names the process of the room.
+  const [leader, follower] = await Promise.all(asked.map(async ({ reservation }, i) => track(await new Client(urls[i]).consumeSeatReservation(reservation))));
+  players.push(leader, follower);
+  await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the study game to start');
+  expect(leader.room.roomId).toBe(follower.room.roomId);
+  expect([leader.view!.role, follower.view!.role]).toEqual(['leader', 'follower']);
+  // A second tab of the leader's, through the other process, gets no second seat.
+  await expect(api(b.url, `studies/${STUDY}/play`, {}, leaderToken)).rejects.toThrow(/409 .*ALREADY_SEATED/);
+
+  await leader.room.leave(true);
+  const completion = async (url: string) => (await api(url, `studies/${STUDY}/me`, undefined, followerToken)).worker.completion;
+  const deadline = Date.now() + 5000;
+  while ((await completion(a.url)) === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const url of urls) {
+    expect(await completion(url)).toMatchObject({ outcome: 'partnerLeft', code: 'CLEFT' });
+    const { studies } = await api(url, 'studies', undefined, SERVE_ADMIN_TOKEN);
+    expect(studies.find((study: { id: string }) => study.id === STUDY).games).toMatchObject({ games: 1, live: 0 });
+  }
+});
+
 test('P-110: SIGTERM: /readyz answers 503 at once, the game in play goes on and ends, new players are seated by the other process, then it exits 0', async () => {
   const [a, b] = processes;
   const { creator: leader, code } = await createPrivate(a.url, { role: 'leader', pool: 'drain' });
@@ -168,15 +204,25 @@ test("P-111: a process killed with SIGKILL: quick play through the other is seat
   const doomed = await startClusterProcess();
   const doomedAddress = new URL(doomed.url).host;
   const listed = async () => Object.values(await redisClient.hgetall('roomcaches')).map((json) => JSON.parse(json) as { publicAddress?: string });
-  // Leaders waiting for a partner, their rooms spread over both processes (the one with fewer rooms gets the next).
-  const waiting = await Promise.all(Array.from({ length: 4 }, () => joinTracked(survivor.url, { role: 'leader', pool: 'crash' })));
-  await waitFor(() => waiting.every((player) => player.messages.some((m) => m.type === 'seat')), 'the leaders to be seated');
-  const onDoomed = (await listed()).filter((room) => room.publicAddress === doomedAddress).length;
+  // Leaders waiting for a partner, until both processes hold some: a new room goes to the process
+  // with fewer, as Colyseus's shared counts (renewed at most once a second) say.
+  const waiting: Player[] = [];
+  let onDoomed = 0;
+  while (waiting.length < 4 || (onDoomed === 0 && waiting.length < 12)) {
+    const leader = await joinTracked(survivor.url, { role: 'leader', pool: 'crash' });
+    waiting.push(leader);
+    await waitFor(() => leader.messages.some((m) => m.type === 'seat'), 'the leader to be seated');
+    onDoomed = (await listed()).filter((room) => room.publicAddress === doomedAddress).length;
+    if (onDoomed === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+  }
   expect(onDoomed).toBeGreaterThan(0);
+  expect(onDoomed).toBeLessThan(waiting.length);
   // Games in play until the doomed process holds one (a new room goes to the process with fewer).
   let made = 0;
+  const codes: string[] = [];
   while ((await gamesRunning(doomed)) === 0 && made < 6) {
     const { creator, code } = await createPrivate(survivor.url, { role: 'leader', pool: 'crash-games' });
+    codes.push(code);
     const partner = await joinTracked(survivor.url, { code });
     players.push(creator);
     await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the game to start');
@@ -188,14 +234,14 @@ test("P-111: a process killed with SIGKILL: quick play through the other is seat
   doomed.child.kill('SIGKILL');
   await exitOf(doomed);
   const killed = Date.now();
-  // Four followers: each is seated at once, never sent to the dead process; those who find a live leader play.
+  // As many followers: each is seated at once, never sent to the dead process; those who find a live leader play.
   const followers: Player[] = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < waiting.length; i++) {
     const start = Date.now();
     followers.push(await joinTracked(survivor.url, { role: 'follower', pool: 'crash' }));
     expect(Date.now() - start).toBeLessThan(1000);
   }
-  await waitFor(() => followers.filter((follower) => follower.phase === 'playing').length === 4 - onDoomed, 'the live leaders to get their followers');
+  await waitFor(() => followers.filter((follower) => follower.phase === 'playing').length === waiting.length - onDoomed, 'the live leaders to get their followers');
   const deadline = Date.now() + 10_000;
   while ((await listed()).some((room) => room.publicAddress === doomedAddress)) {
     if (Date.now() > deadline) throw new Error('the dead process\'s rooms are still listed after 10 s');
@@ -204,6 +250,10 @@ test("P-111: a process killed with SIGKILL: quick play through the other is seat
   const goneAfter = Date.now() - killed;
   process.stdout.write(`the killed process's rooms left the listings ${goneAfter} ms after it died\n`);
   expect(goneAfter).toBeLessThan(5000);
+  // The dead games' codes find nothing, and looking them up drops them from the index of codes.
+  for (const code of codes) await expect(join(survivor.url, { code })).rejects.toThrow(/no game with this code/);
+  const indexed = await Promise.all(codes.map((code) => redisClient.hget('cerealbar:codes', code)));
+  expect(indexed.filter((roomId) => roomId !== null)).toHaveLength(made - doomedGames);
 
   // Its game in play is closed in the shared data directory by the live process (P-112), the other goes on.
   const games = async () =>
