@@ -1,8 +1,9 @@
 /**
  * Scale-out benchmark (`npm run bench:scale`): the server load benchmark (real games, real
  * clients) against one process and then against two processes on Redis, in one run, under the
- * same load; then matchmaking latency without and with Redis. Redis is started here from Debian's
- * redis-server on a free port. Prints each run's figures and ends with the line
+ * same load; then one process keeping its games in PostgreSQL (the store for several machines);
+ * then matchmaking latency without and with Redis. Redis and PostgreSQL are started here from
+ * Debian's packages on free ports. Prints each run's figures and ends with the line
  * `scale-out: 2 processes / 1 process = R.RRx` (actions served per second).
  *
  * The load generator runs on the same machine: on two cores it takes CPU the second server
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOM_NAME } from '../shared/protocol/messages';
 import { numberFlag, parseFlags, percentile, sortedCopy } from './server-common';
-import { freePort, startRedis } from './services';
+import { freePort, startPostgres, startRedis } from './services';
 
 const HELP = `npm run bench:scale -- [flags]
   --games N          concurrent games in each run                   default 1000
@@ -111,11 +112,14 @@ async function main(): Promise<void> {
   const load = ['--games', String(games), '--think-ms', String(thinkMs), '--duration-s', String(durationS)];
 
   const redis = await startRedis();
+  const postgres = await startPostgres();
   try {
     log(`bench:scale: ${games} games, think ${thinkMs} ms: one process`);
     const one = await runServerBench(load);
     log(`bench:scale: the same load on two processes with Redis (${redis.url})`);
     const two = await runServerBench([...load, '--servers', '2', '--redis', redis.url]);
+    log(`bench:scale: the same load on one process keeping its games in PostgreSQL (${postgres.url})`);
+    const onPostgres = await runServerBench([...load, '--store', postgres.url]);
 
     log('bench:scale: matchmaking calls');
     const alone = await startServer(undefined);
@@ -139,6 +143,7 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|---|---|',
         row('1 process', one),
         row('2 processes, Redis', two),
+        row('1 process, PostgreSQL store', onPostgres),
         '',
         `Matchmaking (${matchmakingCalls} quick-play seat reservations each)`,
         '| setting | mean | p50 | p95 |',
@@ -148,12 +153,14 @@ async function main(): Promise<void> {
         mm('2 processes, Redis, alternately', acrossTwo),
         '',
         `server CPU per action, 1 process / 2 processes = ${(one.server.cpuUsPerAction / two.server.cpuUsPerAction).toFixed(2)} (1.00: a second process costs nothing per action)`,
+        `server CPU per action, PostgreSQL store / SQLite only = ${(onPostgres.server.cpuUsPerAction / one.server.cpuUsPerAction).toFixed(2)}`,
         `scale-out: 2 processes / 1 process = ${(two.rates.actionsPerSecond / one.rates.actionsPerSecond).toFixed(2)}x`,
         '',
       ].join('\n'),
     );
   } finally {
     await redis.stop();
+    await postgres.stop();
   }
 }
 

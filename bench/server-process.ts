@@ -1,6 +1,6 @@
 /**
  * The game server under test, as its own process (spawned by bench/server.bench.ts): startGameServer
- * with the real GameStore on a fresh temporary data directory, on 127.0.0.1 and a free port. Turn
+ * with the real SqliteGameStore (or PgGameStore, with --store URL) on a fresh temporary data directory, on 127.0.0.1 and a free port. Turn
  * timers are an hour so nothing times out, every game is seeded with `--seed`, and
  * `--patch-rate-ms` sets the patch rate if given (else the room's default); `--data-parent DIR`
  * puts the data directory in DIR instead of the system's temporary directory. With `--redis URL
@@ -22,7 +22,9 @@ import { createInterface } from 'node:readline';
 import { Cluster } from '../server/cluster';
 import { startGameServer } from '../server/index';
 import type { RoomSettings } from '../server/rooms/GameRoom';
-import { GameStore } from '../server/store/GameStore';
+import { PgGameStore } from '../server/store/PgGameStore';
+import { SqliteGameStore } from '../server/store/SqliteGameStore';
+import type { GameStore } from '../server/store/types';
 import { BENCH_PREFIX, numberFlag, parseFlags, UsageMonitor, type BenchToServer, type ServerToBench, type StoreTimings } from './server-common';
 
 async function main(): Promise<void> {
@@ -40,7 +42,8 @@ async function main(): Promise<void> {
   };
 
   const dataDir = mkdtempSync(join(flags.get('data-parent') ?? tmpdir(), 'cerealbar-bench-'));
-  const store = GameStore.open(dataDir);
+  const storeUrl = flags.get('store');
+  const store: GameStore = storeUrl === undefined ? SqliteGameStore.open(dataDir) : await PgGameStore.open(storeUrl, dataDir);
   // The store's calls are timed: they run synchronously in the room, on the event loop.
   const storeTimes = new StoreTimes();
   const port = numberFlag(flags, 'port', 0, 0, 65535);
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(code || 1), 20_000);
     try {
       await server.close();
-      store.close();
+      await store.close();
     } catch (error) {
       process.stderr.write(`closing the server: ${(error as Error).stack}\n`);
     }

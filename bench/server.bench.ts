@@ -3,7 +3,7 @@
  * `npm run bench:server` (optionally `-- --games N --think-ms T --duration-s D ...`, see --help).
  *
  * Three kinds of process, all on 127.0.0.1:
- *   - the server (bench/server-process.ts): startGameServer with the real GameStore on a temporary
+ *   - the server (bench/server-process.ts): startGameServer with the real SqliteGameStore on a temporary
  *     data directory, every room seeded with one seed, turn timers of an hour;
  *   - client workers (bench/server-clients.ts): two @colyseus/sdk clients per game replaying the
  *     seed's self-play script at a human-like pace, starting a new game when one is over;
@@ -52,6 +52,8 @@ const HELP = `npm run bench:server -- [flags]
                      --redis URL (a game's players join through two
                      processes; each process keeps its own data dir)  default 1
   --redis URL        run the servers on Redis (needed for N > 1)
+  --store URL        keep the games in PostgreSQL (postgres://...; each server still writes
+                     its logs to its data dir first)                default: SQLite only
   --no-stagger       all games start at the beginning of the script (by default each slot's
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
@@ -68,7 +70,7 @@ const HELP = `npm run bench:server -- [flags]
   --quiet            no per-second progress lines`;
 
 const FLAGS = [
-  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'no-stagger', 'seed', 'patch-rate-ms'],
+  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'no-stagger', 'seed', 'patch-rate-ms'],
   ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
 ];
 
@@ -108,13 +110,14 @@ function readFlags() {
       RUNTIME: runtime,
       SERVERS: servers,
       REDIS: flags.get('redis'),
+      STORE: flags.get('store'),
     };
   } catch (error) {
     process.stderr.write(`bench:server: ${(error as Error).message}\n\n${HELP}\n`);
     process.exit(2);
   }
 }
-const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS } =
+const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS, STORE } =
   readFlags();
 const TICK_MS = 1000;
 
@@ -131,7 +134,7 @@ const SERVER_FOCUS: FocusEntry[] = [
   { label: '    recorder.apply (engine + log line)', name: 'apply', url: '/log/recorder' },
   { label: '      engine step', name: 'step', url: '/engine/transition' },
   { label: '      serializeLine (JSON.stringify)', name: 'serializeLine', url: '/log/recorder' },
-  { label: '      store append (write(2), SQLite score)', name: 'append', url: '/store/GameStore' },
+  { label: '      store append (write(2), SQLite score)', name: 'append', url: '/store/SqliteGameStore' },
   { label: "    sendViews (each player's view)", name: 'sendViews', url: '/rooms/GameRoom' },
   { label: '      playerView', name: 'playerView', url: '/engine/playerView' },
   { label: '      viewChanges (compare with the last sent)', name: 'viewChanges', url: '/protocol/messages' },
@@ -139,9 +142,9 @@ const SERVER_FOCUS: FocusEntry[] = [
   { label: 'room ticks (timers: turn clock, scripted follower)', name: 'processTimers', url: 'node:internal/timers' },
   { label: 'game start (GameRoom.startGame)', name: 'startGame', url: '/rooms/GameRoom' },
   { label: '  generateMap', name: 'generateMap', url: '/maps/generate' },
-  { label: '  store.startGame (log file, SQLite insert)', name: 'startGame', url: '/store/GameStore' },
+  { label: '  store.startGame (log file, SQLite insert)', name: 'startGame', url: '/store/SqliteGameStore' },
   { label: 'game end (GameRoom.finish)', name: 'finish', url: '/rooms/GameRoom' },
-  { label: '  store end (write, fsync, SQLite)', name: 'end', url: '/store/GameStore' },
+  { label: '  store end (write, fsync, SQLite)', name: 'end', url: '/store/SqliteGameStore' },
   { label: 'matchmaking HTTP requests', name: 'parserOnIncoming', url: 'node:_http_server' },
   { label: 'garbage collection', name: '(garbage collector)', url: '' },
 ];
@@ -303,7 +306,12 @@ async function main(): Promise<void> {
 
   // The servers: one, or several on Redis, each on a port of its own that is also its public address.
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'cerealbar-server-profile-')) : null;
-  const serverArgs = ['--seed', String(script.seed), ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []), ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : [])];
+  const serverArgs = [
+    ...['--seed', String(script.seed)],
+    ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []),
+    ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : []),
+    ...(STORE ? ['--store', STORE] : []),
+  ];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const servers: ChildProcess[] = [];
   const urls: string[] = [];
@@ -607,6 +615,7 @@ function summarize(
     server: {
       processes: SERVERS,
       redis: REDIS !== undefined,
+      database: STORE === undefined ? 'sqlite' : 'postgres',
       cpuPercentOfCore: serverCpu,
       /** Each server process's share, when there are several. */
       cpuPercentOfCorePerProcess: end.servers.map((usage, i) => pctOfCore(cpuMs(baseline.servers[i]!), cpuMs(usage))),

@@ -1,10 +1,11 @@
 /**
  * The servers the scale-out tests and benchmark need, each started from Debian's package on a free port in a
- * temporary directory and stopped after: Redis (`redis-server`) and nginx (`nginx`).
+ * temporary directory and stopped after: Redis (`redis-server`), nginx (`nginx`) and PostgreSQL
+ * (`postgresql`).
  * Without the package a test fails with the package's name, never passes silently.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,4 +119,52 @@ function readError(path: string): string {
   } catch {
     return '';
   }
+}
+
+/** Debian installs PostgreSQL's programs under /usr/lib/postgresql/<version>/bin, off the PATH. */
+function postgresProgram(name: string): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  return findProgram(name, 'postgresql', versions.map((version) => join(root, version, 'bin', name)));
+}
+
+/**
+ * PostgreSQL with one database, `cerealbar`, trusting local connections, its data in a temporary
+ * directory. PostgreSQL refuses to run as root, so as root it runs as the package's `postgres` user.
+ */
+export async function startPostgres(): Promise<RunningService> {
+  const initdb = postgresProgram('initdb');
+  const postgres = postgresProgram('postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'cerealbar-postgres-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    if (ids.status !== 0) throw new Error('PostgreSQL will not run as root, and there is no postgres user (Debian\'s postgresql package makes it)');
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout);
+    chownSync(dir, Number(ids.stdout), gid);
+  }
+  const run = (program: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args]) as [string, string[]];
+  const data = join(dir, 'data');
+  const [initProgram, initArgs] = run(initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const init = spawnSync(initProgram, initArgs, { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  const port = await freePort();
+  const settings = ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200'];
+  const [program, args] = run(postgres, ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, ...settings]);
+  const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await waitUntil(() => /ready to accept connections/.test(output) || child.exitCode !== null, 'postgres to start', 20_000);
+  if (child.exitCode !== null) throw new Error(`postgres did not start: ${output}`);
+  const [createProgram, createArgs] = run(postgresProgram('createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'cerealbar']);
+  const created = spawnSync(createProgram, createArgs, { encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`createdb failed: ${created.stderr}`);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/cerealbar`,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

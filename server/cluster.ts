@@ -21,6 +21,8 @@ import { Redis } from 'ioredis';
 export const HEARTBEAT_MS = 500;
 export const PROCESS_TTL_MS = 2500;
 const REGISTRY_KEY = 'cerealbar:processes';
+/** How long a room placed on another process is counted here: longer than Colyseus takes to share its count. */
+const PLACEMENT_MEMORY_MS = 2000;
 /** Private games' codes to their room ids, so that a join by code reads one listing, not all. */
 const CODES_KEY = 'cerealbar:codes';
 /** Deletes a code's entry only while it names the room given: a later room may have taken the code. */
@@ -86,6 +88,8 @@ export class Cluster {
   private timer: NodeJS.Timeout | null = null;
   /** Processes whose entry ran out and whose health check is under way. */
   private readonly checking = new Set<string>();
+  /** When this process had rooms made on each other process, lately (see selectProcessIdToCreateRoom). */
+  private readonly placed = new Map<string, number[]>();
 
   private constructor(
     private readonly redis: Redis,
@@ -110,7 +114,12 @@ export class Cluster {
     return new Set(channels.map((channel) => channel.slice(PROCESS_CHANNEL_PREFIX.length)));
   }
 
-  /** Colyseus asks where to make a new room: the ready process with the fewest rooms, never a draining or gone one. */
+  /**
+   * Colyseus asks where to make a new room: the ready process with the fewest rooms (a tie drawn
+   * at random), never a draining or gone one. Another process's count, as Colyseus shares it, is
+   * renewed at most once a second, so the rooms this process has placed there since are added: a
+   * burst of new games is spread instead of all going to the process that looked emptiest.
+   */
   readonly selectProcessIdToCreateRoom = async (): Promise<string> => {
     // Who runs is asked now: a process that died since the last heartbeat would take seconds to refuse.
     const [stats, live] = await Promise.all([matchMaker.stats.fetchAll(), this.liveProcesses()]);
@@ -120,9 +129,14 @@ export class Cluster {
       const entry = this.entries.get(processId);
       return live.has(processId) && entry?.state === 'ready' && entry.until >= now;
     });
-    ready.sort((a, b) => a.roomCount - b.roomCount);
     if (ready.length === 0) throw new ServerError(503, NO_READY_PROCESS_MESSAGE);
-    return ready[0]!.processId;
+    const rooms = (processId: string, counted: number) =>
+      counted + (processId === matchMaker.processId ? 0 : (this.placed.get(processId) ?? []).filter((at) => at > now - PLACEMENT_MEMORY_MS).length);
+    const candidates = ready.map(({ processId, roomCount }) => ({ processId, rooms: rooms(processId, roomCount), draw: Math.random() }));
+    candidates.sort((a, b) => a.rooms - b.rooms || a.draw - b.draw);
+    const chosen = candidates[0]!.processId;
+    if (chosen !== matchMaker.processId) this.placed.set(chosen, [...(this.placed.get(chosen) ?? []).filter((at) => at > now - PLACEMENT_MEMORY_MS), now]);
+    return chosen;
   };
 
   /** Starts renewing this process's entry (call once the server listens, when matchMaker.processId is set). */

@@ -7,7 +7,9 @@ import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
-import { GameStore, type Recovery } from '../../server/store/GameStore';
+import { PgGameStore, POSTGRES_URL } from '../../server/store/PgGameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
+import type { GameStore, Recovery } from '../../server/store/types';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
@@ -28,6 +30,7 @@ interface ServeOptions {
   study: string[];
   redis?: string;
   publicAddress?: string;
+  store?: string;
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -72,8 +75,13 @@ export function registerServeCommand(program: Command): void {
     .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
     .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
     .option('--public-address <host[:port][/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
+    .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
+      if (options.store !== undefined && !POSTGRES_URL.test(options.store)) throw new CliError(`--store: ${redactUrl(options.store)} is not a postgres:// URL`);
+      if (options.store !== undefined && studies.length > 0) {
+        throw new CliError("--study cannot be used with --store yet: a study's workers are kept in the data directory of one machine, so run a study's processes on one machine without --store");
+      }
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -95,14 +103,16 @@ export function registerServeCommand(program: Command): void {
       let store: GameStore;
       let recovery: Recovery;
       try {
-        store = GameStore.open(dataDir);
+        store = options.store === undefined ? SqliteGameStore.open(dataDir) : await PgGameStore.open(options.store, dataDir);
       } catch (error) {
-        throw new CliError(`${dataDir}: cannot open the game store: ${(error as Error).message}`);
+        await cluster?.stop();
+        const where = options.store === undefined ? dataDir : `${redactUrl(options.store)} (logs first in ${dataDir})`;
+        throw new CliError(`${where}: cannot open the game store: ${(error as Error).message}`);
       }
       try {
-        recovery = store.recover();
+        recovery = await store.recover();
       } catch (error) {
-        store.close();
+        await store.close();
         throw new CliError(`${dataDir}: cannot recover the games of the last run: ${(error as Error).message}`);
       }
       // A study's workers are kept next to the games (workers.sqlite), only when studies are run.
@@ -111,7 +121,7 @@ export function registerServeCommand(program: Command): void {
         try {
           workers = WorkerStore.open(dataDir);
         } catch (error) {
-          store.close();
+          await store.close();
           throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
         }
       }
@@ -136,7 +146,7 @@ export function registerServeCommand(program: Command): void {
           clientBuilt = mountClient(app).built;
         },
       }).catch(async (error: NodeJS.ErrnoException) => {
-        store.close();
+        await store.close();
         workers?.close();
         await cluster?.stop();
         const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
@@ -149,7 +159,8 @@ export function registerServeCommand(program: Command): void {
           ? `Play: http://localhost:${server.port}/   Replay viewer: http://localhost:${server.port}/replay/`
           : 'The browser client is not built: run "npm run build:client" (npm start does it) and restart to serve it',
       );
-      say(`Games and logs: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
+      if (options.store !== undefined) say(`Games in PostgreSQL at ${redactUrl(options.store)}, for every process of every machine`);
+      say(`${options.store === undefined ? 'Games and logs' : 'Logs written first'}: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
       if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
       // Other processes may share the data directory: the games of one that stops are closed here.
       store.keepAlive(
@@ -174,7 +185,7 @@ export function registerServeCommand(program: Command): void {
         let problem = '';
         try {
           await server.close();
-          store.close();
+          await store.close();
           workers?.close();
         } catch (error) {
           problem = ` (${(error as Error).message})`;

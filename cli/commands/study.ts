@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
-import { readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
+import { logFiles, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
@@ -123,11 +123,11 @@ export function registerStudyCommands(program: Command): void {
     .requiredOption('--format <site>', `the sheet's site: ${BONUS_FORMATS.join(' or ')}`)
     .requiredOption('--out <file>', 'the CSV file to write (replaced if it exists)')
     .option('--json', 'print each payment with the games it is for as JSON, instead of the table')
-    .action((options: BonusesOptions) => {
+    .action(async (options: BonusesOptions) => {
       if (!(BONUS_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be ${BONUS_FORMATS.join(' or ')}, got ${JSON.stringify(options.format)}`);
       const format = options.format as BonusFormat;
       const loaded = loadStudyForCli(options.study);
-      const { games, unreadable } = readDataDirLogs(resolve(options.data));
+      const { games, unreadable } = await readDataDirLogs(resolve(options.data));
       const sheet = bonusSheet(loaded, games, format);
       try {
         writeFileSync(options.out, bonusCsv(sheet, format, loaded.title));
@@ -143,10 +143,10 @@ export function registerStudyCommands(program: Command): void {
 }
 
 /** Every game log in the data directory (dataDir/logs/*.jsonl), with the ones that cannot be read named. */
-function readDataDirLogs(dataDir: string): ReadLogs {
+function readDataDirLogs(dataDir: string): Promise<ReadLogs> {
   const logsDir = join(dataDir, 'logs');
   if (!existsSync(logsDir)) throw new CliError(`${dataDir}: no logs/ folder: is this the data directory serve uses (--data)?`);
-  return readGameLogs(readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort().map((name) => join(logsDir, name)));
+  return readGameLogs(logFiles(readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort().map((name) => join(logsDir, name))));
 }
 
 function formatBonuses(sheet: BonusSheet, out: string): string {

@@ -9,10 +9,10 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId, type GameStore } from '../store/GameStore';
-import type { GameFilter, GameRecord } from '../store/types';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
+import type { GameFilter, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/WorkerStore';
-import { readGameLogs, type ReadLogs } from '../study/gameLogs';
+import { readGameLogs, type LogSource, type ReadLogs } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
 import { streamLogsArchive } from './logsArchive';
@@ -63,7 +63,7 @@ export function mountApi(app: express.Application, deps: ApiDeps): void {
   api.use(express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
   api.get('/games', (req, res) => listGames(deps.store, req, res));
   api.get('/games/:id', (req, res) => getGame(deps.store, req.params.id, res));
-  api.get('/games/:id/log', (req, res, next) => downloadLog(deps.store, req.params.id, res, next));
+  api.get('/games/:id/log', (req, res) => downloadLog(deps.store, req.params.id, res));
   mountWorkerAdmin(api, deps);
   api.use((_req, res) => sendError(res, 404, 'NOT_FOUND', 'no such API endpoint'));
   api.use(handleError);
@@ -155,45 +155,46 @@ function parameterOf(issue: z.core.$ZodIssue): string {
   return String(issue.path[0] ?? 'query');
 }
 
-function listGames(store: GameStore, req: Request, res: Response): void {
+async function listGames(store: GameStore, req: Request, res: Response): Promise<void> {
   const parsed = listQuerySchema.safeParse(req.query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return sendError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
   }
   const filter: GameFilter = { ...parsed.data, limit: parsed.data.limit ?? DEFAULT_LIST_LIMIT, offset: parsed.data.offset ?? 0 };
-  res.json({ games: store.listGames(filter).map(publicRecord), limit: filter.limit, offset: filter.offset });
+  res.json({ games: (await store.listGames(filter)).map(publicRecord), limit: filter.limit, offset: filter.offset });
 }
 
-/** A game as the API shows it: the log's URL instead of its place on the server's disk. */
-function publicRecord(record: GameRecord): Omit<GameRecord, 'logPath'> & { logUrl: string } {
-  const { logPath: _serverPath, ...rest } = record;
+/** A game as the API shows it: the log's URL (never where a store keeps it). */
+function publicRecord(record: GameRecord): GameRecord & { logUrl: string } {
+  const { logPath: _serverPath, ...rest } = record as GameRecord & { logPath?: string };
   return { ...rest, logUrl: `/api/games/${record.gameId}/log` };
 }
 
-function findGame(store: GameStore, gameId: string, res: Response): GameRecord | null {
+async function findGame(store: GameStore, gameId: string, res: Response): Promise<GameRecord | null> {
   // An unsafe id cannot name a game; refusing it first keeps it out of every path.
-  const record = isSafeGameId(gameId) ? store.getGame(gameId) : null;
+  const record = isSafeGameId(gameId) ? await store.getGame(gameId) : null;
   if (!record) sendError(res, 404, 'NOT_FOUND', `no game ${JSON.stringify(gameId)}`);
   return record;
 }
 
-function getGame(store: GameStore, gameId: string, res: Response): void {
-  const record = findGame(store, gameId, res);
+async function getGame(store: GameStore, gameId: string, res: Response): Promise<void> {
+  const record = await findGame(store, gameId, res);
   if (record) res.json(publicRecord(record));
 }
 
-function downloadLog(store: GameStore, gameId: string, res: Response, next: NextFunction): void {
-  const record = findGame(store, gameId, res);
-  if (!record) return;
-  // The headers are set only once the file is found, so a missing log can still be answered in JSON.
-  const options = { cacheControl: false, headers: { 'Content-Type': 'application/x-ndjson' } };
-  res.download(record.logPath, `${gameId}.jsonl`, options, (error) => {
-    if (!error) return;
-    if (res.headersSent) return next(error); // cut off mid-stream: the client sees a short body
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return sendError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
-    next(error);
-  });
+async function downloadLog(store: GameStore, gameId: string, res: Response): Promise<void> {
+  if (!(await findGame(store, gameId, res))) return;
+  let text: string | null;
+  try {
+    text = await store.readLog(gameId);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    text = null;
+  }
+  if (text === null) return sendError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
+  // A Buffer, so that express adds no charset to the type the log format names.
+  res.attachment(`${gameId}.jsonl`).set('Content-Type', 'application/x-ndjson').send(Buffer.from(text, 'utf8'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,22 +224,22 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     const workers = deps.workers;
     res.json({ studies: [...studies.values()].map((study) => studyOverview(study, workers.list(study.id), workers.gameTotals(study.id), workers.now())) });
   });
-  api.get('/studies/:id/bonuses.csv', (req, res) => {
+  api.get('/studies/:id/bonuses.csv', async (req, res) => {
     const found = find(req, res);
     if (!found) return;
     const format = req.query.format;
     if (typeof format !== 'string' || !(BONUS_FORMATS as readonly string[]).includes(format)) {
       return sendError(res, 400, 'BAD_QUERY', `format must be ${BONUS_FORMATS.join(' or ')}`, { field: 'format' });
     }
-    const { games } = studyLogs(deps.store, found.study);
+    const { games } = await studyLogs(deps.store, found.study);
     res.type('text/csv').attachment(`${found.study.id}-bonuses-${format}.csv`).send(bonusCsv(bonusSheet(found.study, games, format as BonusFormat), format as BonusFormat, found.study.title));
   });
-  api.get('/studies/:id/logs.tar.gz', (req, res, next) => {
+  api.get('/studies/:id/logs.tar.gz', async (req, res) => {
     const found = find(req, res);
     if (!found) return;
-    const logs = studyLogs(deps.store, found.study).games.filter((game) => game.header.meta.study === found.study.id);
+    const logs = (await studyLogs(deps.store, found.study)).games.filter((game) => game.header.meta.study === found.study.id);
     res.type('application/gzip').attachment(`${found.study.id}-logs.tar.gz`);
-    streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, path: game.path })), res).catch(next);
+    await streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, text: game.text })), res);
   });
   api.get('/studies/:id/workers', (req, res) => {
     const found = find(req, res);
@@ -267,12 +268,12 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
 }
 
 /** The logs of the games in the study's pool, read (the study's own are those whose header names it). */
-function studyLogs(store: GameStore, study: Study): ReadLogs {
-  const paths: string[] = [];
+async function studyLogs(store: GameStore, study: Study): Promise<ReadLogs> {
+  const sources: LogSource[] = [];
   for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-    const page = store.listGames({ pool: study.pool, limit: MAX_LIST_LIMIT, offset });
-    paths.push(...page.map((game) => game.logPath));
-    if (page.length < MAX_LIST_LIMIT) return readGameLogs(paths);
+    const page = await store.listGames({ pool: study.pool, limit: MAX_LIST_LIMIT, offset });
+    sources.push(...page.map((game) => ({ name: game.gameId, read: () => store.readLog(game.gameId) })));
+    if (page.length < MAX_LIST_LIMIT) return readGameLogs(sources);
   }
 }
 

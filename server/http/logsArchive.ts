@@ -1,9 +1,8 @@
 /**
  * Game logs as one download: a gzipped tar of `<gameId>.jsonl` files, streamed as it is written.
- * Each log is read whole when its turn comes (logs are small), so a game still being played is
- * archived as far as it has been written.
+ * The logs come read (they are small): a game still being played is archived as far as it had
+ * been written.
  */
-import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -12,7 +11,7 @@ import { pack } from 'tar-stream';
 export interface ArchivedFile {
   /** The file's name in the archive. */
   readonly name: string;
-  readonly path: string;
+  readonly text: string;
 }
 
 export async function streamLogsArchive(files: readonly ArchivedFile[], out: Writable): Promise<void> {
@@ -20,7 +19,7 @@ export async function streamLogsArchive(files: readonly ArchivedFile[], out: Wri
   const written = pipeline(archive, createGzip(), out);
   try {
     for (const file of files) {
-      const data = readFileSync(file.path);
+      const data = Buffer.from(file.text, 'utf8');
       await new Promise<void>((resolve, reject) => archive.entry({ name: file.name, size: data.length, mode: 0o644 }, data, (error) => (error ? reject(error) : resolve())));
     }
     archive.finalize();

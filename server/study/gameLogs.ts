@@ -5,35 +5,53 @@
 import { readFileSync } from 'node:fs';
 import { LogError, parseLog } from '../../shared/log/replay';
 import type { LoggedGame } from '../../shared/study/bonusSheet';
+import type { Awaitable } from '../store/types';
 
-/** A logged game, with where its log is. */
+/** A log to read: its name in messages (a file's path, a game's id) and how to read it. */
+export interface LogSource {
+  readonly name: string;
+  /** The log's text; null when it is gone. */
+  read(): Awaitable<string | null>;
+}
+
+/** A logged game, with its log's text. */
 export interface LogFile extends LoggedGame {
-  readonly path: string;
+  readonly name: string;
+  readonly text: string;
 }
 
 export interface ReadLogs {
   readonly games: LogFile[];
-  /** "<path>: <why>", one per log that could not be read or parsed. */
+  /** "<name>: <why>", one per log that could not be read or parsed. */
   readonly unreadable: string[];
 }
 
-export function readGameLogs(paths: readonly string[]): ReadLogs {
+/** The log files at `paths`. */
+export function logFiles(paths: readonly string[]): LogSource[] {
+  return paths.map((path) => ({ name: path, read: () => readFileSync(path, 'utf8') }));
+}
+
+export async function readGameLogs(sources: readonly LogSource[]): Promise<ReadLogs> {
   const games: LogFile[] = [];
   const unreadable: string[] = [];
-  for (const path of paths) {
-    let text: string;
+  for (const source of sources) {
+    let text: string | null;
     try {
-      text = readFileSync(path, 'utf8');
+      text = await source.read();
     } catch (error) {
-      unreadable.push(`${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      unreadable.push(`${source.name}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      continue;
+    }
+    if (text === null) {
+      unreadable.push(`${source.name}: cannot read: the log is gone`);
       continue;
     }
     try {
       const parsed = parseLog(text);
-      games.push({ header: parsed.header, end: parsed.end?.end ?? null, path });
+      games.push({ header: parsed.header, end: parsed.end?.end ?? null, name: source.name, text });
     } catch (error) {
       if (!(error instanceof LogError)) throw error;
-      unreadable.push(`${path}: ${error.message}`);
+      unreadable.push(`${source.name}: ${error.message}`);
     }
   }
   return { games, unreadable };

@@ -12,7 +12,7 @@ import { mountApi } from '../../server/http/api';
 import { CLIENT_DIST, mountClient } from '../../server/http/client';
 import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import type { Study } from '../../shared/study/studyFile';
 
@@ -23,7 +23,7 @@ export interface BrowserTestServer {
   readonly url: string;
   /** The temporary data directory: the game index and logs, and the workers' file. */
   readonly dataDir: string;
-  readonly store: GameStore;
+  readonly store: SqliteGameStore;
   /** The studies' workers, kept in the same temporary data directory (when the server runs studies). */
   readonly workers: WorkerStore | null;
   readonly server: RunningGameServer;
@@ -40,7 +40,7 @@ export async function startBrowserTestServer(
   studies: readonly Study[] = [],
 ): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   const workers = studies.length > 0 ? WorkerStore.open(dataDir) : null;
   const server = await startGameServer({
     ...limits,

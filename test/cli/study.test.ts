@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../cli/main';
+import { cerealbar } from './run';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { waitFor } from '../server/harness';
@@ -20,21 +20,6 @@ import { mkdirSync } from 'node:fs';
 jest.setTimeout(60_000);
 
 const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
-
-/** Runs the CLI in this process; returns its exit code and what it wrote. */
-async function cerealbar(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const status = await runCli(args);
-    return { status, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 let dir: string;
 beforeEach(() => {

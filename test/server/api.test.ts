@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { mountApi, resolveAdminToken } from '../../server/http/api';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { SeatRecord } from '../../server/store/types';
 import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
 import { replay } from '../../shared/log/replay';
@@ -23,7 +23,7 @@ const SEATS: SeatRecord[] = [
  * The sample game (test/log/sample.ts) under another id, start time and pool: whole (score 1) or
  * stopped after its sixth event, before the set (score 0), and ended as abandoned.
  */
-function recordSample(store: GameStore, gameId: string, startedAt: string, pool: string, whole: boolean): void {
+function recordSample(store: SqliteGameStore, gameId: string, startedAt: string, pool: string, whole: boolean): void {
   const [header, ...rest] = sampleLog().lines;
   const writer = store.startGame({ ...(header as LogHeader), gameId, startedAt }, { pool, seats: SEATS });
   const kept: LogLine[] = whole ? rest : rest.filter((line) => line.kind === 'event' && line.seq <= 6);
@@ -44,13 +44,13 @@ async function serve(app: express.Application): Promise<{ base: string; server: 
 }
 
 let dir: string;
-let store: GameStore;
+let store: SqliteGameStore;
 let base: string;
 let server: Server;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-api-'));
-  store = GameStore.open(dir);
+  store = SqliteGameStore.open(dir);
   recordSample(store, 'jan01', '2026-01-01T09:00:00.000Z', 'pilot', true);
   recordSample(store, 'jan02', '2026-01-02T09:00:00.000Z', 'pilot', false);
   recordSample(store, 'jan03', '2026-01-03T09:00:00.000Z', 'main', true);
@@ -224,7 +224,7 @@ describe('P-69: GET /api/games/:id/log', () => {
 
 describe('internal errors', () => {
   test('P-65: a failure answers 500 without details and goes to stderr', async () => {
-    const failing = { listGames: () => { throw new Error('the disk is on fire'); } } as unknown as GameStore;
+    const failing = { listGames: () => { throw new Error('the disk is on fire'); } } as unknown as SqliteGameStore;
     const app = express();
     mountApi(app, { store: failing, adminToken: TOKEN });
     const other = await serve(app);

@@ -11,7 +11,7 @@ import { Client } from '@colyseus/sdk';
 import { matchMaker } from '@colyseus/core';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE, type RoomSettings } from '../../server/rooms/GameRoom';
-import { GameStore, type StoreFs } from '../../server/store/GameStore';
+import { SqliteGameStore, type StoreFs } from '../../server/store/SqliteGameStore';
 import { replay } from '../../shared/log/replay';
 import { join, startGame, waitFor, type Player } from './harness';
 
@@ -72,7 +72,7 @@ function faultyFs(): { fs: StoreFs; fail(fault: Fault): void; heal(): void; fail
 
 let dir: string;
 let faults: ReturnType<typeof faultyFs>;
-let store: GameStore;
+let store: SqliteGameStore;
 let server: RunningGameServer;
 let url: string;
 
@@ -89,7 +89,7 @@ async function serve(settings: RoomSettings = {}): Promise<void> {
 beforeEach(() => {
   dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-faults-'));
   faults = faultyFs();
-  store = GameStore.open(dir, { fs: faults.fs });
+  store = SqliteGameStore.open(dir, { fs: faults.fs });
   jest.spyOn(console, 'error').mockImplementation(() => undefined);
 });
 
@@ -115,7 +115,7 @@ async function instruct(leader: Player, text: string): Promise<void> {
 /** Every log of the data directory replays, after a restart's recovery on a healthy disk. */
 function restartAndReplayAll(): { recovered: string[]; replayed: ReturnType<typeof replay>[] } {
   store.close();
-  store = GameStore.open(dir);
+  store = SqliteGameStore.open(dir);
   const { recovered } = store.recover();
   const replayed = readdirSync(joinPath(dir, 'logs')).map((file) => replay(readFileSync(joinPath(dir, 'logs', file), 'utf8')));
   return { recovered, replayed };

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { mountApi } from '../../server/http/api';
 import type { GameMetrics } from '../../server/metrics';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 
 // Node 20 has no global WebSocket, and the SDK's reconnect() looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -153,9 +153,9 @@ export async function callJson(base: string, method: string, path: string, body?
 }
 
 /** A game server on a real store in a fresh folder, with the HTTP API (and metrics when given); `close` removes it all. */
-export async function startStoreServer(adminToken: string, metrics?: GameMetrics): Promise<{ server: RunningGameServer; store: GameStore; base: string; close(): Promise<void> }> {
+export async function startStoreServer(adminToken: string, metrics?: GameMetrics): Promise<{ server: RunningGameServer; store: SqliteGameStore; base: string; close(): Promise<void> }> {
   const dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-store-server-'));
-  const store = GameStore.open(joinPath(dir, 'data'));
+  const store = SqliteGameStore.open(joinPath(dir, 'data'));
   const server = await startGameServer({
     port: 0,
     host: '127.0.0.1',

@@ -11,7 +11,7 @@ import { mountApi } from '../../server/http/api';
 import { mountClient } from '../../server/http/client';
 import { BODY_LIMIT_BYTES, checkCorsOrigins, checkFrameAncestors, contentSecurityPolicy, withMturk, type HttpPolicy } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { publicStudy } from '../../shared/study/studyFile';
 import { studyFolder, validStudy, writeStudy } from '../study/fixtures';
@@ -21,7 +21,7 @@ jest.setTimeout(30_000);
 
 const TOKEN = 'http-test-admin-token-0123';
 let dir: string;
-let store: GameStore;
+let store: SqliteGameStore;
 let server: RunningGameServer;
 let base: string;
 
@@ -44,7 +44,7 @@ beforeEach(() => {
   mkdirSync(joinPath(dir, 'dist', 'replay'), { recursive: true });
   writeFileSync(joinPath(dir, 'dist', 'index.html'), '<div id="app"></div>');
   writeFileSync(joinPath(dir, 'dist', 'replay', 'index.html'), '<div id="replay"></div>');
-  store = GameStore.open(joinPath(dir, 'data'));
+  store = SqliteGameStore.open(joinPath(dir, 'data'));
 });
 
 afterEach(async () => {

@@ -11,7 +11,7 @@ import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, waitFor, type Player } from './harness';
 
 jest.setTimeout(60_000);
@@ -71,7 +71,7 @@ test('P-60, P-62: a server killed with SIGKILL mid-game leaves a log that replay
     next.child.kill('SIGTERM');
   }
   expect(await stopped).toBe(0);
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   expect(store.recover().recovered).toEqual([]);
   const [game] = store.listGames();
   const result = replay(onlyLog(dataDir));
@@ -98,7 +98,7 @@ test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s (SIGTERM with --drain-
   const result = replay(onlyLog(dataDir));
   expect(result.events).toBe(3);
   expect(result.end?.reason).toBe('server-shutdown');
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   expect(store.recover().recovered).toEqual([]);
   expect(store.listGames()[0]).toMatchObject({ endReason: 'server-shutdown' });
   expect(readdirSync(joinPath(dataDir, 'logs'))).toEqual([`${store.listGames()[0].gameId}.jsonl`]);
@@ -188,7 +188,7 @@ const logFiles = (dataDir: string) => readdirSync(joinPath(dataDir, 'logs')).map
 
 test('P-85: a data directory that cannot be used is one line naming the problem, not a stack trace', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-unusable-'));
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   store.startGame({ ...selfPlayHeader(), gameId: 'stuck' }, { pool: 'default', seats: [] });
   store.close();
   // The open game's log cannot be closed: in its place is a directory.
@@ -201,7 +201,7 @@ test('P-85: a data directory that cannot be used is one line naming the problem,
 
 test('P-84: at start, logs the index lacks are indexed and closed, so that every log of the data directory replays', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-orphans-'));
-  GameStore.open(dataDir).close();
+  SqliteGameStore.open(dataDir).close();
   // A process killed between creating a log and indexing it leaves the header alone, or nothing.
   const header = { ...selfPlayHeader(), gameId: 'orphan', meta: { source: 'server', pool: 'expert', players: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] } };
   writeFileSync(joinPath(dataDir, 'logs', 'orphan.jsonl'), `${serializeLine(header)}\n`);
@@ -216,14 +216,14 @@ test('P-84: at start, logs the index lacks are indexed and closed, so that every
   const replayed = await run(['replay', ...logFiles(dataDir)]);
   expect(replayed).toMatchObject({ code: 0, stderr: '' });
   expect(replayed.stdout).toContain('orphan.jsonl: ok: 0 events, score 0, ended: interrupted');
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   expect(store.getGame('orphan')).toMatchObject({ pool: 'expert', endReason: 'interrupted', note: 'the log was not in the index', seats: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] });
   store.close();
 });
 
 test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; the next start closes the logs', async () => {
   const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-full-'));
-  GameStore.open(dataDir).close();
+  SqliteGameStore.open(dataDir).close();
   // No file of the server may grow past LIMIT bytes: its log is filled to just under it.
   const LIMIT = 48 * 1024;
   const child = spawn('sh', ['-c', `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`, process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--drain-seconds', '0'], {
@@ -268,7 +268,7 @@ test('P-83: SIGTERM when the end lines cannot be written says so and exits 1; th
   expect(output).toMatch(/cerealbar: SIGTERM: stopped, but storage failed: 1 game\(s\) could not be saved completely \(g[\w-]+\); the next start closes their logs\n/);
   expect(output).not.toContain('\n    at ');
 
-  const store = GameStore.open(dataDir);
+  const store = SqliteGameStore.open(dataDir);
   const [game] = store.listGames();
   expect(game).toMatchObject({ endReason: 'server-shutdown', note: 'the log could not be written (EFBIG); the log ends at the last saved action' });
   expect(store.recover().recovered).toEqual([game.gameId]);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { mountApi } from '../../server/http/api';
 import { BODY_LIMIT_BYTES } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
@@ -25,7 +25,7 @@ const PROLIFIC = { PROLIFIC_PID: PID, STUDY_ID: 'S1', SESSION_ID: 'SESS1' };
 const HIT = { workerId: 'A1B2C3D4', assignmentId: '3ASG', hitId: '3HIT', turkSubmitTo: 'https://workersandbox.mturk.com' };
 
 let dir: string;
-let store: GameStore;
+let store: SqliteGameStore;
 let workers: WorkerStore;
 let server: RunningGameServer | undefined;
 let base: string;
@@ -38,7 +38,7 @@ function study(id: string, changes: Record<string, unknown> = {}): Study {
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-api-'));
-  store = GameStore.open(join(dir, 'data'));
+  store = SqliteGameStore.open(join(dir, 'data'));
   workers = WorkerStore.open(join(dir, 'data'));
   const studies = [
     study('pilot-1'),

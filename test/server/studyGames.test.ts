@@ -13,7 +13,7 @@ import { Client } from '@colyseus/sdk';
 import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameRoom, type RoomSettings } from '../../server/rooms/GameRoom';
-import { GameStore } from '../../server/store/GameStore';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { WorkerStore } from '../../server/store/WorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { replay } from '../../shared/log/replay';
@@ -30,7 +30,7 @@ const STUDY = 'pilot-1';
 const RIGHT_ANSWERS = [0, 1, 1];
 
 let dir: string;
-let store: GameStore;
+let store: SqliteGameStore;
 let workers: WorkerStore;
 let server: RunningGameServer | undefined;
 let base: string;
@@ -59,7 +59,7 @@ async function serve(studies: Study[], roomSettings: RoomSettings = {}): Promise
 beforeEach(() => {
   skew = 0;
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-games-'));
-  store = GameStore.open(join(dir, 'data'));
+  store = SqliteGameStore.open(join(dir, 'data'));
   workers = WorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
 });
 

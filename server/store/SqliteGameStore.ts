@@ -1,5 +1,5 @@
 /**
- * Where games are kept: one append-only JSON Lines log per game (dataDir/logs/<gameId>.jsonl, see
+ * Games kept on one machine: one append-only JSON Lines log per game (dataDir/logs/<gameId>.jsonl, see
  * docs/log-format.md) and a SQLite index (dataDir/games.sqlite) to find games by time, pool and
  * score. The log is the record; the index follows it, and recover() repairs both after a crash.
  *
@@ -17,8 +17,14 @@ import { z } from 'zod';
 import { ROLES } from '../../shared/engine/state';
 import { headerSchema, type EndReason, type LogEnd, type LogHeader, type LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
-import { replay } from '../../shared/log/replay';
-import type { GameFilter, GameLogWriter, GameRecord, SeatRecord } from './types';
+import { closingOf, joinNotes, type GameClosing } from './closing';
+import { checkNewGame, isoTime, isSafeGameId, listParams, normalizeTime, type ListParams } from './checks';
+import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
+
+/** A game as this store lists it: with the absolute path of its JSON Lines log. */
+export interface LocalGameRecord extends GameRecord {
+  readonly logPath: string;
+}
 
 /** The file operations the store uses: node:fs, or a stand-in that injects faults (tests). */
 export type StoreFs = Pick<
@@ -28,21 +34,12 @@ export type StoreFs = Pick<
 
 export interface StoreOptions {
   readonly fs?: StoreFs;
+  /** The store's id in the leases (a fresh one by default). */
+  readonly storeId?: string;
 }
-
-export const MAX_GAME_ID_LENGTH = 100;
-const SAFE_GAME_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_GAME_ID_LENGTH}}$`);
-
-export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 1000;
 
 const LOGS_DIR = 'logs';
 const INDEX_FILE = 'games.sqlite';
-
-/** Game ids become file names, so only letters, digits, `_` and `-` are allowed. */
-export function isSafeGameId(gameId: string): boolean {
-  return SAFE_GAME_ID.test(gameId);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The index
@@ -121,16 +118,6 @@ export interface StoreLease {
   readonly renewedAt: number;
 }
 
-/** How a game ended, as the index records it. */
-interface GameClosing {
-  readonly score: number;
-  readonly endedAt: string;
-  readonly endReason: LogEnd['reason'];
-  readonly note: string | null;
-  /** The log still lacks its end line. */
-  readonly logUnclosed?: boolean;
-}
-
 interface NewGame {
   /** The store that writes it (null for a log recover() indexes: it takes it at once). */
   readonly owner: string | null;
@@ -139,15 +126,6 @@ interface NewGame {
   readonly startedAt: string;
   readonly logPath: string;
   readonly note: string | null;
-}
-
-interface ListParams {
-  readonly from: string | null;
-  readonly to: string | null;
-  readonly pool: string | null;
-  readonly minScore: number | null;
-  readonly limit: number;
-  readonly offset: number;
 }
 
 /** The SQL side of the store: prepared once, used by the store and by its log writers. */
@@ -313,17 +291,6 @@ function appendDurably(fs: StoreFs, path: string, line: LogLine): void {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** An ISO 8601 time in the one form the index stores (UTC, milliseconds), so text order is time order. */
-function normalizeTime(value: string, what: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new RangeError(`${what} is not an ISO 8601 time: ${JSON.stringify(value)}`);
-  return isoTime(ms);
 }
 
 const LOG_REMOVED = 'the log file was removed during the game';
@@ -529,11 +496,6 @@ function appendNewline(fs: StoreFs, path: string): void {
   }
 }
 
-function joinNotes(...notes: (string | null)[]): string | null {
-  const present = notes.filter((note): note is string => note !== null);
-  return present.length > 0 ? present.join('; ') : null;
-}
-
 /**
  * Closes the log of a game the process never ended, or whose end line could not be written:
  * repairs its last line, replays it for the score, and appends the end line with `reason`. A log
@@ -548,29 +510,9 @@ function recoverLog(fs: StoreFs, path: string, startedAtMs: number, lastIndexedS
     return { score: lastIndexedScore, endedAt: isoTime(startedAtMs), endReason: reason, note: `the log file is missing: ${path}` };
   }
   const repair = repairTail(fs, path);
-  let lastT = 0;
-  let result;
-  try {
-    result = replay(repair.text, {
-      allowOpen: true,
-      onState: (_, event) => {
-        if (event) lastT = event.t;
-      },
-    });
-  } catch (error) {
-    // The log is the record: keep it as it is for whoever investigates, and say why in the index.
-    const note = `the log cannot be replayed: ${(error as Error).message}`;
-    return { score: lastIndexedScore, endedAt: modified.toISOString(), endReason: reason, note: joinNotes(repair.note, note) };
-  }
-  if (result.end) {
-    // The process stopped between writing the end line and updating the index.
-    const note = joinNotes(repair.note, 'the log already had its end line');
-    return { score: result.end.score, endedAt: isoTime(startedAtMs + result.end.t), endReason: result.end.reason, note };
-  }
-  // Replay insists that a game whose turns ran out ends with 'turns-exhausted', whatever stopped it.
-  const end: LogEnd = { kind: 'end', t: lastT, reason: result.final.gameOver ? 'turns-exhausted' : reason, score: result.final.score };
-  appendDurably(fs, path, end);
-  return { score: end.score, endedAt: isoTime(startedAtMs + end.t), endReason: end.reason, note: repair.note };
+  const { closing, end } = closingOf(repair.text, startedAtMs, lastIndexedScore, reason, modified.toISOString());
+  if (end) appendDurably(fs, path, end);
+  return { ...closing, note: joinNotes(repair.note, closing.note) };
 }
 
 const seatsSchema = z.array(
@@ -599,23 +541,8 @@ function readHeader(fs: StoreFs, path: string, gameId: string): LogHeader | null
 // ---------------------------------------------------------------------------------------------
 // The store
 
-export interface StartInfo {
-  readonly pool: string;
-  readonly seats: SeatRecord[];
-}
-
-/** What recover() did. */
-export interface Recovery {
-  /** Games whose logs it closed. */
-  readonly recovered: string[];
-  /** Empty log files of games that never started, removed. */
-  readonly removed: string[];
-  /** Files in logs/ that are not logs of a game of that name, left as they are. */
-  readonly unreadable: string[];
-}
-
 /** Whether process `pid` of this machine runs (a signal 0 reaches it, or exists but is not ours). */
-function processRuns(pid: number): boolean {
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -624,11 +551,9 @@ function processRuns(pid: number): boolean {
   }
 }
 
-export class GameStore {
+export class SqliteGameStore implements GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
   private readonly failed: string[] = [];
-  /** This store's id in the index's leases and as its games' owner. */
-  readonly storeId = randomUUID();
   private keepAliveTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -636,10 +561,12 @@ export class GameStore {
     readonly dataDir: string,
     private readonly index: GameIndex,
     private readonly fs: StoreFs,
+    /** This store's id in the index's leases and as its games' owner. */
+    readonly storeId: string,
   ) {}
 
   /** Opens (creating if needed) the store in `dataDir`: the index games.sqlite and the logs/ directory. */
-  static open(dataDir: string, options: StoreOptions = {}): GameStore {
+  static open(dataDir: string, options: StoreOptions = {}): SqliteGameStore {
     const fs = options.fs ?? nodeFs;
     const root = resolve(dataDir);
     fs.mkdirSync(join(root, LOGS_DIR), { recursive: true });
@@ -647,7 +574,7 @@ export class GameStore {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
-      const store = new GameStore(root, new GameIndex(db), fs);
+      const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID());
       store.index.renewLease(store.storeId, Date.now());
       return store;
     } catch (error) {
@@ -659,11 +586,7 @@ export class GameStore {
   /** Creates the game's log with its header line and lists the game in the index. */
   startGame(header: LogHeader, info: StartInfo): GameLogWriter {
     const { gameId } = header;
-    if (!isSafeGameId(gameId)) {
-      throw new Error(`unsafe game id ${JSON.stringify(gameId)}: use only letters, digits, _ and -, at most ${MAX_GAME_ID_LENGTH} characters`);
-    }
-    if (info.pool === '') throw new Error(`game ${gameId}: the pool must not be empty`);
-    const startedAt = normalizeTime(header.startedAt, `game ${gameId}: header.startedAt`);
+    const startedAt = checkNewGame(header, info);
     if (this.index.get(gameId)) throw new Error(`game ${gameId} already exists in the index`);
 
     const logPath = `${LOGS_DIR}/${gameId}.jsonl`;
@@ -746,21 +669,25 @@ export class GameStore {
   }
 
   /** Games newest first. */
-  listGames(filter: GameFilter = {}): GameRecord[] {
-    const rows = this.index.list({
-      from: filter.from === undefined ? null : normalizeTime(filter.from, 'filter.from'),
-      to: filter.to === undefined ? null : normalizeTime(filter.to, 'filter.to'),
-      pool: filter.pool ?? null,
-      minScore: filter.minScore === undefined ? null : checkFinite(filter.minScore, 'filter.minScore'),
-      limit: checkInteger(filter.limit ?? DEFAULT_LIST_LIMIT, 'filter.limit', 1, MAX_LIST_LIMIT),
-      offset: checkInteger(filter.offset ?? 0, 'filter.offset', 0, Number.MAX_SAFE_INTEGER),
-    });
+  listGames(filter: GameFilter = {}): LocalGameRecord[] {
+    const rows = this.index.list(listParams(filter));
     return rows.map((row) => this.record(row));
   }
 
-  getGame(gameId: string): GameRecord | null {
+  getGame(gameId: string): LocalGameRecord | null {
     const row = this.index.get(gameId);
     return row ? this.record(row) : null;
+  }
+
+  /** Every line is readable once written. */
+  synced(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The log as far as it is written; a listed game whose file is gone throws ENOENT. */
+  readLog(gameId: string): string | null {
+    const row = this.index.get(gameId);
+    return row ? this.fs.readFileSync(this.absolute(row.log_path), 'utf8') : null;
   }
 
   /**
@@ -799,7 +726,7 @@ export class GameStore {
     );
   }
 
-  private record(row: GameRow): GameRecord {
+  private record(row: GameRow): LocalGameRecord {
     return {
       gameId: row.game_id,
       pool: row.pool,
@@ -816,14 +743,4 @@ export class GameStore {
   private absolute(logPath: string): string {
     return resolve(this.dataDir, logPath);
   }
-}
-
-function checkFinite(value: number, what: string): number {
-  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${value}`);
-  return value;
-}
-
-function checkInteger(value: number, what: string, min: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${what} must be an integer from ${min} to ${max}, got ${value}`);
-  return value;
 }

@@ -1,0 +1,471 @@
+/**
+ * Games kept in PostgreSQL, for server processes on several machines. Each process still writes
+ * its games to a data directory of its own machine first (a SqliteGameStore: each line on disk
+ * before the room answers, recovery after a crash), and ships each game's log lines and index
+ * entry to the database a moment later, reading the log file on from where it last stopped. The
+ * file is the record the database copies, so shipping twice, or from two processes, changes
+ * nothing. Reads (the game list, a game, its log) come from the database: every process of every
+ * machine sees every game, a few milliseconds behind its log file.
+ *
+ * Recovery: the games of a process that is gone are closed from its log file by a process of its
+ * machine (the local store's recovery), then shipped. Only when no process runs on that machine
+ * any more are they closed from the database's copy, by a process of another machine; lines its
+ * machine had not shipped are then lost, which the game's note says.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { serializeLine } from '../../shared/log/recorder';
+import { isoTime, listParams } from './checks';
+import { closingOf, joinNotes } from './closing';
+import { LEASE_MS, LEASE_RENEW_MS, processRuns, SqliteGameStore } from './SqliteGameStore';
+import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
+import type { LogHeader, LogLine } from '../../shared/log/format';
+
+/** The URL schemes that select this store. */
+export const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** Taken around the schema's creation, so that processes starting together do not race. */
+const SCHEMA_LOCK = 7_244_018;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS stores (
+    store_id   TEXT PRIMARY KEY,
+    host       TEXT NOT NULL,
+    data_dir   TEXT NOT NULL,    -- the store's local data directory, on host
+    pid        INTEGER NOT NULL,
+    renewed_at BIGINT NOT NULL   -- epoch ms of the lease's last renewal, by the database's clock
+  );
+  CREATE TABLE IF NOT EXISTS games (
+    game_id          TEXT PRIMARY KEY,
+    pool             TEXT NOT NULL,
+    score            INTEGER NOT NULL DEFAULT 0,
+    started_at       TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, so text order is time order
+    ended_at         TEXT,
+    end_reason       TEXT,
+    note             TEXT,
+    seats            JSONB NOT NULL,
+    owner            TEXT NOT NULL,  -- the store that writes it
+    host             TEXT NOT NULL,  -- where its log file is: host and data directory
+    data_dir         TEXT NOT NULL,
+    lines            INTEGER NOT NULL DEFAULT 0,  -- log lines shipped
+    closed_from_copy BOOLEAN NOT NULL DEFAULT FALSE
+  );
+  CREATE INDEX IF NOT EXISTS games_by_started_at ON games (started_at);
+  CREATE INDEX IF NOT EXISTS games_by_pool ON games (pool);
+  CREATE INDEX IF NOT EXISTS open_games ON games (owner) WHERE ended_at IS NULL;
+  CREATE TABLE IF NOT EXISTS log_lines (
+    game_id TEXT NOT NULL REFERENCES games (game_id),
+    n       INTEGER NOT NULL,  -- 0 is the header
+    line    TEXT NOT NULL,
+    PRIMARY KEY (game_id, n)
+  );
+`;
+
+const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, note, seats';
+
+/** Now in epoch ms by the database's clock: leases are timed by one clock, whatever the machines' say. */
+const DATABASE_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/** Text columns ordered by their bytes, as SQLite orders them, whatever the database's collation. */
+const LIST_GAMES = `
+  SELECT ${GAME_COLUMNS} FROM games
+  WHERE ($1::text IS NULL OR started_at >= $1)
+    AND ($2::text IS NULL OR started_at <= $2)
+    AND ($3::text IS NULL OR pool = $3)
+    AND ($4::float8 IS NULL OR score >= $4)
+  ORDER BY started_at COLLATE "C" DESC, game_id COLLATE "C" DESC
+  LIMIT $5 OFFSET $6`;
+
+const COPY_NOTE = "closed from the database's copy, as no process ran on its machine: lines that machine had not sent are lost";
+
+/** How long to wait after the database failed before shipping again. */
+const RETRY_MS = 1000;
+/** How long close() waits for the last lines to be shipped. */
+const CLOSE_SHIP_MS = 5000;
+
+interface GameRow {
+  readonly game_id: string;
+  readonly pool: string;
+  readonly score: number;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly end_reason: string | null;
+  readonly note: string | null;
+  readonly seats: SeatRecord[];
+}
+
+/** How far a game's log file has been shipped. */
+interface Shipped {
+  readonly lines: number;
+  readonly offset: number;
+}
+
+export interface PgStoreOptions {
+  /** Told when shipping to the database fails (it is tried again until it works). */
+  readonly onShipError?: (error: Error) => void;
+}
+
+/** A game's log writer that has each line shipped after it is on disk. */
+class ShippingWriter implements GameLogWriter {
+  constructor(
+    private readonly inner: GameLogWriter,
+    private readonly ship: () => void,
+  ) {}
+
+  append(line: LogLine): void {
+    try {
+      this.inner.append(line);
+    } finally {
+      this.ship(); // a failed append may still have closed the game as far as the disk allowed
+    }
+  }
+
+  end(line: Parameters<GameLogWriter['end']>[0]): void {
+    this.inner.end(line);
+    this.ship();
+  }
+}
+
+export class PgGameStore implements GameStore {
+  private readonly shipped = new Map<string, Shipped>();
+  /** Games with lines (or an ending) not yet shipped. */
+  private readonly dirty = new Set<string>();
+  private pumping = false;
+  /** synced() callers, told when nothing is left to ship. */
+  private readonly idleWaiters: (() => void)[] = [];
+  private keepAliveTimer: NodeJS.Timeout | null = null;
+  private lastShipError = 0;
+  private closed = false;
+  /** Once the local store is closed there is nothing more to ship from it. */
+  private localClosed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly local: SqliteGameStore,
+    private readonly options: PgStoreOptions,
+  ) {}
+
+  get storeId(): string {
+    return this.local.storeId;
+  }
+
+  /** Opens the store: the database at `url` (its tables made if missing) and the local data directory `dataDir`. */
+  static async open(url: string, dataDir: string, options: PgStoreOptions = {}): Promise<PgGameStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle client's error (the database restarting) would otherwise be thrown as an uncaught error.
+    pool.on('error', (error) => options.onShipError?.(error));
+    let local: SqliteGameStore | undefined;
+    try {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+        await client.query(SCHEMA);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+      local = SqliteGameStore.open(dataDir, { storeId: randomUUID() });
+      const store = new PgGameStore(pool, local, options);
+      await store.renewLease();
+      return store;
+    } catch (error) {
+      local?.close();
+      await pool.end();
+      throw error;
+    }
+  }
+
+  startGame(header: LogHeader, info: StartInfo): GameLogWriter {
+    const writer = this.local.startGame(header, info);
+    const ship = () => this.ship(header.gameId);
+    ship();
+    return new ShippingWriter(writer, ship);
+  }
+
+  /**
+   * Closes the games of stores that are gone: those of this machine from their log files (the
+   * local store's recovery, then shipped), those of a machine where no store runs any more from
+   * the database's copy.
+   */
+  async recover(): Promise<Recovery> {
+    const local = this.local.recover();
+    for (const gameId of local.recovered) this.ship(gameId);
+    const fromCopy = await this.recoverInDatabase();
+    await this.synced();
+    return { ...local, recovered: [...local.recovered, ...fromCopy] };
+  }
+
+  keepAlive(onRecovered: (recovery: Recovery) => void, onError: (error: Error) => void): void {
+    this.local.keepAlive((recovery) => {
+      for (const gameId of recovery.recovered) this.ship(gameId);
+      onRecovered(recovery);
+    }, onError);
+    this.keepAliveTimer ??= setInterval(() => {
+      this.recoverInDatabase().then(
+        (recovered) => recovered.length > 0 && onRecovered({ recovered, removed: [], unreadable: [] }),
+        (error: Error) => onError(error),
+      );
+    }, LEASE_RENEW_MS).unref();
+  }
+
+  failedGames(): readonly string[] {
+    return this.local.failedGames();
+  }
+
+  async listGames(filter: GameFilter = {}): Promise<GameRecord[]> {
+    const params = listParams(filter);
+    const { rows } = await this.pool.query<GameRow>(LIST_GAMES, [params.from, params.to, params.pool, params.minScore, params.limit, params.offset]);
+    return rows.map(record);
+  }
+
+  async getGame(gameId: string): Promise<GameRecord | null> {
+    const { rows } = await this.pool.query<GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE game_id = $1`, [gameId]);
+    return rows.length > 0 ? record(rows[0]) : null;
+  }
+
+  async readLog(gameId: string): Promise<string | null> {
+    const known = await this.pool.query('SELECT 1 FROM games WHERE game_id = $1', [gameId]);
+    if (known.rows.length === 0) return null;
+    const { rows } = await this.pool.query<{ line: string }>('SELECT line FROM log_lines WHERE game_id = $1 ORDER BY n', [gameId]);
+    return rows.map((row) => `${row.line}\n`).join('');
+  }
+
+  /** Resolves once nothing is left to ship (so, while games are written, only between their lines). */
+  synced(): Promise<void> {
+    if (!this.pumping && this.dirty.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Ships what was written (waiting a few seconds at most: what is left is shipped by the next
+   * store on this machine), closes the local store (logs still being written stay open for
+   * recovery) and gives up this store's lease.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
+    this.keepAliveTimer = null;
+    try {
+      await Promise.race([this.synced(), new Promise((resolve) => setTimeout(resolve, CLOSE_SHIP_MS).unref())]);
+      this.localClosed = true;
+      this.local.close();
+      await this.pool.query('DELETE FROM stores WHERE store_id = $1', [this.storeId]);
+    } finally {
+      await this.pool.end();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Shipping
+
+  /** Marks a game to be shipped, and starts shipping if it is not under way. */
+  private ship(gameId: string): void {
+    this.dirty.add(gameId);
+    if (!this.pumping) void this.pump();
+  }
+
+  /** Ships the marked games batch after batch; a batch that fails is tried again a moment later. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      // Lines written in the same turn of the event loop go in one batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.dirty.size > 0 && !this.localClosed) {
+        const batch = [...this.dirty];
+        this.dirty.clear();
+        const results = await Promise.allSettled(batch.map((gameId) => this.shipGame(gameId)));
+        const failures = results.flatMap((result, i) => (result.status === 'rejected' ? [{ gameId: batch[i], error: result.reason as Error }] : []));
+        if (failures.length > 0) {
+          for (const { gameId } of failures) this.dirty.add(gameId);
+          this.reportShipError(failures[0].error);
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
+        }
+      }
+    } finally {
+      this.pumping = false;
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private reportShipError(error: Error): void {
+    if (Date.now() - this.lastShipError < 10_000) return;
+    this.lastShipError = Date.now();
+    const report = this.options.onShipError ?? ((e: Error) => process.stderr.write(`cerealbar: warning: games could not be copied to the database (tried again every second): ${e.message}\n`));
+    report(error);
+  }
+
+  /** Copies a game's index entry and the log lines the database lacks, in one transaction. */
+  private async shipGame(gameId: string): Promise<void> {
+    const game = this.local.getGame(gameId);
+    if (!game) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      if (!this.shipped.has(gameId)) {
+        await client.query(
+          `INSERT INTO games (game_id, pool, started_at, seats, owner, host, data_dir) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game_id) DO NOTHING`,
+          [gameId, game.pool, game.startedAt, JSON.stringify(game.seats), this.storeId, hostname(), this.local.dataDir],
+        );
+      }
+      const row = (await client.query<{ lines: number; closed_from_copy: boolean; host: string; data_dir: string }>(
+        'SELECT lines, closed_from_copy, host, data_dir FROM games WHERE game_id = $1 FOR UPDATE',
+        [gameId],
+      )).rows[0];
+      // Closed from the copy (this machine had no process), or another machine's game of that id: not ours to write.
+      if (row.closed_from_copy || row.host !== hostname() || row.data_dir !== this.local.dataDir) {
+        await client.query('ROLLBACK');
+        this.shipped.delete(gameId);
+        return;
+      }
+      const fresh = this.linesAfter(gameId, game.logPath, row.lines);
+      if (fresh.lines.length > 0) {
+        const numbers = fresh.lines.map((_, i) => row.lines + i);
+        await client.query('INSERT INTO log_lines (game_id, n, line) SELECT $1, n, line FROM unnest($2::int[], $3::text[]) AS fresh (n, line)', [gameId, numbers, fresh.lines]);
+      }
+      const lines = row.lines + fresh.lines.length;
+      await client.query('UPDATE games SET lines = $2, score = $3, ended_at = $4, end_reason = $5, note = $6 WHERE game_id = $1', [
+        gameId,
+        lines,
+        game.score,
+        game.endedAt,
+        game.endReason,
+        game.note ?? null,
+      ]);
+      await client.query('COMMIT');
+      if (game.endedAt === null) this.shipped.set(gameId, { lines, offset: fresh.offset });
+      else this.shipped.delete(gameId);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The whole lines of a log file after its first `skip`, and the file offset after them. */
+  private linesAfter(gameId: string, path: string, skip: number): { lines: string[]; offset: number } {
+    const known = this.shipped.get(gameId);
+    const start = known?.lines === skip ? known.offset : 0;
+    let bytes: Buffer;
+    try {
+      bytes = readFrom(path, start);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], offset: start }; // the index's note says so
+      throw error;
+    }
+    const whole = bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1).toString('utf8');
+    const lines = whole === '' ? [] : whole.slice(0, -1).split('\n');
+    const offset = start + Buffer.byteLength(whole);
+    return { lines: start === 0 ? lines.slice(skip) : lines, offset };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Leases and recovery in the database
+
+  private async renewLease(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO stores (store_id, host, data_dir, pid, renewed_at) VALUES ($1, $2, $3, $4, ${DATABASE_NOW})
+       ON CONFLICT (store_id) DO UPDATE SET renewed_at = EXCLUDED.renewed_at`,
+      [this.storeId, hostname(), this.local.dataDir, process.pid],
+    );
+  }
+
+  /**
+   * Renews this store's lease, drops the leases of stores that are gone, and deals with the open
+   * games no store with a lease owns: this machine's are shipped from their log files (the local
+   * store closes them), those of a machine where no store runs are closed from the copy. The ids
+   * of the games closed from the copy.
+   */
+  private async recoverInDatabase(): Promise<string[]> {
+    await this.renewLease();
+    type Lease = { store_id: string; host: string; data_dir: string; pid: number; renewed_at: string; now: string };
+    const leases = (await this.pool.query<Lease>(`SELECT store_id, host, data_dir, pid, renewed_at, ${DATABASE_NOW} AS now FROM stores`)).rows;
+    // BIGINT comes back as text.
+    const isGone = (lease: Lease) =>
+      lease.store_id !== this.storeId && (Number(lease.renewed_at) < Number(lease.now) - LEASE_MS || (lease.host === hostname() && !processRuns(lease.pid)));
+    const gone = leases.filter(isGone).map((lease) => lease.store_id);
+    if (gone.length > 0) await this.pool.query('DELETE FROM stores WHERE store_id = ANY($1)', [gone]);
+    const machine = (host: string, dataDir: string) => `${host}\n${dataDir}`;
+    const liveMachines = new Set(leases.filter((lease) => !isGone(lease)).map((lease) => machine(lease.host, lease.data_dir)));
+    const orphans = (await this.pool.query<{ game_id: string; host: string; data_dir: string }>(
+      'SELECT game_id, host, data_dir FROM games WHERE ended_at IS NULL AND owner NOT IN (SELECT store_id FROM stores)',
+    )).rows;
+    const closed: string[] = [];
+    for (const orphan of orphans) {
+      const ours = orphan.host === hostname() && orphan.data_dir === this.local.dataDir;
+      if (ours && this.local.getGame(orphan.game_id)) this.ship(orphan.game_id);
+      else if (!ours && liveMachines.has(machine(orphan.host, orphan.data_dir))) continue; // its machine's stores close it
+      else if (await this.closeFromCopy(orphan.game_id)) closed.push(orphan.game_id);
+    }
+    return closed;
+  }
+
+  /** Closes an open game from the lines the database has, as recovery closes a log file; false if another store got to it first. */
+  private async closeFromCopy(gameId: string): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const row = (await client.query<{ started_at: string; score: number; note: string | null; lines: number }>(
+        'SELECT started_at, score, note, lines FROM games WHERE game_id = $1 AND ended_at IS NULL FOR UPDATE SKIP LOCKED',
+        [gameId],
+      )).rows[0];
+      if (!row) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      const lines = (await client.query<{ line: string }>('SELECT line FROM log_lines WHERE game_id = $1 ORDER BY n', [gameId])).rows;
+      const text = lines.map(({ line }) => `${line}\n`).join('');
+      const { closing, end } = closingOf(text, Date.parse(row.started_at), row.score, 'interrupted', isoTime(Date.now()));
+      if (end) await client.query('INSERT INTO log_lines (game_id, n, line) VALUES ($1, $2, $3)', [gameId, row.lines, serializeLine(end)]);
+      await client.query(
+        'UPDATE games SET score = $2, ended_at = $3, end_reason = $4, note = $5, lines = $6, closed_from_copy = TRUE WHERE game_id = $1',
+        [gameId, closing.score, closing.endedAt, closing.endReason, joinNotes(row.note, closing.note, COPY_NOTE), row.lines + (end ? 1 : 0)],
+      );
+      await client.query('COMMIT');
+      return true;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function record(row: GameRow): GameRecord {
+  return {
+    gameId: row.game_id,
+    pool: row.pool,
+    seats: row.seats,
+    score: row.score,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason as GameRecord['endReason'],
+    ...(row.note !== null && { note: row.note }),
+  };
+}
+
+/** The bytes of a file from `offset` to its end. */
+function readFrom(path: string, offset: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const length = Math.max(0, fstatSync(fd).size - offset);
+    const bytes = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, bytes, read, length - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The PostgreSQL game store, on Debian's postgresql started for the test: the tests every store
+ * passes (test/server/storeContract.ts), then what it is for, processes on several machines
+ * sharing one database (each machine here is a data directory of its own).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
+import { LEASE_MS } from '../../server/store/SqliteGameStore';
+import { PgGameStore } from '../../server/store/PgGameStore';
+import { replay } from '../../shared/log/replay';
+import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, waitFor, type Player, type ServeProcess } from '../server/harness';
+import { describeGameStore, eventsOf, recordGame, toText } from '../server/storeContract';
+import Database from 'better-sqlite3';
+
+jest.setTimeout(60_000);
+
+let postgres: RunningService;
+let admin: pg.Client;
+let databases = 0;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  admin = new pg.Client(postgres.url);
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await postgres?.stop();
+});
+
+/** A fresh database on the server; its URL. */
+async function newDatabase(): Promise<string> {
+  const name = `store_${++databases}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  return postgres.url.replace(/\/cerealbar$/, `/${name}`);
+}
+
+describeGameStore('every store, on PostgreSQL', async () => {
+  const url = await newDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-pg-store-'));
+  return {
+    open: () => PgGameStore.open(url, dataDir),
+    expireLease: async (storeId) => {
+      const db = new Database(join(dataDir, 'games.sqlite'));
+      db.prepare('UPDATE stores SET renewed_at = ? WHERE store_id = ?').run(Date.now() - LEASE_MS - 1, storeId);
+      db.close();
+      const client = new pg.Client(url);
+      await client.connect();
+      await client.query('UPDATE stores SET renewed_at = $1 WHERE store_id = $2', [Date.now() - LEASE_MS - 1, storeId]);
+      await client.end();
+    },
+    remove: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+});
+
+describe('P-113: two machines on one database', () => {
+  let url: string;
+  const dirs: string[] = [];
+  const stores: PgGameStore[] = [];
+  const machine = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cerealbar-pg-machine-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const open = async (dataDir: string) => {
+    const store = await PgGameStore.open(url, dataDir);
+    stores.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    url = await newDatabase();
+  });
+
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a game written on one machine is listed and read, as it is played, on the other", async () => {
+    const [a, b] = [await open(machine()), await open(machine())];
+    const { writer, written } = recordGame(a, { gameId: 'on-a', crashAfter: 30 });
+    await a.synced();
+    expect(await b.getGame('on-a')).toMatchObject({ endedAt: null, score: eventsOf(written).at(-1)!.outcome.score });
+    expect(await b.readLog('on-a')).toBe(toText(written));
+    const end = { kind: 'end', t: eventsOf(written).at(-1)!.t + 10, reason: 'abandoned', score: eventsOf(written).at(-1)!.outcome.score } as const;
+    writer.end(end);
+    await a.synced();
+    expect(await b.readLog('on-a')).toBe(toText([...written, end]));
+    expect((await b.listGames({})).map((game) => [game.gameId, game.endReason])).toEqual([['on-a', 'abandoned']]);
+  });
+
+  test("a machine where no store runs any more: another machine closes its games from the database's copy, once, and says so", async () => {
+    const [a, b, c] = [await open(machine()), await open(machine()), await open(machine())];
+    const { written } = recordGame(a, { gameId: 'orphan', crashAfter: 40 });
+    await a.close(); // leaves the game open, as a machine that stops does
+    expect((await b.recover()).recovered).toEqual(['orphan']);
+    expect((await c.recover()).recovered).toEqual([]);
+    const text = (await b.readLog('orphan'))!;
+    const last = eventsOf(written).at(-1)!;
+    expect(text).toBe(toText([...written, { kind: 'end', t: last.t, reason: 'interrupted', score: last.outcome.score }]));
+    expect(replay(text).end?.reason).toBe('interrupted');
+    expect(await b.getGame('orphan')).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
+  });
+
+  test("while a store runs on its machine, another machine leaves its games alone; that store closes them from the log file", async () => {
+    const onA = machine();
+    const [writerA, siblingA, b] = [await open(onA), await open(onA), await open(machine())];
+    recordGame(writerA, { gameId: 'sibling', crashAfter: 20 });
+    await writerA.close();
+    expect((await b.recover()).recovered).toEqual([]);
+    expect(await b.getGame('sibling')).toMatchObject({ endedAt: null });
+    expect((await siblingA.recover()).recovered).toEqual(['sibling']);
+    expect(await b.getGame('sibling')).toMatchObject({ endReason: 'interrupted' });
+    expect((await b.getGame('sibling'))!.note).toBeUndefined();
+  });
+
+  test('a machine that comes back ships the lines its database copy lacks', async () => {
+    const onA = machine();
+    const a = await open(onA);
+    const { written } = recordGame(a, { gameId: 'behind', crashAfter: 50 });
+    await a.synced();
+    // The database lost the last ten lines (as if the machine died before shipping them).
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query('DELETE FROM log_lines WHERE game_id = $1 AND n > $2', ['behind', written.length - 11]);
+    await client.query('UPDATE games SET lines = $2 WHERE game_id = $1', ['behind', written.length - 10]);
+    await client.end();
+    await a.close();
+    const again = await open(onA);
+    expect((await again.recover()).recovered).toEqual(['behind']);
+    const text = (await again.readLog('behind'))!;
+    expect(text.startsWith(toText(written))).toBe(true);
+    expect(replay(text).end?.reason).toBe('interrupted');
+  });
+
+  test('the database failing ends no game: the lines wait on disk, the failure is told, and they are shipped once it works again', async () => {
+    const failures: Error[] = [];
+    const a = await PgGameStore.open(url, machine(), { onShipError: (error) => failures.push(error) });
+    stores.push(a);
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      await client.query('ALTER TABLE log_lines RENAME TO log_lines_away');
+      const { written } = recordGame(a, { gameId: 'patient', crashAfter: 30 });
+      await waitFor(() => failures.length > 0, 'the failure to be told');
+      expect(failures[0].message).toMatch(/log_lines/);
+      expect(await a.getGame('patient')).toBeNull();
+      await client.query('ALTER TABLE log_lines_away RENAME TO log_lines');
+      await a.synced();
+      expect(await a.readLog('patient')).toBe(toText(written));
+      expect(failures).toHaveLength(1); // told once, not once a second
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe('P-113: cerealbar serve --store on two machines', () => {
+  test("a game played through two processes with their own data directories is listed and read through either; when its process is killed, the other closes it from the copy", async () => {
+    const url = await newDatabase();
+    const redis = await startRedis();
+    const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'cerealbar-pg-serve-')));
+    const processes: ServeProcess[] = [];
+    const players: Player[] = [];
+    try {
+      for (const dir of dirs) {
+        const port = await freePort();
+        processes.push(await startServeProcess(dir, ['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`, '--store', url]));
+      }
+      expect(processes[0].output()).toMatch(/Games in PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/store_\d+, for every process of every machine/);
+      const [a, b] = processes;
+      players.push(await joinGame(a.url, { role: 'leader', pool: 'pg' }), await joinGame(b.url, { role: 'follower', pool: 'pg' }));
+      const [leader] = players;
+      await waitFor(() => players.every((player) => player.phase === 'playing'), 'the game to start');
+      leader.act({ type: 'instruction', text: 'turn around' });
+      await waitFor(() => leader.view!.instructions.length === 1, 'the instruction to be accepted');
+      const get = async (serve: ServeProcess, path: string) => fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } });
+      let gameId = '';
+      for (const serve of processes) {
+        const deadline = Date.now() + 5000;
+        let log = '';
+        while (!log.includes('turn around') && Date.now() < deadline) {
+          const { games } = await (await get(serve, '/api/games?pool=pg')).json();
+          gameId = games[0]?.gameId ?? '';
+          log = gameId ? await (await get(serve, `/api/games/${gameId}/log`)).text() : '';
+        }
+        expect(log).toContain('"text":"turn around"');
+        expect(replay(log, { allowOpen: true }).header.gameId).toBe(gameId);
+      }
+      // The process that holds the game dies; no other process runs on its "machine" (its data directory).
+      const running = async (serve: ServeProcess) => Number(/^cerealbar_games_running (\d+)/m.exec(await (await get(serve, '/metrics')).text())![1]);
+      const [holder, other] = (await running(a)) === 1 ? [a, b] : [b, a];
+      holder.child.kill('SIGKILL');
+      const deadline = Date.now() + 10_000;
+      let closed = null;
+      while (!closed && Date.now() < deadline) {
+        const record = await (await get(other, `/api/games/${gameId}`)).json();
+        closed = record.endedAt === null ? null : record;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(closed).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
+      const log = await (await get(other, `/api/games/${gameId}/log`)).text();
+      expect(replay(log).end?.reason).toBe('interrupted');
+    } finally {
+      await Promise.all(players.map((player) => Promise.race([player.room.leave(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))])));
+      for (const serve of processes) if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGINT');
+      await Promise.all(processes.map((serve) => (serve.child.exitCode !== null || serve.child.signalCode !== null ? undefined : new Promise((resolve) => serve.child.once('exit', resolve)))));
+      await redis.stop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
