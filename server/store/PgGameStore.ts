@@ -80,6 +80,8 @@ const LIST_GAMES = `
 
 const COPY_NOTE = "closed from the database's copy, as no process ran on its machine: lines that machine had not sent are lost";
 
+/** Games shipped in one transaction at most. */
+const MAX_BATCH = 200;
 /** How long to wait after the database failed before shipping again. */
 const RETRY_MS = 1000;
 /** How long close() waits for the last lines to be shipped. */
@@ -271,20 +273,34 @@ export class PgGameStore implements GameStore {
     if (!this.pumping) void this.pump();
   }
 
-  /** Ships the marked games batch after batch; a batch that fails is tried again a moment later. */
+  /**
+   * Ships the marked games batch after batch, each batch in one transaction. A batch that fails
+   * is shipped again game by game, so that one game the database refuses holds up no other; what
+   * fails then is tried again a moment later.
+   */
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
       // Lines written in the same turn of the event loop go in one batch.
       await new Promise((resolve) => setImmediate(resolve));
       while (this.dirty.size > 0 && !this.localClosed) {
-        const batch = [...this.dirty];
-        this.dirty.clear();
-        const results = await Promise.allSettled(batch.map((gameId) => this.shipGame(gameId)));
-        const failures = results.flatMap((result, i) => (result.status === 'rejected' ? [{ gameId: batch[i], error: result.reason as Error }] : []));
-        if (failures.length > 0) {
-          for (const { gameId } of failures) this.dirty.add(gameId);
-          this.reportShipError(failures[0].error);
+        const batch = [...this.dirty].slice(0, MAX_BATCH);
+        for (const gameId of batch) this.dirty.delete(gameId);
+        let failure: Error | null = null;
+        try {
+          await this.shipBatch(batch);
+        } catch {
+          for (const gameId of batch) {
+            try {
+              await this.shipBatch([gameId]);
+            } catch (error) {
+              failure = error as Error;
+              this.dirty.add(gameId);
+            }
+          }
+        }
+        if (failure) {
+          this.reportShipError(failure);
           await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
         }
       }
@@ -301,46 +317,68 @@ export class PgGameStore implements GameStore {
     report(error);
   }
 
-  /** Copies a game's index entry and the log lines the database lacks, in one transaction. */
-  private async shipGame(gameId: string): Promise<void> {
-    const game = this.local.getGame(gameId);
-    if (!game) return;
+  /**
+   * Copies games' index entries and the log lines the database lacks, in one transaction of a few
+   * statements whatever the number of games. Their rows are locked in one order (game id), so two
+   * stores shipping the same games wait for each other instead of deadlocking.
+   */
+  private async shipBatch(gameIds: readonly string[]): Promise<void> {
+    const games = gameIds.flatMap((gameId) => this.local.gameEntry(gameId) ?? []);
+    if (games.length === 0) return;
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      if (!this.shipped.has(gameId)) {
+      // Seats are read (and the game inserted) only the first time it is shipped.
+      const unseen = games.filter((game) => !this.shipped.has(game.gameId)).map((game) => ({ ...game, seats: this.local.getGame(game.gameId)!.seats }));
+      if (unseen.length > 0) {
         await client.query(
-          `INSERT INTO games (game_id, pool, started_at, seats, owner, host, data_dir) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game_id) DO NOTHING`,
-          [gameId, game.pool, game.startedAt, JSON.stringify(game.seats), this.storeId, hostname(), this.local.dataDir],
+          `INSERT INTO games (game_id, pool, started_at, seats, owner, host, data_dir)
+           SELECT game_id, pool, started_at, seats, $5, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS unseen (game_id, pool, started_at, seats)
+           ON CONFLICT (game_id) DO NOTHING`,
+          [unseen.map((game) => game.gameId), unseen.map((game) => game.pool), unseen.map((game) => game.startedAt), unseen.map((game) => JSON.stringify(game.seats)), this.storeId, hostname(), this.local.dataDir],
         );
       }
-      const row = (await client.query<{ lines: number; closed_from_copy: boolean; host: string; data_dir: string }>(
-        'SELECT lines, closed_from_copy, host, data_dir FROM games WHERE game_id = $1 FOR UPDATE',
-        [gameId],
-      )).rows[0];
-      // Closed from the copy (this machine had no process), or another machine's game of that id: not ours to write.
-      if (row.closed_from_copy || row.host !== hostname() || row.data_dir !== this.local.dataDir) {
-        await client.query('ROLLBACK');
-        this.shipped.delete(gameId);
-        return;
+      const rows = (await client.query<{ game_id: string; lines: number; closed_from_copy: boolean; host: string; data_dir: string }>(
+        'SELECT game_id, lines, closed_from_copy, host, data_dir FROM games WHERE game_id = ANY($1) ORDER BY game_id FOR UPDATE',
+        [games.map((game) => game.gameId)],
+      )).rows;
+      const shippedNow = new Map<string, Shipped | null>();
+      const lines = { gameIds: [] as string[], numbers: [] as number[], texts: [] as string[] };
+      const updates: { gameId: string; lines: number; score: number; endedAt: string | null; endReason: string | null; note: string | null }[] = [];
+      for (const row of rows) {
+        // Closed from the copy (this machine had no process), or another machine's game of that id: not ours to write.
+        if (row.closed_from_copy || row.host !== hostname() || row.data_dir !== this.local.dataDir) {
+          shippedNow.set(row.game_id, null);
+          continue;
+        }
+        const game = games.find((candidate) => candidate.gameId === row.game_id)!;
+        const fresh = this.linesAfter(game.gameId, game.logPath, row.lines);
+        fresh.lines.forEach((text, i) => {
+          lines.gameIds.push(game.gameId);
+          lines.numbers.push(row.lines + i);
+          lines.texts.push(text);
+        });
+        const count = row.lines + fresh.lines.length;
+        updates.push({ gameId: game.gameId, lines: count, score: game.score, endedAt: game.endedAt, endReason: game.endReason, note: game.note ?? null });
+        shippedNow.set(game.gameId, game.endedAt === null ? { lines: count, offset: fresh.offset } : null);
       }
-      const fresh = this.linesAfter(gameId, game.logPath, row.lines);
-      if (fresh.lines.length > 0) {
-        const numbers = fresh.lines.map((_, i) => row.lines + i);
-        await client.query('INSERT INTO log_lines (game_id, n, line) SELECT $1, n, line FROM unnest($2::int[], $3::text[]) AS fresh (n, line)', [gameId, numbers, fresh.lines]);
+      if (lines.texts.length > 0) {
+        await client.query('INSERT INTO log_lines (game_id, n, line) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])', [lines.gameIds, lines.numbers, lines.texts]);
       }
-      const lines = row.lines + fresh.lines.length;
-      await client.query('UPDATE games SET lines = $2, score = $3, ended_at = $4, end_reason = $5, note = $6 WHERE game_id = $1', [
-        gameId,
-        lines,
-        game.score,
-        game.endedAt,
-        game.endReason,
-        game.note ?? null,
-      ]);
+      if (updates.length > 0) {
+        await client.query(
+          `UPDATE games SET lines = v.lines, score = v.score, ended_at = v.ended_at, end_reason = v.end_reason, note = v.note
+           FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[]) AS v (game_id, lines, score, ended_at, end_reason, note)
+           WHERE games.game_id = v.game_id`,
+          [updates.map((u) => u.gameId), updates.map((u) => u.lines), updates.map((u) => u.score), updates.map((u) => u.endedAt), updates.map((u) => u.endReason), updates.map((u) => u.note)],
+        );
+      }
       await client.query('COMMIT');
-      if (game.endedAt === null) this.shipped.set(gameId, { lines, offset: fresh.offset });
-      else this.shipped.delete(gameId);
+      // A game that ended, or is not ours to write, needs no more shipping.
+      for (const [gameId, shipped] of shippedNow) {
+        if (shipped) this.shipped.set(gameId, shipped);
+        else this.shipped.delete(gameId);
+      }
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
