@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../test/browser/chromium';
 import { CLIENT_DIST, mountClient } from '../server/http/client';
 import { startGameServer } from '../server/index';
-import { WorkerStore } from '../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../server/study/loadStudy';
 import { makeConfig } from '../shared/engine/config';
 import { EXAMPLE_CONSENT, exampleStudyYaml } from '../cli/study/example';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'study', 'study.yaml'), exampleStudyYaml('bench'));
   writeFileSync(join(dir, 'study', 'consent.md'), EXAMPLE_CONSENT);
   const study = loadStudyFile(join(dir, 'study', 'study.yaml'));
-  const workers = WorkerStore.open(join(dir, 'data'));
+  const workers = SqliteWorkerStore.open(join(dir, 'data'));
   const server = await startGameServer({
     port: 0,
     host: '127.0.0.1',

@@ -15,7 +15,7 @@ import type { Study } from '../shared/study/studyFile';
 import type { Cluster } from './cluster';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
-import type { WorkerStore } from './store/WorkerStore';
+import type { WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import { StudyGames } from './study/studyGames';

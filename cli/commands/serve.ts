@@ -10,7 +10,7 @@ import { startGameServer } from '../../server/index';
 import { PgGameStore, POSTGRES_URL } from '../../server/store/PgGameStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery } from '../../server/store/types';
-import { WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import type { Study } from '../../shared/study/studyFile';
@@ -116,10 +116,10 @@ export function registerServeCommand(program: Command): void {
         throw new CliError(`${dataDir}: cannot recover the games of the last run: ${(error as Error).message}`);
       }
       // A study's workers are kept next to the games (workers.sqlite), only when studies are run.
-      let workers: WorkerStore | undefined;
+      let workers: SqliteWorkerStore | undefined;
       if (studies.length > 0) {
         try {
-          workers = WorkerStore.open(dataDir);
+          workers = SqliteWorkerStore.open(dataDir);
         } catch (error) {
           await store.close();
           throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);

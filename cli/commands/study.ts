@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { WORKERS_FILE, WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorkerStore';
 import { logFiles, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
@@ -95,9 +95,9 @@ export function registerStudyCommands(program: Command): void {
       const dataDir = resolve(options.data);
       let list: (WorkerRecord & { gameList: WorkerGame[] })[] = [];
       if (existsSync(join(dataDir, WORKERS_FILE))) {
-        let store: WorkerStore;
+        let store: SqliteWorkerStore;
         try {
-          store = WorkerStore.open(dataDir, { readonly: true });
+          store = SqliteWorkerStore.open(dataDir, { readonly: true });
         } catch (error) {
           throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
         }

@@ -10,8 +10,8 @@ import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
-import type { GameFilter, GameRecord, GameStore } from '../store/types';
-import type { WorkerStore } from '../store/WorkerStore';
+import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
+import type { WorkerStore } from '../store/types';
 import { readGameLogs, type LogSource, type ReadLogs } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
@@ -219,10 +219,12 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     }
     return { study, workers: deps.workers };
   };
-  api.get('/studies', (_req, res) => {
+  api.get('/studies', async (_req, res) => {
     if (!deps.workers) return sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
     const workers = deps.workers;
-    res.json({ studies: [...studies.values()].map((study) => studyOverview(study, workers.list(study.id), workers.gameTotals(study.id), workers.now())) });
+    const overviews = [];
+    for (const study of studies.values()) overviews.push(studyOverview(study, await workers.list(study.id), await workers.gameTotals(study.id), workers.now()));
+    res.json({ studies: overviews });
   });
   api.get('/studies/:id/bonuses.csv', async (req, res) => {
     const found = find(req, res);
@@ -241,29 +243,29 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     res.type('application/gzip').attachment(`${found.study.id}-logs.tar.gz`);
     await streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, text: game.text })), res);
   });
-  api.get('/studies/:id/workers', (req, res) => {
+  api.get('/studies/:id/workers', async (req, res) => {
     const found = find(req, res);
-    if (found) res.json({ study: found.study.id, workers: found.workers.list(found.study.id).map(adminWorker) });
+    if (found) res.json({ study: found.study.id, workers: (await found.workers.list(found.study.id)).map(adminWorker) });
   });
-  const change = (req: Request, res: Response, action: (workers: WorkerStore, studyId: string, participantId: string) => WorkerRecord) => {
+  const change = async (req: Request, res: Response, action: (workers: WorkerStore, studyId: string, participantId: string) => Awaitable<WorkerRecord>) => {
     const found = find(req, res);
     if (!found) return;
     try {
-      res.json({ worker: adminWorker(action(found.workers, found.study.id, req.params.participantId as string)) });
+      res.json({ worker: adminWorker(await action(found.workers, found.study.id, req.params.participantId as string)) });
     } catch (error) {
       if (!sendWorkerError(res, error)) throw error;
     }
   };
-  api.post('/studies/:id/workers/:participantId/block', (req, res) => {
+  api.post('/studies/:id/workers/:participantId/block', async (req, res) => {
     const parsed = blockBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return sendError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
     }
-    change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
+    await change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
   });
-  api.post('/studies/:id/workers/:participantId/promote', (req, res) => {
-    change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
+  api.post('/studies/:id/workers/:participantId/promote', async (req, res) => {
+    await change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
 }
 

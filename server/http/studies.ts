@@ -23,7 +23,8 @@ import {
   tutorialBodySchema,
   type WorkerRecord,
 } from '../../shared/study/worker';
-import { WorkerError, type WorkerErrorCode, type WorkerStore } from '../store/WorkerStore';
+import type { Awaitable, WorkerStore } from '../store/types';
+import { WorkerError, type WorkerErrorCode } from '../store/workerChanges';
 import { NoSeatError, type StudyGames } from '../study/studyGames';
 import { BODY_LIMIT_BYTES } from './guard';
 
@@ -83,47 +84,47 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
   };
   const body = express.json({ limit: BODY_LIMIT_BYTES, type: () => true });
   const post = [noStore, findStudy, withStore, body];
-  const withToken = (req: StudyRequest, res: Response, next: NextFunction) => {
+  const withToken = async (req: StudyRequest, res: Response, next: NextFunction) => {
     const token = bearerToken(req.get('authorization'));
     if (token === null) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendStudyError(res, 401, 'UNAUTHORIZED', 'send the session token as "Authorization: Bearer <token>" (POST /api/studies/:id/session gives one)');
     }
-    const worker = workers!.workerForToken(req.study!.id, token);
+    const worker = await workers!.workerForToken(req.study!.id, token);
     if (!worker) return sendStudyError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
     req.worker = worker;
     next();
   };
 
-  router.post('/:id/session', ...post, (req: StudyRequest, res) => {
+  router.post('/:id/session', ...post, async (req: StudyRequest, res) => {
     const study = req.study!;
     const parsed = parseSessionBody(study, req.body);
     if (!parsed.ok) return sendStudyError(res, 400, parsed.code, parsed.message, { field: parsed.field });
-    const existed = workers!.get(study.id, parsed.start.participantId) !== null;
-    const { token, worker } = workers!.startSession(study, parsed.start);
+    const existed = (await workers!.get(study.id, parsed.start.participantId)) !== null;
+    const { token, worker } = await workers!.startSession(study, parsed.start);
     res.status(existed ? 200 : 201).json({ token, worker: publicWorker(study, worker) });
   });
 
-  router.post('/:id/consent', ...post, withToken, (req: StudyRequest, res) => {
+  router.post('/:id/consent', ...post, withToken, async (req: StudyRequest, res) => {
     const answer = checked(res, consentBodySchema, req.body);
-    if (answer) act(res, req.study!, () => workers!.answerConsent(req.study!.id, req.worker!.participantId, answer.agree));
+    if (answer) await act(res, req.study!, () => workers!.answerConsent(req.study!.id, req.worker!.participantId, answer.agree));
   });
 
-  router.post('/:id/rules', ...post, withToken, (req: StudyRequest, res) => {
-    if (checked(res, rulesBodySchema, req.body)) act(res, req.study!, () => workers!.readRules(req.study!.id, req.worker!.participantId));
+  router.post('/:id/rules', ...post, withToken, async (req: StudyRequest, res) => {
+    if (checked(res, rulesBodySchema, req.body)) await act(res, req.study!, () => workers!.readRules(req.study!.id, req.worker!.participantId));
   });
 
-  router.post('/:id/tutorial', ...post, withToken, (req: StudyRequest, res) => {
+  router.post('/:id/tutorial', ...post, withToken, async (req: StudyRequest, res) => {
     const answer = checked(res, tutorialBodySchema, req.body);
-    if (answer) act(res, req.study!, () => workers!.passTutorial(req.study!.id, req.worker!.participantId, answer.role));
+    if (answer) await act(res, req.study!, () => workers!.passTutorial(req.study!.id, req.worker!.participantId, answer.role));
   });
 
-  router.post('/:id/quiz', ...post, withToken, (req: StudyRequest, res) => {
+  router.post('/:id/quiz', ...post, withToken, async (req: StudyRequest, res) => {
     const study = req.study!;
     const answer = checked(res, quizBodySchema(study.quiz), req.body);
     if (!answer) return;
     try {
-      const result = workers!.submitQuiz(study, req.worker!.participantId, answer.answers);
+      const result = await workers!.submitQuiz(study, req.worker!.participantId, answer.answers);
       res.json({
         passed: result.passed,
         score: result.score,
@@ -150,8 +151,8 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
     }
   });
 
-  router.post('/:id/no-partner', ...post, withToken, (req: StudyRequest, res) => {
-    if (checked(res, emptyBodySchema, req.body)) act(res, req.study!, () => workers!.claimNoPartner(req.study!, req.worker!.participantId));
+  router.post('/:id/no-partner', ...post, withToken, async (req: StudyRequest, res) => {
+    if (checked(res, emptyBodySchema, req.body)) await act(res, req.study!, () => workers!.claimNoPartner(req.study!, req.worker!.participantId));
   });
 
   router.get('/:id/me', noStore, findStudy, withStore, withToken, (req: StudyRequest, res) => {
@@ -171,9 +172,9 @@ function checked<T extends z.ZodType>(res: Response, schema: T, body: unknown): 
   return null;
 }
 
-function act(res: Response, study: Study, action: () => WorkerRecord): void {
+async function act(res: Response, study: Study, action: () => Awaitable<WorkerRecord>): Promise<void> {
   try {
-    res.json({ worker: publicWorker(study, action()) });
+    res.json({ worker: publicWorker(study, await action()) });
   } catch (error) {
     if (!sendWorkerError(res, error)) throw error;
   }

@@ -32,7 +32,7 @@ import {
   type SeatMessage,
 } from '../../shared/protocol/messages';
 import { timed, type GameMetrics, type LiveRoom } from '../metrics';
-import type { GameLogWriter, SeatRecord } from '../store/types';
+import type { Awaitable, GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
 import { BotSeat } from './botSeat';
 import { creationLockKey, releaseCreationLock } from './creationLock';
@@ -100,12 +100,12 @@ export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
   turnSeconds(studyId: string): { leader?: number; follower?: number };
   /** Whether the worker may still play (it is at the play step: not done, blocked or screened out). */
-  mayPlay(studyId: string, workerId: string): boolean;
+  mayPlay(studyId: string, workerId: string): Awaitable<boolean>;
   /** The worker left the game it waited in, before it started. */
-  stoppedWaiting(studyId: string, workerId: string): void;
-  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void;
+  stoppedWaiting(studyId: string, workerId: string): Awaitable<void>;
+  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Awaitable<void>;
   /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
-  gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): void;
+  gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): Awaitable<void>;
 }
 
 /**
@@ -336,13 +336,18 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   /** The player takes the seat claimed when it was reserved. */
-  onJoin(client: Client): void {
+  async onJoin(client: Client): Promise<void> {
     const claim = this.claims.get(client.sessionId);
     // Only a player who connects just as its reservation runs out can be without one.
     if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
-    this.release(client.sessionId);
     const { role, options } = claim;
-    if (options.workerId !== undefined && !this.studyWorkerMayPlay(options.workerId)) throw new ServerError(403, STUDY_ENDED_MESSAGE);
+    // A study's workers (the joining one, and those waiting here) play only while at the play
+    // step; the study's store is asked first, and the claim holds the seat meanwhile.
+    const waiting = [...this.seats.values()].filter((seat) => seat.record.workerId !== undefined);
+    const verdicts = this.studyId ? await Promise.all([options.workerId, ...waiting.map((seat) => seat.record.workerId)].map((id) => this.studyWorkerMayPlay(id))) : null;
+    if (this.claims.get(client.sessionId) !== claim) throw new ServerError(409, 'the seat reservation expired: join again');
+    this.release(client.sessionId);
+    if (verdicts && !verdicts[0]) throw new ServerError(403, STUDY_ENDED_MESSAGE);
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
@@ -355,18 +360,18 @@ export class GameRoom extends Room implements LiveRoom {
     const seat: SeatMessage = { role, playerId: record.playerId, ...(this.code && { code: this.code }) };
     client.send('seat', seat);
     if (options.botFollower) this.seatBot();
-    this.sendAwayFinishedWorkers();
+    if (verdicts) this.sendAway(waiting.filter((_, i) => !verdicts[i + 1]));
     this.publishListing();
     if (this.seats.size === ROLES.length) this.startGame(client);
     else this.watchQueue();
   }
 
-  /** A study's worker may play only while at the play step; without a study, anyone may. */
-  private studyWorkerMayPlay(workerId: string): boolean {
+  /** Whether a study's worker may play (it is at the play step); anyone may, outside a study. */
+  private async studyWorkerMayPlay(workerId: string | undefined): Promise<boolean> {
     const hooks = this.services.studies;
-    if (!this.studyId || !hooks) return true;
+    if (!this.studyId || !hooks || workerId === undefined) return true;
     try {
-      return hooks.mayPlay(this.studyId, workerId);
+      return await hooks.mayPlay(this.studyId, workerId);
     } catch (error) {
       logger.error(`game room ${this.roomId}: study ${this.studyId} could not look up worker ${workerId}:`, error);
       return false;
@@ -374,12 +379,12 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   /**
-   * A worker who waited here but whose session has since ended (it took the noPartner code, or was
-   * blocked) leaves before a game could start with it: its page then shows its ending.
+   * Workers who waited here but whose session has since ended (they took the noPartner code, or
+   * were blocked) leave before a game could start with them: their pages then show their ending.
    */
-  private sendAwayFinishedWorkers(): void {
-    for (const seat of [...this.seats.values()]) {
-      if (seat.record.workerId === undefined || this.studyWorkerMayPlay(seat.record.workerId)) continue;
+  private sendAway(finished: readonly Seat[]): void {
+    for (const seat of finished) {
+      if (this.seats.get(seat.role) !== seat) continue; // gone meanwhile
       this.seats.delete(seat.role);
       seat.client?.leave(CLOSE_STUDY_ENDED, STUDY_ENDED_MESSAGE);
     }
@@ -739,13 +744,15 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   /** A study's game tells its study; the study's store failing is logged and the game goes on. */
-  private tellStudy(tell: (hooks: StudyGameHooks) => void): void {
+  private tellStudy(tell: (hooks: StudyGameHooks) => Awaitable<void>): void {
     const hooks = this.services.studies;
     if (!this.studyId || !hooks) return;
+    const failed = (error: unknown) => logger.error(`game room ${this.roomId}: study ${this.studyId} could not record the game:`, error);
     try {
-      tell(hooks);
+      // Called at once (a store on this machine records it before the room goes on); a database's answer is not waited for.
+      void Promise.resolve(tell(hooks)).catch(failed);
     } catch (error) {
-      logger.error(`game room ${this.roomId}: study ${this.studyId} could not record the game:`, error);
+      failed(error);
     }
   }
 

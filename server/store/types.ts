@@ -1,6 +1,9 @@
 /** What the game server needs from storage: an index of games and their append-only logs. */
 import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
 import type { Role } from '../../shared/engine/state';
+import type { StudyFile } from '../../shared/study/studyFile';
+import type { SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
+import type { GameEnd, QuizResult, StudyGameTotals } from './workerChanges';
 
 /** One seat of a game, as recorded in the index. */
 export interface SeatRecord {
@@ -85,5 +88,38 @@ export interface GameStore {
   /** A game's log as JSON Lines, as far as it is written; null when the store has no such game. */
   readLog(gameId: string): Awaitable<string | null>;
   /** Logs still being written stay open for the next recover(). */
+  close(): Awaitable<void>;
+}
+
+/**
+ * A study's workers' records as the study API, the study's games and the researcher's pages use
+ * them. Two kinds: SqliteWorkerStore (a data directory) and PgWorkerStore (PostgreSQL). Each
+ * change is one transaction on the worker's row; what it decides is in workerChanges.ts.
+ */
+export interface WorkerStore {
+  /** The clock of every time the store writes (tests inject one). */
+  readonly now: () => number;
+  get(studyId: string, participantId: string): Awaitable<WorkerRecord | null>;
+  /** A study's workers, oldest first. */
+  list(studyId: string): Awaitable<WorkerRecord[]>;
+  /** Finds or creates the worker and starts a visit; the token is returned here only. */
+  startSession(study: StudyFile, start: SessionStart): Awaitable<{ token: string; worker: WorkerRecord }>;
+  /** The worker a session token belongs to, for this study, while the token lasts; null otherwise. */
+  workerForToken(studyId: string, token: string): Awaitable<WorkerRecord | null>;
+  answerConsent(studyId: string, participantId: string, agree: boolean): Awaitable<WorkerRecord>;
+  readRules(studyId: string, participantId: string): Awaitable<WorkerRecord>;
+  passTutorial(studyId: string, participantId: string, role: Role): Awaitable<WorkerRecord>;
+  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): Awaitable<QuizResult>;
+  block(studyId: string, participantId: string, reason: string | null): Awaitable<WorkerRecord>;
+  promote(studyId: string, participantId: string): Awaitable<WorkerRecord>;
+  startWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
+  stopWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): Awaitable<WorkerRecord>;
+  recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): Awaitable<WorkerRecord>;
+  claimNoPartner(study: StudyFile, participantId: string): Awaitable<WorkerRecord>;
+  /** The study's games as its workers' records count them (each game once). */
+  gameTotals(studyId: string): Awaitable<StudyGameTotals>;
+  /** The games a worker played (and plays), oldest first. */
+  games(studyId: string, participantId: string): Awaitable<WorkerGame[]>;
   close(): Awaitable<void>;
 }

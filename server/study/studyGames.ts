@@ -10,7 +10,8 @@ import type { Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
 import type { SeatRecord } from '../store/types';
-import { WorkerError, type WorkerStore } from '../store/WorkerStore';
+import type { WorkerStore } from '../store/types';
+import { WorkerError } from '../store/workerChanges';
 
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
 
@@ -37,12 +38,12 @@ export class StudyGames implements StudyGameHooks {
     return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
   }
 
-  stoppedWaiting(studyId: string, workerId: string): void {
-    this.workers.stopWaiting(studyId, workerId);
+  async stoppedWaiting(studyId: string, workerId: string): Promise<void> {
+    await this.workers.stopWaiting(studyId, workerId);
   }
 
-  mayPlay(studyId: string, workerId: string): boolean {
-    const worker = this.workers.get(studyId, workerId);
+  async mayPlay(studyId: string, workerId: string): Promise<boolean> {
+    const worker = await this.workers.get(studyId, workerId);
     return worker !== null && workerStep(worker) === 'play';
   }
 
@@ -65,7 +66,7 @@ export class StudyGames implements StudyGameHooks {
 
   private async reserve(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
-    this.workers.startWaiting(study.id, worker.participantId);
+    await this.workers.startWaiting(study.id, worker.participantId);
     const options: Partial<JoinOptions> & { [STUDY_OPTION]: string } = {
       pool: study.pool,
       role: worker.role === 'either' ? 'any' : worker.role,
@@ -79,20 +80,20 @@ export class StudyGames implements StudyGameHooks {
       return await matchMaker.joinOrCreate(ROOM_NAME, options);
     } catch (error) {
       // The worker waits for nothing: its wait starts again with its next request.
-      this.workers.stopWaiting(study.id, worker.participantId);
+      await this.workers.stopWaiting(study.id, worker.participantId);
       throw new NoSeatError(error);
     }
   }
 
-  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): void {
-    for (const seat of workerSeats(seats)) this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role);
+  async gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Promise<void> {
+    for (const seat of workerSeats(seats)) await this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role);
   }
 
-  gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: Parameters<StudyGameHooks['gameEnded']>[3]): void {
+  async gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: Parameters<StudyGameHooks['gameEnded']>[3]): Promise<void> {
     const study = this.studies.get(studyId);
     if (!study) return logger.error(`study ${studyId}: a game ended for a study this server does not run`);
     for (const seat of workerSeats(seats)) {
-      this.workers.recordGameEnd(study, seat.workerId, gameId, { reason: end.reason, score: end.score, left: end.leaver === seat.role });
+      await this.workers.recordGameEnd(study, seat.workerId, gameId, { reason: end.reason, score: end.score, left: end.leaver === seat.role });
     }
   }
 }

@@ -13,7 +13,7 @@ import { CLIENT_DIST, mountClient } from '../../server/http/client';
 import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
-import { WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import type { Study } from '../../shared/study/studyFile';
 
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
@@ -25,7 +25,7 @@ export interface BrowserTestServer {
   readonly dataDir: string;
   readonly store: SqliteGameStore;
   /** The studies' workers, kept in the same temporary data directory (when the server runs studies). */
-  readonly workers: WorkerStore | null;
+  readonly workers: SqliteWorkerStore | null;
   readonly server: RunningGameServer;
   close(): Promise<void>;
 }
@@ -41,7 +41,7 @@ export async function startBrowserTestServer(
 ): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
   const store = SqliteGameStore.open(dataDir);
-  const workers = studies.length > 0 ? WorkerStore.open(dataDir) : null;
+  const workers = studies.length > 0 ? SqliteWorkerStore.open(dataDir) : null;
   const server = await startGameServer({
     ...limits,
     port: 0,

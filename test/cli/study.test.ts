@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cerealbar } from './run';
-import { WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { waitFor } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
@@ -243,7 +243,7 @@ describe('study workers', () => {
     expect(empty.stdout).toBe('Study pilot-1: no workers yet\n');
     expect(existsSync(data)).toBe(false);
 
-    const store = WorkerStore.open(data);
+    const store = SqliteWorkerStore.open(data);
     store.startSession(study, { participantId: 'P-ONE', ids: {} });
     store.startSession(study, { participantId: 'P-TWO', ids: {} });
     store.answerConsent('pilot-1', 'P-TWO', true);

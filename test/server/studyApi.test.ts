@@ -11,7 +11,7 @@ import { mountApi } from '../../server/http/api';
 import { BODY_LIMIT_BYTES } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
-import { WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
@@ -26,7 +26,7 @@ const HIT = { workerId: 'A1B2C3D4', assignmentId: '3ASG', hitId: '3HIT', turkSub
 
 let dir: string;
 let store: SqliteGameStore;
-let workers: WorkerStore;
+let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
 let base: string;
 
@@ -39,7 +39,7 @@ function study(id: string, changes: Record<string, unknown> = {}): Study {
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-api-'));
   store = SqliteGameStore.open(join(dir, 'data'));
-  workers = WorkerStore.open(join(dir, 'data'));
+  workers = SqliteWorkerStore.open(join(dir, 'data'));
   const studies = [
     study('pilot-1'),
     study('turk', { platform: { kind: 'mturk' }, 'pay.currency': 'USD' }),

@@ -14,7 +14,7 @@ import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameRoom, type RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
-import { WorkerStore } from '../../server/store/WorkerStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { replay } from '../../shared/log/replay';
 import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
@@ -31,7 +31,7 @@ const RIGHT_ANSWERS = [0, 1, 1];
 
 let dir: string;
 let store: SqliteGameStore;
-let workers: WorkerStore;
+let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
 let base: string;
 /** The worker store's clock: real time plus what a test adds. */
@@ -60,7 +60,7 @@ beforeEach(() => {
   skew = 0;
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-games-'));
   store = SqliteGameStore.open(join(dir, 'data'));
-  workers = WorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
+  workers = SqliteWorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
 });
 
 afterEach(async () => {

@@ -7,7 +7,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashToken, SCHEMA_VERSION, SESSION_TTL_MS, WorkerError, WorkerStore, WORKERS_FILE } from '../../server/store/WorkerStore';
+import { SCHEMA_VERSION, SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorkerStore';
+import { hashToken, SESSION_TTL_MS, WorkerError } from '../../server/store/workerChanges';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
 import { bonusFor } from '../../shared/study/bonus';
@@ -15,7 +16,7 @@ import { markQuiz, parseSessionBody, publicWorker, workerStep } from '../../shar
 import { setPath, studyFolder, validStudy, writeStudy } from './fixtures';
 
 let dir: string;
-let store: WorkerStore;
+let store: SqliteWorkerStore;
 let clock: number;
 let study: Study;
 
@@ -51,7 +52,7 @@ function refusal(action: () => unknown): string {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-workers-'));
   clock = START;
-  store = WorkerStore.open(join(dir, 'data'), { now: () => clock });
+  store = SqliteWorkerStore.open(join(dir, 'data'), { now: () => clock });
   study = studyWith();
 });
 
@@ -118,7 +119,7 @@ describe('sessions', () => {
     db.close();
     expect(hashes).toEqual([hashToken(token)]);
     expect(hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
-    store = WorkerStore.open(join(dir, 'data'), { now: () => clock });
+    store = SqliteWorkerStore.open(join(dir, 'data'), { now: () => clock });
     clock += SESSION_TTL_MS - 1;
     expect(store.workerForToken(study.id, token)).not.toBeNull();
     clock += 1;
@@ -129,16 +130,16 @@ describe('sessions', () => {
     const left = new Database(join(dir, 'data', WORKERS_FILE), { readonly: true });
     expect(left.prepare('SELECT token_hash FROM worker_sessions').pluck().all()).toEqual([hashToken(next)]);
     left.close();
-    store = WorkerStore.open(join(dir, 'data'), { now: () => clock });
+    store = SqliteWorkerStore.open(join(dir, 'data'), { now: () => clock });
   });
 
   test('the file carries its schema version; a read-only store reads it and a missing file is an error', () => {
     store.startSession(study, ids);
-    const reader = WorkerStore.open(join(dir, 'data'), { readonly: true });
+    const reader = SqliteWorkerStore.open(join(dir, 'data'), { readonly: true });
     expect(reader.list(study.id).map((w) => w.participantId)).toEqual([PID]);
     expect(() => reader.answerConsent(study.id, PID, true)).toThrow(/readonly/i);
     reader.close();
-    expect(() => WorkerStore.open(join(dir, 'nothing'), { readonly: true })).toThrow(/does not exist/);
+    expect(() => SqliteWorkerStore.open(join(dir, 'nothing'), { readonly: true })).toThrow(/does not exist/);
     const db = new Database(join(dir, 'data', WORKERS_FILE), { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
@@ -252,7 +253,7 @@ describe('the quiz', () => {
   test('two store connections (two server processes) cannot use the same last attempt twice', () => {
     study = studyWith({ 'quiz.attempts': 1 });
     atQuiz();
-    const other = WorkerStore.open(join(dir, 'data'), { now: () => clock });
+    const other = SqliteWorkerStore.open(join(dir, 'data'), { now: () => clock });
     store.submitQuiz(study, PID, [1, 0, 0]);
     expect(refusal(() => other.submitQuiz(study, PID, [0, 1, 1]))).toBe('NO_ATTEMPTS_LEFT');
     other.close();

@@ -1,0 +1,363 @@
+/**
+ * A study's workers on one machine: dataDir/workers.sqlite, one row per (study, participant) and
+ * one per session (a worker's visit), whose token is kept only as its SHA-256. What each change
+ * decides is in workerChanges.ts; PgWorkerStore keeps the same rows in PostgreSQL.
+ *
+ * Unlike the game index, this file may be shared by several server processes: every change is one
+ * statement or an immediate transaction that reads and writes the row it decides on, so two
+ * processes (or two requests) cannot both use a worker's last quiz attempt. Nothing lives in one
+ * process's memory.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Role } from '../../shared/engine/state';
+import type { EndReason } from '../../shared/log/format';
+import type { StudyFile } from '../../shared/study/studyFile';
+import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
+import type { WorkerStore } from './types';
+import {
+  blockChanges,
+  CHANGEABLE,
+  consentChanges,
+  emptyRow,
+  gameEndChanges,
+  hashToken,
+  idColumns,
+  newToken,
+  noPartnerChanges,
+  promoteChanges,
+  quizChanges,
+  returnChanges,
+  rulesChanges,
+  SESSION_TTL_MS,
+  sessionKey,
+  startingRole,
+  startWaitingChanges,
+  stopWaitingChanges,
+  tutorialChanges,
+  WITH_GAMES,
+  WorkerError,
+  workerGame,
+  workerRecord,
+  type Changes,
+  type GameEnd,
+  type QuizResult,
+  type StudyGameTotals,
+  type WorkerGameRow,
+  type WorkerRow,
+  type WorkerRowWithGames,
+} from './workerChanges';
+
+export const WORKERS_FILE = 'workers.sqlite';
+
+export interface WorkerStoreOptions {
+  /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
+  readonly now?: () => number;
+  /** Opens an existing file without writing to it (the `study workers` command). */
+  readonly readonly?: boolean;
+}
+
+/** The schema's version, in SQLite's user_version: each entry of MIGRATIONS brings a file one version up. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE workers (
+    study_id             TEXT NOT NULL,
+    participant_id       TEXT NOT NULL,
+    platform             TEXT NOT NULL,
+    prolific_study_id    TEXT,
+    prolific_session_id  TEXT,
+    assignment_id        TEXT,
+    hit_id               TEXT,
+    turk_submit_to       TEXT,
+    created_at           TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, as every time here
+    last_seen_at         TEXT NOT NULL,
+    consented_at         TEXT,
+    declined_at          TEXT,
+    rules_read_at        TEXT,
+    leader_tutorial_at   TEXT,
+    follower_tutorial_at TEXT,
+    quiz_attempts        INTEGER NOT NULL DEFAULT 0,
+    quiz_last_score      INTEGER,
+    quiz_passed_at       TEXT,
+    screened_out_at      TEXT,
+    role                 TEXT NOT NULL,
+    promoted_at          TEXT,
+    blocked_at           TEXT,
+    block_reason         TEXT,
+    completion_outcome   TEXT,
+    completion_code      TEXT,
+    completion_at        TEXT,
+    PRIMARY KEY (study_id, participant_id)
+  );
+  CREATE TABLE worker_sessions (
+    token_hash          TEXT PRIMARY KEY,  -- SHA-256 of the token, hex; the token itself is never stored
+    study_id            TEXT NOT NULL,
+    participant_id      TEXT NOT NULL,
+    created_at          TEXT NOT NULL,
+    expires_at          TEXT NOT NULL,
+    prolific_session_id TEXT,
+    assignment_id       TEXT,
+    hit_id              TEXT,
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  CREATE INDEX worker_sessions_by_worker ON worker_sessions (study_id, participant_id);
+  `,
+  `
+  ALTER TABLE workers ADD COLUMN waiting_since TEXT;       -- set by a request to play, cleared when a game starts
+  ALTER TABLE workers ADD COLUMN completion_session TEXT;  -- the session key (see sessionKey) the completion code was given in
+  CREATE TABLE worker_games (
+    study_id        TEXT NOT NULL,
+    participant_id  TEXT NOT NULL,
+    game_id         TEXT NOT NULL,
+    role            TEXT NOT NULL,
+    session_key     TEXT NOT NULL,
+    started_at      TEXT NOT NULL,
+    ended_at        TEXT,
+    end_reason      TEXT,
+    score           INTEGER NOT NULL DEFAULT 0,
+    seconds         REAL NOT NULL DEFAULT 0,
+    left_game       INTEGER NOT NULL DEFAULT 0,  -- 1 when this worker's leaving ended the game
+    PRIMARY KEY (study_id, participant_id, game_id),
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export class SqliteWorkerStore implements WorkerStore {
+  private readonly selectWorker;
+  private readonly selectWorkers;
+  private readonly selectSession;
+  private readonly insertWorkerRow;
+  private readonly insertSessionRow;
+  private readonly insertGameRow;
+  private readonly deleteExpiredSessions;
+  private readonly endGameRow;
+  private readonly selectGames;
+  private readonly selectGameTotals;
+  /** UPDATE statements by the columns they set, prepared once each. */
+  private readonly updates = new Map<string, Database.Statement>();
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** The clock of every time the store writes (tests inject one). */
+    readonly now: () => number,
+  ) {
+    this.selectWorker = db.prepare<[string, string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? AND w.participant_id = ?`);
+    this.selectWorkers = db.prepare<[string], WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = ? ORDER BY w.created_at, w.participant_id`);
+    this.insertGameRow = db.prepare<[string, string, string, Role, string, string]>(
+      'INSERT OR IGNORE INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.endGameRow = db.prepare<{ study_id: string; participant_id: string; game_id: string; ended_at: string; end_reason: EndReason; score: number; left_game: number }>(`
+      UPDATE worker_games SET ended_at = @ended_at, end_reason = @end_reason, score = @score, left_game = @left_game,
+        seconds = (julianday(@ended_at) - julianday(started_at)) * 86400.0
+      WHERE study_id = @study_id AND participant_id = @participant_id AND game_id = @game_id AND ended_at IS NULL`);
+    this.selectGameTotals = db.prepare<[string], { games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(`
+      SELECT COUNT(*) AS games, COALESCE(SUM(ended_at IS NULL), 0) AS live,
+        AVG(CASE WHEN ended_at IS NOT NULL THEN score END) AS mean_score, AVG(CASE WHEN ended_at IS NOT NULL THEN seconds END) AS mean_seconds
+      FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = ? GROUP BY game_id)`);
+    this.selectGames = db.prepare<[string, string], WorkerGameRow>('SELECT * FROM worker_games WHERE study_id = ? AND participant_id = ? ORDER BY started_at, game_id');
+    this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
+      'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
+    );
+    this.insertWorkerRow = db.prepare<WorkerRow>(`
+      INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
+      VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role)`);
+    this.deleteExpiredSessions = db.prepare<[string]>('DELETE FROM worker_sessions WHERE expires_at <= ?');
+    this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null]>(
+      'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  /** The worker file of a data directory, created (with the directory) if missing. */
+  static open(dataDir: string, options: WorkerStoreOptions = {}): SqliteWorkerStore {
+    const root = resolve(dataDir);
+    const path = join(root, WORKERS_FILE);
+    if (options.readonly) {
+      if (!existsSync(path)) throw new Error(`${path} does not exist: no worker has started a session with this data directory`);
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version !== SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}; this version of cerealbar reads ${SCHEMA_VERSION}`);
+        return new SqliteWorkerStore(db, options.now ?? Date.now);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    }
+    mkdirSync(root, { recursive: true });
+    const db = new Database(path);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      // Other processes may hold the write lock for a moment.
+      db.pragma('busy_timeout = 5000');
+      migrate(db, path);
+      return new SqliteWorkerStore(db, options.now ?? Date.now);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get(studyId: string, participantId: string): WorkerRecord | null {
+    const row = this.selectWorker.get(studyId, participantId);
+    return row ? workerRecord(row) : null;
+  }
+
+  /** A study's workers, oldest first. */
+  list(studyId: string): WorkerRecord[] {
+    return this.selectWorkers.all(studyId).map(workerRecord);
+  }
+
+  /**
+   * Starts a visit: finds the worker (or creates it, with the study's starting role), records the
+   * platform ids given, and returns a new session token. The token is returned here only.
+   */
+  startSession(study: StudyFile, start: SessionStart): { token: string; worker: WorkerRecord } {
+    const token = newToken();
+    const at = this.time();
+    const ids = idColumns(start.ids);
+    const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
+    const run = this.db.transaction(() => {
+      const existing = this.selectWorker.get(study.id, start.participantId);
+      if (existing) this.update(study.id, start.participantId, returnChanges(existing, ids, at));
+      else this.insertWorkerRow.run({ ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids });
+      // Expired sessions go as new ones come, so the file holds only live tokens' hashes.
+      this.deleteExpiredSessions.run(at);
+      this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id);
+      return this.mustGet(study.id, start.participantId);
+    });
+    return { token, worker: run.immediate() };
+  }
+
+  /** The worker a session token belongs to, for this study, while the token lasts; null otherwise. */
+  workerForToken(studyId: string, token: string): WorkerRecord | null {
+    const session = this.selectSession.get(hashToken(token), studyId, this.time());
+    return session ? this.get(studyId, session.participant_id) : null;
+  }
+
+  answerConsent(studyId: string, participantId: string, agree: boolean): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time()));
+  }
+
+  readRules(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => rulesChanges(worker, this.time()));
+  }
+
+  passTutorial(studyId: string, participantId: string, role: Role): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => tutorialChanges(worker, role, this.time()));
+  }
+
+  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): QuizResult {
+    let marking: QuizMarking | null = null;
+    const worker = this.change(study.id, participantId, (row) => {
+      const decided = quizChanges(study, row, answers, this.time());
+      marking = decided.marking;
+      return decided.changes;
+    });
+    return { ...(marking as unknown as QuizMarking), worker };
+  }
+
+  block(studyId: string, participantId: string, reason: string | null): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => blockChanges(worker, reason, this.time()));
+  }
+
+  promote(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => promoteChanges(worker, this.time()));
+  }
+
+  startWaiting(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, (row) => startWaitingChanges(row, this.time()));
+  }
+
+  stopWaiting(studyId: string, participantId: string): WorkerRecord {
+    return this.change(studyId, participantId, stopWaitingChanges);
+  }
+
+  /** A game with the worker in it started: its wait is over and the game is counted from now. */
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): WorkerRecord {
+    return this.change(studyId, participantId, (row) => {
+      this.insertGameRow.run(studyId, participantId, gameId, role, sessionKey(row), this.time());
+      return { waiting_since: null };
+    });
+  }
+
+  recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): WorkerRecord {
+    return this.change(study.id, participantId, () => {
+      this.endGameRow.run({ study_id: study.id, participant_id: participantId, game_id: gameId, ended_at: this.time(), end_reason: end.reason, score: end.score, left_game: end.left ? 1 : 0 });
+      return gameEndChanges(study, this.selectWorker.get(study.id, participantId)!, end, this.time());
+    });
+  }
+
+  claimNoPartner(study: StudyFile, participantId: string): WorkerRecord {
+    return this.change(study.id, participantId, (row) => noPartnerChanges(study, row, this.now(), this.time()));
+  }
+
+  /**
+   * The study's games as its workers' records count them (each game once): how many, how many
+   * are being played, and the mean final score and length of the ended ones.
+   */
+  gameTotals(studyId: string): StudyGameTotals {
+    const row = this.selectGameTotals.get(studyId)!;
+    return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
+  }
+
+  /** The games a worker played (and plays), oldest first. */
+  games(studyId: string, participantId: string): WorkerGame[] {
+    return this.selectGames.all(studyId, participantId).map(workerGame);
+  }
+
+  private time(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private mustGet(studyId: string, participantId: string): WorkerRecord {
+    const worker = this.get(studyId, participantId);
+    if (!worker) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+    return worker;
+  }
+
+  /** Reads the row and writes what `decide` returns, in one immediate transaction. */
+  private change(studyId: string, participantId: string, decide: (worker: WorkerRowWithGames) => Changes): WorkerRecord {
+    const run = this.db.transaction(() => {
+      const row = this.selectWorker.get(studyId, participantId);
+      if (!row) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+      const changes = decide(row);
+      if (Object.keys(changes).length > 0) this.update(studyId, participantId, changes);
+      return this.mustGet(studyId, participantId);
+    });
+    return run.immediate();
+  }
+
+  private update(studyId: string, participantId: string, changes: Changes): void {
+    const columns = Object.keys(changes);
+    if (columns.length === 0) return;
+    for (const column of columns) if (!CHANGEABLE.has(column)) throw new Error(`not a worker column: ${column}`);
+    const key = columns.join(',');
+    let statement = this.updates.get(key);
+    if (!statement) {
+      const set = columns.map((column) => `${column} = @${column}`).join(', ');
+      statement = this.db.prepare(`UPDATE workers SET ${set} WHERE study_id = @study_id AND participant_id = @participant_id`);
+      this.updates.set(key, statement);
+    }
+    statement.run({ ...changes, study_id: studyId, participant_id: participantId });
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  const step = db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}, newer than this version of cerealbar (${SCHEMA_VERSION})`);
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  });
+  step.immediate();
+}
+
