@@ -8,8 +8,9 @@ import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
 import { PgGameStore, POSTGRES_URL } from '../../server/store/PgGameStore';
+import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
-import type { GameStore, Recovery } from '../../server/store/types';
+import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
@@ -79,9 +80,6 @@ export function registerServeCommand(program: Command): void {
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
       if (options.store !== undefined && !POSTGRES_URL.test(options.store)) throw new CliError(`--store: ${redactUrl(options.store)} is not a postgres:// URL`);
-      if (options.store !== undefined && studies.length > 0) {
-        throw new CliError("--study cannot be used with --store yet: a study's workers are kept in the data directory of one machine, so run a study's processes on one machine without --store");
-      }
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -115,14 +113,15 @@ export function registerServeCommand(program: Command): void {
         await store.close();
         throw new CliError(`${dataDir}: cannot recover the games of the last run: ${(error as Error).message}`);
       }
-      // A study's workers are kept next to the games (workers.sqlite), only when studies are run.
-      let workers: SqliteWorkerStore | undefined;
+      // A study's workers are kept next to the games (workers.sqlite, or the database), only when studies are run.
+      let workers: WorkerStore | undefined;
       if (studies.length > 0) {
         try {
-          workers = SqliteWorkerStore.open(dataDir);
+          workers = options.store === undefined ? SqliteWorkerStore.open(dataDir) : await PgWorkerStore.open(options.store);
         } catch (error) {
           await store.close();
-          throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
+          await cluster?.stop();
+          throw new CliError(`${options.store === undefined ? dataDir : redactUrl(options.store)}: cannot open the worker store: ${(error as Error).message}`);
         }
       }
       const { recovered, removed, unreadable } = recovery;
@@ -147,7 +146,7 @@ export function registerServeCommand(program: Command): void {
         },
       }).catch(async (error: NodeJS.ErrnoException) => {
         await store.close();
-        workers?.close();
+        await workers?.close();
         await cluster?.stop();
         const why = error.code === 'EADDRINUSE' ? `port ${options.port} is already in use` : error.message;
         throw new CliError(`cannot start the server: ${why}`);
@@ -172,7 +171,11 @@ export function registerServeCommand(program: Command): void {
       say(`Game data API: http://localhost:${server.port}/api/games, metrics: /metrics, both with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): participants enter at http://localhost:${server.port}/study/${study.id} (with the platform's ids: cerealbar study links)`);
-        say(`  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`);
+        say(
+          options.store === undefined
+            ? `  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`
+            : `  its workers and bonuses (kept in the database): the admin page, or GET /api/studies/${study.id}/workers and /bonuses.csv`,
+        );
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
       say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
@@ -186,7 +189,7 @@ export function registerServeCommand(program: Command): void {
         try {
           await server.close();
           await store.close();
-          workers?.close();
+          await workers?.close();
         } catch (error) {
           problem = ` (${(error as Error).message})`;
         }

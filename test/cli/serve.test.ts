@@ -1,5 +1,8 @@
 /** `cerealbar serve`'s options for several processes and machines, refused before anything starts when they do not fit together. */
 import { studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cerealbar } from './run';
 
 test.each([
@@ -14,9 +17,10 @@ test.each([
   expect(run.stdout).toBe('');
 });
 
-test("serve --store with --study is refused: a study's workers are kept on one machine", async () => {
+test('serve --store with a database that does not answer stops with the reason, its password never printed', async () => {
   const file = writeStudy(studyFolder(), validStudy());
-  const run = await cerealbar('serve', '--port', '0', '--store', 'postgres://db/games', '--study', file);
+  const run = await cerealbar('serve', '--port', '0', '--data', mkdtempSync(join(tmpdir(), 'cerealbar-serve-')), '--store', 'postgres://user:secret@127.0.0.1:1/games', '--study', file);
   expect(run.status).toBe(2);
-  expect(run.stderr).toContain("--study cannot be used with --store yet: a study's workers are kept in the data directory of one machine");
+  expect(run.stderr).toMatch(/postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/games \(logs first in .*\): cannot open the game store: .*ECONNREFUSED/);
+  expect(run.stderr + run.stdout).not.toContain('secret');
 });

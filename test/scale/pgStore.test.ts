@@ -11,9 +11,16 @@ import { freePort, startPostgres, startRedis, type RunningService } from '../../
 import { LEASE_MS } from '../../server/store/SqliteGameStore';
 import { PgGameStore } from '../../server/store/PgGameStore';
 import { replay } from '../../shared/log/replay';
-import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, waitFor, type Player, type ServeProcess } from '../server/harness';
+import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
 import { describeGameStore, eventsOf, recordGame, toText } from '../server/storeContract';
+import { describeWorkerStore, ids, studyIn } from '../study/workerContract';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { api, preparedWorker } from '../browser/studyWorkers';
+import { Client } from '@colyseus/sdk';
+import { PgWorkerStore } from '../../server/store/PgWorkerStore';
+import { hashToken } from '../../server/store/workerChanges';
 import Database from 'better-sqlite3';
+import { gunzipSync } from 'node:zlib';
 
 jest.setTimeout(60_000);
 
@@ -55,6 +62,30 @@ describeGameStore('every store, on PostgreSQL', async () => {
     },
     remove: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
+});
+
+describeWorkerStore('every worker store, on PostgreSQL', async () => {
+  const url = await newDatabase();
+  return { open: (now) => PgWorkerStore.open(url, { now }), remove: async () => undefined };
+});
+
+describe('the PostgreSQL worker store', () => {
+  test('keeps a session token only as its SHA-256', async () => {
+    const url = await newDatabase();
+    const store = await PgWorkerStore.open(url);
+    try {
+      const study = studyIn(mkdtempSync(join(tmpdir(), 'cerealbar-pg-workers-')));
+      const { token } = await store.startSession(study, ids);
+      const client = new pg.Client(url);
+      await client.connect();
+      const { rows } = await client.query('SELECT * FROM worker_sessions');
+      await client.end();
+      expect(rows.map((row) => row.token_hash)).toEqual([hashToken(token)]);
+      expect(JSON.stringify(rows)).not.toContain(token);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('P-113: two machines on one database', () => {
@@ -161,57 +192,98 @@ describe('P-113: two machines on one database', () => {
 });
 
 describe('P-113: cerealbar serve --store on two machines', () => {
-  test("a game played through two processes with their own data directories is listed and read through either; when its process is killed, the other closes it from the copy", async () => {
-    const url = await newDatabase();
-    const redis = await startRedis();
-    const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'cerealbar-pg-serve-')));
-    const processes: ServeProcess[] = [];
-    const players: Player[] = [];
-    try {
-      for (const dir of dirs) {
-        const port = await freePort();
-        processes.push(await startServeProcess(dir, ['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`, '--store', url]));
-      }
-      expect(processes[0].output()).toMatch(/Games in PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/store_\d+, for every process of every machine/);
-      const [a, b] = processes;
-      players.push(await joinGame(a.url, { role: 'leader', pool: 'pg' }), await joinGame(b.url, { role: 'follower', pool: 'pg' }));
-      const [leader] = players;
-      await waitFor(() => players.every((player) => player.phase === 'playing'), 'the game to start');
-      leader.act({ type: 'instruction', text: 'turn around' });
-      await waitFor(() => leader.view!.instructions.length === 1, 'the instruction to be accepted');
-      const get = async (serve: ServeProcess, path: string) => fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } });
-      let gameId = '';
-      for (const serve of processes) {
-        const deadline = Date.now() + 5000;
-        let log = '';
-        while (!log.includes('turn around') && Date.now() < deadline) {
-          const { games } = await (await get(serve, '/api/games?pool=pg')).json();
-          gameId = games[0]?.gameId ?? '';
-          log = gameId ? await (await get(serve, `/api/games/${gameId}/log`)).text() : '';
-        }
-        expect(log).toContain('"text":"turn around"');
-        expect(replay(log, { allowOpen: true }).header.gameId).toBe(gameId);
-      }
-      // The process that holds the game dies; no other process runs on its "machine" (its data directory).
-      const running = async (serve: ServeProcess) => Number(/^cerealbar_games_running (\d+)/m.exec(await (await get(serve, '/metrics')).text())![1]);
-      const [holder, other] = (await running(a)) === 1 ? [a, b] : [b, a];
-      holder.child.kill('SIGKILL');
-      const deadline = Date.now() + 10_000;
-      let closed = null;
-      while (!closed && Date.now() < deadline) {
-        const record = await (await get(other, `/api/games/${gameId}`)).json();
-        closed = record.endedAt === null ? null : record;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(closed).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
-      const log = await (await get(other, `/api/games/${gameId}/log`)).text();
-      expect(replay(log).end?.reason).toBe('interrupted');
-    } finally {
-      await Promise.all(players.map((player) => Promise.race([player.room.leave(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))])));
-      for (const serve of processes) if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGINT');
-      await Promise.all(processes.map((serve) => (serve.child.exitCode !== null || serve.child.signalCode !== null ? undefined : new Promise((resolve) => serve.child.once('exit', resolve)))));
-      await redis.stop();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  const STUDY = 'pilot-1';
+  let url: string;
+  let redis: RunningService;
+  const dirs: string[] = [];
+  const processes: ServeProcess[] = [];
+  const players: Player[] = [];
+  const get = async (serve: ServeProcess, path: string) => fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${SERVE_ADMIN_TOKEN}` } });
+
+  beforeAll(async () => {
+    url = await newDatabase();
+    redis = await startRedis();
+    const studyFile = writeStudy(studyFolder(), setPath(validStudy(), 'id', STUDY));
+    for (let i = 0; i < 2; i++) {
+      const dir = mkdtempSync(join(tmpdir(), 'cerealbar-pg-serve-'));
+      dirs.push(dir);
+      const port = await freePort();
+      processes.push(await startServeProcess(dir, ['--port', String(port), '--redis', redis.url, '--public-address', `127.0.0.1:${port}`, '--store', url, '--study', studyFile]));
     }
+  });
+
+  afterAll(async () => {
+    await Promise.all(players.map((player) => Promise.race([player.room.leave(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))])));
+    for (const serve of processes) if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGINT');
+    await Promise.all(processes.map((serve) => (serve.child.exitCode !== null || serve.child.signalCode !== null ? undefined : new Promise((resolve) => serve.child.once('exit', resolve)))));
+    await redis?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a study's workers go through their steps, are paired and get their codes through processes of two machines", async () => {
+    const [a, b] = processes;
+    expect(a.output()).toMatch(/Games in PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/store_\d+, for every process of every machine/);
+    expect(a.output()).toContain(`its workers and bonuses (kept in the database): the admin page, or GET /api/studies/${STUDY}/workers`);
+    const urls = [a.url, b.url];
+    const prolific = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
+    const leaderToken = await preparedWorker(urls, STUDY, prolific('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN });
+    const followerToken = await preparedWorker([b.url, a.url], STUDY, prolific('F1'));
+    const asked = await Promise.all([api(a.url, `studies/${STUDY}/play`, {}, leaderToken), api(b.url, `studies/${STUDY}/play`, {}, followerToken)]);
+    const [leader, follower] = await Promise.all(asked.map(async ({ reservation }, i) => track(await new Client(urls[i]).consumeSeatReservation(reservation))));
+    players.push(leader, follower);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the study game to start');
+    expect(leader.room.roomId).toBe(follower.room.roomId);
+    await expect(api(b.url, `studies/${STUDY}/play`, {}, leaderToken)).rejects.toThrow(/409 .*ALREADY_SEATED/);
+    await leader.room.leave(true);
+    const completion = async (serve: string) => (await api(serve, `studies/${STUDY}/me`, undefined, followerToken)).worker.completion;
+    const deadline = Date.now() + 5000;
+    while ((await completion(b.url)) === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const serve of urls) {
+      expect(await completion(serve)).toMatchObject({ outcome: 'partnerLeft', code: 'CLEFT' });
+      const { workers } = await api(serve, `studies/${STUDY}/workers`, undefined, SERVE_ADMIN_TOKEN);
+      expect(workers.map((worker: { participantId: string }) => worker.participantId).sort()).toEqual(['F1', 'L1']);
+    }
+    // The game, and its log (which the bonus sheet and the logs archive read), are in the database too.
+    const { games } = await (await get(b, `/api/games?pool=${STUDY}`)).json();
+    expect(games).toEqual([expect.objectContaining({ endReason: 'abandoned' })]);
+    const archive = await get(a, `/api/studies/${STUDY}/logs.tar.gz`);
+    expect(archive.status).toBe(200);
+    expect(gunzipSync(Buffer.from(await archive.arrayBuffer())).toString('latin1')).toContain(`${games[0].gameId}.jsonl`);
+  });
+
+  test("a game played through both is listed and read through either; when its process is killed, the other closes it from the copy", async () => {
+    const [a, b] = processes;
+    const pair = [await joinGame(a.url, { role: 'leader', pool: 'pg' }), await joinGame(b.url, { role: 'follower', pool: 'pg' })];
+    players.push(...pair);
+    const [leader] = pair;
+    await waitFor(() => pair.every((player) => player.phase === 'playing'), 'the game to start');
+    leader.act({ type: 'instruction', text: 'turn around' });
+    await waitFor(() => leader.view!.instructions.length === 1, 'the instruction to be accepted');
+    let gameId = '';
+    for (const serve of processes) {
+      const deadline = Date.now() + 5000;
+      let log = '';
+      while (!log.includes('turn around') && Date.now() < deadline) {
+        const { games } = await (await get(serve, '/api/games?pool=pg')).json();
+        gameId = games[0]?.gameId ?? '';
+        log = gameId ? await (await get(serve, `/api/games/${gameId}/log`)).text() : '';
+      }
+      expect(log).toContain('"text":"turn around"');
+      expect(replay(log, { allowOpen: true }).header.gameId).toBe(gameId);
+    }
+    // The process that holds the game dies; no other process runs on its "machine" (its data directory).
+    const running = async (serve: ServeProcess) => Number(/^cerealbar_games_running (\d+)/m.exec(await (await get(serve, '/metrics')).text())![1]);
+    const [holder, other] = (await running(a)) === 1 ? [a, b] : [b, a];
+    holder.child.kill('SIGKILL');
+    const deadline = Date.now() + 10_000;
+    let closed = null;
+    while (!closed && Date.now() < deadline) {
+      const record = await (await get(other, `/api/games/${gameId}`)).json();
+      closed = record.endedAt === null ? null : record;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(closed).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
+    const log = await (await get(other, `/api/games/${gameId}/log`)).text();
+    expect(replay(log).end?.reason).toBe('interrupted');
   });
 });

@@ -1,0 +1,326 @@
+/**
+ * A study's workers in PostgreSQL, for server processes on several machines (`serve --store
+ * postgres://... --study FILE`): the rows of SqliteWorkerStore, in the same database as the games.
+ * Every change is one transaction that locks the worker's row (SELECT ... FOR UPDATE), reads it
+ * with the sums of its games, and writes what workerChanges.ts decides; so two processes (or two
+ * requests) cannot both use a worker's last quiz attempt.
+ */
+import pg from 'pg';
+import type { Role } from '../../shared/engine/state';
+import type { StudyFile } from '../../shared/study/studyFile';
+import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
+import type { WorkerStore } from './types';
+import {
+  blockChanges,
+  CHANGEABLE,
+  consentChanges,
+  emptyRow,
+  gameEndChanges,
+  hashToken,
+  idColumns,
+  newToken,
+  noPartnerChanges,
+  promoteChanges,
+  quizChanges,
+  returnChanges,
+  rulesChanges,
+  SESSION_TTL_MS,
+  sessionKey,
+  startingRole,
+  startWaitingChanges,
+  stopWaitingChanges,
+  tutorialChanges,
+  WITH_GAMES,
+  WorkerError,
+  workerGame,
+  workerRecord,
+  type Changes,
+  type GameEnd,
+  type QuizResult,
+  type StudyGameTotals,
+  type WorkerGameRow,
+  type WorkerRowWithGames,
+} from './workerChanges';
+
+/** Taken around the schema's creation, so that processes starting together do not race. */
+const SCHEMA_LOCK = 7_244_019;
+
+/** SqliteWorkerStore's schema (both of its migrations), in PostgreSQL's types. */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS workers (
+    study_id             TEXT NOT NULL,
+    participant_id       TEXT NOT NULL,
+    platform             TEXT NOT NULL,
+    prolific_study_id    TEXT,
+    prolific_session_id  TEXT,
+    assignment_id        TEXT,
+    hit_id               TEXT,
+    turk_submit_to       TEXT,
+    created_at           TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, as every time here
+    last_seen_at         TEXT NOT NULL,
+    consented_at         TEXT,
+    declined_at          TEXT,
+    rules_read_at        TEXT,
+    leader_tutorial_at   TEXT,
+    follower_tutorial_at TEXT,
+    quiz_attempts        INTEGER NOT NULL DEFAULT 0,
+    quiz_last_score      INTEGER,
+    quiz_passed_at       TEXT,
+    screened_out_at      TEXT,
+    role                 TEXT NOT NULL,
+    promoted_at          TEXT,
+    blocked_at           TEXT,
+    block_reason         TEXT,
+    completion_outcome   TEXT,
+    completion_code      TEXT,
+    completion_at        TEXT,
+    waiting_since        TEXT,
+    completion_session   TEXT,
+    PRIMARY KEY (study_id, participant_id)
+  );
+  CREATE TABLE IF NOT EXISTS worker_sessions (
+    token_hash          TEXT PRIMARY KEY,  -- SHA-256 of the token, hex; the token itself is never stored
+    study_id            TEXT NOT NULL,
+    participant_id      TEXT NOT NULL,
+    created_at          TEXT NOT NULL,
+    expires_at          TEXT NOT NULL,
+    prolific_session_id TEXT,
+    assignment_id       TEXT,
+    hit_id              TEXT,
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  CREATE INDEX IF NOT EXISTS worker_sessions_by_worker ON worker_sessions (study_id, participant_id);
+  CREATE TABLE IF NOT EXISTS worker_games (
+    study_id        TEXT NOT NULL,
+    participant_id  TEXT NOT NULL,
+    game_id         TEXT NOT NULL,
+    role            TEXT NOT NULL,
+    session_key     TEXT NOT NULL,
+    started_at      TEXT NOT NULL,
+    ended_at        TEXT,
+    end_reason      TEXT,
+    score           INTEGER NOT NULL DEFAULT 0,
+    seconds         DOUBLE PRECISION NOT NULL DEFAULT 0,
+    left_game       INTEGER NOT NULL DEFAULT 0,  -- 1 when this worker's leaving ended the game
+    PRIMARY KEY (study_id, participant_id, game_id),
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+`;
+
+const INSERT_WORKER = `
+  INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (study_id, participant_id) DO NOTHING`;
+
+/** The study's games, each once (both its workers' rows name it). */
+const GAME_TOTALS = `
+  SELECT CAST(COUNT(*) AS INTEGER) AS games, CAST(COUNT(*) FILTER (WHERE ended_at IS NULL) AS INTEGER) AS live,
+    CAST(AVG(score) FILTER (WHERE ended_at IS NOT NULL) AS DOUBLE PRECISION) AS mean_score,
+    CAST(AVG(seconds) FILTER (WHERE ended_at IS NOT NULL) AS DOUBLE PRECISION) AS mean_seconds
+  FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = $1 GROUP BY game_id) AS each_game`;
+
+export interface PgWorkerStoreOptions {
+  /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
+  readonly now?: () => number;
+}
+
+type Query = Pick<pg.PoolClient, 'query'>;
+
+export class PgWorkerStore implements WorkerStore {
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly now: () => number,
+  ) {}
+
+  /** The store on the database at `url`, its tables made if missing. */
+  static async open(url: string, options: PgWorkerStoreOptions = {}): Promise<PgWorkerStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle client's error (the database restarting) would otherwise be thrown as an uncaught error.
+    pool.on('error', (error) => process.stderr.write(`cerealbar: warning: the worker store's database connection failed: ${error.message}\n`));
+    try {
+      const store = new PgWorkerStore(pool, options.now ?? Date.now);
+      await store.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+        await tx.query(SCHEMA);
+      });
+      return store;
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async get(studyId: string, participantId: string): Promise<WorkerRecord | null> {
+    const row = await this.row(this.pool, studyId, participantId);
+    return row ? workerRecord(row) : null;
+  }
+
+  async list(studyId: string): Promise<WorkerRecord[]> {
+    const { rows } = await this.pool.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 ORDER BY w.created_at, w.participant_id COLLATE "C"`, [studyId]);
+    return rows.map(workerRecord);
+  }
+
+  async startSession(study: StudyFile, start: SessionStart): Promise<{ token: string; worker: WorkerRecord }> {
+    const token = newToken();
+    const at = this.time();
+    const ids = idColumns(start.ids);
+    const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
+    const worker = await this.transaction(async (tx) => {
+      const row = emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at);
+      const fresh = { ...row, ...ids };
+      const inserted = await tx.query(INSERT_WORKER, [
+        ...[fresh.study_id, fresh.participant_id, fresh.platform, fresh.prolific_study_id, fresh.prolific_session_id],
+        ...[fresh.assignment_id, fresh.hit_id, fresh.turk_submit_to, fresh.created_at, fresh.last_seen_at, fresh.role],
+      ]);
+      if (inserted.rowCount === 0) {
+        const existing = await this.lockedRow(tx, study.id, start.participantId);
+        await this.update(tx, study.id, start.participantId, returnChanges(existing, ids, at));
+      }
+      // Expired sessions go as new ones come, so the table holds only live tokens' hashes.
+      await tx.query('DELETE FROM worker_sessions WHERE expires_at <= $1', [at]);
+      await tx.query(
+        'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id],
+      );
+      return workerRecord((await this.row(tx, study.id, start.participantId))!);
+    });
+    return { token, worker };
+  }
+
+  async workerForToken(studyId: string, token: string): Promise<WorkerRecord | null> {
+    const { rows } = await this.pool.query<{ participant_id: string }>(
+      'SELECT participant_id FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND expires_at > $3',
+      [hashToken(token), studyId, this.time()],
+    );
+    return rows.length > 0 ? this.get(studyId, rows[0].participant_id) : null;
+  }
+
+  answerConsent(studyId: string, participantId: string, agree: boolean): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time()));
+  }
+
+  readRules(studyId: string, participantId: string): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => rulesChanges(worker, this.time()));
+  }
+
+  passTutorial(studyId: string, participantId: string, role: Role): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => tutorialChanges(worker, role, this.time()));
+  }
+
+  async submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): Promise<QuizResult> {
+    let marking: QuizMarking | null = null;
+    const worker = await this.change(study.id, participantId, (row) => {
+      const decided = quizChanges(study, row, answers, this.time());
+      marking = decided.marking;
+      return decided.changes;
+    });
+    return { ...(marking as unknown as QuizMarking), worker };
+  }
+
+  block(studyId: string, participantId: string, reason: string | null): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => blockChanges(worker, reason, this.time()));
+  }
+
+  promote(studyId: string, participantId: string): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => promoteChanges(worker, this.time()));
+  }
+
+  startWaiting(studyId: string, participantId: string): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (row) => startWaitingChanges(row, this.time()));
+  }
+
+  stopWaiting(studyId: string, participantId: string): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, stopWaitingChanges);
+  }
+
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, async (row, tx) => {
+      await tx.query(
+        'INSERT INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+        [studyId, participantId, gameId, role, sessionKey(row), this.time()],
+      );
+      return { waiting_since: null };
+    });
+  }
+
+  recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): Promise<WorkerRecord> {
+    return this.change(study.id, participantId, async (_, tx) => {
+      const at = this.time();
+      await tx.query(
+        `UPDATE worker_games SET ended_at = $4::text, end_reason = $5, score = $6, left_game = $7,
+           seconds = EXTRACT(EPOCH FROM (CAST($4::text AS timestamptz) - CAST(started_at AS timestamptz)))
+         WHERE study_id = $1 AND participant_id = $2 AND game_id = $3 AND ended_at IS NULL`,
+        [study.id, participantId, gameId, at, end.reason, end.score, end.left ? 1 : 0],
+      );
+      return gameEndChanges(study, (await this.row(tx, study.id, participantId))!, end, at);
+    });
+  }
+
+  claimNoPartner(study: StudyFile, participantId: string): Promise<WorkerRecord> {
+    return this.change(study.id, participantId, (row) => noPartnerChanges(study, row, this.now(), this.time()));
+  }
+
+  async gameTotals(studyId: string): Promise<StudyGameTotals> {
+    const row = (await this.pool.query<{ games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(GAME_TOTALS, [studyId])).rows[0];
+    return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
+  }
+
+  async games(studyId: string, participantId: string): Promise<WorkerGame[]> {
+    const { rows } = await this.pool.query<WorkerGameRow>(
+      'SELECT * FROM worker_games WHERE study_id = $1 AND participant_id = $2 ORDER BY started_at, game_id COLLATE "C"',
+      [studyId, participantId],
+    );
+    return rows.map(workerGame);
+  }
+
+  private time(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private async row(query: Query, studyId: string, participantId: string): Promise<WorkerRowWithGames | null> {
+    const { rows } = await query.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 AND w.participant_id = $2`, [studyId, participantId]);
+    return rows[0] ?? null;
+  }
+
+  /** The worker's row, locked until the transaction ends. */
+  private async lockedRow(tx: Query, studyId: string, participantId: string): Promise<WorkerRowWithGames> {
+    const locked = await tx.query('SELECT 1 FROM workers WHERE study_id = $1 AND participant_id = $2 FOR UPDATE', [studyId, participantId]);
+    if (locked.rowCount === 0) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+    return (await this.row(tx, studyId, participantId))!;
+  }
+
+  /** Locks and reads the row, and writes what `decide` returns, in one transaction. */
+  private change(studyId: string, participantId: string, decide: (worker: WorkerRowWithGames, tx: Query) => Changes | Promise<Changes>): Promise<WorkerRecord> {
+    return this.transaction(async (tx) => {
+      const changes = await decide(await this.lockedRow(tx, studyId, participantId), tx);
+      await this.update(tx, studyId, participantId, changes);
+      return workerRecord((await this.row(tx, studyId, participantId))!);
+    });
+  }
+
+  private async update(tx: Query, studyId: string, participantId: string, changes: Changes): Promise<void> {
+    const columns = Object.keys(changes);
+    if (columns.length === 0) return;
+    for (const column of columns) if (!CHANGEABLE.has(column)) throw new Error(`not a worker column: ${column}`);
+    const set = columns.map((column, i) => `${column} = $${i + 3}`).join(', ');
+    await tx.query(`UPDATE workers SET ${set} WHERE study_id = $1 AND participant_id = $2`, [studyId, participantId, ...columns.map((column) => changes[column as keyof Changes])]);
+  }
+
+  private async transaction<T>(work: (tx: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
