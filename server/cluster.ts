@@ -121,12 +121,14 @@ export class Cluster {
    * burst of new games is spread instead of all going to the process that looked emptiest.
    */
   readonly selectProcessIdToCreateRoom = async (): Promise<string> => {
-    // Who runs is asked now: a process that died since the last heartbeat would take seconds to refuse.
-    const [stats, live] = await Promise.all([matchMaker.stats.fetchAll(), this.liveProcesses()]);
+    // Who runs and who is ready are asked now, not taken from the last heartbeat: a process that
+    // died since would take seconds to refuse, and one that started since would get no game (all
+    // of a burst's new games would go to the processes already known).
+    const [stats, live, entries] = await Promise.all([matchMaker.stats.fetchAll(), this.liveProcesses(), this.readEntries()]);
     const now = Date.now();
     const ready = stats.filter(({ processId }) => {
       if (processId === matchMaker.processId) return this.state === 'ready';
-      const entry = this.entries.get(processId);
+      const entry = entries.get(processId);
       return live.has(processId) && entry?.state === 'ready' && entry.until >= now;
     });
     if (ready.length === 0) throw new ServerError(503, NO_READY_PROCESS_MESSAGE);
@@ -178,16 +180,21 @@ export class Cluster {
   private async beat(): Promise<void> {
     const own: ProcessEntry = { state: this.state, until: Date.now() + PROCESS_TTL_MS };
     await this.redis.hset(REGISTRY_KEY, matchMaker.processId, JSON.stringify(own));
-    const [raw, subscribed, stats] = await Promise.all([this.redis.hgetall(REGISTRY_KEY), this.liveProcesses(), matchMaker.stats.fetchAll()]);
-    const entries = new Map<string, ProcessEntry>();
-    for (const [processId, value] of Object.entries(raw)) {
-      const entry = parseEntry(value);
-      if (entry) entries.set(processId, entry);
-    }
+    const [entries, subscribed, stats] = await Promise.all([this.readEntries(), this.liveProcesses(), matchMaker.stats.fetchAll()]);
     this.entries = entries;
     this.subscribed = subscribed;
     const listed = new Set([...entries.keys(), ...stats.map((stat) => stat.processId)]);
     for (const processId of listed) if (this.isGone(processId)) this.confirmGone(processId);
+  }
+
+  /** Every process's entry in the registry. */
+  private async readEntries(): Promise<Map<string, ProcessEntry>> {
+    const entries = new Map<string, ProcessEntry>();
+    for (const [processId, value] of Object.entries(await this.redis.hgetall(REGISTRY_KEY))) {
+      const entry = parseEntry(value);
+      if (entry) entries.set(processId, entry);
+    }
+    return entries;
   }
 
   /**

@@ -201,20 +201,22 @@ test('P-110: SIGTERM: /readyz answers 503 at once, the game in play goes on and 
 
 test("P-111: a process killed with SIGKILL: quick play through the other is seated at once, and the dead process's rooms leave the listings within seconds", async () => {
   const survivor = processes.find((serve) => serve.child.exitCode === null)!;
-  const doomed = await startClusterProcess();
-  const doomedAddress = new URL(doomed.url).host;
   const listed = async () => Object.values(await redisClient.hgetall('roomcaches')).map((json) => JSON.parse(json) as { publicAddress?: string });
-  // Leaders waiting for a partner, until both processes hold some: a new room goes to the process
-  // with fewer, as Colyseus's shared counts (renewed at most once a second) say.
+  const onProcess = async (serve: ServeProcess) => (await listed()).filter((room) => room.publicAddress === new URL(serve.url).host).length;
+  for (const deadline = Date.now() + 5000; (await onProcess(survivor)) > 0; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error("the earlier tests' rooms are still listed after 5 s");
+  }
+  const doomed = await startClusterProcess();
+  // Leaders waiting for a partner, on both processes: a new room goes to the process with fewer,
+  // and a process that has just started is one of them at once (of the first two rooms, one is its).
   const waiting: Player[] = [];
-  let onDoomed = 0;
-  while (waiting.length < 4 || (onDoomed === 0 && waiting.length < 12)) {
+  while (waiting.length < 4) {
     const leader = await joinTracked(survivor.url, { role: 'leader', pool: 'crash' });
     waiting.push(leader);
     await waitFor(() => leader.messages.some((m) => m.type === 'seat'), 'the leader to be seated');
-    onDoomed = (await listed()).filter((room) => room.publicAddress === doomedAddress).length;
-    if (onDoomed === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+    if (waiting.length === 2) expect(await onProcess(doomed)).toBe(1);
   }
+  const onDoomed = await onProcess(doomed);
   expect(onDoomed).toBeGreaterThan(0);
   expect(onDoomed).toBeLessThan(waiting.length);
   // Games in play until the doomed process holds one (a new room goes to the process with fewer).
@@ -243,7 +245,7 @@ test("P-111: a process killed with SIGKILL: quick play through the other is seat
   }
   await waitFor(() => followers.filter((follower) => follower.phase === 'playing').length === waiting.length - onDoomed, 'the live leaders to get their followers');
   const deadline = Date.now() + 10_000;
-  while ((await listed()).some((room) => room.publicAddress === doomedAddress)) {
+  while ((await onProcess(doomed)) > 0) {
     if (Date.now() > deadline) throw new Error('the dead process\'s rooms are still listed after 10 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
