@@ -1,5 +1,7 @@
 /** Parsers for command-line option values: each refuses bad input with a CliError. */
 import { readFileSync } from 'node:fs';
+import { redactUrl } from '../server/cluster';
+import { POSTGRES_URL } from '../server/store/PgGameStore';
 import { CliError } from './errors';
 
 export function integerOption(name: string, min: number, max: number): (value: string) => number {
@@ -20,4 +22,10 @@ export function readTextFile(path: string): string {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new CliError(`${path}: cannot read: ${why}`);
   }
+}
+
+/** --store's value (or STORE_URL's): a postgres:// URL, or undefined for the data directory. */
+export function checkStoreUrl(url: string | undefined): string | undefined {
+  if (url !== undefined && !POSTGRES_URL.test(url)) throw new CliError(`--store: ${redactUrl(url)} is not a postgres:// URL`);
+  return url;
 }

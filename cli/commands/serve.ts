@@ -7,7 +7,7 @@ import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
 import { startGameServer } from '../../server/index';
-import { PgGameStore, POSTGRES_URL } from '../../server/store/PgGameStore';
+import { PgGameStore } from '../../server/store/PgGameStore';
 import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
@@ -16,7 +16,7 @@ import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import type { Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
-import { integerOption } from '../options';
+import { checkStoreUrl, integerOption } from '../options';
 
 interface ServeOptions {
   port: number;
@@ -79,7 +79,7 @@ export function registerServeCommand(program: Command): void {
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
-      if (options.store !== undefined && !POSTGRES_URL.test(options.store)) throw new CliError(`--store: ${redactUrl(options.store)} is not a postgres:// URL`);
+      checkStoreUrl(options.store);
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -174,7 +174,7 @@ export function registerServeCommand(program: Command): void {
         say(
           options.store === undefined
             ? `  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`
-            : `  its workers and bonuses (kept in the database): the admin page, or GET /api/studies/${study.id}/workers and /bonuses.csv`,
+            : `  its workers and bonuses (kept in the database): cerealbar study workers (or bonuses) --study FILE --store URL, or the admin page`,
         );
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);

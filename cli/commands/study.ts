@@ -2,8 +2,12 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { redactUrl } from '../../server/cluster';
+import { PgGameReader } from '../../server/store/PgGameStore';
+import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorkerStore';
-import { logFiles, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
+import type { WorkerStore } from '../../server/store/types';
+import { logFiles, poolLogs, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
@@ -12,6 +16,7 @@ import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
+import { checkStoreUrl } from '../options';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
@@ -22,12 +27,14 @@ interface InitOptions {
 interface WorkersOptions {
   study: string;
   data: string;
+  store?: string;
   json?: boolean;
 }
 
 interface BonusesOptions {
   study: string;
   data: string;
+  store?: string;
   format: string;
   out: string;
   json?: boolean;
@@ -86,27 +93,14 @@ export function registerStudyCommands(program: Command): void {
 
   study
     .command('workers')
-    .description("print the study's workers from a data directory: each one's step, role, quiz and completion code (opens the store read-only)")
+    .description("print the study's workers from a data directory (opened read-only) or the database of serve --store: each one's step, role, quiz and completion code")
     .requiredOption('--study <file>', 'the study file (YAML or JSON)')
     .option('--data <dir>', 'the data directory serve uses', 'data')
+    .option('--store <url>', 'read the workers from the PostgreSQL database serve --store uses instead; also STORE_URL', process.env.STORE_URL || undefined)
     .option('--json', 'print the workers as JSON')
-    .action((options: WorkersOptions) => {
+    .action(async (options: WorkersOptions) => {
       const loaded = loadStudyForCli(options.study);
-      const dataDir = resolve(options.data);
-      let list: (WorkerRecord & { gameList: WorkerGame[] })[] = [];
-      if (existsSync(join(dataDir, WORKERS_FILE))) {
-        let store: SqliteWorkerStore;
-        try {
-          store = SqliteWorkerStore.open(dataDir, { readonly: true });
-        } catch (error) {
-          throw new CliError(`${dataDir}: cannot open the worker store: ${(error as Error).message}`);
-        }
-        try {
-          list = store.list(loaded.id).map((worker) => ({ ...worker, gameList: store.games(loaded.id, worker.participantId) }));
-        } finally {
-          store.close();
-        }
-      }
+      const list = await readWorkers(loaded, resolve(options.data), checkStoreUrl(options.store));
       if (options.json) {
         // Each worker with its games (ids, role, end, score), so that every figure can be traced to a log.
         process.stdout.write(`${JSON.stringify({ study: loaded.id, workers: list.map(({ gameList, ...worker }) => ({ ...worker, step: workerStep(worker), gameList })) }, null, 2)}\n`);
@@ -120,6 +114,7 @@ export function registerStudyCommands(program: Command): void {
     .description("write the bulk-bonus sheet a platform takes (Prolific: participant id and amount; MTurk: one row per assignment), computed from the study's game logs")
     .requiredOption('--study <file>', 'the study file (YAML or JSON): its pay section sets the amounts')
     .option('--data <dir>', 'the data directory serve uses', 'data')
+    .option('--store <url>', "read the games from the PostgreSQL database serve --store uses instead (those of the study's pool); also STORE_URL", process.env.STORE_URL || undefined)
     .requiredOption('--format <site>', `the sheet's site: ${BONUS_FORMATS.join(' or ')}`)
     .requiredOption('--out <file>', 'the CSV file to write (replaced if it exists)')
     .option('--json', 'print each payment with the games it is for as JSON, instead of the table')
@@ -127,7 +122,8 @@ export function registerStudyCommands(program: Command): void {
       if (!(BONUS_FORMATS as readonly string[]).includes(options.format)) throw new CliError(`--format must be ${BONUS_FORMATS.join(' or ')}, got ${JSON.stringify(options.format)}`);
       const format = options.format as BonusFormat;
       const loaded = loadStudyForCli(options.study);
-      const { games, unreadable } = await readDataDirLogs(resolve(options.data));
+      const store = checkStoreUrl(options.store);
+      const { games, unreadable } = store === undefined ? await readDataDirLogs(resolve(options.data)) : await readDatabaseLogs(store, loaded.pool);
       const sheet = bonusSheet(loaded, games, format);
       try {
         writeFileSync(options.out, bonusCsv(sheet, format, loaded.title));
@@ -140,6 +136,41 @@ export function registerStudyCommands(program: Command): void {
       if (unassigned.length > 0) process.stderr.write(`cerealbar: warning: ${unassigned.map((row) => row.participantId).join(' ')} played without an MTurk assignment id: MTurk cannot pay those rows\n`);
       process.stdout.write(options.json ? `${JSON.stringify(sheet, null, 2)}\n` : formatBonuses(sheet, options.out));
     });
+}
+
+type ListedWorker = WorkerRecord & { gameList: WorkerGame[] };
+
+/** The study's workers with their games, from the database at `storeUrl` or else the data directory (none when it has no worker store). */
+async function readWorkers(study: Study, dataDir: string, storeUrl: string | undefined): Promise<ListedWorker[]> {
+  let store: WorkerStore;
+  try {
+    if (storeUrl !== undefined) store = await PgWorkerStore.open(storeUrl, { readonly: true });
+    else if (existsSync(join(dataDir, WORKERS_FILE))) store = SqliteWorkerStore.open(dataDir, { readonly: true });
+    else return [];
+  } catch (error) {
+    throw new CliError(`${storeUrl === undefined ? dataDir : redactUrl(storeUrl)}: cannot open the worker store: ${(error as Error).message}`);
+  }
+  try {
+    const workers = await store.list(study.id);
+    return await Promise.all(workers.map(async (worker) => ({ ...worker, gameList: await store.games(study.id, worker.participantId) })));
+  } finally {
+    await store.close();
+  }
+}
+
+/** The logs of the games in the study's pool, from the database of serve --store. */
+async function readDatabaseLogs(url: string, pool: string): Promise<ReadLogs> {
+  let reader: Awaited<ReturnType<typeof PgGameReader.open>>;
+  try {
+    reader = await PgGameReader.open(url);
+  } catch (error) {
+    throw new CliError(`${redactUrl(url)}: cannot read the games: ${(error as Error).message}`);
+  }
+  try {
+    return await poolLogs(reader, pool);
+  } finally {
+    await reader.close();
+  }
 }
 
 /** Every game log in the data directory (dataDir/logs/*.jsonl), with the ones that cannot be read named. */

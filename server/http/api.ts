@@ -12,7 +12,7 @@ import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../s
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
 import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/types';
-import { readGameLogs, type LogSource, type ReadLogs } from '../study/gameLogs';
+import { poolLogs } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
 import { streamLogsArchive } from './logsArchive';
@@ -233,13 +233,13 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     if (typeof format !== 'string' || !(BONUS_FORMATS as readonly string[]).includes(format)) {
       return sendError(res, 400, 'BAD_QUERY', `format must be ${BONUS_FORMATS.join(' or ')}`, { field: 'format' });
     }
-    const { games } = await studyLogs(deps.store, found.study);
+    const { games } = await poolLogs(deps.store, found.study.pool);
     res.type('text/csv').attachment(`${found.study.id}-bonuses-${format}.csv`).send(bonusCsv(bonusSheet(found.study, games, format as BonusFormat), format as BonusFormat, found.study.title));
   });
   api.get('/studies/:id/logs.tar.gz', async (req, res) => {
     const found = find(req, res);
     if (!found) return;
-    const logs = (await studyLogs(deps.store, found.study)).games.filter((game) => game.header.meta.study === found.study.id);
+    const logs = (await poolLogs(deps.store, found.study.pool)).games.filter((game) => game.header.meta.study === found.study.id);
     res.type('application/gzip').attachment(`${found.study.id}-logs.tar.gz`);
     await streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, text: game.text })), res);
   });
@@ -267,16 +267,6 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   api.post('/studies/:id/workers/:participantId/promote', async (req, res) => {
     await change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
-}
-
-/** The logs of the games in the study's pool, read (the study's own are those whose header names it). */
-async function studyLogs(store: GameStore, study: Study): Promise<ReadLogs> {
-  const sources: LogSource[] = [];
-  for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-    const page = await store.listGames({ pool: study.pool, limit: MAX_LIST_LIMIT, offset });
-    sources.push(...page.map((game) => ({ name: game.gameId, read: () => store.readLog(game.gameId) })));
-    if (page.length < MAX_LIST_LIMIT) return readGameLogs(sources);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import { serializeLine } from '../../shared/log/recorder';
 import { isoTime, listParams } from './checks';
 import { closingOf, joinNotes } from './closing';
 import { LEASE_MS, LEASE_RENEW_MS, processRuns, SqliteGameStore } from './SqliteGameStore';
-import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
+import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
 import type { LogHeader, LogLine } from '../../shared/log/format';
 
 /** The URL schemes that select this store. */
@@ -130,6 +130,46 @@ class ShippingWriter implements GameLogWriter {
   }
 }
 
+/**
+ * The games in the database, read only: the store's own reads, and the researcher's commands
+ * (`cerealbar study bonuses --store`), which must neither make tables nor hold a lease.
+ */
+export class PgGameReader implements GameReader {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Opens the database at `url`, which must hold the tables `serve --store` makes. */
+  static async open(url: string): Promise<PgGameReader & { close(): Promise<void> }> {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    pool.on('error', () => undefined); // an idle client's failure; the next query reports it
+    try {
+      const { rows } = await pool.query<{ games: string | null }>("SELECT to_regclass('games') AS games");
+      if (rows[0]!.games === null) throw new Error('the database has no games table: is it the one serve --store uses?');
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return Object.assign(new PgGameReader(pool), { close: () => pool.end() });
+  }
+
+  async listGames(filter: GameFilter = {}): Promise<GameRecord[]> {
+    const params = listParams(filter);
+    const { rows } = await this.pool.query<GameRow>(LIST_GAMES, [params.from, params.to, params.pool, params.minScore, params.limit, params.offset]);
+    return rows.map(record);
+  }
+
+  async getGame(gameId: string): Promise<GameRecord | null> {
+    const { rows } = await this.pool.query<GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE game_id = $1`, [gameId]);
+    return rows.length > 0 ? record(rows[0]) : null;
+  }
+
+  async readLog(gameId: string): Promise<string | null> {
+    const known = await this.pool.query('SELECT 1 FROM games WHERE game_id = $1', [gameId]);
+    if (known.rows.length === 0) return null;
+    const { rows } = await this.pool.query<{ line: string }>('SELECT line FROM log_lines WHERE game_id = $1 ORDER BY n', [gameId]);
+    return rows.map((row) => `${row.line}\n`).join('');
+  }
+}
+
 export class PgGameStore implements GameStore {
   private readonly shipped = new Map<string, Shipped>();
   /** Games with lines (or an ending) not yet shipped. */
@@ -142,12 +182,15 @@ export class PgGameStore implements GameStore {
   private closed = false;
   /** Once the local store is closed there is nothing more to ship from it. */
   private localClosed = false;
+  private readonly reader: PgGameReader;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly local: SqliteGameStore,
     private readonly options: PgStoreOptions,
-  ) {}
+  ) {
+    this.reader = new PgGameReader(pool);
+  }
 
   get storeId(): string {
     return this.local.storeId;
@@ -220,22 +263,16 @@ export class PgGameStore implements GameStore {
     return this.local.failedGames();
   }
 
-  async listGames(filter: GameFilter = {}): Promise<GameRecord[]> {
-    const params = listParams(filter);
-    const { rows } = await this.pool.query<GameRow>(LIST_GAMES, [params.from, params.to, params.pool, params.minScore, params.limit, params.offset]);
-    return rows.map(record);
+  listGames(filter: GameFilter = {}): Promise<GameRecord[]> {
+    return this.reader.listGames(filter);
   }
 
-  async getGame(gameId: string): Promise<GameRecord | null> {
-    const { rows } = await this.pool.query<GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE game_id = $1`, [gameId]);
-    return rows.length > 0 ? record(rows[0]) : null;
+  getGame(gameId: string): Promise<GameRecord | null> {
+    return this.reader.getGame(gameId);
   }
 
-  async readLog(gameId: string): Promise<string | null> {
-    const known = await this.pool.query('SELECT 1 FROM games WHERE game_id = $1', [gameId]);
-    if (known.rows.length === 0) return null;
-    const { rows } = await this.pool.query<{ line: string }>('SELECT line FROM log_lines WHERE game_id = $1 ORDER BY n', [gameId]);
-    return rows.map((row) => `${row.line}\n`).join('');
+  readLog(gameId: string): Promise<string | null> {
+    return this.reader.readLog(gameId);
   }
 
   /** Resolves once nothing is left to ship (so, while games are written, only between their lines). */

@@ -121,6 +121,8 @@ const GAME_TOTALS = `
 export interface PgWorkerStoreOptions {
   /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
   readonly now?: () => number;
+  /** To read only (the researcher's commands): no table is made, and a database without them is refused. */
+  readonly readonly?: boolean;
 }
 
 type Query = Pick<pg.PoolClient, 'query'>;
@@ -131,13 +133,18 @@ export class PgWorkerStore implements WorkerStore {
     readonly now: () => number,
   ) {}
 
-  /** The store on the database at `url`, its tables made if missing. */
+  /** The store on the database at `url`, its tables made if missing (unless `readonly`). */
   static async open(url: string, options: PgWorkerStoreOptions = {}): Promise<PgWorkerStore> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     // An idle client's error (the database restarting) would otherwise be thrown as an uncaught error.
     pool.on('error', (error) => process.stderr.write(`cerealbar: warning: the worker store's database connection failed: ${error.message}\n`));
     try {
       const store = new PgWorkerStore(pool, options.now ?? Date.now);
+      if (options.readonly) {
+        const { rows } = await pool.query<{ workers: string | null }>("SELECT to_regclass('workers') AS workers");
+        if (rows[0]!.workers === null) throw new Error('the database has no workers table: is it the one serve --store --study uses?');
+        return store;
+      }
       await store.transaction(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         await tx.query(SCHEMA);

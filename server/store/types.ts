@@ -91,6 +91,9 @@ export interface GameStore {
   close(): Awaitable<void>;
 }
 
+/** What reading the games needs: the API's study downloads and the researcher's commands. */
+export type GameReader = Pick<GameStore, 'listGames' | 'getGame' | 'readLog'>;
+
 /**
  * A study's workers' records as the study API, the study's games and the researcher's pages use
  * them. Two kinds: SqliteWorkerStore (a data directory) and PgWorkerStore (PostgreSQL). Each

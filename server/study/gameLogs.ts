@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { LogError, parseLog } from '../../shared/log/replay';
 import type { LoggedGame } from '../../shared/study/bonusSheet';
-import type { Awaitable } from '../store/types';
+import { MAX_LIST_LIMIT } from '../store/checks';
+import type { Awaitable, GameReader } from '../store/types';
 
 /** A log to read: its name in messages (a file's path, a game's id) and how to read it. */
 export interface LogSource {
@@ -55,4 +56,14 @@ export async function readGameLogs(sources: readonly LogSource[]): Promise<ReadL
     }
   }
   return { games, unreadable };
+}
+
+/** The logs of the games in a pool (a study's own are those whose header names the study). */
+export async function poolLogs(reader: GameReader, pool: string): Promise<ReadLogs> {
+  const sources: LogSource[] = [];
+  for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
+    const page = await reader.listGames({ pool, limit: MAX_LIST_LIMIT, offset });
+    sources.push(...page.map((game) => ({ name: game.gameId, read: () => reader.readLog(game.gameId) })));
+    if (page.length < MAX_LIST_LIMIT) return readGameLogs(sources);
+  }
 }

@@ -269,6 +269,21 @@ describe('study workers', () => {
     expect(games).toEqual([[], [expect.objectContaining({ gameId: 'g1', role: 'follower', endReason: 'abandoned', score: 4, left: true })]]);
   });
 
+  test('--store: a URL that is not postgres://, or a database that does not answer, exits 2 with the reason, its password never printed', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study-store')), validStudy());
+    const out = join(dir, 'never.csv');
+    for (const command of [['workers'], ['bonuses', '--format', 'prolific', '--out', out]]) {
+      const notPostgres = await cerealbar('study', ...command, '--study', file, '--store', 'mysql://user:secret@db/games');
+      expect(notPostgres).toMatchObject({ status: 2, stdout: '' });
+      expect(notPostgres.stderr).toContain('--store: mysql://user:***@db/games is not a postgres:// URL');
+      const unreachable = await cerealbar('study', ...command, '--study', file, '--store', 'postgres://user:secret@127.0.0.1:1/games');
+      expect(unreachable).toMatchObject({ status: 2, stdout: '' });
+      expect(unreachable.stderr).toMatch(/postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/games: cannot (open the worker store|read the games): .*ECONNREFUSED/);
+      expect(unreachable.stderr).not.toContain('secret');
+    }
+    expect(existsSync(out)).toBe(false);
+  });
+
   test('a bad study file exits 2', async () => {
     const run = await cerealbar('study', 'workers', '--study', join(dir, 'missing.yaml'), '--data', dir);
     expect(run.status).toBe(2);

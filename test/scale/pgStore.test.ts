@@ -3,7 +3,7 @@
  * passes (test/server/storeContract.ts), then what it is for, processes on several machines
  * sharing one database (each machine here is a data directory of its own).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,6 +21,7 @@ import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { hashToken } from '../../server/store/workerChanges';
 import Database from 'better-sqlite3';
 import { gunzipSync } from 'node:zlib';
+import { cerealbar } from '../cli/run';
 
 jest.setTimeout(60_000);
 
@@ -195,6 +196,7 @@ describe('P-113: cerealbar serve --store on two machines', () => {
   const STUDY = 'pilot-1';
   let url: string;
   let redis: RunningService;
+  let studyFile: string;
   const dirs: string[] = [];
   const processes: ServeProcess[] = [];
   const players: Player[] = [];
@@ -203,7 +205,7 @@ describe('P-113: cerealbar serve --store on two machines', () => {
   beforeAll(async () => {
     url = await newDatabase();
     redis = await startRedis();
-    const studyFile = writeStudy(studyFolder(), setPath(validStudy(), 'id', STUDY));
+    studyFile = writeStudy(studyFolder(), setPath(validStudy(), 'id', STUDY));
     for (let i = 0; i < 2; i++) {
       const dir = mkdtempSync(join(tmpdir(), 'cerealbar-pg-serve-'));
       dirs.push(dir);
@@ -223,7 +225,7 @@ describe('P-113: cerealbar serve --store on two machines', () => {
   test("a study's workers go through their steps, are paired and get their codes through processes of two machines", async () => {
     const [a, b] = processes;
     expect(a.output()).toMatch(/Games in PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/store_\d+, for every process of every machine/);
-    expect(a.output()).toContain(`its workers and bonuses (kept in the database): the admin page, or GET /api/studies/${STUDY}/workers`);
+    expect(a.output()).toContain('its workers and bonuses (kept in the database): cerealbar study workers (or bonuses) --study FILE --store URL, or the admin page');
     const urls = [a.url, b.url];
     const prolific = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
     const leaderToken = await preparedWorker(urls, STUDY, prolific('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN });
@@ -249,6 +251,32 @@ describe('P-113: cerealbar serve --store on two machines', () => {
     const archive = await get(a, `/api/studies/${STUDY}/logs.tar.gz`);
     expect(archive.status).toBe(200);
     expect(gunzipSync(Buffer.from(await archive.arrayBuffer())).toString('latin1')).toContain(`${games[0].gameId}.jsonl`);
+
+    // The researcher's commands read the same workers and write the same bonus sheet from the database.
+    const listed = await cerealbar('study', 'workers', '--study', studyFile, '--store', url, '--json');
+    expect(listed.stderr).toBe('');
+    const { workers } = await api(a.url, `studies/${STUDY}/workers`, undefined, SERVE_ADMIN_TOKEN);
+    const steps = (list: { participantId: string; step: string }[]) => list.map(({ participantId, step }) => [participantId, step]).sort();
+    expect(steps(JSON.parse(listed.stdout).workers)).toEqual(steps(workers));
+    expect(JSON.parse(listed.stdout).workers.find((worker: { participantId: string }) => worker.participantId === 'F1').gameList).toEqual([
+      expect.objectContaining({ gameId: games[0].gameId, endReason: 'abandoned' }),
+    ]);
+    const sheet = join(dirs[0]!, 'bonuses.csv');
+    const bonuses = await cerealbar('study', 'bonuses', '--study', studyFile, '--store', url, '--format', 'prolific', '--out', sheet);
+    expect(bonuses).toMatchObject({ status: 0, stderr: '' });
+    expect(bonuses.stdout).toMatch(/^L1 +- +1 .*\n^F1 +- +1 /m);
+    expect(readFileSync(sheet, 'utf8')).toBe(await (await get(b, `/api/studies/${STUDY}/bonuses.csv?format=prolific`)).text());
+    // A database serve --store never used is refused, and nothing is made in it.
+    const empty = await newDatabase();
+    for (const command of [['workers'], ['bonuses', '--format', 'prolific', '--out', sheet]]) {
+      const refused = await cerealbar('study', ...command, '--study', studyFile, '--store', empty);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/postgres:\/\/postgres@127\.0\.0\.1:\d+\/store_\d+: cannot (open the worker store|read the games): the database has no (workers|games) table: is it the one serve --store/);
+    }
+    const made = new pg.Client(empty);
+    await made.connect();
+    expect((await made.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'")).rows[0].n).toBe(0);
+    await made.end();
   });
 
   test("a game played through both is listed and read through either; when its process is killed, the other closes it from the copy", async () => {
