@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express from 'express';
 
-export const CLIENT_DIST = resolve(__dirname, '../../client/dist');
+/** CEREALBAR_CLIENT_DIST serves a build made elsewhere (vite build --outDir DIR), for example one per test run. */
+export const CLIENT_DIST = process.env.CEREALBAR_CLIENT_DIST ? resolve(process.env.CEREALBAR_CLIENT_DIST) : resolve(__dirname, '../../client/dist');
 
 /** A study's page: /study/<id>, with or without the final slash. */
 const STUDY_PAGE_ROUTES = ['/study/:id', '/study/:id/'];

@@ -5,9 +5,10 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLIENT_DIST } from '../../server/http/client';
 
 const ROOT = join(__dirname, '..', '..');
-const ASSETS = join(ROOT, 'client', 'dist', 'assets');
+const ASSETS = join(CLIENT_DIST, 'assets');
 
 /** Texts found only in the code that draws hidden state: the map generator and drawSetup. */
 const HIDDEN_STATE_CODE = [
