@@ -3,9 +3,11 @@
  * stays text (the page builds elements from these blocks with text nodes only; the browser test of
  * the study pages shows a hostile consent form on a real page).
  */
-import { httpsAddress, parseInline, parseMarkdown } from '../../client/src/study/markdown';
+import { httpsAddress, parseInline, parseMarkdown, type Block, type Inline } from '../../client/src/study/markdown';
+import { EXAMPLE_CONSENT } from '../../cli/study/example';
 
 const text = (value: string) => ({ kind: 'text', text: value });
+const inlineText = (inline: Inline): string => (inline.kind === 'text' ? inline.text : inline.children.map(inlineText).join(''));
 
 describe('blocks', () => {
   test('paragraphs are lines joined, split by blank lines; headings # to ### (deeper ones are ###)', () => {
@@ -32,6 +34,32 @@ describe('blocks', () => {
       { kind: 'rule' },
       { kind: 'paragraph', children: [text('#hashtag')] },
     ]);
+  });
+
+  test('a block quote is its lines starting with ">", without it, as blocks of their own', () => {
+    expect(parseMarkdown('> This is an example. Replace\n> the parts.\n>\n> - one\nAfter.')).toEqual([
+      {
+        kind: 'quote',
+        blocks: [
+          { kind: 'paragraph', children: [text('This is an example. Replace the parts.')] },
+          { kind: 'list', ordered: false, items: [[text('one')]] },
+        ],
+      },
+      { kind: 'paragraph', children: [text('After.')] },
+    ]);
+  });
+
+  test("the example study's consent form has no \">\" left in its text", () => {
+    const texts = (blocks: readonly Block[]): string[] =>
+      blocks.flatMap((block) => {
+        if (block.kind === 'quote') return texts(block.blocks);
+        if (block.kind === 'rule') return [];
+        const inlines = block.kind === 'list' ? block.items.flat() : block.children;
+        return inlines.map(inlineText);
+      });
+    const blocks = parseMarkdown(EXAMPLE_CONSENT);
+    expect(blocks.some((block) => block.kind === 'quote')).toBe(true);
+    for (const line of texts(blocks)) expect(line).not.toMatch(/^\s*>/);
   });
 
   test('nothing, or blank lines only, is no block', () => {

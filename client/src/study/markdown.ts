@@ -1,6 +1,6 @@
 /**
  * The researcher's Markdown (the consent form, the extra rules), shown safely: a small subset is
- * parsed into blocks (paragraphs, headings, bullet and numbered lists, rules) and inlines
+ * parsed into blocks (paragraphs, headings, bullet and numbered lists, rules, block quotes) and inlines
  * (**bold**, *italic*, [links](https://...)), and built as DOM nodes with text nodes only. Nothing
  * is ever parsed as HTML, so `<script>` in the text is shown as typed; a link whose address is not
  * https is shown as its text alone.
@@ -20,27 +20,39 @@ export type Block =
   | { readonly kind: 'heading'; readonly level: 1 | 2 | 3; readonly children: readonly Inline[] }
   | { readonly kind: 'paragraph'; readonly children: readonly Inline[] }
   | { readonly kind: 'list'; readonly ordered: boolean; readonly items: readonly (readonly Inline[])[] }
-  | { readonly kind: 'rule' };
+  | { readonly kind: 'rule' }
+  /** Lines starting with `>`, without it: their own blocks (a note set apart, such as "replace the parts in brackets"). */
+  | { readonly kind: 'quote'; readonly blocks: readonly Block[] };
 
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const LIST_ITEM = /^ {0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+const QUOTE = /^ {0,3}> ?(.*)$/;
 
 export function parseMarkdown(source: string): Block[] {
   const blocks: Block[] = [];
   let paragraph: string[] = [];
   let list: { ordered: boolean; items: string[] } | null = null;
+  let quote: string[] | null = null;
   const close = () => {
     if (paragraph.length > 0) blocks.push({ kind: 'paragraph', children: parseInline(paragraph.join(' ')) });
     if (list) blocks.push({ kind: 'list', ordered: list.ordered, items: list.items.map(parseInline) });
+    if (quote) blocks.push({ kind: 'quote', blocks: parseMarkdown(quote.join('\n')) });
     paragraph = [];
     list = null;
+    quote = null;
   };
   for (const line of source.replace(/\r\n?/g, '\n').split('\n')) {
     const heading = HEADING.exec(line);
     const item = LIST_ITEM.exec(line);
+    const quoted = QUOTE.exec(line);
+    // A quote is its lines that start with ">"; the first line without one ends it.
+    if (quote && !quoted) close();
     if (line.trim() === '') {
       close();
+    } else if (quoted) {
+      if (!quote) close();
+      (quote ??= []).push(quoted[1]);
     } else if (RULE.test(line)) {
       close();
       blocks.push({ kind: 'rule' });
@@ -137,6 +149,8 @@ function blockElement(block: Block, headingLevel: number): HTMLElement {
       return h(block.ordered ? 'ol' : 'ul', {}, ...block.items.map((item) => h('li', {}, ...item.map(inlineNode))));
     case 'rule':
       return h('hr');
+    case 'quote':
+      return h('blockquote', {}, ...block.blocks.map((inner) => blockElement(inner, headingLevel)));
   }
 }
 
