@@ -19,6 +19,7 @@ import pg from 'pg';
 import { serializeLine } from '../../shared/log/recorder';
 import { isoTime, listParams } from './checks';
 import { closingOf, joinNotes } from './closing';
+import { inTransaction } from './pgTransaction';
 import { LEASE_MS, LEASE_RENEW_MS, processRuns, SqliteGameStore } from './SqliteGameStore';
 import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
 import type { LogHeader, LogLine } from '../../shared/log/format';
@@ -203,18 +204,10 @@ export class PgGameStore implements GameStore {
     pool.on('error', (error) => options.onShipError?.(error));
     let local: SqliteGameStore | undefined;
     try {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         await client.query(SCHEMA);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
       local = SqliteGameStore.open(dataDir, { storeId: randomUUID() });
       const store = new PgGameStore(pool, local, options);
       await store.renewLease();
@@ -362,9 +355,7 @@ export class PgGameStore implements GameStore {
   private async shipBatch(gameIds: readonly string[]): Promise<void> {
     const games = gameIds.flatMap((gameId) => this.local.gameEntry(gameId) ?? []);
     if (games.length === 0) return;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    const shippedNow = await inTransaction(this.pool, async (client) => {
       // Seats are read (and the game inserted) only the first time it is shipped.
       const unseen = games.filter((game) => !this.shipped.has(game.gameId)).map((game) => ({ ...game, seats: this.local.getGame(game.gameId)!.seats }));
       if (unseen.length > 0) {
@@ -410,17 +401,12 @@ export class PgGameStore implements GameStore {
           [updates.map((u) => u.gameId), updates.map((u) => u.lines), updates.map((u) => u.score), updates.map((u) => u.endedAt), updates.map((u) => u.endReason), updates.map((u) => u.note)],
         );
       }
-      await client.query('COMMIT');
-      // A game that ended, or is not ours to write, needs no more shipping.
-      for (const [gameId, shipped] of shippedNow) {
-        if (shipped) this.shipped.set(gameId, shipped);
-        else this.shipped.delete(gameId);
-      }
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+      return shippedNow;
+    });
+    // A game that ended, or is not ours to write, needs no more shipping.
+    for (const [gameId, shipped] of shippedNow) {
+      if (shipped) this.shipped.set(gameId, shipped);
+      else this.shipped.delete(gameId);
     }
   }
 
@@ -483,18 +469,13 @@ export class PgGameStore implements GameStore {
   }
 
   /** Closes an open game from the lines the database has, as recovery closes a log file; false if another store got to it first. */
-  private async closeFromCopy(gameId: string): Promise<boolean> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private closeFromCopy(gameId: string): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
       const row = (await client.query<{ started_at: string; score: number; note: string | null; lines: number }>(
         'SELECT started_at, score, note, lines FROM games WHERE game_id = $1 AND ended_at IS NULL FOR UPDATE SKIP LOCKED',
         [gameId],
       )).rows[0];
-      if (!row) {
-        await client.query('ROLLBACK');
-        return false;
-      }
+      if (!row) return false;
       const lines = (await client.query<{ line: string }>('SELECT line FROM log_lines WHERE game_id = $1 ORDER BY n', [gameId])).rows;
       const text = lines.map(({ line }) => `${line}\n`).join('');
       const { closing, end } = closingOf(text, Date.parse(row.started_at), row.score, 'interrupted', isoTime(Date.now()));
@@ -503,14 +484,8 @@ export class PgGameStore implements GameStore {
         'UPDATE games SET score = $2, ended_at = $3, end_reason = $4, note = $5, lines = $6, closed_from_copy = TRUE WHERE game_id = $1',
         [gameId, closing.score, closing.endedAt, closing.endReason, joinNotes(row.note, closing.note, COPY_NOTE), row.lines + (end ? 1 : 0)],
       );
-      await client.query('COMMIT');
       return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Role } from '../../shared/engine/state';
 import type { StudyFile } from '../../shared/study/studyFile';
 import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
+import { inTransaction } from './pgTransaction';
 import type { WorkerStore } from './types';
 import {
   blockChanges,
@@ -316,18 +317,7 @@ export class PgWorkerStore implements WorkerStore {
     await tx.query(`UPDATE workers SET ${set} WHERE study_id = $1 AND participant_id = $2`, [studyId, participantId, ...columns.map((column) => changes[column as keyof Changes])]);
   }
 
-  private async transaction<T>(work: (tx: Query) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(work: (tx: Query) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
 import { LEASE_MS } from '../../server/store/SqliteGameStore';
 import { PgGameStore } from '../../server/store/PgGameStore';
+import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
 import { describeGameStore, eventsOf, recordGame, toText } from '../server/storeContract';
@@ -85,6 +86,26 @@ describe('the PostgreSQL worker store', () => {
       expect(JSON.stringify(rows)).not.toContain(token);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('a connection the database ends while a store holds it', () => {
+  test('fails that transaction only: the process goes on, and the pool serves the next one on a new connection', async () => {
+    const pool = new pg.Pool({ connectionString: await newDatabase(), max: 1 });
+    pool.on('error', () => undefined);
+    try {
+      const transaction = inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // As a failover or an administrator would, while the client is out of the pool and idle.
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await client.query('SELECT 1');
+      });
+      await expect(transaction).rejects.toThrow(/terminat|not queryable/i);
+      expect((await inTransaction(pool, (client) => client.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
     }
   });
 });
