@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Cluster, redactUrl } from '../../server/cluster';
-import { mountApi, resolveAdminToken } from '../../server/http/api';
+import { mountApi } from '../../server/http/api';
+import { resolveAdminToken, type AdminToken } from '../../server/adminToken';
 import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
@@ -91,13 +92,14 @@ export function registerServeCommand(program: Command): void {
           throw new CliError((error as Error).message);
         }
       }
-      let admin: { token: string; generated: boolean };
+      const dataDir = resolve(options.data);
+      let admin: AdminToken;
       try {
-        admin = resolveAdminToken(process.env);
+        admin = resolveAdminToken(process.env, dataDir);
       } catch (error) {
         throw new CliError((error as Error).message);
+        await cluster?.stop();
       }
-      const dataDir = resolve(options.data);
       let store: GameStore;
       let recovery: Recovery;
       try {
@@ -178,7 +180,11 @@ export function registerServeCommand(program: Command): void {
         );
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
-      say(admin.generated ? `Admin token (generated; set ADMIN_TOKEN to choose one): ${admin.token}` : 'Admin token: from ADMIN_TOKEN');
+      say(
+        admin.file === undefined
+          ? 'Admin token: from ADMIN_TOKEN'
+          : `Admin token (${admin.source === 'made' ? 'made now and kept' : 'kept'} in ${admin.file} for every start; set ADMIN_TOKEN to choose one): ${admin.token}`,
+      );
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

@@ -3,12 +3,13 @@
  * and each game's log. Every /api answer is JSON (the log download excepted), errors included:
  * `{error: {code, message}}`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { GameMetrics } from '../metrics';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
+import { GameRoom } from '../rooms/GameRoom';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
 import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/types';
@@ -27,20 +28,6 @@ export interface ApiDeps {
   readonly workers?: WorkerStore | null;
   /** The server's metrics: served at /metrics with the admin token. */
   readonly metrics?: GameMetrics;
-}
-
-export const MIN_ADMIN_TOKEN_LENGTH = 16;
-
-/** The admin token from ADMIN_TOKEN, or a fresh random one the caller should print for the operator. */
-export function resolveAdminToken(env: NodeJS.ProcessEnv): { token: string; generated: boolean } {
-  const given = env.ADMIN_TOKEN;
-  if (given === undefined) return { token: randomBytes(32).toString('base64url'), generated: true };
-  if (given.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new Error(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${given.length}); unset it to have a random token generated`);
-  }
-  // A token with spaces or control characters could never be sent in an Authorization header.
-  if (!/^[\x21-\x7e]+$/.test(given)) throw new Error('ADMIN_TOKEN must consist of visible ASCII characters only (no spaces)');
-  return { token: given, generated: false };
 }
 
 export function mountApi(app: express.Application, deps: ApiDeps): void {
@@ -250,11 +237,19 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   const change = async (req: Request, res: Response, action: (workers: WorkerStore, studyId: string, participantId: string) => Awaitable<WorkerRecord>) => {
     const found = find(req, res);
     if (!found) return;
+    let worker: WorkerRecord;
     try {
-      res.json({ worker: adminWorker(await action(found.workers, found.study.id, req.params.participantId as string)) });
+      worker = await action(found.workers, found.study.id, req.params.participantId as string);
     } catch (error) {
       if (!sendWorkerError(res, error)) throw error;
+      return;
     }
+    // A game the worker waits in, on any process, checks its seat again: a promoted or blocked
+    // worker's page moves on at once and its seat is free. The change stands if that fails.
+    await GameRoom.recheckWorkerSeats(worker.studyId, worker.participantId).catch((error: unknown) => {
+      process.stderr.write(`api: study ${worker.studyId}: the seat of worker ${worker.participantId} could not be checked again: ${(error as Error)?.message ?? String(error)}\n`);
+    });
+    res.json({ worker: adminWorker(worker) });
   };
   api.post('/studies/:id/workers/:participantId/block', async (req, res) => {
     const parsed = blockBodySchema.safeParse(req.body ?? {});

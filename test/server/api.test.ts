@@ -1,11 +1,12 @@
 /** The HTTP API on a real express server: health, the admin token, the game index and log downloads. */
-import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { mountApi, resolveAdminToken } from '../../server/http/api';
+import { ADMIN_TOKEN_FILE, resolveAdminToken } from '../../server/adminToken';
+import { mountApi } from '../../server/http/api';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { SeatRecord } from '../../server/store/types';
 import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
@@ -242,23 +243,45 @@ describe('internal errors', () => {
 });
 
 describe('P-63: resolveAdminToken', () => {
-  test('ADMIN_TOKEN when it is set', () => {
-    expect(resolveAdminToken({ ADMIN_TOKEN: 'sixteen-chars-ok' })).toEqual({ token: 'sixteen-chars-ok', generated: false });
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = join(mkdtempSync(join(tmpdir(), 'cerealbar-token-')), 'data');
   });
 
-  test('a random 32-byte base64url token otherwise', () => {
-    const first = resolveAdminToken({});
-    expect(first.generated).toBe(true);
-    expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  test('ADMIN_TOKEN when it is set, with no file made', () => {
+    expect(resolveAdminToken({ ADMIN_TOKEN: 'sixteen-chars-ok' }, dataDir)).toEqual({ token: 'sixteen-chars-ok', source: 'env' });
+    expect(existsSync(join(dataDir, ADMIN_TOKEN_FILE))).toBe(false);
+  });
+
+  test('otherwise a random 32-byte base64url token, made once in the data directory (mode 600) and the same at every later start', () => {
+    const first = resolveAdminToken({}, dataDir);
+    const file = join(dataDir, ADMIN_TOKEN_FILE);
+    expect(first).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), source: 'made', file });
     expect(Buffer.from(first.token, 'base64url')).toHaveLength(32);
-    expect(resolveAdminToken({}).token).not.toBe(first.token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toBe(`${first.token}\n`);
+    expect(resolveAdminToken({}, dataDir)).toEqual({ token: first.token, source: 'file', file });
+    // Nothing but the token's file is left behind.
+    expect(readdirSync(dataDir)).toEqual([ADMIN_TOKEN_FILE]);
+    // Another data directory has a token of its own.
+    expect(resolveAdminToken({}, `${dataDir}-other`).token).not.toBe(first.token);
   });
 
-  test('refuses a short token or one that cannot be sent in a header', () => {
-    expect(() => resolveAdminToken({ ADMIN_TOKEN: 'fifteen-chars-x' })).toThrow(
-      'ADMIN_TOKEN must be at least 16 characters long (it has 15); unset it to have a random token generated',
+  test('refuses a kept token others can read, or one that is too short', () => {
+    const file = join(dataDir, ADMIN_TOKEN_FILE);
+    resolveAdminToken({}, dataDir);
+    chmodSync(file, 0o644);
+    expect(() => resolveAdminToken({}, dataDir)).toThrow(`${file} can be read by others (mode 644): make it its owner's only (chmod 600 ${file}), or set ADMIN_TOKEN`);
+    chmodSync(file, 0o600);
+    writeFileSync(file, 'short\n');
+    expect(() => resolveAdminToken({}, dataDir)).toThrow(`the admin token in ${file} must be at least 16 characters long (it has 5); delete the file to have a new one made`);
+  });
+
+  test('refuses a short ADMIN_TOKEN or one that cannot be sent in a header', () => {
+    expect(() => resolveAdminToken({ ADMIN_TOKEN: 'fifteen-chars-x' }, dataDir)).toThrow(
+      'ADMIN_TOKEN must be at least 16 characters long (it has 15); unset it to have one kept in the data directory',
     );
-    expect(() => resolveAdminToken({ ADMIN_TOKEN: '' })).toThrow(/at least 16 characters/);
-    expect(() => resolveAdminToken({ ADMIN_TOKEN: 'has a space in the middle' })).toThrow('ADMIN_TOKEN must consist of visible ASCII characters only (no spaces)');
+    expect(() => resolveAdminToken({ ADMIN_TOKEN: '' }, dataDir)).toThrow(/at least 16 characters/);
+    expect(() => resolveAdminToken({ ADMIN_TOKEN: 'has a space in the middle' }, dataDir)).toThrow('ADMIN_TOKEN must consist of visible ASCII characters only (no spaces)');
   });
 });
