@@ -9,6 +9,7 @@
  * their lease run out.
  */
 import Database from 'better-sqlite3';
+import { openSharedDatabase, schemaTransaction } from './sqliteFile';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { hostname } from 'node:os';
@@ -145,10 +146,12 @@ class GameIndex {
   private readonly adopt;
 
   constructor(private readonly db: Database.Database) {
-    db.exec(SCHEMA);
-    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
-    if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
-    if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
+    schemaTransaction(db, () => {
+      db.exec(SCHEMA);
+      const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
+      if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
+      if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
+    });
     this.insertGameRow = db.prepare<[string, string, string, string, string | null, string | null]>(
       'INSERT INTO games (game_id, pool, started_at, log_path, note, owner) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -570,10 +573,8 @@ export class SqliteGameStore implements GameStore {
     const fs = options.fs ?? nodeFs;
     const root = resolve(dataDir);
     fs.mkdirSync(join(root, LOGS_DIR), { recursive: true });
-    const db = new Database(join(root, INDEX_FILE));
+    const db = openSharedDatabase(join(root, INDEX_FILE));
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('foreign_keys = ON');
       const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID());
       store.index.renewLease(store.storeId, Date.now());
       return store;

@@ -9,6 +9,7 @@
  * process's memory.
  */
 import Database from 'better-sqlite3';
+import { openSharedDatabase, schemaTransaction } from './sqliteFile';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../../shared/engine/state';
@@ -188,10 +189,8 @@ export class SqliteWorkerStore implements WorkerStore {
       }
     }
     mkdirSync(root, { recursive: true });
-    const db = new Database(path);
+    const db = openSharedDatabase(path);
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('foreign_keys = ON');
       // Other processes may hold the write lock for a moment.
       db.pragma('busy_timeout = 5000');
       migrate(db, path);
@@ -352,12 +351,11 @@ export class SqliteWorkerStore implements WorkerStore {
 }
 
 function migrate(db: Database.Database, path: string): void {
-  const step = db.transaction(() => {
+  schemaTransaction(db, () => {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}, newer than this version of cerealbar (${SCHEMA_VERSION})`);
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
-  step.immediate();
 }
 

@@ -263,4 +263,44 @@ describe('P-112: several stores on one data directory', () => {
       expect(replay(readFileSync(game.logPath, 'utf8')).end?.score).toBe(game.score);
     }
   }, 60_000);
+
+  test('six processes opening the game and worker stores of new data directories at the same moment all open them', async () => {
+    const place = mkdtempSync(join(tmpdir(), 'cerealbar-open-at-once-'));
+    const script = join(place, 'opener.js');
+    const module = (path: string) => JSON.stringify(join(REPO, path));
+    // Each round opens both stores of a new data directory at one moment agreed by all processes.
+    writeFileSync(
+      script,
+      `
+      const { SqliteGameStore } = require(${module('server/store/SqliteGameStore.ts')});
+      const { SqliteWorkerStore } = require(${module('server/store/SqliteWorkerStore.ts')});
+      const [place, start, rounds] = process.argv.slice(2);
+      const failures = [];
+      for (let round = 0; round < Number(rounds); round++) {
+        while (Date.now() < Number(start) + round * 150);
+        const dataDir = place + '/round-' + round;
+        try { SqliteGameStore.open(dataDir).close(); } catch (error) { failures.push('games, round ' + round + ': ' + error.message); }
+        try { SqliteWorkerStore.open(dataDir).close(); } catch (error) { failures.push('workers, round ' + round + ': ' + error.message); }
+      }
+      process.stdout.write(JSON.stringify(failures));
+      `,
+    );
+    // Time enough for every process to load before the first round.
+    const start = Date.now() + 6000;
+    const run = () =>
+      new Promise<string[]>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), script, place, String(start), '30'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as string[]) : reject(new Error(`an opener exited with ${code}: ${stderr}`))));
+      });
+    try {
+      const failures = (await Promise.all([run(), run(), run(), run(), run(), run()])).flat();
+      expect(failures).toEqual([]);
+    } finally {
+      rmSync(place, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
