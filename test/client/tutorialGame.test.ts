@@ -6,10 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeCard, isValidSet, type Card } from '../../shared/engine/cards';
-import { mapSchema } from '../../shared/engine/map';
+import { makeConfig } from '../../shared/engine/config';
+import type { Heading } from '../../shared/engine/hex';
+import { buildWorld, mapSchema } from '../../shared/engine/map';
+import { seedRng } from '../../shared/engine/rng';
+import { startGame } from '../../shared/engine/state';
+import { PathPlanner } from '../../shared/nav/pathing';
 import type { AgentAction, FollowerAgent, FollowerObservation } from '../../shared/agents/types';
 import type { ServerRefusal } from '../../client/src/game/session';
-import { MAX_BLOCKED_CHOICES, PARTNER_STEP_MS, setToCollect, TutorialGame } from '../../client/src/tutorial/TutorialGame';
+import { MAX_BLOCKED_CHOICES, PARTNER_STEP_MS, scriptedLeaderTurn, setToCollect, TutorialGame } from '../../client/src/tutorial/TutorialGame';
 
 const tutorial = mapSchema.parse(JSON.parse(readFileSync(join(__dirname, '../../maps/tutorial.json'), 'utf8')));
 const tutorialCards: Card[] = tutorial.cards!.map((card, id) => ({ id, ...card, selected: false }));
@@ -36,7 +41,7 @@ test("a refused action is told in the engine's words and changes nothing", async
   game.stop();
 });
 
-test('the scripted leader asks for a card of a valid set, then ends its turn', async () => {
+test('the scripted leader first asks for a card of a valid set that the follower sees, a walk of one turn away', async () => {
   const game = new TutorialGame('follower');
   await game.start();
   await partnerSteps(1);
@@ -45,8 +50,27 @@ test('the scripted leader asks for a card of a valid set, then ends its turn', a
   const current = view.instructions.find((instruction) => instruction.status === 'current')!;
   const set = setToCollect(tutorialCards);
   expect(isValidSet(set)).toBe(true);
-  expect(set.map((card) => `Walk to the card with ${describeCard(card)} and step on it.`)).toContain(current.text);
+  const named = set.find((card) => current.text === `Walk to the card with ${describeCard(card)} and step on it.`);
+  expect(named).toBeDefined();
+  // In the follower's own view (the engine's playerView), not only on the map.
+  expect(view.cards.map((card) => card.id)).toContain(named!.id);
+  expect(new PathPlanner(buildWorld(tutorial)).pathLength(tutorialCards, view.follower!, named!)).toBeLessThanOrEqual(view.turn.stepsLeft!);
   game.stop();
+});
+
+test('a card out of the follower\'s view is asked for with the way to turn to find it', () => {
+  const config = makeConfig({ cardCount: tutorialCards.length });
+  const at = (x: number, y: number, heading: Heading) => startGame(config, tutorial, { ...tutorial.spawn!, follower: { x, y, heading }, cards: tutorialCards, rng: seedRng(1) });
+  const instruction = (x: number, y: number, heading: Heading) => (scriptedLeaderTurn(at(x, y, heading))[0] as { text: string }).text;
+  // The set: 1 red star at (10, 6), 2 blue hearts at (14, 5), 3 yellow cubes at (12, 9). From the
+  // start (12, 4), facing north-east, the hearts are two cells off and in view, the star is not.
+  expect(instruction(12, 4, 'NE')).toBe('Walk to the card with 2 blue hearts and step on it.');
+  expect(instruction(12, 4, 'W')).toBe('Walk to the card with 1 red star and step on it.');
+  expect(instruction(12, 4, 'SE')).toBe('Walk to the card with 1 red star and step on it. It is behind you: turn round to find it.');
+  expect(instruction(12, 4, 'SW')).toBe('Walk to the card with 1 red star and step on it. It is to your right: turn right to find it.');
+  expect(instruction(13, 4, 'SE')).toBe('Walk to the card with 2 blue hearts and step on it. It is to your left: turn left to find it.');
+  expect(instruction(5, 2, 'E')).toBe('Walk to the card with 1 red star and step on it. It is ahead of you, further than you can see.');
+  expect(scriptedLeaderTurn(at(12, 4, 'NE')).map((action) => action.type)).toEqual(['instruction', 'endTurn']);
 });
 
 /** An agent that chooses a move the follower cannot make whenever there is one, and turns left otherwise. */

@@ -11,12 +11,15 @@ import type { FollowerAgent } from '../../../shared/agents/types';
 import { actionOfCode, byActor, type PlayerAction } from '../../../shared/engine/actions';
 import { describeCard, isValidSet, type Card } from '../../../shared/engine/cards';
 import { makeConfig } from '../../../shared/engine/config';
+import { cellCentre, headingVector, type Cell } from '../../../shared/engine/hex';
 import { checkPlayerAction } from '../../../shared/engine/legal';
 import { mapSchema } from '../../../shared/engine/map';
 import { emptyMemory, playerView, remember, type Memory } from '../../../shared/engine/playerView';
 import { seedRng } from '../../../shared/engine/rng';
 import { startGame, type GameState, type Role } from '../../../shared/engine/state';
 import { step } from '../../../shared/engine/transition';
+import { isVisible } from '../../../shared/engine/view';
+import { PathPlanner } from '../../../shared/nav/pathing';
 import tutorialMap from '../../../maps/tutorial.json';
 import { Events } from '../game/events';
 import type { GameConnection, GameView, SessionEvents } from '../game/session';
@@ -127,16 +130,52 @@ export class TutorialGame implements GameConnection {
   }
 }
 
-/** The scripted leader's turn: one instruction asking for a card of a valid set not yet picked, then End Turn. */
+/**
+ * The scripted leader's turn: one instruction asking for a card of a valid set not yet picked, then
+ * End Turn. Like a leader watching the follower's view, it names a card the follower sees if it
+ * can (the nearest by steps), and otherwise says which way to turn to find it.
+ */
 export function scriptedLeaderTurn(state: GameState): PlayerAction[] {
-  const target = setToCollect(state.cards).find((card) => !card.selected);
   const actions: PlayerAction[] = [];
   // End Turn needs an instruction in the queue.
   if (state.queue.length === 0) {
-    actions.push({ type: 'instruction', text: target ? `Walk to the card with ${describeCard(target)} and step on it.` : 'Look around you.' });
+    const target = nextCardToAsk(state);
+    const text = target ? `Walk to the card with ${describeCard(target)} and step on it.${whereToLook(state, target)}` : 'Look around you.';
+    actions.push({ type: 'instruction', text });
   }
   actions.push({ type: 'endTurn' });
   return actions;
+}
+
+/** The card of the set to collect the follower should go to next: one in its view first, then the fewest steps away. */
+export function nextCardToAsk(state: GameState): Card | undefined {
+  const planner = new PathPlanner(state.world);
+  const steps = (card: Card) => {
+    const length = planner.pathLength(state.cards, state.follower, card);
+    return length < 0 ? Number.POSITIVE_INFINITY : length;
+  };
+  const rank = (card: Card) => (inFollowerView(state, card) ? 0 : 1);
+  return setToCollect(state.cards)
+    .filter((card) => !card.selected)
+    .sort((a, b) => rank(a) - rank(b) || steps(a) - steps(b))[0];
+}
+
+function inFollowerView(state: GameState, cell: Cell): boolean {
+  return isVisible(state.world, state.follower, state.config.view, cell);
+}
+
+/** For a card out of the follower's view, a sentence saying where to look for it; nothing for one in view. */
+function whereToLook(state: GameState, card: Card): string {
+  if (inFollowerView(state, card)) return '';
+  const facing = headingVector(state.follower.heading);
+  const from = cellCentre(state.follower);
+  const to = cellCentre(card);
+  const [dx, dz] = [to.x - from.x, to.z - from.z];
+  const cosine = (dx * facing.x + dz * facing.z) / Math.hypot(dx, dz);
+  if (cosine >= Math.cos(Math.PI / 3)) return ' It is ahead of you, further than you can see.';
+  if (cosine < -Math.cos(Math.PI / 3)) return ' It is behind you: turn round to find it.';
+  // Counter-clockwise from the heading (x east, z north) is to the left.
+  return facing.x * dz - facing.z * dx > 0 ? ' It is to your left: turn left to find it.' : ' It is to your right: turn right to find it.';
 }
 
 /** A valid set on the board, the one with the most cards already selected. */
