@@ -87,6 +87,8 @@ export interface GameServerOptions {
   readonly workers?: WorkerStore;
   /** One of several processes (Redis); without it, the only one. */
   readonly cluster?: Cluster;
+  /** Where the researcher is told what a study needs (workers waiting for a partner who cannot come); stderr by default. */
+  readonly warn?: (line: string) => void;
 }
 
 export interface RunningGameServer {
@@ -107,6 +109,10 @@ export interface RunningGameServer {
   close(): Promise<void>;
 }
 
+function warnOnStderr(line: string): void {
+  process.stderr.write(`cerealbar: warning: ${line}\n`);
+}
+
 /** This process's game rooms (with several processes, the listings hold every process's). */
 async function roomIds(): Promise<string[]> {
   return (await matchMaker.query({ name: ROOM_NAME, processId: matchMaker.processId })).map((room) => room.roomId);
@@ -124,7 +130,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   // A draining process of several still seats players, on the others, while one takes new games.
   const refusesNewGames = () => draining && !(cluster?.anotherReady() ?? false);
   const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
-  const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers) : null;
+  const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers, options.warn ?? warnOnStderr) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
   app.disable('x-powered-by');

@@ -15,6 +15,7 @@ import type { GameStore, Recovery, WorkerStore } from '../../server/store/types'
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
+import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import type { Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
@@ -178,6 +179,8 @@ export function registerServeCommand(program: Command): void {
             ? `  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`
             : `  its workers and bonuses (kept in the database): cerealbar study workers (or bonuses) --study FILE --store URL, or the admin page`,
         );
+        // A role nobody can come to play: no game of the study starts until the researcher acts.
+        if (workers && rolesNobodyCanPlay(study, await workers.list(study.id)).length > 0) process.stderr.write(`cerealbar: warning: study ${study.id}: ${roleSettingNote(study.roles).text}\n`);
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
       say(

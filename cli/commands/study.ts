@@ -12,12 +12,13 @@ import { loadStudyFile } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
+import { roleSettingNote } from '../../shared/study/roles';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
 import { CliError } from '../errors';
 import { checkStoreUrl } from '../options';
-import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
+import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_ROLES, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
   id: string;
@@ -87,8 +88,11 @@ export function registerStudyCommands(program: Command): void {
       }
       const loaded = loadStudyForCli(options.study);
       if (checked.warning) process.stderr.write(`cerealbar: warning: ${checked.warning}\n`);
+      // A setting that pairs nobody by itself is a warning; one that does is said with the links.
+      const roles = roleSettingNote(loaded.roles);
+      if (!roles.pairsNewWorkers) process.stderr.write(`cerealbar: warning: roles: ${roles.text}\n`);
       const links = studyLinks(loaded, checked.base);
-      process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : formatLinks(links));
+      process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : `${formatLinks(links)}${roles.pairsNewWorkers ? `\nRoles: ${roles.text}\n` : ''}`);
     });
 
   study
@@ -245,6 +249,7 @@ function initStudy(id: string, dir: string): void {
   }
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`Wrote ${files[0].path} and ${files[1].path}.`);
+  say(`Roles: ${roleSettingNote(EXAMPLE_ROLES).text} For the CerealBar paper's protocol (new participants follow experienced leaders, and are promoted to lead), see roles in the file.`);
   say(`Edit both (the consent form is a template; the completion codes must be your platform's), then:`);
   say(`  cerealbar study links --study ${files[0].path} --base-url https://<your server>`);
   say(`  cerealbar serve --study ${files[0].path}`);

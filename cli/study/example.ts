@@ -6,6 +6,9 @@
 export const EXAMPLE_STUDY_FILE = 'study.yaml';
 export const EXAMPLE_CONSENT_FILE = 'consent.md';
 
+/** The example's roles: any two new participants are paired, so a study as written runs. */
+export const EXAMPLE_ROLES = { newWorkersStartAs: 'either', promotion: 'manual' } as const;
+
 /** Completion codes for the example: distinct, random-looking, to be replaced by the platform's own. */
 function exampleCodes(id: string): Record<'completed' | 'noPartner' | 'partnerLeft' | 'screenedOut', string> {
   // A short hash of the id, so two studies made with init do not share codes by accident.
@@ -86,13 +89,22 @@ quiz:
   passMark: 3      # optional, default: every question. Right answers needed in one attempt.
   attempts: 2      # optional, default 2. Who fails every attempt leaves with the screenedOut code.
 
-# Who plays which role (optional).
+# Who plays which role (optional). Every game needs a leader and a follower.
+#   either (default): each new participant practises both roles, and any two are paired, one
+#     of them leading.
+#   follower: the CerealBar paper's protocol: new participants follow, paired with experienced
+#     leaders, and good followers are promoted to lead. No game starts until there is a leader:
+#     promote the first ones on the admin page (a promotion rule cannot make them, as its games
+#     as follower need leaders). For it write
+#       newWorkersStartAs: follower
+#       promotion: { afterGames: 3, minMeanScore: 2 }   # or manual
+#     (promoted after 3 completed games as follower with a mean score of at least 2).
+#   leader: every new participant leads; followers must come from an earlier setting.
 roles:
-  newWorkersStartAs: follower   # default follower; or leader, or either
-  # How a follower becomes a leader: "manual" (default: on the admin page), or a rule:
-  promotion:
-    afterGames: 3      # after this many completed games as follower
-    minMeanScore: 2    # with a mean score of at least this
+  newWorkersStartAs: ${EXAMPLE_ROLES.newWorkersStartAs}   # default either; or follower, or leader
+  # How a follower becomes a leader: "manual" (default: on the admin page), or a rule, with
+  # newWorkersStartAs: follower only, as above.
+  promotion: ${EXAMPLE_ROLES.promotion}
 
 # Completion codes, one per way a session can end; all four distinct. On Prolific create
 # the same codes on the study's page (each may trigger its own action there).

@@ -6,6 +6,7 @@
  */
 import { logger, matchMaker } from '@colyseus/core';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
+import { partnerShortages } from '../../shared/study/roles';
 import type { Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
@@ -31,6 +32,8 @@ export class StudyGames implements StudyGameHooks {
   constructor(
     private readonly studies: ReadonlyMap<string, Study>,
     private readonly workers: WorkerStore,
+    /** Where the researcher is told what needs doing (`serve` prints it). */
+    private readonly warn: (line: string) => void,
   ) {}
 
   turnSeconds(studyId: string): { leader?: number; follower?: number } {
@@ -67,6 +70,7 @@ export class StudyGames implements StudyGameHooks {
   private async reserve(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
     await this.workers.startWaiting(study.id, worker.participantId);
+    await this.warnIfNoPartnerCanCome(study, worker);
     const options: Partial<JoinOptions> & { [STUDY_OPTION]: string } = {
       pool: study.pool,
       role: worker.role === 'either' ? 'any' : worker.role,
@@ -82,6 +86,17 @@ export class StudyGames implements StudyGameHooks {
       // The worker waits for nothing: its wait starts again with its next request.
       await this.workers.stopWaiting(study.id, worker.participantId);
       throw new NoSeatError(error);
+    }
+  }
+
+  /** Says so when the worker, now waiting, cannot get a partner: nobody who may play the other role can come. */
+  private async warnIfNoPartnerCanCome(study: Study, worker: WorkerRecord): Promise<void> {
+    try {
+      const shortage = partnerShortages(study, await this.workers.list(study.id)).find((found) => found.participants.includes(worker.participantId));
+      if (shortage) this.warn(`study ${study.id}: ${shortage.message}`);
+    } catch (error) {
+      // The worker is seated all the same; only the check is lost.
+      this.warn(`study ${study.id}: could not check whether a partner can come: ${(error as Error).message}`);
     }
   }
 

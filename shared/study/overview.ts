@@ -1,8 +1,10 @@
 /**
  * A study at a glance, for the researcher's admin page: its workers by step, who waits for a
- * partner and for how long, how many sessions ended with the completed code, and its games'
- * totals. Pure: the server computes it from the worker store's records.
+ * partner and for how long (and whether a partner can come at all), how many sessions ended with
+ * the completed code, and its games' totals. Pure: the server computes it from the worker store's
+ * records.
  */
+import { partnerShortages, roleSettingNote, rolesNobodyCanPlay, waitsForPartner, type PartnerShortage } from './roles';
 import type { PlatformKind, StudyFile } from './studyFile';
 import { WORKER_STEPS, workerStep, type WorkerRecord, type WorkerRole, type WorkerStep } from './worker';
 
@@ -23,6 +25,10 @@ export interface StudyOverview {
   readonly workers: { readonly total: number; readonly byStep: Readonly<Record<WorkerStep, number>> };
   /** Workers waiting for a partner now: asked to play, no game started since, no ending yet. */
   readonly waiting: readonly { readonly participantId: string; readonly role: WorkerRole; readonly seconds: number }[];
+  /** Waiting workers whom no partner can come to (followers and no leader able to play, or the reverse), with what to do. */
+  readonly shortages: readonly PartnerShortage[];
+  /** While a role nobody can come to play makes every game wait: what the role setting means, and what to do; null otherwise. */
+  readonly rolesProblem: string | null;
   /**
    * Of the workers who passed the quiz (so could play), how many have the completed code now;
    * `rate` is completed / reachedPlay, null before anyone reached play.
@@ -35,7 +41,7 @@ export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[]
   const byStep = Object.fromEntries(WORKER_STEPS.map((step) => [step, 0])) as Record<WorkerStep, number>;
   for (const worker of workers) byStep[workerStep(worker)]++;
   const waiting = workers
-    .filter((worker) => worker.waitingSince !== null && worker.games.inProgress === 0 && workerStep(worker) === 'play')
+    .filter(waitsForPartner)
     .map((worker) => ({ participantId: worker.participantId, role: worker.role, seconds: Math.max(0, Math.round((now - Date.parse(worker.waitingSince!)) / 1000)) }))
     .sort((a, b) => b.seconds - a.seconds);
   const reachedPlay = workers.filter((worker) => worker.quiz.passedAt !== null).length;
@@ -48,6 +54,8 @@ export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[]
     pay: { ...study.pay },
     workers: { total: workers.length, byStep },
     waiting,
+    shortages: partnerShortages(study, workers),
+    rolesProblem: rolesNobodyCanPlay(study, workers).length > 0 ? roleSettingNote(study.roles).text : null,
     completion: { reachedPlay, completed, rate: reachedPlay === 0 ? null : completed / reachedPlay },
     games,
   };

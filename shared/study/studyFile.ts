@@ -162,8 +162,12 @@ export const START_ROLES = ['follower', 'leader', 'either'] as const;
 
 export const rolesSchema = z
   .strictObject({
-    /** The role a participant new to the study may play. */
-    newWorkersStartAs: z.enum(START_ROLES).default('follower'),
+    /**
+     * The role a participant new to the study may play. 'either' pairs any two new participants
+     * (one leads); 'follower' is the protocol of new followers with experienced leaders, whose
+     * first leaders the researcher promotes (shared/study/roles.ts says what each setting means).
+     */
+    newWorkersStartAs: z.enum(START_ROLES).default('either'),
     /** How a follower becomes a leader: 'manual' (on the admin page) or a rule. */
     promotion: z.union([z.literal('manual'), promotionRuleSchema], { error: 'must be manual, or {afterGames, minMeanScore}' }).default('manual'),
   })

@@ -36,6 +36,9 @@ describe('study init', () => {
     expect(run.stdout).toContain(`Wrote ${join(out, 'study.yaml')} and ${join(out, 'consent.md')}.`);
     const study = loadStudyFile(join(out, 'study.yaml'));
     expect(study).toMatchObject({ id: 'pilot-3', pool: 'pilot-3', platform: { kind: 'prolific' }, pay: { currency: 'GBP' } });
+    // Any two new participants are paired, and init says what that means and where the paper's protocol is.
+    expect(study.roles).toEqual({ newWorkersStartAs: 'either', promotion: 'manual' });
+    expect(run.stdout).toContain('\nRoles: new participants may play either role (roles.newWorkersStartAs: either): each practises both, and any two are paired, one of them leading. For the CerealBar paper\'s protocol');
     expect(study.consentText).toBe(readFileSync(join(out, 'consent.md'), 'utf8'));
     // Every field is in the file, explained.
     const text = readFileSync(join(out, 'study.yaml'), 'utf8');
@@ -82,7 +85,11 @@ describe('study links', () => {
     const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
     const text = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://study.example.org/');
     expect(text.status).toBe(0);
-    expect(text.stderr).toBe('');
+    // The study starts everyone as followers: no game starts without a leader the researcher makes.
+    expect(text.stderr).toBe(
+      'cerealbar: warning: roles: every new participant starts as a follower (roles.newWorkersStartAs: follower), and a game needs a leader: no game starts until you promote a worker to leader on the admin page. The promotion rule (after 3 games as follower) cannot make the first leaders: those games need leaders. For any two participants to be paired, set roles.newWorkersStartAs: either.\n',
+    );
+    expect(text.stdout).not.toContain('Roles:');
     expect(text.stdout).toContain('\n  https://study.example.org/study/pilot-1?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}\n');
     expect(text.stdout).toMatch(/^ {2}screenedOut +CSCREEN +https:\/\/app\.prolific\.com\/submissions\/complete\?cc=CSCREEN$/m);
     const json = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://study.example.org', '--json');
@@ -92,6 +99,13 @@ describe('study links', () => {
       entryUrl: 'https://study.example.org/study/pilot-1',
       prolific: { studyUrl: 'https://study.example.org/study/pilot-1?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}' },
     });
+  });
+
+  test("a study that pairs any two participants says so with the links, and warns of nothing", async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), setPath(validStudy(), 'roles', { newWorkersStartAs: 'either', promotion: 'manual' }));
+    const run = await cerealbar('study', 'links', '--study', file, '--base-url', 'https://study.example.org');
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toMatch(/\n\nRoles: new participants may play either role \(roles\.newWorkersStartAs: either\): each practises both, and any two are paired, one of them leading\.\n$/);
   });
 
   test('MTurk: the ExternalQuestion, well-formed, in the text and in the JSON', async () => {
@@ -176,6 +190,9 @@ describe('serve --study', () => {
       expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): participants enter at http:\/\/localhost:\d+\/study\/pilot-1 /);
       expect(output).toMatch(/Admin page \(the studies live, with the admin token\): http:\/\/localhost:\d+\/admin/);
       expect(output).toMatch(/Study hits \(mturk, pool hits\)/);
+      // Both start everyone as followers, and no worker may lead yet.
+      expect(output).toContain('cerealbar: warning: study pilot-1: every new participant starts as a follower (roles.newWorkersStartAs: follower), and a game needs a leader');
+      expect(output).toContain('cerealbar: warning: study hits: every new participant starts as a follower');
       const port = /localhost:(\d+)/.exec(output)![1];
       const res = await fetch(`http://127.0.0.1:${port}/api/studies/pilot-1/public`);
       expect(res.status).toBe(200);

@@ -43,8 +43,10 @@ function study(changes: Record<string, unknown> = {}): Study {
   return loadStudyFile(writeStudy(studyFolder(join(dir, String(data.id))), data));
 }
 
-async function serve(studies: Study[], roomSettings: RoomSettings = {}): Promise<void> {
+/** `warn` hears what the server tells the researcher (nothing is printed by default). */
+async function serve(studies: Study[], roomSettings: RoomSettings = {}, warn: (line: string) => void = () => undefined): Promise<void> {
   server = await startGameServer({
+    warn,
     port: 0,
     host: '127.0.0.1',
     roomSettings: { leaderTurnSeconds: 2, followerTurnSeconds: 2, ...roomSettings },
@@ -301,6 +303,26 @@ describe("a study's games", () => {
     await waiting.room.leave(true);
     await waitFor(() => workers.get(STUDY, 'F2')!.waitingSince === null, 'the wait to end');
     expect((await call('GET', '/api/studies', undefined, ADMIN)).body.studies[0].waiting).toEqual([]);
+  });
+
+  test('followers waiting with no leader able to come: the server says so at each request to play, with what to do, and so does the overview', async () => {
+    const warnings: string[] = [];
+    await serve([study()], {}, (line) => warnings.push(line));
+    const overview = async () => (await call('GET', '/api/studies', undefined, ADMIN)).body.studies[0];
+    expect(await overview()).toMatchObject({ shortages: [], rolesProblem: expect.stringMatching(/^every new participant starts as a follower .* no game starts until you promote a worker to leader on the admin page/) });
+    const first = await play(await readyWorker('F1'));
+    expect(warnings).toEqual([
+      'study pilot-1: 1 follower waits for a partner (F1) and no leader can come: new participants start as followers and no worker who may lead can still play. Promote a worker to leader on the admin page, or set roles.newWorkersStartAs: either in the study file and restart the server.',
+    ]);
+    const second = await play(await readyWorker('F2'));
+    expect(warnings[1]).toMatch(/^study pilot-1: 2 followers wait for a partner \(F1, F2\) and no leader can come: /);
+    expect((await overview()).shortages).toEqual([{ waiting: 'follower', participants: ['F1', 'F2'], message: warnings[1].replace('study pilot-1: ', '') }]);
+    // Once a worker who may lead exists (it need not be waiting), a follower waits with no word.
+    await readyLeader('L1');
+    const third = await play(await readyWorker('F3'));
+    expect(warnings).toHaveLength(2);
+    expect(await overview()).toMatchObject({ shortages: [], rolesProblem: null });
+    for (const player of [first, second, third]) await player.room.leave(true);
   });
 
   test('P-103: the noPartner code only once the wait for a partner has run out; never to a worker in a game', async () => {

@@ -41,7 +41,7 @@ describe('a valid study', () => {
     expect(study.rulesText).toBe('Be kind.\n');
     expect(study.pool).toBe('pilot-1');
     expect(study.time).toEqual({ waitForPartnerSeconds: 300, sessionMinutes: 30 });
-    expect(study.roles).toEqual({ newWorkersStartAs: 'follower', promotion: 'manual' });
+    expect(study.roles).toEqual({ newWorkersStartAs: 'either', promotion: 'manual' });
     expect(study.quiz.passMark).toBe(3);
     expect(study.quiz.attempts).toBe(2);
     expect(study.pay.bonusPerPoint).toBe(0);
