@@ -293,6 +293,21 @@ describe('games on the server', () => {
     expect(errors).toEqual([]);
   });
 
+  test('the list tells games played with a bot from games of two people', async () => {
+    const seat = (role: 'leader' | 'follower', kind: 'human' | 'bot') => ({ role, playerId: `${role}-${kind}`, kind });
+    server.store.startGame({ ...header, gameId: 'two-people', startedAt: '2026-02-02T10:00:00.000Z' }, { pool: 'browser', seats: [seat('follower', 'human'), seat('leader', 'human')] });
+    server.store.startGame({ ...header, gameId: 'with-a-bot', startedAt: '2026-02-03T10:00:00.000Z' }, { pool: 'browser', seats: [seat('leader', 'human'), seat('follower', 'bot')] });
+    // With no game open, the page opens on the picker.
+    const { page, errors } = await openPage(browser, `${server.url}/replay/`);
+    await page.fill('input.replay-token', ADMIN_TOKEN);
+    await page.click('.replay-token-form button[type=submit]');
+    const players = (gameId: string) => text(page, `.replay-games button[data-game="${gameId}"] .replay-game-players`);
+    expect(await players('two-people')).toBe('Leader: a person · Follower: a person');
+    expect(await players('with-a-bot')).toBe('Leader: a person · Follower: a bot');
+    await screenshot(page, 'replay-picker-players');
+    expect(errors).toEqual([]);
+  });
+
   test('a wrong token, or no server, gets a clear message', async () => {
     const { page, errors } = await openPage(browser, `${server.url}/replay/?game=${GAME_ID}&event=${EVENT}`);
     await page.fill('input.replay-token', 'not-the-admin-token');

@@ -4,7 +4,7 @@
  * open a game are shown here, and the picker stays usable.
  */
 import { h, setChildren } from '../ui/dom';
-import { ServerError, listGames, storeToken, storedToken, type GameSummary } from './server';
+import { ServerError, listGames, storeToken, storedToken, type GameSummary, type SeatSummary } from './server';
 
 export interface PickerActions {
   openFile(file: File): void;
@@ -156,7 +156,16 @@ export class Picker {
         { type: 'button', class: 'secondary', 'data-game': game.gameId, onclick: () => this.actions.openServerGame(game.gameId) },
         h('span', { class: 'replay-game-name' }, game.gameId),
         h('span', { class: 'replay-game-meta' }, `${new Date(game.startedAt).toLocaleString()} · ${game.pool} · score ${game.score} · ${ended}`),
+        h('span', { class: 'replay-game-players' }, playersText(game.seats)),
       ),
     );
   }
+}
+
+/** Who played, leader first: "Leader: a person · Follower: a bot". */
+export function playersText(seats: readonly SeatSummary[]): string {
+  return [...seats]
+    .sort((a, b) => (a.role === b.role ? 0 : a.role === 'leader' ? -1 : 1))
+    .map((seat) => `${seat.role === 'leader' ? 'Leader' : 'Follower'}: ${seat.kind === 'bot' ? 'a bot' : 'a person'}`)
+    .join(' · ');
 }

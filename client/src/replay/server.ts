@@ -3,14 +3,22 @@
  * logs, and the request the admin page makes its own with. The admin token lives in
  * sessionStorage only, so it is gone when the tab closes.
  */
+import type { Role } from '../../../shared/engine/state';
 import type { EndReason } from '../../../shared/log/format';
 
 const TOKEN_KEY = 'cerealbar.adminToken';
 const PAGE_SIZE = 50;
 
+/** Who sat in a seat: a person (`human`) or the server's scripted follower (`bot`). */
+export interface SeatSummary {
+  readonly role: Role;
+  readonly kind: 'human' | 'bot';
+}
+
 export interface GameSummary {
   readonly gameId: string;
   readonly pool: string;
+  readonly seats: readonly SeatSummary[];
   readonly score: number;
   readonly startedAt: string;
   readonly endedAt: string | null;
