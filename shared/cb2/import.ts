@@ -298,9 +298,9 @@ class Replayer {
           this.objectives(message.objectives, t);
           break;
         case MESSAGE.gameState:
-          // In one tick CB2 may send states on the way (a follower with no moves left before the
-          // leader's turn starts): the tick's last one is where the turn stands.
-          if (!this.laterInTick(index, MESSAGE.gameState)) this.turnState(message.turn_state, t);
+          // One update may send states on the way (before a set's point, before game over, a follower
+          // with no moves left before the leader's turn starts): its last one is where the turn stands.
+          if (!this.stateFollowsInUpdate(index)) this.turnState(message.turn_state, t);
           break;
         case MESSAGE.propUpdate:
           this.expectCards(this.context.cardsAt({ line, message }));
@@ -313,10 +313,14 @@ class Replayer {
     return t;
   }
 
-  /** Whether a message of `type` follows this one in the same tick (same send time, nothing but such messages between). */
-  private laterInTick(index: number, type: number): boolean {
-    const next = this.messages[index + 1]?.message;
-    return next !== undefined && next.type === type && next.transmit_time === this.messages[index].message.transmit_time;
+  /**
+   * Whether another turn state of the same update follows this one. CB2 sends an update's turn states
+   * one after another and ends an update that changed anything with a tick message, so a state
+   * directly after this one is the same update's. Send times cannot tell: CB2 stamps each message as
+   * it is built, on a clock that moves in steps of about a millisecond.
+   */
+  private stateFollowsInUpdate(index: number): boolean {
+    return this.messages[index + 1]?.message.type === MESSAGE.gameState;
   }
 
   private fail(detail: string): never {

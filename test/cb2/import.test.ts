@@ -12,6 +12,7 @@ import { CB2_FILES, importCb2Game, type Cb2Game } from '../../shared/cb2/import'
 import { HEADINGS } from '../../shared/engine/hex';
 import { recordsOf } from '../../shared/dataset/records';
 import { loadRecording } from '../../shared/eval/recording';
+import type { LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { Oracle } from '../../shared/agents/oracles';
@@ -98,6 +99,101 @@ describe('importing the 20 real CB2 games', () => {
     const header = replay(logText(importCb2Game(gameAt(table[0].folder)).lines)).header;
     expect(header.map.walls!.length).toBeGreaterThanOrEqual(20);
     expect(header.map.terrain.join('')).toMatch(/H/);
+  });
+});
+
+/** One line of a CB2 message log, as the tests below edit it. */
+interface Cb2Entry {
+  player_id: number;
+  message_from_server: { transmit_time: string; type: number; turn_state?: { turn: number; moves_remaining: number } };
+}
+
+// CB2's message types: a card list, a turn state, the tick that ends an update.
+const CARDS = 9;
+const TURN_STATE = 5;
+const TICK = 10;
+
+const entriesOf = (messages: string): Cb2Entry[] =>
+  messages
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+const textOf = (entries: readonly Cb2Entry[]) => entries.map((entry) => JSON.stringify(entry)).join('\n');
+const stampOf = (entry: Cb2Entry) => entry.message_from_server.transmit_time;
+const restamped = (entry: Cb2Entry, stamp: string): Cb2Entry => ({ ...entry, message_from_server: { ...entry.message_from_server, transmit_time: stamp } });
+const leaderOf = (game: Cb2Game): number => {
+  const info = JSON.parse(game.gameInfo.split('\n')[0]);
+  return info.ids[info.roles.indexOf(2)];
+};
+
+/** A CB2 stamp (naive UTC with microseconds) `ms` later. */
+function later(stamp: string, ms: number): string {
+  const [seconds, micros] = stamp.split('.');
+  const total = Date.parse(`${seconds}Z`) * 1000 + Number(micros) + ms * 1000;
+  return `${new Date(Math.floor(total / 1e6) * 1000).toISOString().slice(0, 19)}.${String(total % 1e6).padStart(6, '0')}`;
+}
+
+/** A log's lines without their times, to compare what happened in two imports of one game. */
+const untimed = (lines: readonly LogLine[]) => lines.map((line) => ('t' in line ? { ...line, t: 0 } : line));
+
+describe('the turn states of one update', () => {
+  const table = readmeTable();
+
+  /**
+   * Every update of the fixture that sends two turn states, with the second state and the rest of its
+   * update stamped 1 ms later, as CB2's clock may stamp them.
+   */
+  const stampedApart = table.flatMap(({ folder }) => {
+    const game = gameAt(folder);
+    const entries = entriesOf(game.messagesFromServer);
+    const leader = leaderOf(game);
+    const leaderCopy = entries.flatMap((entry, index) => (entry.player_id === leader ? [index] : []));
+    return leaderCopy.slice(1).flatMap((index, k) => {
+      if (entries[leaderCopy[k]].message_from_server.type !== TURN_STATE || entries[index].message_from_server.type !== TURN_STATE) return [];
+      const stamp = stampOf(entries[index]);
+      const shifted = entries.map((entry, i) => (i >= index && stampOf(entry) === stamp ? restamped(entry, later(stamp, 1)) : entry));
+      return [[folder, index + 1, { ...game, messagesFromServer: textOf(shifted) }] as const];
+    });
+  });
+
+  test('the fixture has 53 updates with two turn states', () => {
+    // 20 game starts, 21 sets (before and after the point), 7 game overs (the last round's end, then
+    // game over), 5 followers out of moves before the leader's turn.
+    expect(stampedApart).toHaveLength(53);
+  });
+
+  test.each(stampedApart)('%s, line %d 1 ms later: the game imports as it is', (folder, _line, shifted) => {
+    const original = importCb2Game(gameAt(folder));
+    const imported = importCb2Game(shifted);
+    expect(untimed(imported.lines)).toEqual(untimed(original.lines));
+    expect({ score: imported.score, gameOver: imported.gameOver }).toEqual({ score: original.score, gameOver: original.gameOver });
+  });
+
+  test.each([0, 1])('two updates, with a tick between, are two even when stamped %d ms apart', (ms) => {
+    // A follower's turn that its clock ended with no move made: the state that gave the follower the
+    // turn, then (only ticks between) the one that gave it back. Moved up to 0 or 1 ms after the
+    // first, with nothing but the first update's tick between, the two must still be two turn ends.
+    const folder = 'gemini_text/bot-sandbox/2024-05-08T15h.18m.50s_67_GAME';
+    const game = gameAt(folder);
+    const entries = entriesOf(game.messagesFromServer);
+    const leader = leaderOf(game);
+    const states = entries.filter((entry) => entry.player_id === leader && entry.message_from_server.type === TURN_STATE).map((entry) => ({ entry, state: entry.message_from_server.turn_state! }));
+    const given = states.findIndex(({ state }, i) => state.turn === 1 && state.moves_remaining === 10 && states[i + 1]?.state.turn === 2);
+    const [first, second] = [stampOf(states[given].entry), stampOf(states[given + 1].entry)];
+    const between = entries.filter((entry) => entry.player_id === leader && stampOf(entry) > first && stampOf(entry) < second);
+    expect(between.every((entry) => entry.message_from_server.type === TICK)).toBe(true);
+    const joined = entries
+      .filter((entry) => stampOf(entry) <= first || stampOf(entry) >= second)
+      // The second update's card list goes too: only the first update's tick is left between the two states.
+      .filter((entry) => !(stampOf(entry) === second && entry.message_from_server.type === CARDS))
+      .map((entry) => (stampOf(entry) === second ? restamped(entry, later(first, ms)) : entry));
+    const leaderCopy = joined.filter((entry) => entry.player_id === leader).map((entry) => `${entry.message_from_server.type}@${stampOf(entry)}`);
+    const at = leaderCopy.indexOf(`${TURN_STATE}@${first}`);
+    expect(leaderCopy.slice(at, at + 4)).toEqual([`${TURN_STATE}@${first}`, `${TICK}@${first}`, `${TURN_STATE}@${later(first, ms)}`, `${TICK}@${later(first, ms)}`]);
+
+    // The same events (the header's leader clock grows: the next leader turn now starts earlier).
+    const imported = importCb2Game({ ...game, messagesFromServer: textOf(joined) });
+    expect(untimed(imported.lines.slice(1))).toEqual(untimed(importCb2Game(game).lines.slice(1)));
   });
 });
 
