@@ -164,7 +164,7 @@ test('a leader and a follower play a turn each, each page showing only what its 
   ]);
 });
 
-test("the leader's box gives the arrow keys back after sending, and the list shows each new instruction", async () => {
+test("the leader's box keeps the focus after sending, its arrows move the avatar while it is empty, and the list shows each new instruction", async () => {
   const { page, errors } = await openPage(browser, `${server.url}/?pool=browser-bot`, { width: 1280, height: 800 });
   await page.click('button.bot-game');
   await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
@@ -172,12 +172,13 @@ test("the leader's box gives the arrow keys back after sending, and the list sho
     await page.fill('textarea.instruction-input', `Instruction number ${n}: walk to the pond and pick up the two red stars on the way there`);
     await page.keyboard.press('Enter');
     await page.waitForSelector(`.leader-panel .instructions li:nth-child(${n})`);
-    // Enter sent it and left the box: the arrows move the avatar again.
-    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('TEXTAREA');
+    // Enter sent it and the box is empty, with the focus kept for the next one.
+    expect(await page.evaluate(() => [document.activeElement?.tagName, document.querySelector('textarea')!.value])).toEqual(['TEXTAREA', '']);
   }
   // The newest instruction is scrolled into the panel's view.
   const newest = await page.locator('.leader-panel .instructions li').last().boundingBox();
   expect(newest!.y + newest!.height).toBeLessThanOrEqual(801);
+  // The arrows move the avatar from the empty box.
   const before = (await game(page))!.view.turn.stepsLeft;
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((steps) => (window as never as { __game: PageGame }).__game.view.turn.stepsLeft === steps - 1, before!);

@@ -127,9 +127,12 @@ export class GameScreen {
   }
 
   private key(event: KeyboardEvent): void {
-    const target = event.target as HTMLElement | null;
-    if (target && (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT')) return;
+    if (event.isComposing) return;
+    if (this.role === 'leader' && this.leaderKey(event, this.panel as LeaderPanel)) return;
+    const target = event.target as HTMLTextAreaElement | HTMLInputElement | null;
     const move = KEY_MOVES[event.key];
+    // A text field keeps the keys that edit its text; an empty one has none to edit, so the arrows move the avatar.
+    if (target && (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT') && (target.value !== '' || !move)) return;
     const done = this.role === 'follower' && event.key.toLowerCase() === DONE_KEY;
     if (!move && !done) return;
     event.preventDefault();
@@ -139,6 +142,19 @@ export class GameScreen {
     if (this.session.view!.legal.moves.includes(move)) this.session.send({ type: 'move', move });
     else if (this.session.view!.turn.stepsLeft === 0) this.banners.show(NO_STEPS_TEXT, 'info', 3);
     else this.banners.show('Something is in the way.', 'info', 2);
+  }
+
+  /** The leader's own keys: Ctrl+Enter (or Cmd+Enter) ends the turn; a key meant as text goes into the box. True if handled. */
+  private leaderKey(event: KeyboardEvent, panel: LeaderPanel): boolean {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return panel.takeTyping(event);
+    event.preventDefault();
+    if (!this.canAct()) {
+      this.waitHint();
+      return true;
+    }
+    const why = panel.sendAndEndTurn();
+    if (why) this.banners.show(why, 'info', 4);
+    return true;
   }
 
   private waitHint(): void {

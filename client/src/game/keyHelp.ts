@@ -9,3 +9,8 @@ export function keyHelp(...roleKeys: (Node | string)[]): HTMLElement {
     ...roleKeys,
   );
 }
+
+/** The key held with Enter to end the turn, as the keyboard names it: ⌘ on Apple's, Ctrl elsewhere (either works everywhere). */
+export function commandKey(): string {
+  return /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';
+}
