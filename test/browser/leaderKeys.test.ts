@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import type { ClientView } from '../../shared/protocol/messages';
-import { launchBrowser, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { quickPlay } from './players';
 
 jest.setTimeout(180_000);
@@ -116,4 +116,18 @@ test('no key the leader types is lost: the box keeps the focus after Enter, take
   expect((await view(page)).turn.role).toBe('follower');
   await screenshot(page, 'leader-keys-follower-turn');
   expect([...leader.errors, ...follower.errors]).toEqual([]);
+});
+
+test("the leader's tutorial, played with the keys alone as its steps say: typing writes the instruction, Ctrl+Enter ends the turn", async () => {
+  const { page, errors } = await openPage(browser, `${server.url}/?tutorial=leader`);
+  await page.waitForSelector('.tutorial-hint li.current:has-text("arrow keys")');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('.tutorial-hint li.current:has-text("press Enter")');
+  await page.keyboard.type('Pick up the 1 red star');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.tutorial-hint li.current:has-text("Press End turn (or Ctrl+Enter)")');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForSelector('.tutorial-hint li.current:has-text("Watch the follower")');
+  expect((await view(page)).instructions.map((instruction) => instruction.text)).toEqual(['Pick up the 1 red star']);
+  expect(errors).toEqual([]);
 });

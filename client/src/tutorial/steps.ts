@@ -29,7 +29,7 @@ export const TUTORIAL_STEPS: Readonly<Record<Role, readonly TutorialStep[]>> = {
   leader: [
     { text: 'Move your avatar (the violet ring) with the arrow keys: ↑ forward, ↓ back, ← and → to turn.', done: 'moved' },
     { text: 'Write an instruction for your follower that names a card, for example "Pick up the 1 red star", and press Enter.', done: 'instructionSent' },
-    { text: "Press End turn: it is then the follower's turn.", done: 'turnPassed' },
+    { text: "Press End turn (or Ctrl+Enter): it is then the follower's turn.", done: 'turnPassed' },
     { text: 'Watch the follower (the teal ring) carry out your instruction and mark it done.', done: 'instructionDone' },
     {
       text: 'Make a set: three cards whose colours, shapes and counts are all different. Tell the follower which cards to step on; you may step on cards too.',
