@@ -1,8 +1,9 @@
 /**
  * ts-jest for our TypeScript. A few dependencies of Colyseus ship only ES modules, which Node
- * itself can require but Jest's module loader cannot: those are compiled to CommonJS too.
+ * itself can require but Jest's module loader cannot: those are compiled to CommonJS too. So is
+ * three (its CommonJS entry loads its ES modules), for the client's world in test/client.
  */
-const ESM_ONLY_PACKAGES = ['rou3', 'hyparquet', 'hyparquet-writer'];
+const ESM_ONLY_PACKAGES = ['rou3', 'hyparquet', 'hyparquet-writer', 'three'];
 
 /** @type {import('jest').Config} */
 module.exports = {

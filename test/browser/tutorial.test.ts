@@ -3,11 +3,16 @@
  * The interactive tutorials, played in a real page to their end: the leader's (move, write an
  * instruction, end the turn, watch it done, make a set) and the follower's (read the instruction,
  * walk onto the card it names, press Done, until a set is made). The test steers with the
- * engine's path planner over the tutorial map, pressing the keys a person would.
+ * engine's path planner over the tutorial map, pressing the keys a person would. The follower's
+ * first instruction must name a card in its first view, and that view must show the hex it stands on.
  */
-import type { Browser } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { describeCard } from '../../shared/engine/cards';
+import { ROLE_COLOURS } from '../../client/src/world/avatars';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
-import { currentStep, myTurn, playFollowerTutorial, playLeaderTutorial } from './tutorialPlayer';
+import { waitForWorld } from './players';
+import { currentStep, myTurn, playFollowerTutorial, playLeaderTutorial, tutorialView } from './tutorialPlayer';
 
 jest.setTimeout(180_000);
 
@@ -23,6 +28,32 @@ afterAll(async () => {
   await server?.close();
   await browser?.close();
 });
+
+/** The share of a screenshot's pixels inside `box` (sampled on a grid) that are `colour`, give or take a little; decoded by the browser. */
+async function shareOfColour(page: Page, png: Buffer, box: { x: number; y: number; width: number; height: number }, colour: string): Promise<number> {
+  return page.evaluate(
+    async ({ base64, box, colour }) => {
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const context = canvas.getContext('2d')!;
+      context.drawImage(bitmap, 0, 0);
+      const pixels = context.getImageData(Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height));
+      const want = [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16));
+      let sampled = 0;
+      let matching = 0;
+      for (let y = 0; y < pixels.height; y += 2) {
+        for (let x = 0; x < pixels.width; x += 2) {
+          const at = (y * pixels.width + x) * 4;
+          sampled++;
+          if (want.every((value, i) => Math.abs(pixels.data[at + i] - value) <= 12)) matching++;
+        }
+      }
+      return matching / sampled;
+    },
+    { base64: png.toString('base64'), box, colour },
+  );
+}
 
 test("the leader's tutorial: every step must be done, and it ends in the lobby", async () => {
   const { page, errors } = await openPage(browser, `${server.url}/?tutorial=leader`);
@@ -52,6 +83,23 @@ test("the follower's tutorial: follow the scripted leader's instructions until a
   await page.click('a.tutorial-link[data-role=follower]');
   await page.waitForSelector('.game-screen.follower .tutorial-hint');
   expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ pool: 'tutorials', tutorial: 'follower' });
+
+  // The first instruction names a card the follower sees from where it starts (a follower's view
+  // holds only the cards in view), and its footing shows the hex it stands on.
+  await myTurn(page, 'follower');
+  const first = await tutorialView(page);
+  const instruction = first.instructions.find((i) => i.status === 'current')!.text;
+  expect(first.cards.filter((card) => instruction.includes(describeCard(card)))).toHaveLength(1);
+  await waitForWorld(page);
+  await page.waitForFunction(() => document.querySelectorAll('.banner').length === 0, undefined, { timeout: 15_000 });
+  const start = readFileSync(await screenshot(page, 'tutorial-follower-start'));
+  const world = (await page.locator('.world').boundingBox())!;
+  // The footing's teal outline lies at the bottom of the view, on the hex the follower stands on.
+  const bottom = { x: world.x, y: world.y + (world.height * 2) / 3, width: world.width, height: world.height / 3 };
+  const top = { ...bottom, y: world.y };
+  expect(await shareOfColour(page, start, bottom, ROLE_COLOURS.follower)).toBeGreaterThan(0.02);
+  expect(await shareOfColour(page, start, top, ROLE_COLOURS.follower)).toBe(0);
+
   await playFollowerTutorial(page, async (instruction) => {
     if (instruction === 0) expect(await currentStep(page)).toContain('press Done');
   });

@@ -38,7 +38,10 @@ export const TUTORIAL_STEPS: Readonly<Record<Role, readonly TutorialStep[]>> = {
   ],
   follower: [
     { text: "You see only what is in front of you. The leader's instruction is on the right: read it.", done: 'instructionShown' },
-    { text: 'Follow it: move with the arrow keys (↑ forward, ↓ back, ← and → to turn) and step on the card it names.', done: 'cardSelected' },
+    {
+      text: 'Follow it: move with the arrow keys (↑ forward, ↓ back, ← and → to turn) and step on the card it names. You stand on the hex outlined in teal; ↑ takes you to the one outlined in white.',
+      done: 'cardSelected',
+    },
     { text: 'When you have done what it says, press Done (or the D key).', done: 'instructionDone' },
     { text: 'Keep following the instructions until a set is made: three cards with all-different colours, shapes and counts.', done: 'setMade' },
   ],

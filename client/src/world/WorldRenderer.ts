@@ -15,7 +15,7 @@ export type CameraMode = 'overhead' | 'topdown' | 'firstPerson';
 /** The follower's eye: above and a little behind its cell's centre, looking down a little. */
 const EYE_HEIGHT = 0.95;
 const EYE_BACK = 0.5;
-const EYE_PITCH = (-24 * Math.PI) / 180;
+const EYE_PITCH = (-32 * Math.PI) / 180;
 
 export const INSET_CORNERS = ['bottom-right', 'bottom-left', 'top-left', 'top-right'] as const;
 export interface InsetLayout {
@@ -211,9 +211,9 @@ export class WorldRenderer {
     this.fog.near = Math.max(1, this.view.range - 1);
     this.fog.far = this.view.range + 1.5;
     world.scene.fog = this.fog;
-    const followerShown = world.avatarVisible('follower', false);
+    world.setFirstPerson(true);
     this.renderer.render(world.scene, camera);
-    world.avatarVisible('follower', followerShown);
+    world.setFirstPerson(false);
     world.scene.fog = null;
   }
 }

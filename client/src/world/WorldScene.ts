@@ -5,10 +5,11 @@
  */
 import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Object3D, type Raycaster } from 'three';
 import type { Card } from '../../../shared/engine/cards';
-import type { Cell, Pose } from '../../../shared/engine/hex';
+import { stepFrom, type Cell, type Pose } from '../../../shared/engine/hex';
+import { inBounds } from '../../../shared/engine/map';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
-import { buildAvatar } from './avatars';
+import { buildAvatar, buildFooting } from './avatars';
 import { CardModel, type CardMark } from './cards';
 import { cellPosition, headingRotation } from './layout';
 import { buildProp } from './props';
@@ -19,6 +20,8 @@ export const SKY_COLOUR = '#bfe3f5';
 /** How long a set's cards flash before they vanish, and how long new cards take to grow in. */
 const FLASH_MS = 700;
 const GROW_MS = 350;
+/** The footing's hexes lie this far above the ground (over the walkable cells' outlines). */
+const FOOTING_LIFT = 0.012;
 
 interface Animation {
   readonly start: number;
@@ -41,6 +44,7 @@ export class WorldScene {
   private readonly cards = new Map<number, CardModel>();
   private readonly cardLayer = new Group();
   private readonly avatars: Record<Role, Group>;
+  private readonly footing = buildFooting();
   private animations: Animation[] = [];
 
   private heights: Float32Array;
@@ -55,7 +59,8 @@ export class WorldScene {
     this.scene.add(sun);
     this.cardLayer.name = 'cards';
     this.avatars = { leader: buildAvatar('leader'), follower: buildAvatar('follower') };
-    this.scene.add(this.ground, this.cardLayer, this.avatars.leader, this.avatars.follower);
+    this.footing.group.visible = false;
+    this.scene.add(this.ground, this.cardLayer, this.avatars.leader, this.avatars.follower, this.footing.group);
     this.buildGround();
   }
 
@@ -84,15 +89,35 @@ export class WorldScene {
   setAvatar(role: Role, pose: Pose | null): void {
     const avatar = this.avatars[role];
     avatar.visible = pose !== null;
+    if (role === 'follower') this.placeFooting(pose);
     if (!pose) return;
     avatar.position.copy(cellPosition(pose, this.groundAt(pose)));
     avatar.rotation.y = headingRotation(pose.heading);
   }
 
-  avatarVisible(role: Role, visible: boolean): boolean {
-    const was = this.avatars[role].visible;
-    this.avatars[role].visible = visible;
-    return was;
+  /**
+   * Draws the follower as seen from its own eyes (true): its avatar hidden, as the camera is inside
+   * it, and its footing shown instead (the hex it stands on and the one in front); or as others
+   * see it (false): its avatar, if placed, and no footing.
+   */
+  setFirstPerson(firstPerson: boolean): void {
+    // The footing marks a cell exactly when the follower is placed.
+    this.avatars.follower.visible = !firstPerson && this.footing.here.visible;
+    this.footing.group.visible = firstPerson;
+  }
+
+  /** The footing's hexes follow the follower: its cell, and the one in front when that is on the map. */
+  private placeFooting(pose: Pose | null): void {
+    const { here, ahead } = this.footing;
+    here.visible = pose !== null;
+    ahead.visible = false;
+    if (!pose) return;
+    // Just above the ground and its outlines.
+    here.position.copy(cellPosition(pose, this.groundAt(pose) + FOOTING_LIFT));
+    const front = stepFrom(pose, pose.heading);
+    if (!inBounds(this.map, front)) return;
+    ahead.visible = true;
+    ahead.position.copy(cellPosition(front, this.groundAt(front) + FOOTING_LIFT));
   }
 
   /** The id of the nearest card the ray meets, if it is one of the cards shown (not one vanishing). */

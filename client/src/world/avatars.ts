@@ -1,10 +1,12 @@
 /**
  * The two players' avatars, built facing north: the leader a violet figure with a hat, the
  * follower a white and teal robot. Each stands on a coloured ring with an arrow showing its
- * heading, readable from straight above.
+ * heading, readable from straight above. In the follower's first-person view its avatar is
+ * hidden and its footing is drawn instead.
  */
 import { CircleGeometry, ConeGeometry, CylinderGeometry, Group, Mesh, MeshBasicMaterial, MeshStandardMaterial, RingGeometry, SphereGeometry } from 'three';
 import type { Role } from '../../../shared/engine/state';
+import { HEX_RADIUS } from './layout';
 
 export const ROLE_COLOURS: Readonly<Record<Role, string>> = { leader: '#8e44ec', follower: '#12a5a0' };
 
@@ -41,4 +43,28 @@ export function buildAvatar(role: Role): Group {
     group.add(mesh(new SphereGeometry(0.035, 8, 6), '#ff5a36', 0, 0.79, 0));
   }
   return group;
+}
+
+/**
+ * The follower's footing, for its first-person view: the hex it stands on outlined in its colour
+ * and the hex in front of it (where a step forward goes) in white, flat on the ground, so that it
+ * sees where it is and how far things are.
+ */
+export function buildFooting(): { readonly group: Group; readonly here: Mesh; readonly ahead: Mesh } {
+  const group = new Group();
+  group.name = 'footing';
+  const here = hexOutline(ROLE_COLOURS.follower, 0.86);
+  here.name = 'footing:here';
+  const ahead = hexOutline('#ffffff', 0.88);
+  ahead.name = 'footing:ahead';
+  group.add(here, ahead);
+  return { group, here, ahead };
+}
+
+/** A flat hexagonal band inside a cell's edge, from `inner` times the hex's radius outwards. */
+function hexOutline(colour: string, inner: number): Mesh {
+  // Six segments from 30 degrees: corners to the north and south, as the terrain's hexes.
+  const band = new Mesh(new RingGeometry(HEX_RADIUS * inner, HEX_RADIUS * 0.97, 6, 1, Math.PI / 6), new MeshBasicMaterial({ color: colour }));
+  band.rotation.x = -Math.PI / 2;
+  return band;
 }
