@@ -6,7 +6,8 @@
  * leader makes a set, so the game scores), see their completion codes and are handed back to the
  * platform; the researcher then writes the bonus sheet with the command line, from the logs. On
  * Prolific, on MTurk (the pages in MTurk's frame, the assignment posted to a stand-in for
- * MTurk's submit endpoint), and with both tabs refreshed in the middle of the game.
+ * MTurk's submit endpoint), and with both tabs refreshed in the middle of the game. And the study
+ * `cerealbar study init` writes, as written: its first two workers are paired.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -48,9 +49,18 @@ function study(id: string, changes: Record<string, unknown>): Study {
   return loadStudyFile(files[id]);
 }
 
+/** The study `cerealbar study init` writes, as written. */
+function initStudy(id: string): Study {
+  const out = join(dir, id);
+  const run = spawnSync(process.execPath, [BIN, 'study', 'init', '--id', id, '--out', out], { encoding: 'utf8' });
+  expect([run.status, run.stderr]).toEqual([0, '']);
+  files[id] = join(out, 'study.yaml');
+  return loadStudyFile(files[id]);
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-e2e-'));
-  const studies = [study('prolific-e2e', {}), study('mturk-e2e', { platform: { kind: 'mturk' } }), study('refresh-e2e', {})];
+  const studies = [study('prolific-e2e', {}), study('mturk-e2e', { platform: { kind: 'mturk' } }), study('refresh-e2e', {}), initStudy('init-e2e')];
   // Every game has the quick set's seed; turns never time out, so the test sets the pace. A seat
   // is kept 20 s for a refreshed page.
   server = await startBrowserTestServer({ seed: QUICK.seed, config: CONFIG, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 20 }, {}, studies);
@@ -185,6 +195,46 @@ test('two Prolific workers: consent, rules, tutorials and quiz on the pages, pai
   ]);
   expect(bonusSheet('prolific-e2e', 'prolific').trimEnd().split('\n').sort()).toEqual([`${pids.leader},0.25`, `${pids.follower},0.25`]);
   expect([...leader.errors, ...follower.errors]).toEqual([]);
+});
+
+test('a study as study init writes it: its first two workers, through consent, rules, tutorials and quiz on the pages, are paired into a game', async () => {
+  const answers = server.server.studies.get('init-e2e')!.quiz.questions.map((question) => question.answer);
+  const open = async (pid: string) => {
+    const opened = await openPage(browser, `${server.url}/study/init-e2e?PROLIFIC_PID=${pid}&STUDY_ID=PS3&SESSION_ID=SESS-${pid}`);
+    await stubProlific(opened.page);
+    await opened.page.click('button.agree');
+    await opened.page.click('button.rules-read');
+    // Each practises both roles, since either may lead.
+    const practised: string[] = [];
+    for (;;) {
+      await opened.page.waitForSelector('button.tutorial-start, form.quiz');
+      if (await opened.page.isVisible('form.quiz')) break;
+      const role = (await opened.page.textContent('main h1'))!.replace('Practice as the ', '') as 'leader' | 'follower';
+      practised.push(role);
+      await opened.page.click('button.tutorial-start');
+      await opened.page.waitForSelector(`.game-screen.${role} .tutorial-hint li.current`);
+      await (role === 'leader' ? playLeaderTutorial(opened.page) : playFollowerTutorial(opened.page));
+      await opened.page.click('.tutorial-complete button.continue');
+    }
+    expect(practised.sort()).toEqual(['follower', 'leader']);
+    for (const [question, choice] of answers.entries()) await opened.page.check(`fieldset[data-question="${question}"] input[value="${choice}"]`);
+    await opened.page.click('button.quiz-submit');
+    await opened.page.waitForSelector('button.find-partner');
+    return opened;
+  };
+  const first = await open('INITFIRST01');
+  const second = await open('INITSECOND1');
+  await first.page.click('button.find-partner');
+  await first.page.waitForSelector('.waiting');
+  await second.page.click('button.find-partner');
+  for (const { page } of [first, second]) await page.waitForSelector('.game-screen .world canvas', { timeout: 30_000 });
+  const roles = await Promise.all([first, second].map(({ page }) => page.evaluate(() => (window as never as { __game: { role: string } }).__game.role)));
+  expect(roles.sort()).toEqual(['follower', 'leader']);
+  await screenshot(first.page, 'study-e2e-init-paired');
+  const [game] = server.store.listGames({ pool: 'init-e2e' });
+  expect([game.endedAt, game.seats.map((seat) => seat.workerId).sort()]).toEqual([null, ['INITFIRST01', 'INITSECOND1']]);
+  expect([...first.errors, ...second.errors]).toEqual([]);
+  for (const { page } of [first, second]) await page.context().close();
 });
 
 test("two MTurk workers in MTurk's frame: a game to its end, each assignment posted to MTurk, and MTurk's bonus sheet", async () => {
