@@ -87,6 +87,8 @@ export const LEASE_RENEW_MS = 2_000;
 const LOG_UNCLOSED_COLUMN = 'log_unclosed INTEGER NOT NULL DEFAULT 0';
 /** Also added later: the store that started the game (null in older indexes: recover() takes those). */
 const OWNER_COLUMN = 'owner TEXT';
+/** And the start of the lease's process (processStart), so that a pid used again is not taken for it. */
+const PID_START_COLUMN = 'pid_start TEXT';
 
 const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note, log_unclosed';
 
@@ -116,6 +118,8 @@ export interface StoreLease {
   readonly storeId: string;
   readonly host: string;
   readonly pid: number;
+  /** processStart(pid) when the lease was taken, where the machine tells it. */
+  readonly pidStart: string | null;
   readonly renewedAt: number;
 }
 
@@ -151,6 +155,8 @@ class GameIndex {
       const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
       if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
       if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
+      const leaseColumns = db.prepare<[], string>("SELECT name FROM pragma_table_info('stores')").pluck().all();
+      if (!leaseColumns.includes('pid_start')) db.exec(`ALTER TABLE stores ADD COLUMN ${PID_START_COLUMN}`);
     });
     this.insertGameRow = db.prepare<[string, string, string, string, string | null, string | null]>(
       'INSERT INTO games (game_id, pool, started_at, log_path, note, owner) VALUES (?, ?, ?, ?, ?, ?)',
@@ -176,11 +182,11 @@ class GameIndex {
     this.updateClosing = db.prepare<[number, string, string, string | null, number, string]>(
       'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ?, log_unclosed = ? WHERE game_id = ?',
     );
-    this.upsertLease = db.prepare<[string, string, number, number]>(
-      'INSERT INTO stores (store_id, host, pid, renewed_at) VALUES (?, ?, ?, ?) ON CONFLICT (store_id) DO UPDATE SET renewed_at = excluded.renewed_at',
+    this.upsertLease = db.prepare<[string, string, number, string | null, number]>(
+      'INSERT INTO stores (store_id, host, pid, pid_start, renewed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store_id) DO UPDATE SET renewed_at = excluded.renewed_at',
     );
     this.deleteLease = db.prepare<[string]>('DELETE FROM stores WHERE store_id = ?');
-    this.selectLeases = db.prepare<[], StoreLease>('SELECT store_id AS storeId, host, pid, renewed_at AS renewedAt FROM stores');
+    this.selectLeases = db.prepare<[], StoreLease>('SELECT store_id AS storeId, host, pid, pid_start AS pidStart, renewed_at AS renewedAt FROM stores');
     const adoptGames = db.prepare<[string]>(
       'UPDATE games SET owner = ? WHERE (ended_at IS NULL OR log_unclosed = 1) AND (owner IS NULL OR owner NOT IN (SELECT store_id FROM stores))',
     );
@@ -215,7 +221,7 @@ class GameIndex {
 
   /** Takes out (or renews) the lease of store `storeId`. */
   renewLease(storeId: string, now: number): void {
-    this.upsertLease.run(storeId, hostname(), process.pid, now);
+    this.upsertLease.run(storeId, hostname(), process.pid, OWN_PROCESS_START, now);
   }
 
   releaseLease(storeId: string): void {
@@ -298,7 +304,9 @@ function appendDurably(fs: StoreFs, path: string, line: LogLine): void {
 
 const LOG_REMOVED = 'the log file was removed during the game';
 
-type WriterState = 'open' | 'failed' | 'ended' | 'detached';
+type WriterState = 'open' | 'failed' | 'ended' | 'detached' | 'taken';
+
+const TAKEN_OVER = 'the log was ended by another process, which judged this one gone';
 
 /** A step of writing that failed, as the index's note says it. */
 interface WriteFailure {
@@ -354,9 +362,10 @@ class LogFileWriter implements GameLogWriter {
         this.finish('ended');
         return;
       } catch {
-        // Noted in this.failure: closed below as far as storage allows.
+        // Noted in this.failure (closed below as far as storage allows), or the log was taken over.
       }
     }
+    if (this.state === 'taken') return;
     if (this.state !== 'failed') this.checkOpen();
     this.closeAfterFailure(line);
   }
@@ -375,11 +384,20 @@ class LogFileWriter implements GameLogWriter {
   /** Writes one line; the log's bytes past `size` are not yet part of the game. */
   private write(line: LogLine): number {
     this.checkOpen();
+    const file = this.attempt('the log could not be written', () => this.fs.fstatSync(this.fd));
+    // Writing to a removed file succeeds, and its lines are lost when it is closed.
+    if (file.nlink === 0) this.fail(LOG_REMOVED, new Error(LOG_REMOVED));
+    // Only this writer appends to the log, unless another store judged this one gone and ended it.
+    if (file.size !== this.size) this.takenOver();
     const bytes = lineBytes(line);
     this.attempt('the log could not be written', () => writeAll(this.fs, this.fd, bytes));
-    // Writing to a removed file succeeds, and its lines are lost when it is closed.
-    if (this.attempt('the log could not be written', () => this.fs.fstatSync(this.fd).nlink) === 0) this.fail(LOG_REMOVED, new Error(LOG_REMOVED));
     return bytes.length;
+  }
+
+  /** The log was ended by another store's recovery, which also closed the game in the index: nothing more is ours to write. */
+  private takenOver(): never {
+    this.finish('taken');
+    throw this.notOpen();
   }
 
   private attempt<T>(what: string, work: () => T): T {
@@ -431,16 +449,21 @@ class LogFileWriter implements GameLogWriter {
   }
 
   private checkOpen(): void {
-    if (this.state === 'open') return;
+    if (this.state !== 'open') throw this.notOpen();
+  }
+
+  private notOpen(): Error {
     const why: Record<Exclude<WriterState, 'open'>, string> = {
       ended: 'the game has ended',
       detached: 'the store was closed',
+      taken: TAKEN_OVER,
       failed: `an earlier write failed (${this.failure?.error.message})`,
     };
-    throw new Error(`game ${this.gameId}: cannot write to the log: ${why[this.state]}`);
+    return new Error(`game ${this.gameId}: cannot write to the log: ${why[this.state as Exclude<WriterState, 'open'>]}`);
   }
 
-  private finish(state: 'ended' | 'detached', failed = false): void {
+
+  private finish(state: 'ended' | 'detached' | 'taken', failed = false): void {
     this.state = state;
     try {
       this.fs.closeSync(this.fd);
@@ -554,10 +577,43 @@ export function processRuns(pid: number): boolean {
   }
 }
 
+/**
+ * When process `pid` started, in the kernel's clock ticks since boot (field 22 of Linux's
+ * /proc/<pid>/stat, after the command name, which may hold spaces and parentheses); null where
+ * the machine does not tell it. A pid is used again once its process has ended: with its start,
+ * the process that holds a lease is known even then.
+ */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = nodeFs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const OWN_PROCESS_START = processStart(process.pid);
+
+/**
+ * Whether the store that holds `lease` is gone. On this machine its process decides, never the
+ * lease's age: a process stalled past its lease (a long GC, swap, SIGSTOP, a paused machine) or a
+ * clock stepped forward must not have its games closed under it. Another machine's store (a data
+ * directory shared over the network) is judged by its lease.
+ */
+function leaseGone(lease: StoreLease, now: number): boolean {
+  if (lease.host !== hostname()) return lease.renewedAt < now - LEASE_MS;
+  if (!processRuns(lease.pid)) return true;
+  // A process runs with that pid: another one, if it tells a start other than the lease's.
+  const start = lease.pidStart === null ? null : processStart(lease.pid);
+  return start !== null && start !== lease.pidStart;
+}
+
 export class SqliteGameStore implements GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
   private readonly failed: string[] = [];
   private keepAliveTimer: NodeJS.Timeout | null = null;
+  /** Whether recover() is to read the logs directory for unindexed logs (see there). */
+  private logsToScan = true;
 
   private constructor(
     /** Absolute. */
@@ -626,16 +682,11 @@ export class SqliteGameStore implements GameStore {
     const recovery: Recovery = { recovered: [], removed: [], unreadable: [] };
     const now = Date.now();
     const leases = this.index.leases();
-    const gone = leases.filter((lease) => lease.storeId !== this.storeId && (lease.renewedAt < now - LEASE_MS || (lease.host === hostname() && !processRuns(lease.pid))));
-    const othersLive = leases.length - gone.length > 1;
-    const logsDir = join(this.dataDir, LOGS_DIR);
-    for (const file of this.fs.readdirSync(logsDir).sort()) {
-      const gameId = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : '';
-      if (!isSafeGameId(gameId) || this.index.get(gameId)) continue;
-      // Another live store may have just created the log and be about to index it.
-      if (othersLive && this.fs.statSync(join(logsDir, file)).mtimeMs > now - LEASE_MS) continue;
-      this.indexOrphan(join(logsDir, file), gameId, recovery);
-    }
+    const gone = leases.filter((lease) => lease.storeId !== this.storeId && leaseGone(lease, now));
+    // An unindexed log is left by a store stopped between creating it and indexing it: the
+    // directory is read at the first recovery, when a store is found gone, and while a log was
+    // left for later, not every time (it holds every game ever played).
+    if (this.logsToScan || gone.length > 0) this.logsToScan = this.indexOrphans(recovery, now, leases.length - gone.length > 1);
     this.index.adoptOrphanedGames(this.storeId, gone.map((lease) => lease.storeId));
     for (const row of this.index.openGames(this.storeId)) {
       if (this.writers.has(row.game_id)) continue;
@@ -711,6 +762,23 @@ export class SqliteGameStore implements GameStore {
     } finally {
       this.index.shutdown();
     }
+  }
+
+  /** Indexes the logs the index lacks (see recover()); whether one was left for a later recovery. */
+  private indexOrphans(recovery: Recovery, now: number, othersLive: boolean): boolean {
+    let leftForLater = false;
+    const logsDir = join(this.dataDir, LOGS_DIR);
+    for (const file of this.fs.readdirSync(logsDir).sort()) {
+      const gameId = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : '';
+      if (!isSafeGameId(gameId) || this.index.get(gameId)) continue;
+      // Another live store may have just created the log and be about to index it.
+      if (othersLive && this.fs.statSync(join(logsDir, file)).mtimeMs > now - LEASE_MS) {
+        leftForLater = true;
+        continue;
+      }
+      this.indexOrphan(join(logsDir, file), gameId, recovery);
+    }
+    return leftForLater;
   }
 
   /** Lists a log the index lacks as a game still running, for recover() to close; an empty one is removed. */

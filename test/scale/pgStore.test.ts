@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
-import { LEASE_MS } from '../../server/store/SqliteGameStore';
 import { PgGameStore } from '../../server/store/PgGameStore';
 import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
-import { describeGameStore, eventsOf, recordGame, toText } from '../server/storeContract';
+import { describeGameStore, endedPid, eventsOf, recordGame, toText } from '../server/storeContract';
 import { describeWorkerStore, ids, studyIn } from '../study/workerContract';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { api, preparedWorker } from '../browser/studyWorkers';
@@ -53,13 +52,14 @@ describeGameStore('every store, on PostgreSQL', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-pg-store-'));
   return {
     open: () => PgGameStore.open(url, dataDir),
-    expireLease: async (storeId) => {
+    makeGone: async (storeId) => {
+      const pid = endedPid();
       const db = new Database(join(dataDir, 'games.sqlite'));
-      db.prepare('UPDATE stores SET renewed_at = ? WHERE store_id = ?').run(Date.now() - LEASE_MS - 1, storeId);
+      db.prepare('UPDATE stores SET pid = ? WHERE store_id = ?').run(pid, storeId);
       db.close();
       const client = new pg.Client(url);
       await client.connect();
-      await client.query('UPDATE stores SET renewed_at = $1 WHERE store_id = $2', [Date.now() - LEASE_MS - 1, storeId]);
+      await client.query('UPDATE stores SET pid = $1 WHERE store_id = $2', [pid, storeId]);
       await client.end();
     },
     remove: async () => rmSync(dataDir, { recursive: true, force: true }),

@@ -4,15 +4,16 @@
  * writing into one data directory.
  */
 import { spawn } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteGameStore, LEASE_MS } from '../../server/store/SqliteGameStore';
-import type { LogHeader } from '../../shared/log/format';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
+import type { LogEnd, LogHeader } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
-import { describeGameStore, eventsOf, recordGame, selfPlayLines, toText } from './storeContract';
+import { describeGameStore, endedPid, eventsOf, recordGame, selfPlayLines, toText } from './storeContract';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -20,14 +21,17 @@ describeGameStore('every store, on SQLite', async () => {
   const place = mkdtempSync(join(tmpdir(), 'cerealbar-store-'));
   return {
     open: async () => SqliteGameStore.open(place),
-    expireLease: async (storeId) => {
-      const db = new Database(join(place, 'games.sqlite'));
-      db.prepare('UPDATE stores SET renewed_at = ? WHERE store_id = ?').run(Date.now() - LEASE_MS - 1, storeId);
-      db.close();
-    },
+    makeGone: async (storeId) => setLease(place, storeId, { pid: endedPid() }),
     remove: async () => rmSync(place, { recursive: true, force: true }),
   };
 });
+
+/** Changes a store's lease in the index of the data directory `dataDir`. */
+function setLease(dataDir: string, storeId: string, lease: { pid?: number; pid_start?: string; renewed_at?: number }): void {
+  const db = new Database(join(dataDir, 'games.sqlite'));
+  for (const [column, value] of Object.entries(lease)) db.prepare(`UPDATE stores SET ${column} = ? WHERE store_id = ?`).run(value, storeId);
+  db.close();
+}
 
 let dir: string;
 let store: SqliteGameStore;
@@ -224,6 +228,73 @@ describe('a real crash', () => {
 });
 
 describe('P-112: several stores on one data directory', () => {
+  test('a live process stalled past its lease keeps its games: on one machine the process decides, not the lease', () => {
+    const stalled = SqliteGameStore.open(dir);
+    try {
+      recordGame(stalled, { gameId: 'stalled', crashAfter: 5 });
+      // Its lease not renewed for a minute (a long GC, SIGSTOP, a clock stepped forward), its process running.
+      setLease(dir, stalled.storeId, { renewed_at: Date.now() - 60_000 });
+      expect(store.recover().recovered).toEqual([]);
+      expect(store.getGame('stalled')).toMatchObject({ endedAt: null });
+      setLease(dir, stalled.storeId, { pid: endedPid() });
+      expect(store.recover().recovered).toEqual(['stalled']);
+    } finally {
+      stalled.close();
+    }
+  });
+
+  test("a lease whose pid now belongs to another process is gone (the process's start tells them apart)", () => {
+    const other = SqliteGameStore.open(dir);
+    try {
+      recordGame(other, { gameId: 'reused', crashAfter: 5 });
+      expect(store.recover().recovered).toEqual([]);
+      // The pid runs (it is this process's), but started at another time than the lease's process.
+      setLease(dir, other.storeId, { pid_start: 'another start' });
+      expect(store.recover().recovered).toEqual(['reused']);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('a writer whose game another store closed learns it at its next write, and the log keeps one end line', () => {
+    const taken = SqliteGameStore.open(dir);
+    try {
+      const { writer } = recordGame(taken, { gameId: 'taken', crashAfter: 5 });
+      setLease(dir, taken.storeId, { pid: endedPid() });
+      expect(store.recover().recovered).toEqual(['taken']);
+      const next = eventsOf(selfPlayLines(1))[5]!;
+      const takenOver = 'game taken: cannot write to the log: the log was ended by another process, which judged this one gone';
+      expect(() => writer.append(next)).toThrow(takenOver);
+      expect(() => writer.append(next)).toThrow(takenOver);
+      expect(() => writer.end(selfPlayLines(1).at(-1) as LogEnd)).not.toThrow();
+      const log = store.readLog('taken')!;
+      expect(log.match(/"kind":"end"/g)).toHaveLength(1);
+      expect(replay(log).end).toMatchObject({ reason: 'interrupted' });
+      expect(store.getGame('taken')).toMatchObject({ endReason: 'interrupted' });
+    } finally {
+      taken.close();
+    }
+  });
+
+  test('recovery reads the logs directory at its first run and when a store is found gone, not at every renewal', () => {
+    store.close();
+    let reads = 0;
+    const counting = { ...nodeFs, readdirSync: ((path: string) => (reads++, nodeFs.readdirSync(path))) as typeof nodeFs.readdirSync };
+    store = SqliteGameStore.open(dir, { fs: counting });
+    store.recover();
+    store.recover();
+    store.recover();
+    expect(reads).toBe(1);
+    const gone = SqliteGameStore.open(dir);
+    recordGame(gone, { gameId: 'of-the-gone', crashAfter: 3 });
+    setLease(dir, gone.storeId, { pid: endedPid() });
+    // A log its store never indexed, as a process killed between the two leaves it.
+    writeFileSync(join(dir, 'logs', 'unindexed.jsonl'), '');
+    expect(store.recover()).toMatchObject({ recovered: ['of-the-gone'], removed: ['unindexed'] });
+    expect(reads).toBe(2);
+    gone.close();
+  });
+
   test('four processes write games into one data directory at once: every game is indexed, owned and replays', async () => {
     store.close();
     const script = join(dir, 'writer.js');

@@ -5,6 +5,7 @@
  */
 import type { GameLogWriter, GameStore, SeatRecord } from '../../server/store/types';
 import type { LogEnd, LogEvent, LogHeader, LogLine } from '../../shared/log/format';
+import { spawnSync } from 'node:child_process';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
@@ -63,8 +64,8 @@ export type OpenStore = GameStore & { readonly storeId: string };
 export interface StorePlace {
   /** A new store on the place, as another process of the same machine opens it. */
   open(): Promise<OpenStore>;
-  /** Makes a store's lease look run out, as if its process hung. */
-  expireLease(storeId: string): Promise<void>;
+  /** Makes a store look gone, as if its process had been killed: its lease names a process that has ended. */
+  makeGone(storeId: string): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -281,7 +282,7 @@ export function describeGameStore(kind: string, newPlace: () => Promise<StorePla
         expect(await game('others')).toMatchObject({ endReason: 'interrupted' });
       });
 
-      test('a store whose lease ran out is gone: its games are closed, once, by one other store', async () => {
+      test('a store whose process has ended is gone: its games are closed, once, by one other store', async () => {
         const stale = await place.open();
         others.push(stale);
         recordGame(stale, { gameId: 'stale', crashAfter: 5 });
@@ -289,11 +290,16 @@ export function describeGameStore(kind: string, newPlace: () => Promise<StorePla
         const third = await place.open();
         others.push(third);
         expect((await store.recover()).recovered).toEqual([]);
-        await place.expireLease(stale.storeId);
+        await place.makeGone(stale.storeId);
         expect((await store.recover()).recovered).toEqual(['stale']);
         expect((await third.recover()).recovered).toEqual([]);
         expect((await store.readLog('stale'))!.match(/"kind":"end"/g)).toHaveLength(1);
       });
     });
   });
+}
+
+/** The pid of a process of this machine that has ended. */
+export function endedPid(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid;
 }
