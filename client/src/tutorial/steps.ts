@@ -39,7 +39,7 @@ export const TUTORIAL_STEPS: Readonly<Record<Role, readonly TutorialStep[]>> = {
   follower: [
     { text: "You see only what is in front of you. The leader's instruction is on the right: read it.", done: 'instructionShown' },
     {
-      text: 'Follow it: move with the arrow keys (↑ forward, ↓ back, ← and → to turn) and step on the card it names. You stand on the hex outlined in teal; ↑ takes you to the one outlined in white.',
+      text: 'Follow it: move with the arrow keys (↑ forward, ↓ back, ← and → to turn) and step on the card it names. You stand on the hex outlined in teal; the hex outlined in white is the one right in front of you.',
       done: 'cardSelected',
     },
     { text: 'When you have done what it says, press Done (or the D key).', done: 'instructionDone' },
