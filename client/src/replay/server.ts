@@ -9,10 +9,11 @@ import type { EndReason } from '../../../shared/log/format';
 const TOKEN_KEY = 'cerealbar.adminToken';
 const PAGE_SIZE = 50;
 
-/** Who sat in a seat: a person (`human`) or the server's scripted follower (`bot`). */
+/** Who sat in a seat: a person (`human`) or the server's scripted follower (`bot`), and the crowdsourcing worker id it came with. */
 export interface SeatSummary {
   readonly role: Role;
   readonly kind: 'human' | 'bot';
+  readonly workerId?: string;
 }
 
 export interface GameSummary {
