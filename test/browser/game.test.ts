@@ -185,11 +185,16 @@ test("the leader's box keeps the focus after sending, its arrows move the avatar
   expect(errors).toEqual([]);
 });
 
-test("the inset of the follower's view can be moved, resized and hidden, and the choice is remembered", async () => {
+test("the inset of the follower's view starts hidden, can be shown, moved, resized and hidden again, and the choice is remembered", async () => {
   const { page, errors } = await openPage(browser, `${server.url}/?pool=browser-inset`, { width: 1280, height: 800 });
   await page.click('button.bot-game');
   await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
   const caption = page.locator('.inset-caption');
+  // Hidden at first, as it would cover part of the board: only Show is offered.
+  await page.waitForSelector('.inset-controls button.inset-hide:has-text("Show")');
+  expect(await caption.isVisible()).toBe(false);
+  expect(await page.isVisible('.inset-controls button.inset-move')).toBe(false);
+  await page.click('.inset-controls button.inset-hide');
   await caption.waitFor({ state: 'visible' });
   const world = (await page.locator('.world').boundingBox())!;
   const at = async () => (await caption.boundingBox())!;

@@ -35,6 +35,8 @@ import type { Closed, GameConnection, GameView, Notice } from './session';
 import { StatusBar } from './StatusBar';
 
 const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };
+/** The bar at the top of the world (buttons and notices), in CSS pixels: the leader's board is drawn below it. */
+const WORLD_BAR_HEIGHT = 52;
 
 export class GameScreen {
   readonly element: HTMLElement;
@@ -71,6 +73,10 @@ export class GameScreen {
     this.renderer = new WorldRenderer(worldBox);
     this.world = new WorldScene(map);
     this.renderer.setWorld(this.world, config.view);
+    // The notices sit in the bar, between the leader's buttons: never over the board.
+    const bar = h('div', { class: 'world-bar' }, this.banners.element);
+    bar.style.height = `${WORLD_BAR_HEIGHT}px`;
+    worldBox.append(bar);
     if (role === 'leader') {
       const toggle = h('button', { type: 'button', class: 'overlay-button camera-toggle' }, 'Top-down view');
       toggle.addEventListener('click', () => {
@@ -79,13 +85,17 @@ export class GameScreen {
         worldBox.dataset.view = next;
         toggle.textContent = next === 'overhead' ? 'Top-down view' : 'Angled view';
       });
-      worldBox.append(toggle, insetControls(this.renderer));
+      bar.prepend(toggle);
+      bar.append(insetControls(this.renderer));
+      this.renderer.setOverviewBand(WORLD_BAR_HEIGHT);
+      // For tests: where the board, its cards and the inset are drawn.
+      (window as unknown as { __overview: unknown }).__overview = () => this.renderer.overviewLayout();
     } else {
       this.renderer.setMode('firstPerson');
     }
     this.cardInfo = new CardInfo(worldBox, this.renderer);
     this.status.element.append(this.sounds.toggle);
-    this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element), this.banners.element);
+    this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element));
     session.on('state', (view) => this.update(view));
     session.on('notice', (notice) => this.notice(notice));
     session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));

@@ -1,6 +1,7 @@
 /**
- * The leader's controls for the inset of the follower's view: hide or show it, move it to another
- * corner, make it bigger or smaller. The choice is remembered in this browser.
+ * The leader's controls for the inset of the follower's view: show or hide it, move it to another
+ * corner, make it bigger or smaller. It starts hidden, as it would cover part of the board; the
+ * choice is remembered in this browser.
  */
 import { h } from '../ui/dom';
 import { DEFAULT_INSET_LAYOUT, INSET_CORNERS, type InsetLayout, type WorldRenderer } from '../world/WorldRenderer';
@@ -12,7 +13,7 @@ interface InsetChoice extends InsetLayout {
   readonly shown: boolean;
 }
 
-const DEFAULT_CHOICE: InsetChoice = { ...DEFAULT_INSET_LAYOUT, shown: true };
+const DEFAULT_CHOICE: InsetChoice = { ...DEFAULT_INSET_LAYOUT, shown: false };
 
 /** The remembered choice, or the default when there is none (or it is not one we know). */
 function load(): InsetChoice {
@@ -47,7 +48,8 @@ export function insetControls(renderer: WorldRenderer): HTMLElement {
     renderer.setInset(choice.shown);
     renderer.setInsetLayout(choice);
     hide.textContent = choice.shown ? 'Hide' : 'Show';
-    move.disabled = size.disabled = !choice.shown;
+    // Hidden, only Show is offered: the bar over the world stays narrow.
+    move.hidden = size.hidden = !choice.shown;
     save(choice);
   };
   hide.addEventListener('click', () => apply({ shown: !choice.shown }));

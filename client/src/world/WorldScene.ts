@@ -3,7 +3,7 @@
  * what it is given, as the player knows it (a KnownMap: for the follower, the cells it has seen,
  * which `reveal` extends); what a screen may show is decided by the server's playerView.
  */
-import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Object3D, type Raycaster } from 'three';
+import { AmbientLight, Color, DirectionalLight, Group, HemisphereLight, Scene, type Mesh, type Object3D, type Raycaster } from 'three';
 import type { Card } from '../../../shared/engine/cards';
 import { stepFrom, type Cell, type Pose } from '../../../shared/engine/hex';
 import { inBounds } from '../../../shared/engine/map';
@@ -123,12 +123,26 @@ export class WorldScene {
   /** The id of the nearest card the ray meets, if it is one of the cards shown (not one vanishing). */
   cardOnRay(raycaster: Raycaster): number | null {
     for (const hit of raycaster.intersectObjects(this.cardLayer.children, true)) {
-      let object: Object3D | null = hit.object;
-      while (object && !object.name.startsWith('card:')) object = object.parent;
-      const id = object ? Number(object.name.slice('card:'.length)) : NaN;
-      if (this.cards.has(id)) return id;
+      const card = cardOf(hit.object);
+      if (card !== null && this.cards.has(card)) return card;
     }
     return null;
+  }
+
+  /** The card the ray meets first, if no surface shown (ground, a prop, an avatar) is in front of it. */
+  cardInFrontOnRay(raycaster: Raycaster): number | null {
+    for (const hit of raycaster.intersectObjects(this.scene.children, true)) {
+      // Lines (the hexes' outlines) are met anywhere near the ray: only surfaces hide a card.
+      if (!(hit.object as Mesh).isMesh || !shownInScene(hit.object)) continue;
+      const card = cardOf(hit.object);
+      return card !== null && this.cards.has(card) ? card : null;
+    }
+    return null;
+  }
+
+  /** The cards shown, each with its symbols' meshes (to measure them on screen). */
+  cardModels(): IterableIterator<CardModel> {
+    return this.cards.values();
   }
 
   /** Shows exactly these cards, with their marks. */
@@ -201,6 +215,18 @@ export class WorldScene {
     this.cardLayer.remove(model.group);
     model.dispose();
   }
+}
+
+/** The id of the card an object belongs to, if it is part of one. */
+function cardOf(object: Object3D): number | null {
+  for (let at: Object3D | null = object; at; at = at.parent) if (at.name.startsWith('card:')) return Number(at.name.slice('card:'.length));
+  return null;
+}
+
+/** Whether an object is drawn: it and every parent visible (a ray meets hidden ones too). */
+function shownInScene(object: Object3D): boolean {
+  for (let at: Object3D | null = object; at; at = at.parent) if (!at.visible) return false;
+  return true;
 }
 
 function cardMark(card: Card, invalid: ReadonlySet<number> | undefined): CardMark {

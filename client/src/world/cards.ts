@@ -1,10 +1,11 @@
 /**
- * Cards on the ground: a white card with one to three shapes of one colour, outlined blue when
+ * Cards on the ground: a round white card with one to three shapes of one colour, ringed blue when
  * selected and red when the leader's selection cannot make a set. A set flashes before its cards
  * vanish, and new cards grow in.
  */
 import {
   BoxGeometry,
+  CylinderGeometry,
   ExtrudeGeometry,
   Group,
   Mesh,
@@ -15,7 +16,7 @@ import {
   TorusGeometry,
   type BufferGeometry,
 } from 'three';
-import type { Card, Color, Shape as CardShape } from '../../../shared/engine/cards';
+import type { Card, Color, Count, Shape as CardShape } from '../../../shared/engine/cards';
 import { cellPosition } from './layout';
 
 export const CARD_COLOURS: Readonly<Record<Color, string>> = {
@@ -32,19 +33,28 @@ export const SELECTED_COLOUR = '#1e6bff';
 export const INVALID_COLOUR = '#ff2a2a';
 const FLASH_COLOUR = '#fff27a';
 
-// As large as a cell allows, so that shape and count read from the leader's height.
-const SHAPE_SIZE = 0.25;
-const SHAPE_DEPTH = 0.07;
+/**
+ * Every symbol is about SYMBOL_SIZE across (the diamond a little taller, the star and the heart a
+ * little wider), as large as three fit on a card: at 1280x800 the leader's overview draws a cell
+ * about 30 px wide, so a symbol is at least 12 px, where the outlines of a star, a cross and a
+ * diamond still differ. Each has a dark rim, so that a yellow one shows on the white card, and the
+ * shapes differ by outline, not colour alone.
+ */
+const SYMBOL_SIZE = 0.42;
+const SYMBOL_DEPTH = 0.06;
+/** The dark rim around each symbol: a copy this much wider, under it. */
+const RIM_SCALE = 1.2;
+const RIM_COLOUR = '#1d2327';
 
 function extruded(points: [number, number][] | ((shape: Shape) => void)): BufferGeometry {
   const shape = new Shape();
   if (typeof points === 'function') points(shape);
   else shape.setFromPoints(points.map(([x, y]) => ({ x, y }) as never));
-  const geometry = new ExtrudeGeometry(shape, { depth: SHAPE_DEPTH, bevelEnabled: false });
+  const geometry = new ExtrudeGeometry(shape, { depth: SYMBOL_DEPTH, bevelEnabled: false });
   // Lie flat, the shape's "up" pointing north.
   geometry.rotateX(-Math.PI / 2);
   geometry.center();
-  geometry.translate(0, SHAPE_DEPTH / 2, 0);
+  geometry.translate(0, SYMBOL_DEPTH / 2, 0);
   return geometry;
 }
 
@@ -56,22 +66,34 @@ function starPoints(spikes: number, outer: number, inner: number): [number, numb
   });
 }
 
-const s = SHAPE_SIZE / 2;
+const s = SYMBOL_SIZE / 2;
+/**
+ * Seen from above: a ring, a cross, a five-pointed star, a cube on its corner (a hexagon of three
+ * shaded faces), a heart, a rhombus taller than wide, a triangle pointing north.
+ */
 const SHAPE_BUILDERS: Readonly<Record<CardShape, () => BufferGeometry>> = {
   torus: () => {
-    const geometry = new TorusGeometry(s * 0.68, s * 0.3, 8, 20);
+    const geometry = new TorusGeometry(s * 0.66, s * 0.34, 8, 24);
     geometry.rotateX(Math.PI / 2);
-    geometry.translate(0, s * 0.3, 0);
+    geometry.translate(0, s * 0.34, 0);
     return geometry;
   },
   plus: () => {
-    const w = s * 0.36;
+    const w = s * 0.38;
     return extruded([[-w, s], [w, s], [w, w], [s, w], [s, -w], [w, -w], [w, -s], [-w, -s], [-w, -w], [-s, -w], [-s, w], [-w, w]]);
   },
-  star: () => extruded(starPoints(5, s * 1.1, s * 0.45)),
+  star: () => extruded(starPoints(5, s * 1.08, s * 0.48)),
   cube: () => {
-    const geometry = new BoxGeometry(s * 1.4, s * 1.4, s * 1.4);
-    geometry.translate(0, s * 0.7, 0);
+    // Standing on a corner, as a cube is drawn on paper: from above a hexagon of three shaded
+    // faces, SYMBOL_SIZE across its flats, which three fit on a card (three squares that size do not).
+    const edge = SYMBOL_SIZE / Math.SQRT2;
+    const geometry = new BoxGeometry(edge, edge, edge);
+    geometry.rotateY(Math.PI / 4);
+    geometry.rotateZ(Math.atan(Math.SQRT2));
+    geometry.rotateY(Math.PI / 6);
+    // Half as tall, so that it does not hide the one behind it when seen at an angle.
+    geometry.scale(1, 0.5, 1);
+    geometry.translate(0, (edge * Math.sqrt(3)) / 4, 0);
     return geometry;
   },
   heart: () =>
@@ -83,12 +105,12 @@ const SHAPE_BUILDERS: Readonly<Record<CardShape, () => BufferGeometry>> = {
       shape.bezierCurveTo(s * 1.1, -s * 0.1, s * 0.2, -s * 0.7, 0, -s);
     }),
   diamond: () => {
-    const geometry = new OctahedronGeometry(s * 1.05, 0);
-    geometry.scale(0.75, 0.5, 1.1);
-    geometry.translate(0, s * 0.5, 0);
+    const geometry = new OctahedronGeometry(s, 0);
+    geometry.scale(1, 0.6, 1.25);
+    geometry.translate(0, s * 0.6, 0);
     return geometry;
   },
-  triangle: () => extruded([[0, s * 1.05], [s * 1.05, -s * 0.8], [-s * 1.05, -s * 0.8]]),
+  triangle: () => extruded([[0, s * 1.05], [s * 1.1, -s * 0.85], [-s * 1.1, -s * 0.85]]),
 };
 
 const shapeGeometries = new Map<CardShape, BufferGeometry>();
@@ -104,45 +126,64 @@ function colourMaterial(colour: Color): MeshStandardMaterial {
   if (!m) colourMaterials.set(colour, (m = new MeshStandardMaterial({ color: CARD_COLOURS[colour], roughness: 0.5, flatShading: true })));
   return m;
 }
+const rimMaterial = new MeshBasicMaterial({ color: RIM_COLOUR });
 
-const CARD_WIDTH = 0.88;
-const CARD_DEPTH = 0.56;
-const plateGeometry = new BoxGeometry(CARD_WIDTH, 0.03, CARD_DEPTH);
-const outlineGeometry = new BoxGeometry(CARD_WIDTH + 0.12, 0.02, CARD_DEPTH + 0.12);
+/** A round white card with a dark edge, as wide as a cell allows; the mark is a wider ring under it. */
+const CARD_RADIUS = 0.47;
+const EDGE_RADIUS = 0.5;
+const MARK_RADIUS = 0.6;
+const CARD_TOP = 0.06;
+const plateGeometry = new CylinderGeometry(CARD_RADIUS, CARD_RADIUS, CARD_TOP, 40).translate(0, CARD_TOP / 2, 0);
+const edgeGeometry = new CylinderGeometry(EDGE_RADIUS, EDGE_RADIUS, CARD_TOP - 0.01, 40).translate(0, (CARD_TOP - 0.01) / 2, 0);
+const markGeometry = new CylinderGeometry(MARK_RADIUS, MARK_RADIUS, 0.03, 40).translate(0, 0.015, 0);
 const plateMaterial = new MeshStandardMaterial({ color: '#f7f3ea', roughness: 0.8 });
-const SHAPE_SPACING = 0.29;
+
+/**
+ * Where a card's symbols sit (x east, z south of its centre), like a die's pips: one in the
+ * middle, two side by side, three in a triangle, so that the count reads from the pattern too.
+ */
+const GAP = SYMBOL_SIZE + 0.04;
+const SYMBOL_PLACES: Readonly<Record<Count, readonly (readonly [number, number])[]>> = {
+  1: [[0, 0]],
+  2: [[-GAP / 2, 0], [GAP / 2, 0]],
+  3: [[0, -GAP / Math.sqrt(3)], [-GAP / 2, GAP / (2 * Math.sqrt(3))], [GAP / 2, GAP / (2 * Math.sqrt(3))]],
+};
 
 export type CardMark = 'none' | 'selected' | 'invalid' | 'flash';
 const MARK_COLOURS: Readonly<Record<Exclude<CardMark, 'none'>, string>> = { selected: SELECTED_COLOUR, invalid: INVALID_COLOUR, flash: FLASH_COLOUR };
 
-/** One card's meshes; `mark` switches the outline. */
+/** One card's meshes; `mark` switches the ring around it. */
 export class CardModel {
   readonly group = new Group();
-  private readonly outline: Mesh;
-  private readonly outlineMaterial = new MeshBasicMaterial({ color: SELECTED_COLOUR });
+  /** The coloured symbols (not their rims). */
+  readonly symbols: Mesh[] = [];
+  private readonly mark: Mesh;
+  private readonly markMaterial = new MeshBasicMaterial({ color: SELECTED_COLOUR });
 
   constructor(readonly card: Card, groundHeight: number) {
     this.group.name = `card:${card.id}`;
     this.group.position.copy(cellPosition(card, groundHeight));
-    this.outline = new Mesh(outlineGeometry, this.outlineMaterial);
-    this.outline.position.y = 0.01;
-    this.outline.visible = false;
-    const plate = new Mesh(plateGeometry, plateMaterial);
-    plate.position.y = 0.025;
-    this.group.add(this.outline, plate);
-    for (let i = 0; i < card.count; i++) {
-      const shape = new Mesh(shapeGeometry(card.shape), colourMaterial(card.color));
-      shape.position.set((i - (card.count - 1) / 2) * SHAPE_SPACING, 0.04, 0);
-      this.group.add(shape);
+    this.mark = new Mesh(markGeometry, this.markMaterial);
+    this.mark.visible = false;
+    this.group.add(this.mark, new Mesh(edgeGeometry, rimMaterial), new Mesh(plateGeometry, plateMaterial));
+    const geometry = shapeGeometry(card.shape);
+    for (const [x, z] of SYMBOL_PLACES[card.count]) {
+      const rim = new Mesh(geometry, rimMaterial);
+      rim.scale.set(RIM_SCALE, 0.5, RIM_SCALE);
+      rim.position.set(x, CARD_TOP, z);
+      const symbol = new Mesh(geometry, colourMaterial(card.color));
+      symbol.position.set(x, CARD_TOP + 0.005, z);
+      this.symbols.push(symbol);
+      this.group.add(rim, symbol);
     }
   }
 
   setMark(mark: CardMark): void {
-    this.outline.visible = mark !== 'none';
-    if (mark !== 'none') this.outlineMaterial.color.set(MARK_COLOURS[mark]);
+    this.mark.visible = mark !== 'none';
+    if (mark !== 'none') this.markMaterial.color.set(MARK_COLOURS[mark]);
   }
 
   dispose(): void {
-    this.outlineMaterial.dispose();
+    this.markMaterial.dispose();
   }
 }

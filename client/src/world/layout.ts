@@ -28,12 +28,12 @@ export function surfaceHeight(terrain: Terrain, hillNeighbours = 0): number {
   return TERRAIN_TOP[terrain] + (terrain === 'hill' ? 0.12 * hillNeighbours : 0);
 }
 
-/** The middle of the map in the scene, and its extent (for cameras). */
+/** The middle of the map in the scene, and the extent of its hexes east-west (width) and north-south (depth), for cameras. */
 export function mapBounds(map: { readonly width: number; readonly height: number }): { centre: Vector3; width: number; depth: number } {
-  const far = cellCentre({ x: map.width - 1, y: map.height - 1 });
-  const width = far.x + 0.5;
-  const depth = far.z;
-  return { centre: new Vector3(width / 2 - 0.25, 0, -depth / 2), width: width + 1, depth: depth + 1 };
+  // Odd rows are shifted half a cell east: the hexes span x from -0.5 to width (one row: width - 0.5).
+  const east = map.width - (map.height > 1 ? 0 : 0.5);
+  const northmost = cellCentre({ x: 0, y: map.height - 1 }).z;
+  return { centre: new Vector3((east - 0.5) / 2, 0, -northmost / 2), width: east + 0.5, depth: northmost + 2 * HEX_RADIUS };
 }
 
 /** A small deterministic hash of a cell, for colour variation that is the same on every screen. */
