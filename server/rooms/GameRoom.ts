@@ -446,12 +446,17 @@ export class GameRoom extends Room implements LiveRoom {
 
   /** Seats the scripted follower, which acts from the server on its turns, through the same checks as a person. */
   private seatBot(): void {
-    this.bot = new BotSeat(this.clock, this.settings.botStepMs, (action) => {
-      const refused = this.tryAction('follower', action);
-      // Like a person's, a move into an obstacle is refused; the bot chooses again at its next step.
-      if (refused && refused.code !== 'MOVE_BLOCKED') throw new Error(`the scripted follower's action was refused: ${refused.code}`);
-      return this.phase === 'playing' && this.recorder!.state.turn.role === 'follower';
-    });
+    this.bot = new BotSeat(
+      this.clock,
+      this.settings.botStepMs,
+      (action) => {
+        const refused = this.tryAction('follower', action);
+        // Like a person's, a move into an obstacle is refused; the bot chooses again at its next step.
+        if (refused && refused.code !== 'MOVE_BLOCKED') throw new Error(`the scripted follower's action was refused: ${refused.code}`);
+        return this.phase === 'playing' && this.recorder!.state.turn.role === 'follower';
+      },
+      (message) => this.notify('leader', 'followerGaveUp', { message }),
+    );
     const record: SeatRecord = { role: 'follower', playerId: randomUUID(), kind: 'bot' };
     this.seats.set('follower', { role: 'follower', client: null, record, connected: true, feed: new ViewFeed('follower') });
   }

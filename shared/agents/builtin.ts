@@ -4,6 +4,7 @@
  *   episode lasts 10 actions on average. Seeded from the episode id: a run is reproducible.
  * - `heuristic`: reads the card an instruction names (colour, shape, count, "unselect") and walks
  *   to the nearest known card that fits; it also follows bare moves ("turn left", "go forward 3").
+ *   When it marks an instruction DONE without doing it, `gaveUp` says why, for the leader.
  */
 import type { Card } from '../engine/cards';
 import { buildWorld } from '../engine/map';
@@ -12,7 +13,7 @@ import { mapFromKnown } from './observation';
 import { Draw, seedRng } from '../engine/rng';
 import { MOVES, type Move } from '../engine/actions';
 import { PathPlanner } from '../nav/pathing';
-import { matchingCards, readCardRequest, type CardRequest } from './instructions';
+import { describeCardRequest, matchingCards, readCardRequest, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
 export const BUILTIN_AGENT_NAMES = ['random', 'heuristic'] as const;
@@ -63,7 +64,12 @@ const MAX_REPEATS = 10;
 /** What the heuristic is doing for the current instruction. */
 type Plan =
   | { readonly kind: 'card'; readonly request: CardRequest; target: Card | null; turnsLooking: number }
-  | { readonly kind: 'moves'; readonly moves: Move[] };
+  | { readonly kind: 'moves'; readonly moves: Move[] }
+  | { readonly kind: 'unread' };
+
+/** What the heuristic understands, for a leader whose instruction it could not follow. */
+export const HEURISTIC_UNDERSTANDS =
+  'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube") and bare moves ("turn left", "go forward 3").';
 
 export class HeuristicAgent implements FollowerAgent {
   readonly name = 'heuristic';
@@ -71,20 +77,33 @@ export class HeuristicAgent implements FollowerAgent {
   private paths: { readonly on: KnownMap; readonly planner: PathPlanner } | null = null;
   private instructionId: number | null = null;
   private plan: Plan = { kind: 'moves', moves: [] };
+  /** Why the last action, a DONE, ended the instruction without doing it, in the follower's words to the leader; null after any other action. */
+  gaveUp: string | null = null;
 
   reset(_start: EpisodeStart): void {
     this.paths = null;
     this.instructionId = null;
+    this.gaveUp = null;
   }
 
   act(obs: FollowerObservation): AgentAction {
+    this.gaveUp = null;
     if (!obs.instruction) return 'DONE';
+    const text = obs.instruction.text;
     if (obs.instruction.id !== this.instructionId) {
       this.instructionId = obs.instruction.id;
-      this.plan = planFor(obs.instruction.text);
+      this.plan = planFor(text);
+    }
+    if (this.plan.kind === 'unread') {
+      this.gaveUp = `I did not understand "${text}", so I marked it done. ${HEURISTIC_UNDERSTANDS}`;
+      return 'DONE';
     }
     if (this.plan.kind === 'moves') return this.plan.moves.shift() ?? 'DONE';
-    return this.cardStep(this.plan, obs);
+    const action = this.cardStep(this.plan, obs);
+    if (action === 'DONE' && this.plan.target === null) {
+      this.gaveUp = `I found no ${describeCardRequest(this.plan.request)} that I could reach, even after looking around, so I marked "${text}" done. I know only the cards I have seen.`;
+    }
+    return action;
   }
 
   /** Toward the target card; DONE once stepping on it changed its selection, or when no card fits. */
@@ -132,7 +151,8 @@ function knownCards(obs: FollowerObservation): Card[] {
 function planFor(text: string): Plan {
   const request = readCardRequest(text);
   if (request) return { kind: 'card', request, target: null, turnsLooking: 0 };
-  return { kind: 'moves', moves: readMoves(text) };
+  const moves = readMoves(text);
+  return moves.length > 0 ? { kind: 'moves', moves } : { kind: 'unread' };
 }
 
 const NUMBER_WORDS: Readonly<Record<string, number>> = {

@@ -62,11 +62,28 @@ export function hasValidSet(cards: readonly CardFace[]): boolean {
   return false;
 }
 
-const PLURAL_SHAPES: Readonly<Record<Shape, string>> = {
-  torus: 'toruses', plus: 'pluses', star: 'stars', cube: 'cubes', heart: 'hearts', diamond: 'diamonds', triangle: 'triangles',
+/**
+ * Each shape's name in words, one and several, wherever a person or a model reads it (the pages,
+ * the replay, the text observation, the scripted leader's instructions, the rules and the quiz):
+ * what the cards draw (a ring is a circle, a plus a cross). The values of
+ * SHAPES are the logs' and the maps' and never change.
+ */
+export const SHAPE_NAMES: Readonly<Record<Shape, { readonly one: string; readonly many: string }>> = {
+  torus: { one: 'circle', many: 'circles' },
+  plus: { one: 'cross', many: 'crosses' },
+  star: { one: 'star', many: 'stars' },
+  cube: { one: 'cube', many: 'cubes' },
+  heart: { one: 'heart', many: 'hearts' },
+  diamond: { one: 'diamond', many: 'diamonds' },
+  triangle: { one: 'triangle', many: 'triangles' },
 };
 
-/** "1 red star", "3 blue toruses". */
+/** "star" for one, "stars" for more. */
+export function shapeName(shape: Shape, count: number): string {
+  return count === 1 ? SHAPE_NAMES[shape].one : SHAPE_NAMES[shape].many;
+}
+
+/** "1 red star", "3 blue circles". */
 export function describeCard(face: CardFace): string {
-  return `${face.count} ${face.color} ${face.count > 1 ? PLURAL_SHAPES[face.shape] : face.shape}`;
+  return `${face.count} ${face.color} ${shapeName(face.shape, face.count)}`;
 }

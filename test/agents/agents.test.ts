@@ -1,7 +1,10 @@
 /** Follower agents: observations, their text, the process protocol, and the built-in agents. */
 import path from 'node:path';
 import {
+  SHAPES,
   cellIndex,
+  describeCard,
+  shapeName,
   step,
   updateState,
   visibleIndices,
@@ -9,12 +12,12 @@ import {
   type GameState,
   type Pose,
 } from '../../shared/engine';
-import { createBuiltinAgent, HeuristicAgent, MAX_LOOKING_TURNS, RandomAgent, readMoves } from '../../shared/agents/builtin';
+import { createBuiltinAgent, HEURISTIC_UNDERSTANDS, HeuristicAgent, MAX_LOOKING_TURNS, RandomAgent, readMoves } from '../../shared/agents/builtin';
 import { describeObservation, describeRelativePosition, directionWords, relativeBearing } from '../../shared/agents/language';
 import { ObservationTracker } from '../../shared/agents/observation';
 import { AgentError, ProcessAgent, shellScript, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { AGENT_ACTIONS, type AgentAction, type FollowerAgent } from '../../shared/agents/types';
-import { readCardRequest } from '../../shared/agents/instructions';
+import { describeCardRequest, readCardRequest } from '../../shared/agents/instructions';
 import { done, endTurn, mv, play, say } from '../engine/helpers';
 import { makeState, selfPlayStates } from '../fixtures';
 
@@ -201,7 +204,7 @@ describe('text observation', () => {
 
   test('remembered cards, landmarks, the leader and a blocked way', () => {
     const tracker = new ObservationTracker();
-    const state = followerTurn('get the 2 red toruses');
+    const state = followerTurn('get the 2 red circles');
     tracker.observe(state);
     const selected = updateState(state, { cards: state.cards.map((c) => (c.id === 0 ? { ...c, selected: true } : c)) });
     tracker.observe(selected);
@@ -238,7 +241,7 @@ describe('text observation', () => {
     states.forEach((state, i) => {
       const obs = tracker.observe(state);
       for (const c of obs.visibleCards) {
-        const line = first[i].split('\n').find((l) => l.includes(`${describeRelativePosition(obs.pose, c)}: a card with ${c.count} ${c.color} ${c.shape}`));
+        const line = first[i].split('\n').find((l) => l.includes(`${describeRelativePosition(obs.pose, c)}: a card with ${describeCard(c)}`));
         expect(line).toBeDefined();
       }
     });
@@ -265,24 +268,47 @@ async function drive(agent: FollowerAgent, state: GameState, limit: number): Pro
 
 describe('heuristic agent', () => {
   test('walks around the other cards to the named one, then says DONE', async () => {
-    const { actions, toggled } = await drive(new HeuristicAgent(), followerTurn('pick up the 3 green cubes'), 30);
+    const agent = new HeuristicAgent();
+    const { actions, toggled } = await drive(agent, followerTurn('pick up the 3 green cubes'), 30);
     expect(toggled).toEqual([2]);
     expect(actions[actions.length - 1]).toBe('DONE');
     expect(actions.length).toBeLessThanOrEqual(12);
+    expect(agent.gaveUp).toBeNull();
   });
 
   test('unselects a selected card', async () => {
-    const state = followerTurn('unselect the 2 red toruses', { follower: { x: 3, y: 6, heading: 'E' } });
+    const state = followerTurn('unselect the 2 red circles', { follower: { x: 3, y: 6, heading: 'E' } });
     const cards = state.cards.map((c) => (c.id === 3 ? { ...c, selected: true } : c));
     const { toggled, actions } = await drive(new HeuristicAgent(), updateState(state, { cards }), 30);
     expect(toggled).toEqual([3]);
     expect(actions[actions.length - 1]).toBe('DONE');
   });
 
-  test('looks around when no known card fits, then gives up', async () => {
-    const { actions, toggled } = await drive(new HeuristicAgent(), followerTurn('get the 2 yellow hearts'), 30);
+  test('looks around when no known card fits, then gives up, saying why', async () => {
+    const agent = new HeuristicAgent();
+    const { actions, toggled } = await drive(agent, followerTurn('get the 2 yellow hearts'), 30);
     expect(actions).toEqual([...Array<AgentAction>(MAX_LOOKING_TURNS).fill('RR'), 'DONE']);
     expect(toggled).toEqual([]);
+    expect(agent.gaveUp).toBe('I found no card with 2 yellow hearts that I could reach, even after looking around, so I marked "get the 2 yellow hearts" done. I know only the cards I have seen.');
+  });
+
+  test('marks an instruction it cannot read done at once, saying what it understands', async () => {
+    const agent = new HeuristicAgent();
+    const { actions } = await drive(agent, followerTurn('dance a little'), 30);
+    expect(actions).toEqual(['DONE']);
+    expect(agent.gaveUp).toBe(`I did not understand "dance a little", so I marked it done. ${HEURISTIC_UNDERSTANDS}`);
+    expect(describeCardRequest(readCardRequest('the red ones')!)).toBe('card with red shapes');
+    expect(describeCardRequest(readCardRequest('one plus')!)).toBe('card with 1 cross');
+  });
+
+  test("reads the shapes' names, one and several, and the engine's older words for them", () => {
+    for (const shape of SHAPES) {
+      for (const count of [1, 2] as const) {
+        expect(readCardRequest(`get the ${count} red ${shapeName(shape, count)}`)).toEqual({ color: 'red', shape, count, select: true });
+      }
+    }
+    expect(readCardRequest('the 3 blue toruses')?.shape).toBe('torus');
+    expect(readCardRequest('a pink plus')?.shape).toBe('plus');
   });
 
   test('follows bare moves', async () => {

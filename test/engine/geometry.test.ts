@@ -103,10 +103,11 @@ describe('card rules', () => {
     expect(allDifferent([a])).toBe(true);
   });
 
-  test('cards are described in words, with plurals', () => {
+  test('cards are described in words, with plurals, by the names of what they draw', () => {
     expect(describeCard(a)).toBe('1 red star');
-    expect(describeCard({ color: 'blue', shape: 'torus', count: 3 })).toBe('3 blue toruses');
-    expect(describeCard({ color: 'pink', shape: 'plus', count: 2 })).toBe('2 pink pluses');
+    expect(describeCard({ color: 'blue', shape: 'torus', count: 3 })).toBe('3 blue circles');
+    expect(describeCard({ color: 'pink', shape: 'plus', count: 2 })).toBe('2 pink crosses');
+    expect(describeCard({ color: 'green', shape: 'cube', count: 1 })).toBe('1 green cube');
   });
 });
 

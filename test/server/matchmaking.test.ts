@@ -1,8 +1,9 @@
 /** How players meet: open seats, fair roles, private codes, pools, and the scripted follower. */
-import { describeCard } from '../../shared/engine/cards';
+import { COLORS, SHAPES, describeCard } from '../../shared/engine/cards';
 import { makeConfig } from '../../shared/engine/config';
 import { visibleIndices } from '../../shared/engine/view';
 import { readCardRequest } from '../../shared/agents/instructions';
+import { HEURISTIC_UNDERSTANDS } from '../../shared/agents/builtin';
 import { matchMaker } from '@colyseus/core';
 import { Client } from '@colyseus/sdk';
 import { PRIVATE_CODE_LENGTH, SEAT_RESERVATION_SECONDS } from '../../server/rooms/GameRoom';
@@ -134,6 +135,24 @@ describe('P-7: the scripted follower', () => {
     // Either it got there and said DONE, or it ran out of its ten steps on the way.
     expect(reached ? done : followerEvents.filter((e) => e.type === 'move').length === 10).toBe(true);
     expect(log[0]).toMatchObject({ meta: { players: expect.arrayContaining([expect.objectContaining({ role: 'follower', kind: 'bot' })]) } });
+  });
+
+  test('P-116: when it marks an instruction done without doing it, the leader is told why', async () => {
+    const leader = await join(ts.url, { role: 'leader', botFollower: true });
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    // A face no card on the board has: the bot cannot find it, looks around, and gives up.
+    const faces = new Set(leader.view!.cards.map(describeCard));
+    const missing = COLORS.flatMap((color) => SHAPES.map((shape) => describeCard({ color, shape, count: 2 }))).find((face) => !faces.has(face))!;
+    leader.act({ type: 'instruction', text: 'dance a little' });
+    leader.act({ type: 'instruction', text: `get the ${missing}` });
+    leader.act({ type: 'endTurn' });
+    const told = () => leader.messages.filter((m) => m.type === 'notice' && m.payload.kind === 'followerGaveUp').map((m) => m.payload.message);
+    await waitFor(() => told().length === 2, 'the bot to give up on both instructions', 10_000);
+    expect(told()).toEqual([
+      `I did not understand "dance a little", so I marked it done. ${HEURISTIC_UNDERSTANDS}`,
+      `I found no card with ${missing} that I could reach, even after looking around, so I marked "get the ${missing}" done. I know only the cards I have seen.`,
+    ]);
+    expect(leader.view!.instructions.map((instruction) => instruction.status)).toEqual(['done', 'done']);
   });
 
   test('only a leader can ask for it', async () => {

@@ -195,6 +195,8 @@ export class GameScreen {
         this.banners.clear('partner');
         this.partnerLeft = partnerLeftReason(this.partner, notice, this.partnerAway);
         return this.banners.show(partnerLeftBanner(this.partner, notice, this.partnerAway), 'error', 10);
+      case 'followerGaveUp':
+        return this.banners.show(`Scripted follower: ${notice.message}`, 'warning', 12);
       case 'gameOver':
         return this.gameOver(notice.score, notice.reason);
     }

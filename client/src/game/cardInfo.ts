@@ -46,9 +46,12 @@ export class CardInfo {
   }
 }
 
-/** A text glyph for each shape, drawn in the card's colour. */
+/**
+ * A text glyph for each shape, drawn in the card's colour, as the board draws it from above (the
+ * cube stands on a corner: a hexagon), so that the glyph and its name (SHAPE_NAMES) agree.
+ */
 const GLYPHS: Readonly<Record<Shape, string>> = {
-  torus: '◯', plus: '✚', star: '★', cube: '■', heart: '♥', diamond: '◆', triangle: '▲',
+  torus: '◯', plus: '✚', star: '★', cube: '⬢', heart: '♥', diamond: '◆', triangle: '▲',
 };
 
 /** A card face drawn large, with its description underneath. */

@@ -24,6 +24,8 @@ export type Notice =
   | { kind: 'partnerLeft'; reason?: Expulsion['code']; message?: string }
   | { kind: 'partnerDisconnected'; seconds: number }
   | { kind: 'timeout'; role: Role }
+  /** To the leader, from the scripted follower: why it marked an instruction done without doing it (P-116). */
+  | { kind: 'followerGaveUp'; message: string }
   | { kind: 'gameOver'; reason: string; score: number; message?: string };
 
 /** How the connection closed for good: the WebSocket's close code and reason (or the SDK's, after failed reconnections). */

@@ -50,17 +50,20 @@ function hasValidSet(cards) {
   }
   return false;
 }
-var PLURAL_SHAPES = {
-  torus: "toruses",
-  plus: "pluses",
-  star: "stars",
-  cube: "cubes",
-  heart: "hearts",
-  diamond: "diamonds",
-  triangle: "triangles"
+var SHAPE_NAMES = {
+  torus: { one: "circle", many: "circles" },
+  plus: { one: "cross", many: "crosses" },
+  star: { one: "star", many: "stars" },
+  cube: { one: "cube", many: "cubes" },
+  heart: { one: "heart", many: "hearts" },
+  diamond: { one: "diamond", many: "diamonds" },
+  triangle: { one: "triangle", many: "triangles" }
 };
+function shapeName(shape, count2) {
+  return count2 === 1 ? SHAPE_NAMES[shape].one : SHAPE_NAMES[shape].many;
+}
 function describeCard(face) {
-  return `${face.count} ${face.color} ${face.count > 1 ? PLURAL_SHAPES[face.shape] : face.shape}`;
+  return `${face.count} ${face.color} ${shapeName(face.shape, face.count)}`;
 }
 
 // shared/engine/hex.ts
@@ -22458,7 +22461,7 @@ var RecordedPartner = class {
 // shared/agents/instructions.ts
 var COUNT_WORDS = { "1": 1, one: 1, single: 1, "2": 2, two: 2, "3": 3, three: 3 };
 var SHAPE_WORDS = Object.fromEntries(
-  SHAPES.flatMap((shape) => [[shape, shape], [`${shape}s`, shape], [`${shape}es`, shape]])
+  SHAPES.flatMap((shape) => [SHAPE_NAMES[shape].one, SHAPE_NAMES[shape].many, shape, `${shape}s`, `${shape}es`].map((word) => [word, shape]))
 );
 var UNSELECT_WORDS = /* @__PURE__ */ new Set(["unselect", "deselect", "unpick", "undo"]);
 function readCardRequest(text) {
@@ -22473,6 +22476,10 @@ function readCardRequest(text) {
   }
   if (!color && !shape) return null;
   return { color, shape, count: count2, select: !words.some((word) => UNSELECT_WORDS.has(word)) };
+}
+function describeCardRequest(request) {
+  const shapes = request.shape ? shapeName(request.shape, request.count ?? 2) : request.count === 1 ? "shape" : "shapes";
+  return `card with ${[request.count, request.color, shapes].filter((word) => word !== void 0).join(" ")}`;
 }
 function matchingCards(request, cards) {
   const fits = cards.filter(
@@ -22504,24 +22511,38 @@ function hashString(text) {
 }
 var MAX_LOOKING_TURNS = 6;
 var MAX_REPEATS = 10;
+var HEURISTIC_UNDERSTANDS = 'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube") and bare moves ("turn left", "go forward 3").';
 var HeuristicAgent = class {
   name = "heuristic";
   /** Plans on the terrain the follower has seen (unseen cells are walls), rebuilt when it sees more. */
   paths = null;
   instructionId = null;
   plan = { kind: "moves", moves: [] };
+  /** Why the last action, a DONE, ended the instruction without doing it, in the follower's words to the leader; null after any other action. */
+  gaveUp = null;
   reset(_start) {
     this.paths = null;
     this.instructionId = null;
+    this.gaveUp = null;
   }
   act(obs) {
+    this.gaveUp = null;
     if (!obs.instruction) return "DONE";
+    const text = obs.instruction.text;
     if (obs.instruction.id !== this.instructionId) {
       this.instructionId = obs.instruction.id;
-      this.plan = planFor(obs.instruction.text);
+      this.plan = planFor(text);
+    }
+    if (this.plan.kind === "unread") {
+      this.gaveUp = `I did not understand "${text}", so I marked it done. ${HEURISTIC_UNDERSTANDS}`;
+      return "DONE";
     }
     if (this.plan.kind === "moves") return this.plan.moves.shift() ?? "DONE";
-    return this.cardStep(this.plan, obs);
+    const action = this.cardStep(this.plan, obs);
+    if (action === "DONE" && this.plan.target === null) {
+      this.gaveUp = `I found no ${describeCardRequest(this.plan.request)} that I could reach, even after looking around, so I marked "${text}" done. I know only the cards I have seen.`;
+    }
+    return action;
   }
   /** Toward the target card; DONE once stepping on it changed its selection, or when no card fits. */
   cardStep(plan, obs) {
@@ -22560,7 +22581,8 @@ function knownCards(obs) {
 function planFor(text) {
   const request = readCardRequest(text);
   if (request) return { kind: "card", request, target: null, turnsLooking: 0 };
-  return { kind: "moves", moves: readMoves(text) };
+  const moves = readMoves(text);
+  return moves.length > 0 ? { kind: "moves", moves } : { kind: "unread" };
 }
 var NUMBER_WORDS = {
   one: 1,
