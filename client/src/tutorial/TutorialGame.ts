@@ -148,7 +148,7 @@ export function scriptedLeaderTurn(state: GameState): PlayerAction[] {
 }
 
 /** The card of the set to collect the follower should go to next: one in its view first, then the fewest steps away. */
-export function nextCardToAsk(state: GameState): Card | undefined {
+function nextCardToAsk(state: GameState): Card | undefined {
   const planner = new PathPlanner(state.world);
   const steps = (card: Card) => {
     const length = planner.pathLength(state.cards, state.follower, card);
@@ -172,7 +172,8 @@ function whereToLook(state: GameState, card: Card): string {
   const to = cellCentre(card);
   const [dx, dz] = [to.x - from.x, to.z - from.z];
   const cosine = (dx * facing.x + dz * facing.z) / Math.hypot(dx, dz);
-  if (cosine >= Math.cos(Math.PI / 3)) return ' It is ahead of you, further than you can see.';
+  // Inside the view's angle, so only out of its range.
+  if (cosine >= Math.cos((state.config.view.fovDegrees / 2) * (Math.PI / 180))) return ' It is ahead of you, further than you can see.';
   if (cosine < -Math.cos(Math.PI / 3)) return ' It is behind you: turn round to find it.';
   // Counter-clockwise from the heading (x east, z north) is to the left.
   return facing.x * dz - facing.z * dx > 0 ? ' It is to your left: turn left to find it.' : ' It is to your right: turn right to find it.';
