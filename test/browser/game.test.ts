@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { describeCard } from '../../shared/engine/cards';
+import { HEURISTIC_UNDERSTANDS } from '../../shared/agents/builtin';
 import { buildWorld, cellIndex, mapSchema, type GameMap } from '../../shared/engine/map';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import type { ClientView } from '../../shared/protocol/messages';
@@ -295,5 +296,21 @@ test('the sound cues are off until turned on, then a turn change plays one, and 
   // Remembered: after a refresh (which comes back to the same game) the sound is still on.
   await page.reload();
   await page.waitForSelector('.game-screen.leader button.sound-toggle[aria-pressed=true]');
+  await context.close();
+});
+
+test('P-116: the leader reads why the scripted follower marked an instruction done without doing it', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/?pool=browser-gave-up`);
+  await page.click('button.bot-game');
+  await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
+  await page.fill('textarea.instruction-input', 'Dance a little');
+  await page.keyboard.press('Enter');
+  await page.click('button.end-turn');
+  const banner = page.locator('.banner.warning:has-text("Scripted follower:")');
+  await banner.waitFor();
+  expect(await banner.innerText()).toBe(`Scripted follower: I did not understand "Dance a little", so I marked it done. ${HEURISTIC_UNDERSTANDS}`);
+  await screenshot(page, 'leader-follower-gave-up');
   await context.close();
 });
