@@ -211,6 +211,8 @@ export class PgGameStore implements GameStore {
       local = SqliteGameStore.open(dataDir, { storeId: randomUUID() });
       const store = new PgGameStore(pool, local, options);
       await store.renewLease();
+      // Games that ended while the database was away, before a restart: their copy is finished now.
+      for (const gameId of local.uncopiedGames()) store.ship(gameId);
       return store;
     } catch (error) {
       local?.close();
@@ -285,10 +287,14 @@ export class PgGameStore implements GameStore {
     if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
     this.keepAliveTimer = null;
     try {
-      await Promise.race([this.synced(), new Promise((resolve) => setTimeout(resolve, CLOSE_SHIP_MS).unref())]);
+      // Not unref'd: the process must not exit before the local store is closed.
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([this.synced(), new Promise((resolve) => (wait = setTimeout(resolve, CLOSE_SHIP_MS)))]);
+      clearTimeout(wait);
       this.localClosed = true;
       this.local.close();
-      await this.pool.query('DELETE FROM stores WHERE store_id = $1', [this.storeId]);
+      // With the database away the lease stays, and other stores judge this one gone once it runs out.
+      await this.pool.query('DELETE FROM stores WHERE store_id = $1', [this.storeId]).catch(() => undefined);
     } finally {
       await this.pool.end();
     }
@@ -331,7 +337,8 @@ export class PgGameStore implements GameStore {
         }
         if (failure) {
           this.reportShipError(failure);
-          await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
+          // Kept referenced, so that a process closing the store waits for it (close() bounds the wait).
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         }
       }
     } finally {
@@ -406,7 +413,10 @@ export class PgGameStore implements GameStore {
     // A game that ended, or is not ours to write, needs no more shipping.
     for (const [gameId, shipped] of shippedNow) {
       if (shipped) this.shipped.set(gameId, shipped);
-      else this.shipped.delete(gameId);
+      else {
+        this.shipped.delete(gameId);
+        this.local.markCopied(gameId);
+      }
     }
   }
 

@@ -87,6 +87,11 @@ export const LEASE_RENEW_MS = 2_000;
 const LOG_UNCLOSED_COLUMN = 'log_unclosed INTEGER NOT NULL DEFAULT 0';
 /** Also added later: the store that started the game (null in older indexes: recover() takes those). */
 const OWNER_COLUMN = 'owner TEXT';
+/**
+ * And whether a store that copies games elsewhere (PgGameStore) has copied the ended game in full:
+ * what is still to copy survives a restart. Unused by a store on its own.
+ */
+const COPIED_COLUMN = 'copied INTEGER NOT NULL DEFAULT 0';
 /** And the start of the lease's process (processStart), so that a pid used again is not taken for it. */
 const PID_START_COLUMN = 'pid_start TEXT';
 
@@ -140,6 +145,8 @@ class GameIndex {
   private readonly selectGame;
   private readonly selectSeats;
   private readonly selectOpenGames;
+  private readonly selectUncopied;
+  private readonly updateCopied;
   private readonly selectGames;
   private readonly updateScore;
   private readonly updateClosing;
@@ -155,6 +162,8 @@ class GameIndex {
       const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
       if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
       if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
+      if (!columns.includes('copied')) db.exec(`ALTER TABLE games ADD COLUMN ${COPIED_COLUMN}`);
+      db.exec('CREATE INDEX IF NOT EXISTS games_to_copy ON games (game_id) WHERE copied = 0 AND ended_at IS NOT NULL');
       const leaseColumns = db.prepare<[], string>("SELECT name FROM pragma_table_info('stores')").pluck().all();
       if (!leaseColumns.includes('pid_start')) db.exec(`ALTER TABLE stores ADD COLUMN ${PID_START_COLUMN}`);
     });
@@ -179,6 +188,8 @@ class GameIndex {
       ORDER BY started_at DESC, game_id DESC
       LIMIT @limit OFFSET @offset`);
     this.updateScore = db.prepare<[number, string]>('UPDATE games SET score = ? WHERE game_id = ?');
+    this.selectUncopied = db.prepare<[], string>('SELECT game_id FROM games WHERE copied = 0 AND ended_at IS NOT NULL ORDER BY game_id').pluck();
+    this.updateCopied = db.prepare<[string]>('UPDATE games SET copied = 1 WHERE game_id = ?');
     this.updateClosing = db.prepare<[number, string, string, string | null, number, string]>(
       'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ?, log_unclosed = ? WHERE game_id = ?',
     );
@@ -217,6 +228,14 @@ class GameIndex {
   /** The open games (still played, or ended without their end line) `storeId` owns. */
   openGames(storeId: string): GameRow[] {
     return this.selectOpenGames.all(storeId);
+  }
+
+  uncopied(): string[] {
+    return this.selectUncopied.all();
+  }
+
+  markCopied(gameId: string): void {
+    this.updateCopied.run(gameId);
   }
 
   /** Takes out (or renews) the lease of store `storeId`. */
@@ -729,6 +748,16 @@ export class SqliteGameStore implements GameStore {
   getGame(gameId: string): LocalGameRecord | null {
     const row = this.index.get(gameId);
     return row ? this.record(row) : null;
+  }
+
+  /** The ended games not yet marked as copied in full (markCopied), for a store that copies them elsewhere. */
+  uncopiedGames(): string[] {
+    return this.index.uncopied();
+  }
+
+  /** Notes that an ended game is copied in full where markCopied's caller keeps its copy. */
+  markCopied(gameId: string): void {
+    this.index.markCopied(gameId);
   }
 
   /** A game as getGame gives it, but without its seats, which never change (one query fewer). */

@@ -3,7 +3,8 @@
  * passes (test/server/storeContract.ts), then what it is for, processes on several machines
  * sharing one database (each machine here is a data directory of its own).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -210,6 +211,68 @@ describe('P-113: two machines on one database', () => {
     } finally {
       await client.end();
     }
+  });
+
+  test('a game that ended while the database was away is copied once it is back, even if its process restarted in between', async () => {
+    const onA = machine();
+    const failures: Error[] = [];
+    const a = await PgGameStore.open(url, onA, { onShipError: (error) => failures.push(error) });
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      await client.query('ALTER TABLE log_lines RENAME TO log_lines_away');
+      const { written } = recordGame(a, { gameId: 'ended-away' });
+      await waitFor(() => failures.length > 0, 'the failure to be told');
+      await a.close(); // gives up shipping after a few seconds: the game is only in its log file
+      await client.query('ALTER TABLE log_lines_away RENAME TO log_lines');
+      const again = await open(onA);
+      await again.synced();
+      expect(await again.readLog('ended-away')).toBe(toText(written));
+      expect(await again.getGame('ended-away')).toMatchObject({ endReason: (written.at(-1) as { reason: string }).reason });
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a process closing the store while the database is away exits only once its local store is closed', async () => {
+    const dataDir = machine();
+    const script = join(dataDir, 'close-while-away.js');
+    const module = (path: string) => JSON.stringify(join(__dirname, '..', '..', path));
+    // Nothing but the store's own timers keeps this process alive while it closes.
+    writeFileSync(
+      script,
+      `
+      const pg = require(${module('node_modules/pg')});
+      const { PgGameStore } = require(${module('server/store/PgGameStore.ts')});
+      const { playSelfPlayGame } = require(${module('shared/selfplay/game.ts')});
+      const { generateMap } = require(${module('shared/maps/generate.ts')});
+      const [url, postgresUrl, dataDir] = process.argv.slice(2);
+      PgGameStore.open(url, dataDir, { onShipError: () => undefined }).then(async (store) => {
+        // The database goes away: no connection to it is allowed, and the store's are ended.
+        const database = new URL(url).pathname.slice(1);
+        const client = new pg.Client(postgresUrl);
+        await client.connect();
+        await client.query('ALTER DATABASE ' + database + ' WITH ALLOW_CONNECTIONS false');
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+        await client.end();
+        const lines = [];
+        playSelfPlayGame({ seed: 1, map: generateMap(1), gameId: 'in-play' }, (line) => lines.push(line));
+        const writer = store.startGame(lines[0], { pool: 'p', seats: [] });
+        for (const line of lines.slice(1, 10)) writer.append(line);
+        await store.close();
+        process.stdout.write('closed');
+      });
+      `,
+    );
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), script, url, postgres.url, dataDir], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'closed', stderr: '' });
   });
 });
 
