@@ -137,9 +137,9 @@ export const EXAMPLE_CONSENT = `# Consent to take part in a research study
 > This is an example. Replace every part in [brackets], and have your ethics board approve the
 > text, before you run the study.
 
-**Study:** [title of the study]
-**Researchers:** [names, institution, contact email]
-**Ethics approval:** [board and reference number]
+- **Study:** [title of the study]
+- **Researchers:** [names, institution, contact email]
+- **Ethics approval:** [board and reference number]
 
 ## What you will do
 

@@ -49,7 +49,7 @@ describe('blocks', () => {
     ]);
   });
 
-  test("the example study's consent form has no \">\" left in its text", () => {
+  test("the example study's consent form: its note is a quote, with no \">\" left in its text, and the study's facts a list", () => {
     const texts = (blocks: readonly Block[]): string[] =>
       blocks.flatMap((block) => {
         if (block.kind === 'quote') return texts(block.blocks);
@@ -60,6 +60,8 @@ describe('blocks', () => {
     const blocks = parseMarkdown(EXAMPLE_CONSENT);
     expect(blocks.some((block) => block.kind === 'quote')).toBe(true);
     for (const line of texts(blocks)) expect(line).not.toMatch(/^\s*>/);
+    // The study's facts are lines of their own, not one run-on paragraph.
+    expect(blocks).toContainEqual({ kind: 'list', ordered: false, items: expect.arrayContaining([expect.arrayContaining([{ kind: 'strong', children: [text('Study:')] }])]) });
   });
 
   test('nothing, or blank lines only, is no block', () => {
