@@ -49,7 +49,7 @@ async function measure(page: Page): Promise<{ layout: OverviewLayout; covers: { 
   await waitForWorld(page);
   return page.evaluate(() => {
     const canvas = document.querySelector('.world-canvas')!.getBoundingClientRect();
-    const covers = [...document.querySelectorAll<HTMLElement>('.world-bar button, .world-bar .inset-controls, .banner, .inset-caption, .world .selection')]
+    const covers = Array.from(document.querySelectorAll<HTMLElement>('.world-bar button, .world-bar .inset-controls, .banner, .inset-caption, .world .selection'))
       .filter((element) => element.offsetParent !== null && !element.hidden)
       .map((element) => {
         const box = element.getBoundingClientRect();
