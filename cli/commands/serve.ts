@@ -98,8 +98,8 @@ export function registerServeCommand(program: Command): void {
       try {
         admin = resolveAdminToken(process.env, dataDir);
       } catch (error) {
-        throw new CliError((error as Error).message);
         await cluster?.stop();
+        throw new CliError((error as Error).message);
       }
       let store: GameStore;
       let recovery: Recovery;
