@@ -62,6 +62,10 @@ const SCHEMA = `
     line    TEXT NOT NULL,
     PRIMARY KEY (game_id, n)
   );
+  -- Added later: the machine (its data directory's id, SqliteGameStore.machineId) of a store and
+  -- of a game's log file; null in rows written before, which are known by host and data_dir.
+  ALTER TABLE stores ADD COLUMN IF NOT EXISTS machine TEXT;
+  ALTER TABLE games ADD COLUMN IF NOT EXISTS machine TEXT;
 `;
 
 const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, note, seats';
@@ -98,6 +102,15 @@ interface GameRow {
   readonly note: string | null;
   readonly seats: SeatRecord[];
 }
+
+/** Where a store or a game's log file is: its machine's id, or for rows of older versions its host and data directory. */
+interface Placed {
+  readonly machine: string | null;
+  readonly host: string;
+  readonly data_dir: string;
+}
+
+const machineOf = (row: Placed) => row.machine ?? `${row.host}\n${row.data_dir}`;
 
 /** How far a game's log file has been shipped. */
 interface Shipped {
@@ -184,6 +197,14 @@ export class PgGameStore implements GameStore {
   /** Once the local store is closed there is nothing more to ship from it. */
   private localClosed = false;
   private readonly reader: PgGameReader;
+  private readonly machine: string;
+  /**
+   * When this store last got through to the database after failing to (or opened): other
+   * machines, which could not renew their leases while it could not, are judged by their leases
+   * only a full lease after it. Timed by this process's monotonic clock.
+   */
+  private reachedAt = performance.now();
+  private unreachable = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -191,6 +212,7 @@ export class PgGameStore implements GameStore {
     private readonly options: PgStoreOptions,
   ) {
     this.reader = new PgGameReader(pool);
+    this.machine = local.machineId;
   }
 
   get storeId(): string {
@@ -367,14 +389,14 @@ export class PgGameStore implements GameStore {
       const unseen = games.filter((game) => !this.shipped.has(game.gameId)).map((game) => ({ ...game, seats: this.local.getGame(game.gameId)!.seats }));
       if (unseen.length > 0) {
         await client.query(
-          `INSERT INTO games (game_id, pool, started_at, seats, owner, host, data_dir)
-           SELECT game_id, pool, started_at, seats, $5, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS unseen (game_id, pool, started_at, seats)
+          `INSERT INTO games (game_id, pool, started_at, seats, owner, host, data_dir, machine)
+           SELECT game_id, pool, started_at, seats, $5, $6, $7, $8 FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS unseen (game_id, pool, started_at, seats)
            ON CONFLICT (game_id) DO NOTHING`,
-          [unseen.map((game) => game.gameId), unseen.map((game) => game.pool), unseen.map((game) => game.startedAt), unseen.map((game) => JSON.stringify(game.seats)), this.storeId, hostname(), this.local.dataDir],
+          [unseen.map((game) => game.gameId), unseen.map((game) => game.pool), unseen.map((game) => game.startedAt), unseen.map((game) => JSON.stringify(game.seats)), this.storeId, hostname(), this.local.dataDir, this.machine],
         );
       }
-      const rows = (await client.query<{ game_id: string; lines: number; closed_from_copy: boolean; host: string; data_dir: string }>(
-        'SELECT game_id, lines, closed_from_copy, host, data_dir FROM games WHERE game_id = ANY($1) ORDER BY game_id FOR UPDATE',
+      const rows = (await client.query<{ game_id: string; lines: number; closed_from_copy: boolean } & Placed>(
+        'SELECT game_id, lines, closed_from_copy, machine, host, data_dir FROM games WHERE game_id = ANY($1) ORDER BY game_id FOR UPDATE',
         [games.map((game) => game.gameId)],
       )).rows;
       const shippedNow = new Map<string, Shipped | null>();
@@ -382,7 +404,7 @@ export class PgGameStore implements GameStore {
       const updates: { gameId: string; lines: number; score: number; endedAt: string | null; endReason: string | null; note: string | null }[] = [];
       for (const row of rows) {
         // Closed from the copy (this machine had no process), or another machine's game of that id: not ours to write.
-        if (row.closed_from_copy || row.host !== hostname() || row.data_dir !== this.local.dataDir) {
+        if (row.closed_from_copy || !this.onThisMachine(row)) {
           shippedNow.set(row.game_id, null);
           continue;
         }
@@ -441,11 +463,24 @@ export class PgGameStore implements GameStore {
   // Leases and recovery in the database
 
   private async renewLease(): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO stores (store_id, host, data_dir, pid, renewed_at) VALUES ($1, $2, $3, $4, ${DATABASE_NOW})
-       ON CONFLICT (store_id) DO UPDATE SET renewed_at = EXCLUDED.renewed_at`,
-      [this.storeId, hostname(), this.local.dataDir, process.pid],
-    );
+    try {
+      await this.pool.query(
+        `INSERT INTO stores (store_id, host, data_dir, machine, pid, renewed_at) VALUES ($1, $2, $3, $4, $5, ${DATABASE_NOW})
+         ON CONFLICT (store_id) DO UPDATE SET renewed_at = EXCLUDED.renewed_at`,
+        [this.storeId, hostname(), this.local.dataDir, this.machine, process.pid],
+      );
+    } catch (error) {
+      this.unreachable = true;
+      throw error;
+    }
+    if (this.unreachable) {
+      this.unreachable = false;
+      this.reachedAt = performance.now();
+    }
+  }
+
+  private onThisMachine(row: Placed): boolean {
+    return row.machine === null ? row.host === hostname() && row.data_dir === this.local.dataDir : row.machine === this.machine;
   }
 
   /**
@@ -456,23 +491,26 @@ export class PgGameStore implements GameStore {
    */
   private async recoverInDatabase(): Promise<string[]> {
     await this.renewLease();
-    type Lease = { store_id: string; host: string; data_dir: string; pid: number; renewed_at: string; now: string };
-    const leases = (await this.pool.query<Lease>(`SELECT store_id, host, data_dir, pid, renewed_at, ${DATABASE_NOW} AS now FROM stores`)).rows;
-    // BIGINT comes back as text.
+    type Lease = Placed & { store_id: string; pid: number; renewed_at: string; now: string };
+    const leases = (await this.pool.query<Lease>(`SELECT store_id, machine, host, data_dir, pid, renewed_at, ${DATABASE_NOW} AS now FROM stores`)).rows;
+    // A store of this machine is gone when its process is; another machine's when its lease ran
+    // out, as long as this store has reached the database for a full lease (after an outage no
+    // machine could renew its lease). BIGINT comes back as text.
+    const judgeLeases = performance.now() - this.reachedAt >= LEASE_MS;
     const isGone = (lease: Lease) =>
-      lease.store_id !== this.storeId && (Number(lease.renewed_at) < Number(lease.now) - LEASE_MS || (lease.host === hostname() && !processRuns(lease.pid)));
+      lease.store_id !== this.storeId &&
+      (this.onThisMachine(lease) ? !processRuns(lease.pid) : judgeLeases && Number(lease.renewed_at) < Number(lease.now) - LEASE_MS);
     const gone = leases.filter(isGone).map((lease) => lease.store_id);
     if (gone.length > 0) await this.pool.query('DELETE FROM stores WHERE store_id = ANY($1)', [gone]);
-    const machine = (host: string, dataDir: string) => `${host}\n${dataDir}`;
-    const liveMachines = new Set(leases.filter((lease) => !isGone(lease)).map((lease) => machine(lease.host, lease.data_dir)));
-    const orphans = (await this.pool.query<{ game_id: string; host: string; data_dir: string }>(
-      'SELECT game_id, host, data_dir FROM games WHERE ended_at IS NULL AND owner NOT IN (SELECT store_id FROM stores)',
+    const liveMachines = new Set(leases.filter((lease) => !isGone(lease)).map(machineOf));
+    const orphans = (await this.pool.query<Placed & { game_id: string }>(
+      'SELECT game_id, machine, host, data_dir FROM games WHERE ended_at IS NULL AND owner NOT IN (SELECT store_id FROM stores)',
     )).rows;
     const closed: string[] = [];
     for (const orphan of orphans) {
-      const ours = orphan.host === hostname() && orphan.data_dir === this.local.dataDir;
+      const ours = this.onThisMachine(orphan);
       if (ours && this.local.getGame(orphan.game_id)) this.ship(orphan.game_id);
-      else if (!ours && liveMachines.has(machine(orphan.host, orphan.data_dir))) continue; // its machine's stores close it
+      else if (!ours && liveMachines.has(machineOf(orphan))) continue; // its machine's stores close it
       else if (await this.closeFromCopy(orphan.game_id)) closed.push(orphan.game_id);
     }
     return closed;

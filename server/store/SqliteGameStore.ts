@@ -74,6 +74,10 @@ const SCHEMA = `
     pid          INTEGER NOT NULL,
     renewed_at   INTEGER NOT NULL   -- epoch ms of the lease's last renewal
   );
+  CREATE TABLE IF NOT EXISTS data_directory (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    machine_id TEXT NOT NULL  -- made once: names this data directory (and so its machine) to a shared database
+  );
 `;
 
 /** How long a store's lease holds without renewal, and how often keepAlive() renews it. */
@@ -164,6 +168,7 @@ class GameIndex {
       if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
       if (!columns.includes('copied')) db.exec(`ALTER TABLE games ADD COLUMN ${COPIED_COLUMN}`);
       db.exec('CREATE INDEX IF NOT EXISTS games_to_copy ON games (game_id) WHERE copied = 0 AND ended_at IS NOT NULL');
+      db.prepare('INSERT OR IGNORE INTO data_directory (id, machine_id) VALUES (1, ?)').run(randomUUID());
       const leaseColumns = db.prepare<[], string>("SELECT name FROM pragma_table_info('stores')").pluck().all();
       if (!leaseColumns.includes('pid_start')) db.exec(`ALTER TABLE stores ADD COLUMN ${PID_START_COLUMN}`);
     });
@@ -228,6 +233,10 @@ class GameIndex {
   /** The open games (still played, or ended without their end line) `storeId` owns. */
   openGames(storeId: string): GameRow[] {
     return this.selectOpenGames.all(storeId);
+  }
+
+  machineId(): string {
+    return this.db.prepare<[], string>('SELECT machine_id FROM data_directory').pluck().get()!;
   }
 
   uncopied(): string[] {
@@ -748,6 +757,14 @@ export class SqliteGameStore implements GameStore {
   getGame(gameId: string): LocalGameRecord | null {
     const row = this.index.get(gameId);
     return row ? this.record(row) : null;
+  }
+
+  /**
+   * The id made once for this data directory: a database shared by several machines knows a
+   * machine's stores and games by it (hostnames are often the same on every machine of a cloud).
+   */
+  get machineId(): string {
+    return this.index.machineId();
   }
 
   /** The ended games not yet marked as copied in full (markCopied), for a store that copies them elsewhere. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
 import { PgGameStore } from '../../server/store/PgGameStore';
+import { LEASE_MS } from '../../server/store/SqliteGameStore';
 import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
@@ -172,6 +173,40 @@ describe('P-113: two machines on one database', () => {
     expect(await b.getGame('sibling')).toMatchObject({ endReason: 'interrupted' });
     expect((await b.getGame('sibling'))!.note).toBeUndefined();
   });
+
+  test("another machine is known by its data directory's id, not its hostname: its pids are never checked here", async () => {
+    const [a, b] = [await open(machine()), await open(machine())];
+    recordGame(b, { gameId: 'elsewhere', crashAfter: 20 });
+    await b.synced();
+    // b's lease now names a pid that runs on no process here, as a machine with the same hostname has.
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query('UPDATE stores SET pid = $1 WHERE store_id = $2', [endedPid(), b.storeId]);
+    await client.end();
+    expect((await a.recover()).recovered).toEqual([]);
+    expect(await a.getGame('elsewhere')).toMatchObject({ endedAt: null });
+  });
+
+  test("after an outage a store judges other machines by their leases only a full lease after it reached the database again", async () => {
+    const [a, b] = [await open(machine()), await open(machine())];
+    recordGame(b, { gameId: 'through-outage', crashAfter: 20 });
+    await b.synced();
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 200)); // a has been connected a full lease
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      // The database is away for a (its lease cannot be renewed), and for b, whose lease runs out meanwhile.
+      await client.query('ALTER TABLE stores RENAME TO stores_away');
+      await expect(a.recover()).rejects.toThrow(/stores/);
+      await client.query('ALTER TABLE stores_away RENAME TO stores');
+      await client.query('UPDATE stores SET renewed_at = renewed_at - $1 WHERE store_id = $2', [LEASE_MS + 1000, b.storeId]);
+      expect((await a.recover()).recovered).toEqual([]);
+      expect(await a.getGame('through-outage')).toMatchObject({ endedAt: null });
+    } finally {
+      await client.query('ALTER TABLE IF EXISTS stores_away RENAME TO stores');
+      await client.end();
+    }
+  }, 30_000);
 
   test('a machine that comes back ships the lines its database copy lacks', async () => {
     const onA = machine();
@@ -387,7 +422,8 @@ describe('P-113: cerealbar serve --store on two machines', () => {
     const running = async (serve: ServeProcess) => Number(/^cerealbar_games_running (\d+)/m.exec(await (await get(serve, '/metrics')).text())![1]);
     const [holder, other] = (await running(a)) === 1 ? [a, b] : [b, a];
     holder.child.kill('SIGKILL');
-    const deadline = Date.now() + 10_000;
+    // Another machine cannot see the process end: it waits for its lease to run out.
+    const deadline = Date.now() + LEASE_MS + 10_000;
     let closed = null;
     while (!closed && Date.now() < deadline) {
       const record = await (await get(other, `/api/games/${gameId}`)).json();
