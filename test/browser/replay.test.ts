@@ -18,6 +18,7 @@ import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import type { OverviewLayout } from '../../client/src/world/WorldRenderer';
 
 jest.setTimeout(120_000);
 
@@ -191,6 +192,7 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   expect(await page.getAttribute('.replay-views button:has-text("Leader")', 'aria-pressed')).toBe('true');
   await page.waitForTimeout(1000);
   await screenshot(page, 'replay-leader');
+  expect(await boardUnderViewButtons(page)).toBe(false);
 
   // The follower's view where the follower has several cards in view.
   const seesCardsAt = followerSeesCards.findIndex((count) => count >= 3);
@@ -205,8 +207,19 @@ test('a self-play log from a file: scrub, step, play, instructions, the event in
   expect(await page.getAttribute('.replay-views button:has-text("Top-down")', 'aria-pressed')).toBe('true');
   await page.waitForTimeout(1000);
   await screenshot(page, 'replay-topdown');
+  expect(await boardUnderViewButtons(page)).toBe(false);
   expect(errors).toEqual([]);
 });
+
+/** Whether the view buttons over the world cover part of the board, as the overview last drew it. */
+function boardUnderViewButtons(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const canvas = document.querySelector('.world-canvas')!.getBoundingClientRect();
+    const views = document.querySelector('.replay-views')!.getBoundingClientRect();
+    const { board } = (window as never as { __overview: () => OverviewLayout }).__overview();
+    return canvas.x + board.x < views.right && views.x < canvas.x + board.x + board.width && canvas.y + board.y < views.bottom && views.y < canvas.y + board.y + board.height;
+  });
+}
 
 test('corrupt logs are named by their line; the open game stays, and the picker stays usable', async () => {
   const logLines = logText.split('\n');

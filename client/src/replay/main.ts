@@ -47,6 +47,11 @@ app.append(
   h('main', { class: 'game replay' }, h('section', { class: 'replay-stage' }, worldElement, viewer.controls.element), panel.element),
   picker.element,
 );
+// The overviews draw the board below the view buttons, which sit over the world's top.
+const { viewSwitch } = viewer.controls;
+renderer.setOverviewBand(viewSwitch.offsetTop * 1.5 + viewSwitch.offsetHeight);
+// For tests: where the overviews draw the board and its cards.
+(window as unknown as { __overview: unknown }).__overview = () => renderer.overviewLayout();
 acceptDroppedFiles(document.body, (file) => void openFile(file));
 bindKeys(viewer, () => !picker.isOpen);
 
