@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
+import { GameRoom } from '../rooms/GameRoom';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
 import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/types';
@@ -236,11 +237,19 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   const change = async (req: Request, res: Response, action: (workers: WorkerStore, studyId: string, participantId: string) => Awaitable<WorkerRecord>) => {
     const found = find(req, res);
     if (!found) return;
+    let worker: WorkerRecord;
     try {
-      res.json({ worker: adminWorker(await action(found.workers, found.study.id, req.params.participantId as string)) });
+      worker = await action(found.workers, found.study.id, req.params.participantId as string);
     } catch (error) {
       if (!sendWorkerError(res, error)) throw error;
+      return;
     }
+    // A game the worker waits in, on any process, checks its seat again: a promoted or blocked
+    // worker's page moves on at once and its seat is free. The change stands if that fails.
+    await GameRoom.recheckWorkerSeats(worker.studyId, worker.participantId).catch((error: unknown) => {
+      process.stderr.write(`api: study ${worker.studyId}: the seat of worker ${worker.participantId} could not be checked again: ${(error as Error)?.message ?? String(error)}\n`);
+    });
+    res.json({ worker: adminWorker(worker) });
   };
   api.post('/studies/:id/workers/:participantId/block', async (req, res) => {
     const parsed = blockBodySchema.safeParse(req.body ?? {});

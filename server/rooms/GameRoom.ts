@@ -6,7 +6,7 @@
  * are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type Deferred, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
 import { z } from 'zod';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
 import { makeConfig, type GameConfig } from '../../shared/engine/config';
@@ -19,6 +19,7 @@ import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import {
   ACTION_MESSAGE,
+  CLOSE_ROLE_CHANGED,
   CLOSE_STUDY_ENDED,
   clientMessageSchemas,
   DEFAULT_PATCH_RATE_MS,
@@ -31,6 +32,7 @@ import {
   type QueueMessage,
   type SeatMessage,
 } from '../../shared/protocol/messages';
+import type { SeatVerdict } from '../../shared/study/worker';
 import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { Awaitable, GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
@@ -47,6 +49,8 @@ const QUEUE_POLL_MS = 1000;
 export const NOT_SAVED_MESSAGE = 'this game could not be saved and has ended';
 /** Said to a study's worker whose session ended while it waited (or before it joined). */
 export const STUDY_ENDED_MESSAGE = 'your part of the study has ended: no new game starts for you';
+/** Said to a study's worker whose role changed while it waited (or before it joined): its page shows its next step. */
+export const ROLE_CHANGED_MESSAGE = 'your role in the study has changed: your page shows what comes next';
 
 /** Told to both players when the game's log cannot be created: the game does not start. */
 export const NOT_STARTED_MESSAGE = 'the server cannot save games right now, so this game did not start; please try again later';
@@ -99,8 +103,8 @@ export interface RoomServices {
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
   turnSeconds(studyId: string): { leader?: number; follower?: number };
-  /** Whether the worker may still play (it is at the play step: not done, blocked or screened out). */
-  mayPlay(studyId: string, workerId: string): Awaitable<boolean>;
+  /** Whether the worker may still take its seat of `role`: at the play step (not done, blocked or screened out), in that role. */
+  seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
   stoppedWaiting(studyId: string, workerId: string): Awaitable<void>;
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Awaitable<void>;
@@ -167,6 +171,8 @@ interface Seat {
   readonly record: SeatRecord;
   client: Client | null;
   connected: boolean;
+  /** A dropped player's window to come back in (allowReconnection), while it is open. */
+  reconnection: Deferred<Client> | null;
   readonly feed: ViewFeed;
 }
 
@@ -246,6 +252,15 @@ export class GameRoom extends Room implements LiveRoom {
       const listing = listingOf(room);
       return listing ? [listing] : [];
     });
+  }
+
+  /**
+   * Has every game waiting with a study's worker check the worker's seat again (recheckWorker),
+   * on whichever process it runs: its record changed. Answers whether the worker was sent away.
+   */
+  static async recheckWorkerSeats(studyId: string, workerId: string): Promise<boolean> {
+    const rooms = (await GameRoom.listings()).filter((listing) => listing.study === studyId && listing.phase === 'waiting' && listing.workers.includes(workerId));
+    return (await Promise.all(rooms.map((room) => matchMaker.remoteRoomCall<GameRoom>(room.roomId, 'recheckWorker', [workerId])))).some(Boolean);
   }
 
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
@@ -342,12 +357,15 @@ export class GameRoom extends Room implements LiveRoom {
     if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
     const { role, options } = claim;
     // A study's workers (the joining one, and those waiting here) play only while at the play
-    // step; the study's store is asked first, and the claim holds the seat meanwhile.
+    // step, in their seat's role; the study's store is asked first, and the claim holds the seat meanwhile.
     const waiting = [...this.seats.values()].filter((seat) => seat.record.workerId !== undefined);
-    const verdicts = this.studyId ? await Promise.all([options.workerId, ...waiting.map((seat) => seat.record.workerId)].map((id) => this.studyWorkerMayPlay(id))) : null;
+    const verdicts = this.studyId
+      ? await Promise.all([this.studyVerdict(options.workerId, role), ...waiting.map((seat) => this.studyVerdict(seat.record.workerId, seat.role))])
+      : null;
     if (this.claims.get(client.sessionId) !== claim) throw new ServerError(409, 'the seat reservation expired: join again');
     this.release(client.sessionId);
-    if (verdicts && !verdicts[0]) throw new ServerError(403, STUDY_ENDED_MESSAGE);
+    if (verdicts?.[0] === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);
+    if (verdicts?.[0] === 'roleChanged') throw new ServerError(409, ROLE_CHANGED_MESSAGE);
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
@@ -356,38 +374,61 @@ export class GameRoom extends Room implements LiveRoom {
       ...(options.assignmentId && { assignmentId: options.assignmentId }),
       ...(options.hitId && { hitId: options.hitId }),
     };
-    this.seats.set(role, { role, client, record, connected: true, feed: new ViewFeed(role) });
+    this.seats.set(role, { role, client, record, connected: true, reconnection: null, feed: new ViewFeed(role) });
     const seat: SeatMessage = { role, playerId: record.playerId, ...(this.code && { code: this.code }) };
     client.send('seat', seat);
     if (options.botFollower) this.seatBot();
-    if (verdicts) this.sendAway(waiting.filter((_, i) => !verdicts[i + 1]));
+    if (verdicts) this.sendAway(waiting.map((seat, i) => [seat, verdicts[i + 1]]));
     this.publishListing();
     if (this.seats.size === ROLES.length) this.startGame(client);
     else this.watchQueue();
   }
 
-  /** Whether a study's worker may play (it is at the play step); anyone may, outside a study. */
-  private async studyWorkerMayPlay(workerId: string | undefined): Promise<boolean> {
+  /** Whether a study's worker may take its seat of `role` (at the play step, in that role); anyone may, outside a study. */
+  private async studyVerdict(workerId: string | undefined, role: Role): Promise<SeatVerdict> {
     const hooks = this.services.studies;
-    if (!this.studyId || !hooks || workerId === undefined) return true;
+    if (!this.studyId || !hooks || workerId === undefined) return 'plays';
     try {
-      return await hooks.mayPlay(this.studyId, workerId);
+      return await hooks.seatVerdict(this.studyId, workerId, role);
     } catch (error) {
       logger.error(`game room ${this.roomId}: study ${this.studyId} could not look up worker ${workerId}:`, error);
-      return false;
+      return 'ended';
     }
   }
 
   /**
-   * Workers who waited here but whose session has since ended (they took the noPartner code, or
-   * were blocked) leave before a game could start with them: their pages then show their ending.
+   * Workers who waited here but may no longer take their seat leave before a game could start
+   * with them: one whose session has ended (it took the noPartner code, or was blocked), and one
+   * whose role changed (it was promoted). The seat is free at once (a dropped player's window to
+   * come back closes), the wait ends, and the pages, told why, show the worker's step.
    */
-  private sendAway(finished: readonly Seat[]): void {
-    for (const seat of finished) {
-      if (this.seats.get(seat.role) !== seat) continue; // gone meanwhile
+  private sendAway(verdicts: readonly (readonly [Seat, SeatVerdict])[]): void {
+    for (const [seat, verdict] of verdicts) {
+      if (verdict === 'plays' || this.seats.get(seat.role) !== seat) continue; // gone meanwhile
       this.seats.delete(seat.role);
-      seat.client?.leave(CLOSE_STUDY_ENDED, STUDY_ENDED_MESSAGE);
+      seat.reconnection?.reject(new ServerError(CloseCode.NORMAL_CLOSURE, verdict));
+      if (seat.connected && verdict === 'ended') seat.client?.leave(CLOSE_STUDY_ENDED, STUDY_ENDED_MESSAGE);
+      else if (seat.connected) seat.client?.leave(CLOSE_ROLE_CHANGED, ROLE_CHANGED_MESSAGE);
+      const workerId = seat.record.workerId;
+      if (workerId !== undefined) this.tellStudy((hooks) => hooks.stoppedWaiting(this.studyId, workerId));
     }
+  }
+
+  /**
+   * The study's record of a worker waiting here changed (the researcher promoted or blocked it):
+   * its seat is checked again at once, and the worker sent away if it may no longer take it.
+   * Answers whether it was. Called through the matchmaker (remoteRoomCall) by the process that
+   * made the change, wherever this room runs.
+   */
+  async recheckWorker(workerId: string): Promise<boolean> {
+    const seat = [...this.seats.values()].find((held) => held.record.workerId === workerId);
+    if (!seat || this.phase !== 'waiting') return false;
+    const verdict = await this.studyVerdict(workerId, seat.role);
+    if (this.phase !== 'waiting' || verdict === 'plays') return false;
+    this.sendAway([[seat, verdict]]);
+    this.publishListing();
+    await this.listed;
+    return true;
   }
 
   /** A dropped player keeps its seat for the reconnection window; one the server expelled leaves at once (onLeave). */
@@ -398,8 +439,9 @@ export class GameRoom extends Room implements LiveRoom {
     // The turn clock runs on (docs/protocol.md, P-90): a partner waits at most the turn's time.
     this.notifyPartner(seat.role, 'partnerDisconnected', { seconds: this.settings.reconnectSeconds });
     this.sendViews();
-    // A window that closes unused rejects: Colyseus then calls onLeave, which abandons the game.
-    await this.allowReconnection(client, this.settings.reconnectSeconds).catch(() => undefined);
+    // A window that closes unused (or is closed by sendAway) rejects: Colyseus then calls onLeave, which abandons the game.
+    seat.reconnection = this.allowReconnection(client, this.settings.reconnectSeconds);
+    await seat.reconnection.catch(() => undefined);
   }
 
   /**
@@ -419,6 +461,7 @@ export class GameRoom extends Room implements LiveRoom {
     // The returning connection is a new Client object with the same session id.
     seat.client = client;
     seat.connected = true;
+    seat.reconnection = null;
     this.notifyPartner(seat.role, 'partnerReconnected');
     if (this.phase === 'waiting') this.watchQueue();
     seat.feed.resend();
@@ -458,7 +501,7 @@ export class GameRoom extends Room implements LiveRoom {
       (message) => this.notify('leader', 'followerGaveUp', { message }),
     );
     const record: SeatRecord = { role: 'follower', playerId: randomUUID(), kind: 'bot' };
-    this.seats.set('follower', { role: 'follower', client: null, record, connected: true, feed: new ViewFeed('follower') });
+    this.seats.set('follower', { role: 'follower', client: null, record, connected: true, reconnection: null, feed: new ViewFeed('follower') });
   }
 
   /**

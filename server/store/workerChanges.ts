@@ -212,9 +212,13 @@ export function blockChanges(worker: WorkerRow, reason: string | null, at: strin
   return worker.blocked_at === null ? { blocked_at: at, block_reason: reason } : {};
 }
 
-/** Makes a worker a leader (who then needs the leader's tutorial before playing); a leader stays as they are. */
+/**
+ * Makes a worker a leader (who then needs the leader's tutorial before playing); a leader stays as
+ * they are. A worker it sends to that tutorial waits for a partner no more.
+ */
 export function promoteChanges(worker: WorkerRow, at: string): Changes {
-  return worker.role === 'leader' ? {} : { role: 'leader', promoted_at: at };
+  if (worker.role === 'leader') return {};
+  return { role: 'leader', promoted_at: at, ...(worker.leader_tutorial_at === null && stopWaitingChanges(worker)) };
 }
 
 /** A worker at the play step asks for a game: its wait for a partner starts (again) now. */

@@ -5,10 +5,11 @@
  * endings give their completion codes (WorkerStore.recordGameEnd).
  */
 import { logger, matchMaker } from '@colyseus/core';
+import type { Role } from '../../shared/engine/state';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
 import type { Study } from '../../shared/study/studyFile';
-import { workerStep, type WorkerRecord } from '../../shared/study/worker';
+import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
 import type { SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
@@ -45,9 +46,9 @@ export class StudyGames implements StudyGameHooks {
     await this.workers.stopWaiting(studyId, workerId);
   }
 
-  async mayPlay(studyId: string, workerId: string): Promise<boolean> {
+  async seatVerdict(studyId: string, workerId: string, role: Role): Promise<SeatVerdict> {
     const worker = await this.workers.get(studyId, workerId);
-    return worker !== null && workerStep(worker) === 'play';
+    return worker === null ? 'ended' : seatVerdict(workerStep(worker), worker.role, role);
   }
 
   /**

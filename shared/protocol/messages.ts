@@ -28,6 +28,8 @@ export const CLOSE_FRAME_TOO_LARGE = 1009; // Message Too Big
 export const CLOSE_BAD_FRAME = 1007; // Invalid Frame Payload Data: not a message Colyseus can decode
 /** A study's worker whose session ended while it waited for a partner (docs/protocol.md, P-105). */
 export const CLOSE_STUDY_ENDED = 4100;
+/** A study's worker whose role changed while it waited (the researcher promoted it): its page shows its next step (P-114). */
+export const CLOSE_ROLE_CHANGED = 4101;
 
 /** Why the server closed a player's connection; the partner is told in its `partnerLeft` notice. */
 export interface Expulsion {

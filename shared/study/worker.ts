@@ -112,6 +112,20 @@ export function workerStep(worker: WorkerRecord): WorkerStep {
   return 'play';
 }
 
+/**
+ * Whether a worker at `step`, of `workerRole`, may take its seat of `seatRole` in a game waiting
+ * for a partner: it plays it; its session has ended; or its role changed, so that it has the
+ * leader's tutorial to pass first or plays the other seat now (a promotion while it waited).
+ * The server decides it from the record, the worker's page from the step and role it is given.
+ */
+export type SeatVerdict = 'plays' | 'ended' | 'roleChanged';
+
+export function seatVerdict(step: WorkerStep, workerRole: WorkerRole, seatRole: Role): SeatVerdict {
+  if (step === 'play') return workerRole === 'either' || workerRole === seatRole ? 'plays' : 'roleChanged';
+  // A worker who reached the play step goes back to the tutorial only when promoted; else it is at an ending.
+  return step === 'tutorial' ? 'roleChanged' : 'ended';
+}
+
 // ---------------------------------------------------------------------------------------------
 // The quiz
 

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@colyseus/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { loadStudyFile } from '../../server/study/loadStudy';
+import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
 import { track, waitFor, type Player } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
@@ -88,10 +89,13 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   await panel.locator('tr[data-participant="F-TWO"] button.promote').click();
   await page.waitForSelector(`tr[data-participant="F-TWO"] td:has-text("leader (promoted)")`);
   expect(server.workers!.get(STUDY, 'F-TWO')!.role).toBe('leader');
+  const sentAway = new Promise<number>((resolve) => waiting.room.onLeave((code) => resolve(code)));
   page.once('dialog', (dialog) => void dialog.accept('left the game twice'));
   await panel.locator('tr[data-participant="F-WAITS"] button.block').click();
   await page.waitForSelector(`tr[data-participant="F-WAITS"] td:has-text("blocked: left the game twice")`);
   expect(server.workers!.get(STUDY, 'F-WAITS')!.blocked).toMatchObject({ reason: 'left the game twice' });
+  // Blocked while it waited, it is sent away from its seat at once (P-114).
+  expect(await sentAway).toBe(CLOSE_STUDY_ENDED);
   // Declining the question changes nothing.
   page.once('dialog', (dialog) => void dialog.dismiss());
   await panel.locator('tr[data-participant="F-ONE"] button.block').click();
@@ -117,6 +121,5 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   // The game ends (abandoned): its end line arrives and the viewer stops following, and says so.
   await page.waitForSelector('.replay-live', { state: 'hidden', timeout: 15_000 });
   expect(await page.textContent('.replay-status .turn')).toBe('Game ended: a player left');
-  await waiting.room.leave(true);
   expect(errors).toEqual([]);
 });

@@ -9,15 +9,16 @@ import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { join } from 'node:path';
+import { matchMaker } from '@colyseus/core';
 import { Client } from '@colyseus/sdk';
 import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
-import { GameRoom, type RoomSettings } from '../../server/rooms/GameRoom';
+import { GameRoom, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { replay } from '../../shared/log/replay';
-import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
+import { CLOSE_ROLE_CHANGED, CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { callJson, join as joinGame, sleep, track, waitFor, type Player } from './harness';
@@ -371,6 +372,74 @@ describe("a study's games", () => {
     expect((await admin('F2/block')).status).toBe(200);
     await expect(new Client(base).consumeSeatReservation(answer.body.reservation)).rejects.toThrow(/study has ended/);
     expect(leader.phase).toBe('waiting');
+  });
+
+  test('P-114: a worker promoted while it waits is sent away at once; its wait ends, its seat is free, and it then leads', async () => {
+    await serve([study({ 'time.waitForPartnerSeconds': 300 })]);
+    const token = await readyWorker('F1');
+    const waiting = await play(token);
+    let closed: [number, string] | null = null;
+    waiting.room.onLeave((code, reason) => (closed = [code, reason ?? '']));
+    expect(workers.get(STUDY, 'F1')!.waitingSince).not.toBeNull();
+    const promoted = await admin('F1/promote');
+    expect(promoted.body.worker).toMatchObject({ role: 'leader', step: 'tutorial', waitingSince: null });
+    await waitFor(() => closed !== null, 'the promoted worker to be sent away');
+    expect(closed).toEqual([CLOSE_ROLE_CHANGED, ROLE_CHANGED_MESSAGE]);
+    // Its seat is free and it waits no more: the researcher's overview shows nobody waiting.
+    expect(await GameRoom.seatsWorker(STUDY, 'F1')).toBe(false);
+    expect((await call('GET', '/api/studies', undefined, ADMIN)).body.studies[0].waiting).toEqual([]);
+    // Past the leader's tutorial it asks again, is seated as leader, and meets a follower.
+    expect((await call('POST', `/api/studies/${STUDY}/tutorial`, { role: 'leader' }, token)).body.worker.step).toBe('play');
+    const follower = await play(await readyWorker('F2'));
+    const leader = await play(token);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+    expect([seatOf(leader), seatOf(follower)]).toEqual(['leader', 'follower']);
+  });
+
+  test('P-114: a waiting seat kept for a dropped page is freed by a promotion; a blocked waiting worker is sent away at once', async () => {
+    await serve([study()], { reconnectSeconds: 20 });
+    const token = await readyWorker('F1');
+    const dropped = await play(token);
+    dropped.room.reconnection.enabled = false;
+    const seatToken = dropped.room.reconnectionToken;
+    dropped.room.connection.close(4999, 'the page reloads');
+    await waitFor(() => matchMaker.getLocalRoomById(dropped.room.roomId)?.clients.length === 0, 'the server to see the drop');
+    expect(await GameRoom.seatsWorker(STUDY, 'F1')).toBe(true);
+    expect((await admin('F1/promote')).status).toBe(200);
+    expect(await GameRoom.seatsWorker(STUDY, 'F1')).toBe(false);
+    await expect(new Client(base).reconnect(seatToken)).rejects.toThrow(/invalid or expired/);
+
+    const blockedWorker = await play(await readyWorker('B1'));
+    let closed: [number, string] | null = null;
+    blockedWorker.room.onLeave((code, reason) => (closed = [code, reason ?? '']));
+    expect((await admin('B1/block')).status).toBe(200);
+    await waitFor(() => closed !== null, 'the blocked worker to be sent away');
+    expect(closed).toEqual([CLOSE_STUDY_ENDED, STUDY_ENDED_MESSAGE]);
+    await waitFor(() => workers.get(STUDY, 'B1')!.waitingSince === null, 'its wait to end');
+    // The promoted worker, past the leader's tutorial, is seated as leader, and waits: nobody is left to meet.
+    expect((await call('POST', `/api/studies/${STUDY}/tutorial`, { role: 'leader' }, token)).body.worker.step).toBe('play');
+    const leader = await play(token);
+    expect(seatOf(leader)).toBe('leader');
+    await sleep(200);
+    expect(leader.phase).toBe('waiting');
+  });
+
+  test('P-114: a role changed where the room was not told (another process, its store alone) sends the worker away when a partner comes', async () => {
+    await serve([study()]);
+    const waiting = await play(await readyWorker('F1'));
+    let closed: number | null = null;
+    waiting.room.onLeave((code) => (closed = code));
+    // The change as another process makes it: in the shared store, without a word to this room.
+    await workers.promote(STUDY, 'F1');
+    await sleep(200);
+    expect(closed).toBeNull();
+    const leader = await play(await readyLeader('L1'));
+    await waitFor(() => closed !== null, 'the promoted worker to be sent away');
+    expect(closed).toBe(CLOSE_ROLE_CHANGED);
+    await sleep(200);
+    expect(leader.phase).toBe('waiting');
+    expect(store.listGames()).toEqual([]);
+    await waitFor(() => workers.get(STUDY, 'F1')!.waitingSince === null, 'its wait to end');
   });
 
   test("P-104: a study's turn seconds are its games' own; a new MTurk assignment after a completion is a new session", async () => {

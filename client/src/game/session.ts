@@ -79,6 +79,8 @@ export class GameSession implements GameConnection {
   private clockOffset = 0;
   private readonly events = new Events();
   private leaving = false;
+  /** The connection has closed for good (the server sent the player away, or reconnecting failed). */
+  private closed = false;
 
   static async join(options: Partial<JoinOptions>): Promise<GameSession> {
     const room = await new Client(serverUrl()).joinOrCreate(ROOM_NAME, options);
@@ -148,6 +150,7 @@ export class GameSession implements GameConnection {
     });
     room.onLeave((code, reason) => {
       this.connected = false;
+      this.closed = true;
       forgetSeat();
       if (!this.leaving) this.emit('connection', 'closed', { code, reason: reason ?? '' });
     });
@@ -168,6 +171,8 @@ export class GameSession implements GameConnection {
   async leave(): Promise<void> {
     this.leaving = true;
     forgetSeat();
+    // A room that closed the connection answers no request to leave: waiting for its answer would never end.
+    if (this.closed) return;
     // A dropped connection would otherwise go on reconnecting behind the lobby.
     this.room.reconnection.enabled = false;
     await this.room.leave(true).catch(() => undefined);

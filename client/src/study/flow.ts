@@ -193,6 +193,7 @@ export class StudyFlow {
       study: this.study,
       waitStartedAt: this.kept?.waitStartedAt ?? Date.now(),
       claimNoPartner: () => this.call(() => this.api.noPartner()),
+      readWorker: () => this.api.me(),
       over: (worker) => {
         this.keep({ ...this.kept!, waitStartedAt: undefined });
         if (worker) this.route(worker);

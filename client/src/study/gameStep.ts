@@ -3,10 +3,12 @@
  * from before a refresh), the wait for a partner with the study's clock, then the game screen.
  * When the clock runs out the page claims the noPartner ending (the server checks the time, and
  * says when to ask again if it is early); after the game, or when the connection ends for good,
- * the flow asks the server where the worker is now.
+ * the flow asks the server where the worker is now. While it waits, the page also asks for the
+ * worker's step now and then: a worker who may no longer take its seat (promoted to leader, or
+ * at an ending) leaves it and is shown its step, even when the room could not say so.
  */
 import type { PublicStudy } from '../../../shared/study/studyFile';
-import type { PublicWorker } from '../../../shared/study/worker';
+import { seatVerdict, type PublicWorker } from '../../../shared/study/worker';
 import type { GameScreen } from '../game/GameScreen';
 import type { GameSession } from '../game/session';
 import { WaitingScreen } from '../lobby/WaitingScreen';
@@ -24,6 +26,8 @@ export interface StudyGameOptions {
   readonly waitStartedAt: number;
   /** POST no-partner. */
   readonly claimNoPartner: () => Promise<PublicWorker>;
+  /** GET me: where the worker is now. */
+  readonly readWorker: () => Promise<PublicWorker>;
   /** The game or the wait is over: with the worker when the server already said where it is. */
   readonly over: (worker: PublicWorker | null) => void;
 }
@@ -31,10 +35,15 @@ export interface StudyGameOptions {
 /** Seconds between claims of the noPartner ending that failed for a reason other than the time. */
 const CLAIM_RETRY_SECONDS = 10;
 
+/** Seconds between checks of the worker's step while it waits (the room tells a promotion at once; this is the fallback). */
+const STEP_CHECK_SECONDS = 5;
+
 export class StudyGame {
   private session: GameSession | null = null;
   private screen: GameScreen | null = null;
   private clockTimer: ReturnType<typeof setInterval> | null = null;
+  private stepTimer: ReturnType<typeof setInterval> | null = null;
+  private checkingStep = false;
   private claiming = false;
   private finished = false;
   private readonly clock = h('span', { class: 'wait-clock', role: 'timer' });
@@ -63,7 +72,7 @@ export class StudyGame {
       if (status === 'closed' && !this.screen) void this.end(null);
     });
     session.on('start', async (map, config) => {
-      this.stopClock();
+      this.stopWaiting();
       const { GameScreen } = await gameModule;
       if (this.finished) return;
       this.screen = new GameScreen(session, session.role!, map, config, () => void this.end(null), 'Continue');
@@ -72,7 +81,24 @@ export class StudyGame {
     });
     this.tick();
     this.clockTimer = setInterval(() => this.tick(), 1000);
+    this.stepTimer = setInterval(() => void this.checkStep(), STEP_CHECK_SECONDS * 1000);
     return true;
+  }
+
+  /** Leaves the seat when the worker may no longer take it: its step is then shown. */
+  private async checkStep(): Promise<void> {
+    const role = this.session?.role;
+    if (!role || this.checkingStep) return;
+    this.checkingStep = true;
+    try {
+      const worker = await this.options.readWorker();
+      if (this.stepTimer !== null && seatVerdict(worker.step, worker.role, role) !== 'plays') await this.end(worker);
+    } catch (error) {
+      // A blocked worker's page shows that; any other failure is asked again at the next check.
+      if (this.stepTimer !== null && error instanceof StudyApiError && error.code === 'BLOCKED') await this.end(null);
+    } finally {
+      this.checkingStep = false;
+    }
   }
 
   private tick(): void {
@@ -99,15 +125,18 @@ export class StudyGame {
     }, retryAfter * 1000);
   }
 
-  private stopClock(): void {
+  /** The wait is over (the game starts, or the page leaves): its clock and its checks stop. */
+  private stopWaiting(): void {
     if (this.clockTimer !== null) clearInterval(this.clockTimer);
+    if (this.stepTimer !== null) clearInterval(this.stepTimer);
     this.clockTimer = null;
+    this.stepTimer = null;
   }
 
   private async end(worker: PublicWorker | null): Promise<void> {
     if (this.finished) return;
     this.finished = true;
-    this.stopClock();
+    this.stopWaiting();
     this.screen?.dispose();
     this.screen = null;
     delete document.body.dataset.turn;
