@@ -34,6 +34,7 @@ interface ServeOptions {
   redis?: string;
   publicAddress?: string;
   store?: string;
+  syncEachAction?: boolean;
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -78,6 +79,7 @@ export function registerServeCommand(program: Command): void {
     .option('--study <file>', 'run the study in this study file (YAML or JSON; repeat for several); checked before the server starts', collect, [])
     .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
     .option('--public-address <host[:port][/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
+    .option('--sync-each-action', "flush each action to disk before anyone sees it, so that a crash of the machine (not only of the process) loses none; costs a disk flush per action (docs/deploy.md)")
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
@@ -104,7 +106,8 @@ export function registerServeCommand(program: Command): void {
       let store: GameStore;
       let recovery: Recovery;
       try {
-        store = options.store === undefined ? SqliteGameStore.open(dataDir) : await PgGameStore.open(options.store, dataDir);
+        const durability = { syncEachAction: options.syncEachAction === true };
+        store = options.store === undefined ? SqliteGameStore.open(dataDir, durability) : await PgGameStore.open(options.store, dataDir, durability);
       } catch (error) {
         await cluster?.stop();
         const where = options.store === undefined ? dataDir : `${redactUrl(options.store)} (logs first in ${dataDir})`;

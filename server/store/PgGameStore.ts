@@ -121,6 +121,8 @@ interface Shipped {
 export interface PgStoreOptions {
   /** Told when shipping to the database fails (it is tried again until it works). */
   readonly onShipError?: (error: Error) => void;
+  /** The local store's option of that name (SqliteGameStore). */
+  readonly syncEachAction?: boolean;
 }
 
 /** A game's log writer that has each line shipped after it is on disk. */
@@ -230,7 +232,7 @@ export class PgGameStore implements GameStore {
         await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         await client.query(SCHEMA);
       });
-      local = SqliteGameStore.open(dataDir, { storeId: randomUUID() });
+      local = SqliteGameStore.open(dataDir, { storeId: randomUUID(), syncEachAction: options.syncEachAction ?? false });
       const store = new PgGameStore(pool, local, options);
       await store.renewLease();
       // Games that ended while the database was away, before a restart: their copy is finished now.

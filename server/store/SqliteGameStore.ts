@@ -37,6 +37,12 @@ export interface StoreOptions {
   readonly fs?: StoreFs;
   /** The store's id in the leases (a fresh one by default). */
   readonly storeId?: string;
+  /**
+   * Flushes each action to disk before append() returns, so that a crash of the operating system
+   * or a power cut loses no action anyone saw; by default an action reaches the kernel (which a
+   * killed process cannot lose) and the disk with the game's end (docs/log-format.md).
+   */
+  readonly syncEachAction?: boolean;
 }
 
 const LOGS_DIR = 'logs';
@@ -310,6 +316,16 @@ function lineBytes(line: LogLine): Buffer {
 }
 
 /** Opens a new log for appending; an existing file is never reused, so no log is ever mixed with another. */
+/** Flushes a directory's entries (a new file's name) to disk. */
+function syncDirectory(fs: StoreFs, path: string): void {
+  const fd = fs.openSync(path, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function createLogFile(fs: StoreFs, path: string, gameId: string): number {
   try {
     return fs.openSync(path, 'ax');
@@ -360,6 +376,7 @@ class LogFileWriter implements GameLogWriter {
     private size: number,
     private readonly startedAtMs: number,
     private readonly index: GameIndex,
+    private readonly syncEachAction: boolean,
     private readonly onFinished: (writer: LogFileWriter, failed: boolean) => void,
   ) {}
 
@@ -369,6 +386,7 @@ class LogFileWriter implements GameLogWriter {
     if (line.kind === 'end') return this.end(line);
     this.checkOpen();
     const bytes = this.write(line);
+    if (this.syncEachAction) this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
     // The index keeps the score current for lists of live games, but only touches the row when it changes.
     if (line.outcome.score !== this.score) {
       this.attempt('the index could not be updated', () => this.index.setScore(this.gameId, line.outcome.score));
@@ -650,6 +668,7 @@ export class SqliteGameStore implements GameStore {
     private readonly fs: StoreFs,
     /** This store's id in the index's leases and as its games' owner. */
     readonly storeId: string,
+    private readonly syncEachAction: boolean,
   ) {}
 
   /** Opens (creating if needed) the store in `dataDir`: the index games.sqlite and the logs/ directory. */
@@ -659,7 +678,7 @@ export class SqliteGameStore implements GameStore {
     fs.mkdirSync(join(root, LOGS_DIR), { recursive: true });
     const db = openSharedDatabase(join(root, INDEX_FILE));
     try {
-      const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID());
+      const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID(), options.syncEachAction ?? false);
       store.index.renewLease(store.storeId, Date.now());
       return store;
     } catch (error) {
@@ -680,6 +699,9 @@ export class SqliteGameStore implements GameStore {
     const headerBytes = lineBytes(header);
     try {
       writeAll(this.fs, fd, headerBytes);
+      // The header and the file's name in its directory on disk: a game that has begun keeps its log after any crash.
+      this.fs.fsyncSync(fd);
+      syncDirectory(this.fs, join(this.dataDir, LOGS_DIR));
       this.index.insertGame({ owner: this.storeId, gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats);
     } catch (error) {
       // The file is ours and holds nothing but the header: remove it so the id can be used again.
@@ -691,7 +713,7 @@ export class SqliteGameStore implements GameStore {
       }
       throw error;
     }
-    const writer = new LogFileWriter(this.fs, gameId, fd, headerBytes.length, Date.parse(startedAt), this.index, (_, failed) => {
+    const writer = new LogFileWriter(this.fs, gameId, fd, headerBytes.length, Date.parse(startedAt), this.index, this.syncEachAction, (_, failed) => {
       this.writers.delete(gameId);
       if (failed) this.failed.push(gameId);
     });

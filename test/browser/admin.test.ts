@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
  * The admin page in a real browser, as a researcher uses it while a study runs: the token, the
- * study's totals, a worker waiting for a partner, a game being played (watched live in the
- * replay viewer while its players move), Promote and Block, and the bonus sheet's download.
+ * study's totals, a worker waiting for a partner (and the warning when no partner can come), a
+ * game being played (watched live in the replay viewer while its players move, then replayed from
+ * the study's list of games), Promote and Block, and the bonus sheet's download.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,8 @@ jest.setTimeout(120_000);
 
 const DOC_IMAGES = resolve(__dirname, '../../docs/images');
 const STUDY = 'pilot-admin';
+/** A study whose one worker, a follower, waits with no leader able to come. */
+const STUCK = 'pilot-stuck';
 
 let dir: string;
 let server: BrowserTestServer;
@@ -33,7 +36,8 @@ beforeAll(async () => {
   setPath(data, 'title', 'Collecting cards together');
   setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
   const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
-  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study]);
+  const stuck: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUCK)), { ...data, id: STUCK, title: 'Followers only' }));
+  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck]);
   browser = await launchBrowser();
 });
 
@@ -44,11 +48,11 @@ afterAll(async () => {
 });
 
 /** A Prolific worker at the play step (a leader after the researcher promoted it); its session token. */
-const atPlay = (pid: string, leader = false) => preparedWorker(server.url, STUDY, { PROLIFIC_PID: pid, STUDY_ID: 'S', SESSION_ID: `S-${pid}` }, { promote: leader });
+const atPlay = (pid: string, leader = false, study = STUDY) => preparedWorker(server.url, study, { PROLIFIC_PID: pid, STUDY_ID: 'S', SESSION_ID: `S-${pid}` }, { promote: leader });
 
 /** Seated by the study API, as the study's page is. */
-async function seat(token: string): Promise<Player> {
-  const { reservation } = await api(server.url, `studies/${STUDY}/play`, {}, token);
+async function seat(token: string, study = STUDY): Promise<Player> {
+  const { reservation } = await api(server.url, `studies/${study}/play`, {}, token);
   return track(await new Client(server.url).consumeSeatReservation(reservation));
 }
 
@@ -68,6 +72,7 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
   const waiting = await seat(await atPlay('F-WAITS'));
   await atPlay('F-TWO');
+  const stuck = await seat(await atPlay('F-STUCK', false, STUCK), STUCK);
 
   const { page, errors } = await openPage(browser, `${server.url}/admin`);
   await page.fill('#admin-token', 'not-the-token-at-all');
@@ -80,6 +85,17 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   expect(await panel.locator('.admin-totals').textContent()).toBe('Workers4Games1 (1 being played)Mean score-Time per game-Completion rate0% (0 of 4 who passed the quiz)');
   expect(await panel.locator('.admin-waiting li').allTextContents()).toEqual([expect.stringMatching(/^F-WAITS \(follower\): \d+ s$/)]);
   expect(await panel.locator('.admin-live li').count()).toBe(1);
+  // The study's games: the one being played, with its players, and Watch live.
+  const [game] = server.store.listGames({ pool: STUDY });
+  const row = panel.locator(`.admin-games tr[data-game="${game.gameId}"]`);
+  expect(await row.locator('th, td').allTextContents()).toEqual([game.gameId, expect.any(String), 'L-ONE', 'F-ONE', '0', 'playing', 'Watch live']);
+  expect(await panel.locator('.admin-games tbody tr').count()).toBe(1);
+  expect(await row.locator('a.watch').getAttribute('href')).toBe(`/replay/?game=${game.gameId}&live=1`);
+  // A leader plays here, so nobody's wait is hopeless; in the other study a follower waits with no leader able to come.
+  expect(await panel.locator('.admin-problem').count()).toBe(0);
+  expect(await page.locator(`.admin-study[data-study="${STUCK}"] .admin-problem`).allTextContents()).toEqual([
+    'Warning: 1 follower waits for a partner (F-STUCK) and no leader can come: new participants start as followers and no worker who may lead can still play. Promote a worker to leader on the admin page, or set roles.newWorkersStartAs: either in the study file and restart the server.',
+  ]);
   expect(await panel.locator('tr[data-participant="L-ONE"] td').nth(1).textContent()).toBe('leader (promoted)');
   await accessible(page, 'admin page');
   await picture(page, 'admin');
@@ -121,5 +137,15 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   // The game ends (abandoned): its end line arrives and the viewer stops following, and says so.
   await page.waitForSelector('.replay-live', { state: 'hidden', timeout: 15_000 });
   expect(await page.textContent('.replay-status .turn')).toBe('Game ended: a player left');
+  // Back on the admin page the game is finished, how it ended said, and replayed from its row.
+  await page.goto(`${server.url}/admin`);
+  const ended = page.locator(`.admin-study[data-study="${STUDY}"] .admin-games tr[data-game="${game.gameId}"]`);
+  await ended.locator('td:has-text("finished: a player left")').waitFor({ timeout: 15_000 });
+  await ended.locator('a.replay').click();
+  await page.waitForURL(`${server.url}/replay/?game=${game.gameId}`);
+  await page.waitForFunction(() => (window as unknown as { __replay?: { ready: boolean } }).__replay?.ready, undefined, { timeout: 60_000 });
+  expect(await page.textContent('.replay-game-id')).toBe(game.gameId);
+  expect(await page.isVisible('.replay-live')).toBe(false);
+  await stuck.room.leave(true);
   expect(errors).toEqual([]);
 });

@@ -69,6 +69,45 @@ describe('writing games', () => {
   });
 });
 
+describe('what reaches the disk when (docs/log-format.md)', () => {
+  /** node:fs counting fsync calls by what they flush: the logs directory or a log. */
+  function countingFs() {
+    const paths = new Map<number, string>();
+    const flushes: string[] = [];
+    const fs = {
+      ...nodeFs,
+      openSync: ((path: string, flags: string) => {
+        const fd = nodeFs.openSync(path, flags);
+        paths.set(fd, String(path));
+        return fd;
+      }) as typeof nodeFs.openSync,
+      fsyncSync: (fd: number) => {
+        flushes.push(paths.get(fd)!.endsWith('logs') ? 'directory' : 'log');
+        nodeFs.fsyncSync(fd);
+      },
+    };
+    return { fs, flushes };
+  }
+
+  test("by default a new log's header and its directory entry, then the end: each action reaches the kernel, not the disk", () => {
+    store.close();
+    const { fs, flushes } = countingFs();
+    store = SqliteGameStore.open(dir, { fs });
+    const { writer, written } = recordGame(store, { gameId: 'default', crashAfter: 20 });
+    expect(flushes).toEqual(['log', 'directory']);
+    writer.end({ kind: 'end', t: eventsOf(written).at(-1)!.t, reason: 'abandoned', score: 0 });
+    expect(flushes).toEqual(['log', 'directory', 'log']);
+  });
+
+  test('with syncEachAction, every action is on disk before append returns', () => {
+    store.close();
+    const { fs, flushes } = countingFs();
+    store = SqliteGameStore.open(dir, { fs, syncEachAction: true });
+    const { written } = recordGame(store, { gameId: 'synced', crashAfter: 20 });
+    expect(flushes).toEqual(['log', 'directory', ...eventsOf(written).map(() => 'log')]);
+  });
+});
+
 describe('recovery', () => {
   test('a cut-off last line is removed, and only it', () => {
     const { written } = recordGame(store, { gameId: 'torn', crashAfter: 40 });

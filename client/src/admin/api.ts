@@ -1,12 +1,16 @@
 /**
  * What the admin page asks of the server, behind the admin token (docs/protocol.md): the studies'
- * overviews, their workers, the games being played, promote and block, and the downloads.
+ * overviews, their workers, their games, promote and block, and the downloads.
  */
+import type { Role } from '../../../shared/engine/state';
 import type { StudyOverview } from '../../../shared/study/overview';
 import type { WorkerRecord, WorkerStep } from '../../../shared/study/worker';
 import { request, type GameSummary } from '../replay/server';
 
 export type AdminWorker = WorkerRecord & { readonly step: WorkerStep };
+
+/** A game of the index (GET /api/games) with its seats: who played which role. */
+export type AdminGame = GameSummary & { readonly seats: readonly { readonly role: Role; readonly kind: 'human' | 'bot'; readonly workerId?: string }[] };
 
 export class AdminApi {
   constructor(readonly token: string) {}
@@ -19,10 +23,9 @@ export class AdminApi {
     return ((await (await request(`/api/studies/${encodeURIComponent(studyId)}/workers`, this.token)).json()) as { workers: AdminWorker[] }).workers;
   }
 
-  /** The pool's games that have not ended, newest first. */
-  async liveGames(pool: string): Promise<GameSummary[]> {
-    const body = (await (await request(`/api/games?pool=${encodeURIComponent(pool)}&limit=1000`, this.token)).json()) as { games: GameSummary[] };
-    return body.games.filter((game) => game.endedAt === null);
+  /** The pool's games (the latest 1000), newest first. */
+  async games(pool: string): Promise<AdminGame[]> {
+    return ((await (await request(`/api/games?pool=${encodeURIComponent(pool)}&limit=1000`, this.token)).json()) as { games: AdminGame[] }).games;
   }
 
   async promote(studyId: string, participantId: string): Promise<void> {

@@ -1,14 +1,15 @@
 /**
- * One study on the admin page: its totals, who waits for a partner and for how long, the games
- * being played (each watched live in the replay viewer), the downloads, and the workers with
- * Promote and Block. Redrawn from the server's answers each time the page refreshes.
+ * One study on the admin page: its totals, who waits for a partner and for how long (and a warning
+ * when no partner can come), the games being played (each watched live in the replay viewer), the
+ * downloads, every game of the study with its replay, and the workers with Promote and Block.
+ * Redrawn from the server's answers each time the page refreshes.
  */
 import { bonusFor } from '../../../shared/study/bonus';
 import type { StudyOverview } from '../../../shared/study/overview';
-import type { GameSummary } from '../replay/server';
+import { END_REASON_WORDS } from '../replay/status';
 import { formatMoney } from '../study/format';
 import { h } from '../ui/dom';
-import type { AdminApi, AdminWorker } from './api';
+import type { AdminApi, AdminGame, AdminWorker } from './api';
 
 export interface StudyActions {
   readonly api: AdminApi;
@@ -20,8 +21,15 @@ export interface StudyActions {
 
 const minutes = (seconds: number | null) => (seconds === null ? '-' : `${(seconds / 60).toFixed(1)} min`);
 
-export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[], live: readonly GameSummary[], actions: StudyActions): HTMLElement {
+const replayUrl = (gameId: string) => `/replay/?game=${encodeURIComponent(gameId)}`;
+const watchLink = (gameId: string) => h('a', { href: `${replayUrl(gameId)}&live=1`, class: 'watch' }, 'Watch live');
+
+/** `pool` is the study's pool, whose games may include another study's (sharing the pool): only those of this study's workers are its own. */
+export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[], pool: readonly AdminGame[], actions: StudyActions): HTMLElement {
   const { completion, games } = study;
+  const ids = new Set(workers.map((worker) => worker.participantId));
+  const own = pool.filter((game) => game.seats.some((seat) => seat.workerId !== undefined && ids.has(seat.workerId)));
+  const live = own.filter((game) => game.endedAt === null);
   const totals = h(
     'dl',
     { class: 'admin-totals' },
@@ -52,7 +60,7 @@ export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[]
           'ul',
           {},
           ...live.map((game) =>
-            h('li', {}, `${game.gameId}, score ${game.score}, since ${new Date(game.startedAt).toLocaleTimeString()} `, h('a', { href: `/replay/?game=${encodeURIComponent(game.gameId)}&live=1`, class: 'watch' }, 'Watch live')),
+            h('li', {}, `${game.gameId}, score ${game.score}, since ${new Date(game.startedAt).toLocaleTimeString()} `, watchLink(game.gameId)),
           ),
         ),
   );
@@ -71,9 +79,41 @@ export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[]
     h('h2', { id: `study-${study.id}` }, `${study.title} `, h('span', { class: 'admin-id' }, `${study.id} · ${study.platform} · pool ${study.pool}`)),
     totals,
     steps,
+    ...problems(study),
     h('div', { class: 'admin-columns' }, waiting, liveGames),
     downloads,
+    gamesTable(study, own),
     workersTable(study, workers, actions),
+  );
+}
+
+/** Workers who wait for a partner nobody can come to be, or a role nobody can play: what it means and what to do. */
+function problems(study: StudyOverview): HTMLElement[] {
+  const lines = study.shortages.length > 0 ? study.shortages.map((shortage) => shortage.message) : study.rolesProblem === null ? [] : [`No game can start: ${study.rolesProblem}`];
+  return lines.map((line) => h('p', { class: 'admin-problem' }, h('strong', {}, 'Warning: '), line));
+}
+
+/** Every game of the study, newest first: who played which role, the score, how it ended, and its replay. */
+function gamesTable(study: StudyOverview, games: readonly AdminGame[]): HTMLElement {
+  const player = (game: AdminGame, role: 'leader' | 'follower') => game.seats.find((seat) => seat.role === role)?.workerId ?? '-';
+  const rows = games.map((game) =>
+    h(
+      'tr',
+      { 'data-game': game.gameId },
+      h('th', { scope: 'row' }, game.gameId),
+      h('td', {}, new Date(game.startedAt).toLocaleString()),
+      h('td', {}, player(game, 'leader')),
+      h('td', {}, player(game, 'follower')),
+      h('td', {}, String(game.score)),
+      h('td', {}, game.endedAt === null ? 'playing' : `finished${game.endReason === null ? '' : `: ${END_REASON_WORDS[game.endReason]}`}`),
+      h('td', {}, game.endedAt === null ? watchLink(game.gameId) : h('a', { href: replayUrl(game.gameId), class: 'replay' }, 'Replay')),
+    ),
+  );
+  const head = ['Game', 'Started', 'Leader', 'Follower', 'Score', 'State', 'Replay'];
+  return h(
+    'div',
+    { class: 'admin-table admin-games', role: 'region', 'aria-label': `Games of ${study.id}`, tabindex: 0 },
+    h('table', {}, h('caption', {}, `Games (${games.length})`), h('thead', {}, h('tr', {}, ...head.map((title) => h('th', { scope: 'col' }, title)))), h('tbody', {}, ...rows)),
   );
 }
 

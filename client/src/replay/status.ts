@@ -2,8 +2,8 @@
 import type { GameState } from '../../../shared/engine/state';
 import type { EndReason, LogEnd } from '../../../shared/log/format';
 
-/** Why a game ended before its turns ran out, in words. */
-const END_REASON_WORDS: Readonly<Record<EndReason, string>> = {
+/** Why a game ended before its turns ran out, in words (the admin page's list of games says them too). */
+export const END_REASON_WORDS: Readonly<Record<EndReason, string>> = {
   'turns-exhausted': 'no turns left',
   abandoned: 'a player left',
   interrupted: 'interrupted by a fault',
