@@ -12,6 +12,7 @@ import { HEURISTIC_UNDERSTANDS } from '../../shared/agents/builtin';
 import { buildWorld, cellIndex, mapSchema, type GameMap } from '../../shared/engine/map';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import type { ClientView } from '../../shared/protocol/messages';
+import type { OverviewLayout } from '../../client/src/world/WorldRenderer';
 
 jest.setTimeout(180_000);
 
@@ -136,6 +137,14 @@ test('a leader and a follower play a turn each, each page showing only what its 
 
   // Both say in words which card is selected, a cue that does not rest on its colour.
   for (const { page } of [leader, follower]) await page.waitForSelector(`.world .selection:not(.invalid):has-text("Selected: ${describeCard(TARGET)}.")`);
+  // On the leader's page the line is in the bar over the world, not over the board.
+  const lineOverBoard = await leader.page.evaluate(() => {
+    const canvas = document.querySelector('.world-canvas')!.getBoundingClientRect();
+    const line = document.querySelector('.world .selection')!.getBoundingClientRect();
+    const { board } = (window as never as { __overview: () => OverviewLayout }).__overview();
+    return line.x < canvas.x + board.x + board.width && canvas.x + board.x < line.right && line.y < canvas.y + board.y + board.height && canvas.y + board.y < line.bottom;
+  });
+  expect(lineOverBoard).toBe(false);
 
   await screenshot(leader.page, 'game-leader');
   await screenshot(follower.page, 'game-follower');

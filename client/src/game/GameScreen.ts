@@ -35,7 +35,7 @@ import type { Closed, GameConnection, GameView, Notice } from './session';
 import { StatusBar } from './StatusBar';
 
 const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };
-/** The bar at the top of the world (buttons and notices), in CSS pixels: the leader's board is drawn below it. */
+/** The bar at the top of the world (buttons, the selected cards and the notices), in CSS pixels: the leader's board is drawn below it. */
 const WORLD_BAR_HEIGHT = 52;
 
 export class GameScreen {
@@ -73,8 +73,10 @@ export class GameScreen {
     this.renderer = new WorldRenderer(worldBox);
     this.world = new WorldScene(map);
     this.renderer.setWorld(this.world, config.view);
-    // The notices sit in the bar, between the leader's buttons: never over the board.
-    const bar = h('div', { class: 'world-bar' }, this.banners.element);
+    // The selected cards in words and the notices sit in the bar, between the leader's buttons, off
+    // the board; a notice shows over the selected cards until it fades.
+    const notes = h('div', { class: 'world-notes' }, this.banners.element);
+    const bar = h('div', { class: 'world-bar' }, notes);
     bar.style.height = `${WORLD_BAR_HEIGHT}px`;
     worldBox.append(bar);
     if (role === 'leader') {
@@ -93,7 +95,7 @@ export class GameScreen {
     } else {
       this.renderer.setMode('firstPerson');
     }
-    this.cardInfo = new CardInfo(worldBox, this.renderer);
+    this.cardInfo = new CardInfo(worldBox, this.renderer, notes);
     this.status.element.append(this.sounds.toggle);
     this.element = h('div', { class: `game-screen ${role}` }, this.status.element, h('div', { class: 'game', role: 'main' }, worldBox, this.panel.element));
     session.on('state', (view) => this.update(view));

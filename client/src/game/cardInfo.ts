@@ -10,7 +10,10 @@ import type { WorldRenderer } from '../world/WorldRenderer';
 import { selectionText } from './selection';
 import type { GameView } from './session';
 
-/** The close-up that follows the pointer over a card, and the line that lists the selected cards, over the world. */
+/**
+ * The close-up that follows the pointer over a card, over the world, and the line that lists the
+ * selected cards, in `notes` (the bar over the top of the world, off the board).
+ */
 export class CardInfo {
   private readonly closeUp = h('div', { class: 'card-pointer', role: 'tooltip', hidden: true });
   private readonly selection = h('p', { class: 'selection', 'aria-live': 'polite', hidden: true });
@@ -19,8 +22,10 @@ export class CardInfo {
   constructor(
     private readonly box: HTMLElement,
     private readonly renderer: WorldRenderer,
+    notes: HTMLElement,
   ) {
-    box.append(this.closeUp, this.selection);
+    box.append(this.closeUp);
+    notes.append(this.selection);
     renderer.canvas.addEventListener('pointermove', (event) => this.pointAt(event.clientX, event.clientY));
     renderer.canvas.addEventListener('pointerleave', () => (this.closeUp.hidden = true));
   }
