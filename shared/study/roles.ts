@@ -7,7 +7,7 @@
  */
 import type { Role } from '../engine/state';
 import type { StudyFile } from './studyFile';
-import { workerStep, type WorkerRecord, type WorkerRole } from './worker';
+import { workerStep, type WorkerRecord, type WorkerRole, type WorkerStep } from './worker';
 
 /** The study's role setting (roles in the study file), as read. */
 export type RoleSetting = StudyFile['roles'];
@@ -15,7 +15,7 @@ export type RoleSetting = StudyFile['roles'];
 const mayPlay = (workerRole: WorkerRole, role: Role) => workerRole === 'either' || workerRole === role;
 
 /** Steps after which a worker plays no more games in its session. */
-const ENDED_STEPS: ReadonlySet<string> = new Set(['done', 'declined', 'screenedOut', 'blocked']);
+const ENDED_STEPS: ReadonlySet<WorkerStep> = new Set<WorkerStep>(['done', 'declined', 'screenedOut', 'blocked']);
 
 /** A worker who asked for a game and waits for a partner now. */
 export function waitsForPartner(worker: WorkerRecord): boolean {
