@@ -21,7 +21,8 @@ import { cellPosition } from './layout';
 
 export const CARD_COLOURS: Readonly<Record<Color, string>> = {
   orange: '#ff8a1f',
-  black: '#1d1d1f',
+  // Charcoal rather than black, so that its faces' shading and the black rim show where one symbol ends.
+  black: '#3a3c42',
   blue: '#1f5cff',
   yellow: '#ffd21a',
   pink: '#ff6fcf',
@@ -44,7 +45,7 @@ const SYMBOL_SIZE = 0.42;
 const SYMBOL_DEPTH = 0.06;
 /** The dark rim around each symbol: a copy this much wider, under it. */
 const RIM_SCALE = 1.2;
-const RIM_COLOUR = '#1d2327';
+const RIM_COLOUR = '#08090b';
 
 function extruded(points: [number, number][] | ((shape: Shape) => void)): BufferGeometry {
   const shape = new Shape();
@@ -145,7 +146,8 @@ const plateMaterial = new MeshStandardMaterial({ color: '#f7f3ea', roughness: 0.
 const GAP = SYMBOL_SIZE + 0.04;
 const SYMBOL_PLACES: Readonly<Record<Count, readonly (readonly [number, number])[]>> = {
   1: [[0, 0]],
-  2: [[-GAP / 2, 0], [GAP / 2, 0]],
+  // A pair has room for a wider gap than a triangle.
+  2: [[-GAP / 2 - 0.02, 0], [GAP / 2 + 0.02, 0]],
   3: [[0, -GAP / Math.sqrt(3)], [-GAP / 2, GAP / (2 * Math.sqrt(3))], [GAP / 2, GAP / (2 * Math.sqrt(3))]],
 };
 
