@@ -265,9 +265,11 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
       test("a promoted follower becomes a leader, who passes the leader's tutorial before playing again", async () => {
         await atQuiz();
         await store.submitQuiz(study, PID, [0, 1, 1]);
+        expect((await store.startWaiting(study.id, PID)).waitingSince).not.toBeNull();
         clock += 1000;
         const promoted = await store.promote(study.id, PID);
-        expect(promoted).toMatchObject({ role: 'leader', promotedAt: '2026-03-01T10:00:01.000Z' });
+        // Sent to the leader's tutorial, it waits for a partner no more.
+        expect(promoted).toMatchObject({ role: 'leader', promotedAt: '2026-03-01T10:00:01.000Z', waitingSince: null });
         expect(workerStep(promoted)).toBe('tutorial');
         expect(publicWorker(study, promoted).tutorialsLeft).toEqual(['leader']);
         expect(workerStep(await store.passTutorial(study.id, PID, 'leader'))).toBe('play');
