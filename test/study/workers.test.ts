@@ -11,7 +11,7 @@ import { SCHEMA_VERSION, SqliteWorkerStore, WORKERS_FILE } from '../../server/st
 import { hashToken, SESSION_TTL_MS } from '../../server/store/workerChanges';
 import type { Study } from '../../shared/study/studyFile';
 import { bonusFor } from '../../shared/study/bonus';
-import { markQuiz, parseSessionBody } from '../../shared/study/worker';
+import { markQuiz, parseSessionBody, seatVerdict } from '../../shared/study/worker';
 import { describeWorkerStore, ids, PID, START, studyIn } from './workerContract';
 
 describeWorkerStore('every worker store, on SQLite', async () => {
@@ -87,6 +87,17 @@ describe('quiz marking', () => {
     expect(markQuiz(study.quiz, [1, 0, 1])).toEqual({ score: 1, passed: false, wrong: [0, 1] });
   });
 
+});
+
+describe('a waiting seat', () => {
+  test('P-114: a worker keeps its seat at the play step in its role (either, in both); promoted, its role changed; at an ending, its session has ended', () => {
+    expect(seatVerdict('play', 'follower', 'follower')).toBe('plays');
+    expect(seatVerdict('play', 'either', 'leader')).toBe('plays');
+    expect(seatVerdict('play', 'either', 'follower')).toBe('plays');
+    expect(seatVerdict('tutorial', 'leader', 'follower')).toBe('roleChanged');
+    expect(seatVerdict('play', 'leader', 'follower')).toBe('roleChanged');
+    for (const step of ['done', 'declined', 'screenedOut', 'blocked'] as const) expect(seatVerdict(step, 'follower', 'follower')).toBe('ended');
+  });
 });
 
 describe('bonus', () => {
