@@ -4,7 +4,7 @@
  * field of view and fog follow the engine's view cone. It renders on demand: after a change, and
  * on every frame only while an animation runs.
  */
-import { Box3, Fog, OrthographicCamera, PerspectiveCamera, Raycaster, Vector2, Vector3, WebGLRenderer, type Camera, type Mesh } from 'three';
+import { Box3, Fog, OrthographicCamera, PerspectiveCamera, Raycaster, Vector2, Vector3, WebGLRenderer, type Camera } from 'three';
 import type { Pose } from '../../../shared/engine/hex';
 import type { ViewConfig } from '../../../shared/engine/view';
 import { cellPosition, headingRotation, mapBounds } from './layout';
@@ -164,7 +164,7 @@ export class WorldRenderer {
     const cards = [...world.cardModels()].map((model) => ({
       id: model.card.id,
       rect: this.onScreen(new Box3().setFromObject(model.group), width, height),
-      symbols: model.symbols.map((symbol: Mesh) => {
+      symbols: model.symbols.map((symbol) => {
         const rect = this.onScreen(new Box3().setFromObject(symbol), width, height);
         raycaster.setFromCamera(this.toView(rect.x + rect.width / 2, rect.y + rect.height / 2, height), this.overviewCamera);
         return { rect, seen: world.cardInFrontOnRay(raycaster) === model.card.id };
@@ -173,7 +173,7 @@ export class WorldRenderer {
     return { canvas: { width, height, band: this.band }, board: this.onScreen(board, width, height), cards, inset: this.insetBox };
   }
 
-  /** A point of the canvas (CSS pixels) in the overview's coordinates (-1 to 1 across the part below the band). */
+  /** A point of the canvas (CSS pixels) in the main view's coordinates (-1 to 1 across; an overview's are below the band). */
   private toView(x: number, y: number, height: number): Vector2 {
     const band = this.mode === 'firstPerson' ? 0 : this.band;
     return new Vector2((x / this.canvas.clientWidth) * 2 - 1, 1 - ((y - band) / (height - band)) * 2);
