@@ -15,7 +15,7 @@ import type { Study } from '../shared/study/studyFile';
 import type { Cluster } from './cluster';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
-import type { WorkerStore } from './store/types';
+import type { GameRecord, WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import { StudyGames } from './study/studyGames';
@@ -105,6 +105,8 @@ export interface RunningGameServer {
   drain(): Promise<number>;
   /** Games being played now, in this process. */
   gamesInPlay(): Promise<number>;
+  /** Games recovery closed (their process was gone): a study's workers learn of their end as of any game's. */
+  gamesRecovered(games: readonly GameRecord[]): Promise<void>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
   close(): Promise<void>;
 }
@@ -173,6 +175,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
       await cluster?.drain();
       return (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'drain').catch(() => false)))).filter(Boolean).length;
     },
+    gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
     gamesInPlay: async () => (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'playing').catch(() => false)))).filter(Boolean).length,
     close: async () => {
       await cluster?.stop();

@@ -167,9 +167,18 @@ export function registerServeCommand(program: Command): void {
       if (options.store !== undefined) say(`Games in PostgreSQL at ${redactUrl(options.store)}, for every process of every machine`);
       say(`${options.store === undefined ? 'Games and logs' : 'Logs written first'}: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
       if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
+      // A study's workers whose games recovery closed learn of their end, as of any game's.
+      const tellWorkers = (gameIds: readonly string[]) =>
+        Promise.all(gameIds.map((gameId) => store.getGame(gameId)))
+          .then((games) => server.gamesRecovered(games.filter((game) => game !== null)))
+          .catch((error: Error) => process.stderr.write(`cerealbar: warning: the workers of games closed by recovery could not be told: ${error.message}\n`));
+      await tellWorkers(recovered);
       // Other processes may share the data directory: the games of one that stops are closed here.
       store.keepAlive(
-        ({ recovered: closed }) => say(`Closed ${closed.length} unfinished log(s) of a process that is gone: ${closed.join(', ')}`),
+        ({ recovered: closed }) => {
+          say(`Closed ${closed.length} unfinished log(s) of a process that is gone: ${closed.join(', ')}`);
+          void tellWorkers(closed);
+        },
         (error) => process.stderr.write(`cerealbar: warning: could not check for the games of stopped processes: ${error.message}\n`),
       );
       if (removed.length > 0) say(`Removed ${removed.length} empty log(s) of games that never started: ${removed.join(', ')}`);

@@ -11,7 +11,7 @@ import { partnerShortages } from '../../shared/study/roles';
 import type { Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
-import type { SeatRecord } from '../store/types';
+import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
 
@@ -110,6 +110,22 @@ export class StudyGames implements StudyGameHooks {
     if (!study) return logger.error(`study ${studyId}: a game ended for a study this server does not run`);
     for (const seat of workerSeats(seats)) {
       await this.workers.recordGameEnd(study, seat.workerId, gameId, { reason: end.reason, score: end.score, left: end.leaver === seat.role });
+    }
+  }
+
+  /**
+   * Games recovery closed because their process was gone: each still open for a worker of the
+   * study whose pool it was played in ends for that worker as any game does (otherwise the worker
+   * would be in a game for ever: never given the noPartner code, counted as playing).
+   */
+  async gamesRecovered(games: readonly GameRecord[]): Promise<void> {
+    for (const game of games) {
+      const study = [...this.studies.values()].find((candidate) => candidate.pool === game.pool);
+      if (!study || game.endReason === null) continue;
+      for (const seat of workerSeats(game.seats)) {
+        const played = (await this.workers.games(study.id, seat.workerId)).find((candidate) => candidate.gameId === game.gameId);
+        if (played?.endedAt === null) await this.workers.recordGameEnd(study, seat.workerId, game.gameId, { reason: game.endReason, score: game.score, left: false });
+      }
     }
   }
 }

@@ -12,7 +12,10 @@ import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
-import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, waitFor, type Player } from './harness';
+import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, track, waitFor, type Player } from './harness';
+import { Client } from '@colyseus/sdk';
+import { studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { api, preparedWorker } from '../browser/studyWorkers';
 
 jest.setTimeout(60_000);
 
@@ -80,6 +83,32 @@ test('P-60, P-62: a server killed with SIGKILL mid-game leaves a log that replay
   expect(result.final.queue.map((i) => i.text)).toEqual(['instruction 0', 'instruction 2', 'instruction 4', 'instruction 6']);
   expect(game).toMatchObject({ endReason: 'interrupted', score: 0 });
   store.close();
+});
+
+test("P-60: a study's game closed at the next start after SIGKILL ends for its workers too, who may then play again", async () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-kill-study-'));
+  const study = writeStudy(studyFolder(), validStudy());
+  const { child, url } = await serve(dataDir, '--study', study);
+  const prolific = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
+  const leaderToken = await preparedWorker(url, 'pilot-1', prolific('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN });
+  const followerToken = await preparedWorker(url, 'pilot-1', prolific('F1'));
+  const asked = await Promise.all([leaderToken, followerToken].map((token) => api(url, 'studies/pilot-1/play', {}, token)));
+  const players = await Promise.all(asked.map(async ({ reservation }) => track(await new Client(url).consumeSeatReservation(reservation))));
+  for (const player of players) player.room.reconnection.enabled = false;
+  await waitFor(() => players.every((player) => player.phase === 'playing'), 'the study game to start');
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+
+  const next = await serve(dataDir, '--study', study);
+  try {
+    await waitFor(() => next.output().includes('closed 1 unfinished log(s)'), 'the game to be closed');
+    const { workers } = await api(next.url, 'studies/pilot-1/workers', undefined, SERVE_ADMIN_TOKEN);
+    for (const worker of workers) expect(worker.games).toMatchObject({ played: 1, inProgress: 0 });
+    // No longer in a game: the worker may ask for another.
+    expect((await api(next.url, 'studies/pilot-1/play', {}, followerToken)).reservation).toBeDefined();
+  } finally {
+    next.child.kill('SIGKILL');
+  }
 });
 
 test.each(['SIGTERM', 'SIGINT'] as const)('P-59, P-70: %s (SIGTERM with --drain-seconds 0) ends running games as server-shutdown and closes their logs, under the data directory', async (signal) => {
