@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /**
- * A follower the researcher promotes while it waits for a partner, in real browsers: its page goes
- * on to the leader's tutorial at once (the game it waited in sends it away), its wait ends and its
- * seat is free, a reload keeps it on its step, and it then leads a game with a follower who waits.
- * And a promotion the game was not told of (as made by another process, in the shared store):
- * the page finds it when it checks the worker's step, and leaves its seat.
+ * A follower the researcher promotes on the admin page while it waits for a partner, in real
+ * browsers: its page goes on to the leader's tutorial at once (the game it waited in sends it
+ * away), its wait ends and its seat is free, a reload keeps it on its step, and it then leads a
+ * game with a follower who waits. And a promotion the game was not told of (as made by another
+ * process, in the shared store): the page finds it when it checks the worker's step, and leaves
+ * its seat.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { GameRoom } from '../../server/rooms/GameRoom';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
-import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { api, preparedWorker } from './studyWorkers';
 import { playLeaderTutorial } from './tutorialPlayer';
 
@@ -59,15 +60,22 @@ async function waiting(): Promise<string[]> {
   return studies.find((overview: { id: string }) => overview.id === STUDY).waiting.map((worker: { participantId: string }) => worker.participantId);
 }
 
-test("P-114: a follower promoted while it waits: its page goes on to the leader's tutorial at once, a reload keeps it there, and it then leads a game", async () => {
+test("P-114: a follower promoted on the admin page while it waits: its page goes on to the leader's tutorial at once, a reload keeps it there, and it then leads a game", async () => {
   const promoted = await workerAtPlay('PROMOTEDWAITER1');
   await promoted.page.click('button.find-partner');
   await promoted.page.waitForSelector('.waiting h1:has-text("You are the follower")');
   expect(await waiting()).toEqual(['PROMOTEDWAITER1']);
 
-  // The researcher promotes it, through the admin API route the admin page uses.
+  // The researcher promotes it on the admin page.
+  const admin = await openPage(browser, `${server.url}/admin`);
+  await admin.page.fill('#admin-token', ADMIN_TOKEN);
+  await admin.page.click('form.admin-token button');
+  const row = admin.page.locator(`.admin-study[data-study="${STUDY}"] tr[data-participant="PROMOTEDWAITER1"]`);
+  await row.waitFor();
+  admin.page.once('dialog', (dialog) => void dialog.accept());
   const asked = Date.now();
-  await api(server.url, `studies/${STUDY}/workers/PROMOTEDWAITER1/promote`, {});
+  await row.locator('button.promote').click();
+  await admin.page.waitForSelector(`tr[data-participant="PROMOTEDWAITER1"] td:has-text("leader (promoted)")`);
   // At once (well before the page's own check of its step, every 5 s): the leader's tutorial.
   await promoted.page.waitForSelector('button.tutorial-start', { timeout: 4000 });
   expect(Date.now() - asked).toBeLessThan(4000);
@@ -76,6 +84,7 @@ test("P-114: a follower promoted while it waits: its page goes on to the leader'
   // Its old wait is over and its seat is free.
   expect(await waiting()).toEqual([]);
   expect(await GameRoom.seatsWorker(STUDY, 'PROMOTEDWAITER1')).toBe(false);
+  await admin.page.close();
 
   // A reload lands on the same step, not in the old seat.
   await promoted.page.reload();
@@ -101,7 +110,7 @@ test("P-114: a follower promoted while it waits: its page goes on to the leader'
     ['follower', 'SECONDFOLLOWER1'],
     ['leader', 'PROMOTEDWAITER1'],
   ]);
-  expect([...promoted.errors, ...follower.errors]).toEqual([]);
+  expect([...promoted.errors, ...follower.errors, ...admin.errors]).toEqual([]);
 });
 
 test('P-114: a promotion its game was not told of (made in the shared store, as by another process): the waiting page finds it when it checks its step, and leaves its seat', async () => {
@@ -118,4 +127,30 @@ test('P-114: a promotion its game was not told of (made in the shared store, as 
   }
   expect(await waiting()).toEqual([]);
   expect(quiet.errors).toEqual([]);
+});
+
+test('P-114: a promotion that comes while the waiting page is away (reloading): its seat is freed, and the page, back, shows the leader\'s tutorial and then asks for a new game', async () => {
+  const away = await workerAtPlay('PROMOTEDAWAY1');
+  const url = away.page.url();
+  await away.page.click('button.find-partner');
+  await away.page.waitForSelector('.waiting h1:has-text("You are the follower")');
+  // The page goes; its seat is kept for it to come back to (the browser keeps the seat's token).
+  await away.page.goto('about:blank');
+  await expect(GameRoom.seatsWorker(STUDY, 'PROMOTEDAWAY1')).resolves.toBe(true);
+  await api(server.url, `studies/${STUDY}/workers/PROMOTEDAWAY1/promote`, {});
+  expect(await GameRoom.seatsWorker(STUDY, 'PROMOTEDAWAY1')).toBe(false);
+  expect(await waiting()).toEqual([]);
+  await away.page.goto(url);
+  await away.page.waitForSelector('button.tutorial-start');
+  expect(await away.page.textContent('main h1')).toBe('Practice as the leader');
+  await away.page.click('button.tutorial-start');
+  await away.page.waitForSelector('.game-screen.leader .tutorial-hint li.current');
+  await playLeaderTutorial(away.page);
+  await away.page.click('.tutorial-complete button.continue');
+  // Not back in the old seat: the page asks for a game, which seats it as leader.
+  await away.page.waitForSelector('button.find-partner');
+  expect(await away.page.isVisible('.waiting')).toBe(false);
+  await away.page.click('button.find-partner');
+  await away.page.waitForSelector('.waiting h1:has-text("You are the leader")');
+  expect(away.errors).toEqual([]);
 });
