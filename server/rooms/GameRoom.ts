@@ -597,7 +597,9 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   private async sendQueue(): Promise<void> {
-    const rooms = await matchMaker.query({ name: this.roomName });
+    // A game with a code queues only with games of that code: asked by code, the listings are
+    // not all read (with Redis, reading them all is the dear part, and this runs every second).
+    const rooms = await matchMaker.query({ name: this.roomName, ...(this.code && { code: this.code }) });
     if (this.phase !== 'waiting') return; // the game started during the query
     const place = queuePlace(this.roomId, rooms);
     if (!place || (place.position === this.queueSent?.position && place.waiting === this.queueSent.waiting)) return;

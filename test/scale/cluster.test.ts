@@ -114,6 +114,27 @@ test('P-109: a private game made through one process is joined by its code throu
   expect(partner.view!.role).toBe('follower');
 });
 
+test("P-20: a private game waiting for its partner is told its place in the queue each second without reading every game's listing", async () => {
+  const [a] = processes;
+  // Every command Redis runs, as it runs them: the listings are all read with HGETALL roomcaches.
+  const monitor = await redisClient.duplicate().monitor();
+  const allListingsRead: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args[0]?.toLowerCase() === 'hgetall' && args[1] === 'roomcaches') allListingsRead.push(args.join(' '));
+  });
+  try {
+    const { creator } = await createPrivate(a.url, { role: 'leader' });
+    players.push(creator);
+    await waitFor(() => creator.messages.some((m) => m.type === 'queue'), 'the place in the queue');
+    expect(creator.messages.find((m) => m.type === 'queue')!.payload).toEqual({ position: 1, waiting: 1 });
+    // The room checks its place every second while it waits.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(allListingsRead).toEqual([]);
+  } finally {
+    monitor.disconnect();
+  }
+});
+
 test('P-109: a dropped player reconnects to its seat through the other process; a scripted-follower game is made through either', async () => {
   const [a, b] = processes;
   const leader = await joinTracked(a.url, { role: 'leader', pool: 'reconnect' });
