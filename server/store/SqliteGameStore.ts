@@ -47,6 +47,25 @@ export interface StoreOptions {
 
 const LOGS_DIR = 'logs';
 const INDEX_FILE = 'games.sqlite';
+const ID_FILE = 'data-directory-id';
+
+/** The id in the data directory's file of that name, which the first store to need it makes. */
+function dataDirectoryId(dataDir: string): string {
+  const path = join(dataDir, ID_FILE);
+  if (!nodeFs.existsSync(path)) {
+    // Written whole under another name, then linked: a store reading it never sees half an id.
+    const draft = `${path}.${randomUUID()}`;
+    nodeFs.writeFileSync(draft, `${randomUUID()}\n`);
+    try {
+      nodeFs.linkSync(draft, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      nodeFs.unlinkSync(draft);
+    }
+  }
+  return nodeFs.readFileSync(path, 'utf8').trim();
+}
 
 // ---------------------------------------------------------------------------------------------
 // The index
@@ -79,10 +98,6 @@ const SCHEMA = `
     host         TEXT NOT NULL,
     pid          INTEGER NOT NULL,
     renewed_at   INTEGER NOT NULL   -- epoch ms of the lease's last renewal
-  );
-  CREATE TABLE IF NOT EXISTS data_directory (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    machine_id TEXT NOT NULL  -- made once: names this data directory (and so its machine) to a shared database
   );
 `;
 
@@ -173,8 +188,6 @@ class GameIndex {
       if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
       if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
       if (!columns.includes('copied')) db.exec(`ALTER TABLE games ADD COLUMN ${COPIED_COLUMN}`);
-      db.exec('CREATE INDEX IF NOT EXISTS games_to_copy ON games (game_id) WHERE copied = 0 AND ended_at IS NOT NULL');
-      db.prepare('INSERT OR IGNORE INTO data_directory (id, machine_id) VALUES (1, ?)').run(randomUUID());
       const leaseColumns = db.prepare<[], string>("SELECT name FROM pragma_table_info('stores')").pluck().all();
       if (!leaseColumns.includes('pid_start')) db.exec(`ALTER TABLE stores ADD COLUMN ${PID_START_COLUMN}`);
     });
@@ -239,10 +252,6 @@ class GameIndex {
   /** The open games (still played, or ended without their end line) `storeId` owns. */
   openGames(storeId: string): GameRow[] {
     return this.selectOpenGames.all(storeId);
-  }
-
-  machineId(): string {
-    return this.db.prepare<[], string>('SELECT machine_id FROM data_directory').pluck().get()!;
   }
 
   uncopied(): string[] {
@@ -786,7 +795,7 @@ export class SqliteGameStore implements GameStore {
    * machine's stores and games by it (hostnames are often the same on every machine of a cloud).
    */
   get machineId(): string {
-    return this.index.machineId();
+    return dataDirectoryId(this.dataDir);
   }
 
   /** The ended games not yet marked as copied in full (markCopied), for a store that copies them elsewhere. */
