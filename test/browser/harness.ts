@@ -74,6 +74,54 @@ export function launchBrowser(): Promise<Browser> {
   return launchChromium();
 }
 
+/** A screenshot's area, in CSS pixels. */
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The red, green and blue of a screenshot's pixels inside `box`, every `step` px, decoded by the browser in `page` (no image library needed). */
+export function pixelsIn(page: Page, png: Buffer, box: Box, step: number): Promise<[number, number, number][]> {
+  return page.evaluate(
+    async ({ base64, box, step }) => {
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const context = canvas.getContext('2d')!;
+      context.drawImage(bitmap, 0, 0);
+      const pixels = context.getImageData(Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height));
+      const samples: [number, number, number][] = [];
+      for (let y = 0; y < pixels.height; y += step) {
+        for (let x = 0; x < pixels.width; x += step) {
+          const at = (y * pixels.width + x) * 4;
+          samples.push([pixels.data[at], pixels.data[at + 1], pixels.data[at + 2]]);
+        }
+      }
+      return samples;
+    },
+    { base64: png.toString('base64'), box, step },
+  );
+}
+
+/** The documentation's game: seed 11 (cards on the far rows, and in the follower's view after its first step), turns that never run out. */
+export const DOCUMENTED_GAME: RoomSettings = { seed: 11, leaderTurnSeconds: 600, followerTurnSeconds: 600 };
+
+/** A test server with `settings` and a browser, started before a test file's tests and closed after them. */
+export function serverAndBrowser(settings: RoomSettings): { readonly server: BrowserTestServer; readonly browser: Browser } {
+  const started = {} as { server: BrowserTestServer; browser: Browser };
+  beforeAll(async () => {
+    started.server = await startBrowserTestServer(settings);
+    started.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await started.server?.close();
+    await started.browser?.close();
+  });
+  return started;
+}
+
 /** A page that fails the test on any uncaught error in the page, or anything its Content-Security-Policy blocks. */
 export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport });

@@ -6,9 +6,9 @@
  * while the box is empty (or after Esc), and edit the text while it is not; Ctrl+Enter sends what
  * the box holds and ends the turn. The keys of an input method's composition are left to it.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ClientView } from '../../shared/protocol/messages';
-import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { DOCUMENTED_GAME, openPage, screenshot, serverAndBrowser } from './harness';
 import { quickPlay } from './players';
 
 jest.setTimeout(180_000);
@@ -28,23 +28,12 @@ const stepsLeftIs = (page: Page, steps: number) =>
   page.waitForFunction((steps) => (window as never as { __game: { view: PageView } }).__game.view.turn.stepsLeft === steps, steps);
 const sentTexts = (page: Page) => page.locator('.leader-panel .instructions li:not(.empty)').evaluateAll((items) => items.map((item) => item.lastChild!.textContent));
 
-let server: BrowserTestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startBrowserTestServer({ seed: 11, leaderTurnSeconds: 600, followerTurnSeconds: 600 });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
-});
+const running = serverAndBrowser(DOCUMENTED_GAME);
 
 test('no key the leader types is lost: the box keeps the focus after Enter, takes keys typed elsewhere, and Ctrl+Enter ends the turn', async () => {
-  const leader = await quickPlay(browser, server.url, 'leader-keys', 'leader');
+  const leader = await quickPlay(running.browser, running.server.url, 'leader-keys', 'leader');
   await leader.page.waitForSelector('.queue-position');
-  const follower = await quickPlay(browser, server.url, 'leader-keys', 'follower');
+  const follower = await quickPlay(running.browser, running.server.url, 'leader-keys', 'follower');
   const { page } = leader;
   await page.waitForFunction(() => (window as never as { __game?: { view: PageView } }).__game?.view.phase === 'playing');
   await follower.page.waitForSelector('.game-screen.follower');
@@ -119,7 +108,7 @@ test('no key the leader types is lost: the box keeps the focus after Enter, take
 });
 
 test("the leader's tutorial, played with the keys alone as its steps say: typing writes the instruction, Ctrl+Enter ends the turn", async () => {
-  const { page, errors } = await openPage(browser, `${server.url}/?tutorial=leader`);
+  const { page, errors } = await openPage(running.browser, `${running.server.url}/?tutorial=leader`);
   await page.waitForSelector('.tutorial-hint li.current:has-text("arrow keys")');
   await page.keyboard.press('ArrowRight');
   await page.waitForSelector('.tutorial-hint li.current:has-text("press Enter")');

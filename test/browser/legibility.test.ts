@@ -5,8 +5,8 @@
  * world (its buttons, the notices, the inset of the follower's view) covers the board by default.
  * The sizes come from the page's own camera (`__overview`, WorldRenderer.overviewLayout).
  */
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import type { Page } from 'playwright-core';
+import { DOCUMENTED_GAME, openPage, screenshot, serverAndBrowser } from './harness';
 import { waitForWorld } from './players';
 import type { OverviewLayout, ScreenRect } from '../../client/src/world/WorldRenderer';
 
@@ -26,19 +26,7 @@ interface PageGame {
   view: { phase: string; cards: (Cell & { id: number })[]; leader: Cell; follower: Cell | null };
 }
 
-let server: BrowserTestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  // Seed 11: the map of the documentation's screenshots, with cards on its far rows.
-  server = await startBrowserTestServer({ seed: 11, leaderTurnSeconds: 600, followerTurnSeconds: 600 });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
-});
+const running = serverAndBrowser(DOCUMENTED_GAME);
 
 const overlaps = (a: ScreenRect, b: ScreenRect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 const inside = (inner: ScreenRect, outer: ScreenRect) =>
@@ -93,7 +81,7 @@ function coversOfBoard({ layout, covers }: Awaited<ReturnType<typeof measure>>):
 const smallest = (layout: OverviewLayout) => Math.min(...layout.cards.flatMap((card) => card.symbols.map((symbol) => Math.min(symbol.rect.width, symbol.rect.height))));
 
 test("every card on the leader's board is legible and uncovered at 1280x800, in both views, and at 1920x1080", async () => {
-  const { page, errors } = await openPage(browser, `${server.url}/?pool=legibility`, { width: 1280, height: 800 });
+  const { page, errors } = await openPage(running.browser, `${running.server.url}/?pool=legibility`, { width: 1280, height: 800 });
   await page.click('button.bot-game');
   await page.waitForFunction(() => (window as never as { __game?: PageGame }).__game?.view.phase === 'playing');
 

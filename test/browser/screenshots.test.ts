@@ -7,8 +7,8 @@
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import type { Page } from 'playwright-core';
+import { DOCUMENTED_GAME, pixelsIn, screenshot, serverAndBrowser, type Box } from './harness';
 import { gameWithQueuedInstruction, waitForWorld } from './players';
 
 jest.setTimeout(180_000);
@@ -20,19 +20,7 @@ const SIZES = [
   { width: 1920, height: 1080 },
 ] as const;
 
-let server: BrowserTestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  // Seed 11: a map where the follower has cards in view after its first step.
-  server = await startBrowserTestServer({ seed: 11, leaderTurnSeconds: 600, followerTurnSeconds: 600 });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
-});
+const running = serverAndBrowser(DOCUMENTED_GAME);
 
 /** A PNG's width and height, from its IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -45,28 +33,10 @@ function pngSize(png: Buffer): { width: number; height: number } {
  * How many distinct colours the picture has inside `box` (sampled on a grid), decoded by the
  * browser in a blank page of its own: a world that was not drawn is one flat colour.
  */
-async function coloursIn(png: Buffer, box: { x: number; y: number; width: number; height: number }): Promise<number> {
-  const page = await browser.newPage();
+async function coloursIn(png: Buffer, box: Box): Promise<number> {
+  const page = await running.browser.newPage();
   try {
-    return await page.evaluate(
-      async ({ base64, box }) => {
-        const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-        const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-        const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-        const context = canvas.getContext('2d')!;
-        context.drawImage(bitmap, 0, 0);
-        const pixels = context.getImageData(Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height));
-        const colours = new Set<number>();
-        for (let y = 0; y < pixels.height; y += 4) {
-          for (let x = 0; x < pixels.width; x += 4) {
-            const at = (y * pixels.width + x) * 4;
-            colours.add((pixels.data[at] << 16) | (pixels.data[at + 1] << 8) | pixels.data[at + 2]);
-          }
-        }
-        return colours.size;
-      },
-      { base64: png.toString('base64'), box },
-    );
+    return new Set((await pixelsIn(page, png, box, 4)).map(([red, green, blue]) => (red << 16) | (green << 8) | blue)).size;
   } finally {
     await page.close();
   }
@@ -95,7 +65,7 @@ interface FollowerState {
 const followerState = (page: Page) => page.evaluate(() => (window as never as { __game: { view: FollowerState } }).__game.view);
 
 test("the leader's and the follower's screens, with instructions in their panels, at two sizes", async () => {
-  const { leader, follower } = await gameWithQueuedInstruction(browser, server.url, 'screenshots');
+  const { leader, follower } = await gameWithQueuedInstruction(running.browser, running.server.url, 'screenshots');
   // The follower turns until it has cards in view (a turn costs a step; it has enough for five).
   for (let turn = 0; turn < 5 && (await followerState(follower.page)).cards.length < 2; turn++) {
     const { follower: pose } = await followerState(follower.page);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { describeCard } from '../../shared/engine/cards';
 import { ROLE_COLOURS } from '../../client/src/world/avatars';
-import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
+import { launchBrowser, openPage, pixelsIn, screenshot, startBrowserTestServer, type Box, type BrowserTestServer } from './harness';
 import { waitForWorld } from './players';
 import { currentStep, myTurn, playFollowerTutorial, playLeaderTutorial, tutorialView } from './tutorialPlayer';
 
@@ -29,30 +29,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** The share of a screenshot's pixels inside `box` (sampled on a grid) that are `colour`, give or take a little; decoded by the browser. */
-async function shareOfColour(page: Page, png: Buffer, box: { x: number; y: number; width: number; height: number }, colour: string): Promise<number> {
-  return page.evaluate(
-    async ({ base64, box, colour }) => {
-      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-      const context = canvas.getContext('2d')!;
-      context.drawImage(bitmap, 0, 0);
-      const pixels = context.getImageData(Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height));
-      const want = [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16));
-      let sampled = 0;
-      let matching = 0;
-      for (let y = 0; y < pixels.height; y += 2) {
-        for (let x = 0; x < pixels.width; x += 2) {
-          const at = (y * pixels.width + x) * 4;
-          sampled++;
-          if (want.every((value, i) => Math.abs(pixels.data[at + i] - value) <= 12)) matching++;
-        }
-      }
-      return matching / sampled;
-    },
-    { base64: png.toString('base64'), box, colour },
-  );
+/** The share of a screenshot's pixels inside `box` (sampled on a grid) that are `colour`, give or take a little. */
+async function shareOfColour(page: Page, png: Buffer, box: Box, colour: string): Promise<number> {
+  const want = [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16));
+  const pixels = await pixelsIn(page, png, box, 2);
+  return pixels.filter((pixel) => want.every((value, i) => Math.abs(pixel[i] - value) <= 12)).length / pixels.length;
 }
 
 test("the leader's tutorial: every step must be done, and it ends in the lobby", async () => {
