@@ -230,10 +230,15 @@ function parseEntry(value: string): ProcessEntry | null {
  * RedisDriver reads every room's listing for every query; two queries need not: a new game's
  * filter (`newGame`, a value no room lists) matches nothing, and a private game's code is looked
  * up in an index of codes kept here.
+ * Colyseus writes a room's whole listing at each change, and one step of a room often makes
+ * several (a seat's claim and the client count; a player seated, the claim that ends and the
+ * game's start and lock): a room's listing is written once at the end of the step, as it is then.
  */
 class LiveRoomsDriver implements MatchMakerDriver {
   /** The codes this process indexed, by room: removed with the room. */
   private readonly codes = new Map<string, string>();
+  /** The write of each room's listing waiting for the end of the step, by room id. */
+  private readonly unwritten = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly inner: RedisDriver,
@@ -269,19 +274,31 @@ class LiveRoomsDriver implements MatchMakerDriver {
     return rooms[0] as IRoomCache;
   }
 
-  async update(room: IRoomCache, operations: Parameters<RedisDriver['update']>[1]): Promise<boolean> {
-    const updated = await this.inner.update(room, operations);
-    await this.indexCode(room);
-    return updated;
+  /** Changes the listing at once, as RedisDriver does; writes it at the end of the step. */
+  update(room: IRoomCache, operations: Parameters<RedisDriver['update']>[1]): Promise<boolean> {
+    const fields = room as unknown as Record<string, unknown>;
+    Object.assign(room, operations.$set);
+    for (const [field, by] of Object.entries(operations.$inc ?? {})) fields[field] = (fields[field] as number) + (by as number);
+    return this.persist(room);
   }
 
-  async persist(room: IRoomCache, create?: boolean): Promise<boolean> {
-    const persisted = await this.inner.persist(room, create);
-    await this.indexCode(room);
-    return persisted;
+  /** The room's listing is written at the end of this step, with every change made in it. */
+  persist(room: IRoomCache): Promise<boolean> {
+    const queued = this.unwritten.get(room.roomId);
+    if (queued) return queued;
+    const written: Promise<boolean> = Promise.resolve().then(async () => {
+      if (this.unwritten.get(room.roomId) !== written) return false; // removed meanwhile
+      this.unwritten.delete(room.roomId);
+      const persisted = await this.inner.persist(room);
+      await this.indexCode(room);
+      return persisted;
+    });
+    this.unwritten.set(room.roomId, written);
+    return written;
   }
 
   async remove(roomId: string): Promise<boolean> {
+    this.unwritten.delete(roomId);
     const code = this.codes.get(roomId);
     if (code !== undefined) {
       this.codes.delete(roomId);

@@ -114,6 +114,31 @@ test('P-109: a private game made through one process is joined by its code throu
   expect(partner.view!.role).toBe('follower');
 });
 
+test("P-109: a game's listing is written to Redis once per step: the partner's seat reserved, then seated with the game's start", async () => {
+  const [a, b] = processes;
+  const { creator, code } = await createPrivate(a.url, { role: 'leader' });
+  players.push(creator);
+  const roomId = creator.room.roomId;
+  const monitor = await redisClient.duplicate().monitor();
+  const written: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args[0]?.toLowerCase() === 'hset' && args[1] === 'roomcaches' && args[2] === roomId) written.push(args[3]!);
+  });
+  try {
+    const partner = await joinTracked(b.url, { code });
+    await waitFor(() => creator.phase === 'playing' && partner.phase === 'playing', 'the private game to start');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a write still on its way
+    // Each write holds every change of its step, as the room holds them.
+    expect(written.map((listing) => JSON.parse(listing))).toEqual([
+      expect.objectContaining({ clients: 2, locked: true, metadata: expect.objectContaining({ phase: 'waiting', leaderOpen: false, followerOpen: false }) }),
+      expect.objectContaining({ clients: 2, locked: true, metadata: expect.objectContaining({ phase: 'playing', leaderOpen: false, followerOpen: false }) }),
+    ]);
+    expect(await redisClient.hget('roomcaches', roomId)).toBe(written[1]);
+  } finally {
+    monitor.disconnect();
+  }
+});
+
 test("P-20: a private game waiting for its partner is told its place in the queue each second without reading every game's listing", async () => {
   const [a] = processes;
   // Every command Redis runs, as it runs them: the listings are all read with HGETALL roomcaches.
