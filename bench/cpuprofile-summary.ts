@@ -32,6 +32,7 @@ const CATEGORIES: readonly [string, (url: string, name: string) => boolean][] = 
   ['msgpackr (message encoding)', (url) => url.includes('/msgpackr/')],
   ['zod (validation)', (url) => url.includes('/zod/')],
   ['better-sqlite3 (index)', (url) => url.includes('/better-sqlite3/')],
+  ['Redis client (ioredis, @colyseus/redis-*)', (url) => /\/node_modules\/(ioredis|redis-parser|@colyseus\/redis-driver|@colyseus\/redis-presence)\//.test(url)],
   ['express / http routing', (url) => /\/node_modules\/(express|router|body-parser|finalhandler|send|serve-static)\//.test(url)],
   ['other node_modules', (url) => url.includes('/node_modules/')],
   ['shared/engine (rules)', (url) => url.includes('/shared/engine/')],

@@ -24,9 +24,12 @@ const HELP = `npm run bench:scale -- [flags]
   --games N          concurrent games in each run                   default 1000
   --think-ms T       mean time between a game's actions, ms         default 250
   --duration-s D     measurement window of each run, seconds        default 30
-  --matchmaking N    matchmaking calls timed in each setting        default 200`;
+  --matchmaking N    matchmaking calls timed in each setting        default 200
+  --profile          profile the servers of the one- and two-process runs (bench:server --profile)
+                     and print where their time went; profiling costs CPU, so compare the
+                     figures of profiled runs only with each other`;
 
-const FLAGS = ['help', 'games', 'think-ms', 'duration-s', 'matchmaking'];
+const FLAGS = ['help', 'games', 'think-ms', 'duration-s', 'matchmaking', 'profile'];
 
 interface ServerBenchResult {
   readonly rates: { readonly actionsPerSecond: number };
@@ -110,14 +113,15 @@ async function main(): Promise<void> {
   const durationS = numberFlag(flags, 'duration-s', 30, 1, 3600);
   const matchmakingCalls = numberFlag(flags, 'matchmaking', 200, 2, 100_000);
   const load = ['--games', String(games), '--think-ms', String(thinkMs), '--duration-s', String(durationS)];
+  const profile = flags.has('profile') ? ['--profile'] : [];
 
   const redis = await startRedis();
   const postgres = await startPostgres();
   try {
     log(`bench:scale: ${games} games, think ${thinkMs} ms: one process`);
-    const one = await runServerBench(load);
+    const one = await runServerBench([...load, ...profile]);
     log(`bench:scale: the same load on two processes with Redis (${redis.url})`);
-    const two = await runServerBench([...load, '--servers', '2', '--redis', redis.url]);
+    const two = await runServerBench([...load, ...profile, '--servers', '2', '--redis', redis.url]);
     log(`bench:scale: the same load on one process keeping its games in PostgreSQL (${postgres.url})`);
     const onPostgres = await runServerBench([...load, '--store', postgres.url]);
 

@@ -146,6 +146,12 @@ const SERVER_FOCUS: FocusEntry[] = [
   { label: 'game end (GameRoom.finish)', name: 'finish', url: '/rooms/GameRoom' },
   { label: '  store end (write, fsync, SQLite)', name: 'end', url: '/store/SqliteGameStore' },
   { label: 'matchmaking HTTP requests', name: 'parserOnIncoming', url: 'node:_http_server' },
+  // With --redis; these lines overlap (the driver's and the cluster's calls send commands).
+  { label: 'Redis: commands sent (ioredis, with the socket write)', name: 'sendCommand', url: '/ioredis/built/Redis' },
+  { label: 'Redis: replies read (ioredis)', name: '*', url: '/ioredis/built/DataHandler' },
+  { label: "Redis: room listings (Colyseus's RedisDriver, parsing included)", name: '*', url: '/@colyseus/redis-driver/' },
+  { label: "Redis: presence (Colyseus's RedisPresence: rooms' channels, IPC)", name: '*', url: '/@colyseus/redis-presence/' },
+  { label: 'Redis: server/cluster.ts (registry, live processes, codes)', name: '*', url: '/server/cluster' },
   { label: 'garbage collection', name: '(garbage collector)', url: '' },
 ];
 
