@@ -51,10 +51,11 @@ async function waitUntil(check: () => boolean, what: string, timeoutMs: number):
 }
 
 /** Redis, nothing saved to disk. */
-export async function startRedis(): Promise<RunningService> {
+/** redis-server on `port` (a free one by default), empty, keeping nothing on disk. */
+export async function startRedis(port?: number): Promise<RunningService> {
   const program = findProgram('redis-server', 'redis-server');
   const dir = mkdtempSync(join(tmpdir(), 'cerealbar-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

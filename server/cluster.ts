@@ -16,6 +16,7 @@ import { matchMaker, ServerError, type IRoomCache, type MatchMakerDriver, type S
 import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { Redis } from 'ioredis';
+import { waitAtMost } from './waitAtMost';
 
 /** How often a process renews its entry; an entry not renewed for PROCESS_TTL_MS is a process gone. */
 export const HEARTBEAT_MS = 500;
@@ -30,6 +31,8 @@ const DELETE_CODE_OF_ROOM = "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] 
 /** Colyseus's channel of a process, which it subscribes to while it runs. */
 const PROCESS_CHANNEL_PREFIX = 'p:';
 const CONNECT_TIMEOUT_MS = 3000;
+/** How long draining and stopping wait for Redis: the registry entry runs out by itself (PROCESS_TTL_MS). */
+const REDIS_WAIT_MS = 2000;
 
 export const NO_READY_PROCESS_MESSAGE = 'the server is restarting and takes no new games; try again in a minute';
 
@@ -46,6 +49,36 @@ export interface ClusterOptions {
   readonly redisUrl: string;
   /** host[:port][/path] at which players reach this process (Colyseus's publicAddress). */
   readonly publicAddress: string;
+  /** Told when Redis goes away and when it is back (a line each); by default they go to stderr. */
+  readonly onRedisChange?: (line: string) => void;
+}
+
+/**
+ * Says once that Redis went away, and once that it is back: each connection to it (this
+ * module's, the presence's two, the driver's) would otherwise log every failed reconnection,
+ * several a second, some with stack traces.
+ */
+class RedisWatch {
+  private away = false;
+
+  constructor(
+    private readonly where: string,
+    private readonly say: (line: string) => void,
+  ) {}
+
+  watch(connection: Redis): void {
+    connection.removeAllListeners('error');
+    connection.on('error', (error: Error) => {
+      if (this.away) return;
+      this.away = true;
+      this.say(`Redis at ${this.where} is unreachable (${error.message}): the games in play here go on; new games and joins wait for it`);
+    });
+    connection.on('ready', () => {
+      if (!this.away) return;
+      this.away = false;
+      this.say(`Redis at ${this.where} is reachable again`);
+    });
+  }
 }
 
 /** Checks a public address's form (`host[:port][/path]`); answers the problem or null. */
@@ -103,8 +136,13 @@ export class Cluster {
     if (problem) throw new Error(`public address ${problem}`);
     const redis = await connectRedis(options.redisUrl);
     const presence = new RedisPresence(options.redisUrl);
+    const driverConnection = new Redis(options.redisUrl);
+    const watch = new RedisWatch(redactUrl(options.redisUrl), options.onRedisChange ?? ((line) => process.stderr.write(`cerealbar: ${line}\n`)));
+    // The presence's connections are not part of its API (RedisPresence 0.18.5 names them pub and sub).
+    const { pub, sub } = presence as unknown as { pub: Redis; sub: Redis };
+    for (const connection of [redis, pub, sub, driverConnection]) watch.watch(connection);
     const cluster: Cluster = new Cluster(redis, presence, undefined as unknown as MatchMakerDriver, options.publicAddress);
-    (cluster as { driver: MatchMakerDriver }).driver = new LiveRoomsDriver(new RedisDriver(options.redisUrl), redis, () => cluster.liveProcesses());
+    (cluster as { driver: MatchMakerDriver }).driver = new LiveRoomsDriver(new RedisDriver(driverConnection), redis, () => cluster.liveProcesses());
     return cluster;
   }
 
@@ -151,7 +189,7 @@ export class Cluster {
   /** From now on no new game is made here; matchmaking here still seats players on the ready processes. */
   async drain(): Promise<void> {
     this.state = 'draining';
-    await this.beat();
+    await waitAtMost(this.beat(), REDIS_WAIT_MS);
   }
 
   /** Whether some process other than this one takes new games (as of the last heartbeat). */
@@ -163,7 +201,7 @@ export class Cluster {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.redis.hdel(REGISTRY_KEY, matchMaker.processId).catch(() => undefined);
+    await waitAtMost(this.redis.hdel(REGISTRY_KEY, matchMaker.processId), REDIS_WAIT_MS);
     this.redis.disconnect();
   }
 

@@ -20,6 +20,7 @@ import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomSer
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
+import { waitAtMost } from './waitAtMost';
 
 // @colyseus/core 0.18 reads the global WebSocket (for WebSocket.OPEN) when a player reconnects,
 // and Node 20 has none: without this every reconnection is refused.
@@ -111,14 +112,13 @@ export interface RunningGameServer {
   close(): Promise<void>;
 }
 
+/** How long a stopping server waits for Colyseus's own shutdown (which may wait for Redis), once its games have ended. */
+const SHUTDOWN_WAIT_MS = 5000;
+
 function warnOnStderr(line: string): void {
   process.stderr.write(`cerealbar: warning: ${line}\n`);
 }
 
-/** This process's game rooms (with several processes, the listings hold every process's). */
-async function roomIds(): Promise<string[]> {
-  return (await matchMaker.query({ name: ROOM_NAME, processId: matchMaker.processId })).map((room) => room.roomId);
-}
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
   const studies = new Map<string, Study>();
@@ -170,16 +170,21 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     port,
     http,
     studies,
+    // This process's rooms are its own to drain, count and end: none of it waits for Redis.
     drain: async () => {
       draining = true;
       await cluster?.drain();
-      return (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'drain').catch(() => false)))).filter(Boolean).length;
+      return [...GameRoom.inThisProcess].filter((room) => room.drain()).length;
     },
     gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
-    gamesInPlay: async () => (await Promise.all((await roomIds()).map((roomId) => matchMaker.remoteRoomCall<GameRoom>(roomId, 'playing').catch(() => false)))).filter(Boolean).length,
+    gamesInPlay: async () => [...GameRoom.inThisProcess].filter((room) => room.playing).length,
     close: async () => {
+      // Every game here ends, and its log with it, before anything that may wait for Redis.
+      for (const room of GameRoom.inThisProcess) room.onBeforeShutdown();
       await cluster?.stop();
-      await colyseus.gracefullyShutdown(false);
+      if (!(await waitAtMost(colyseus.gracefullyShutdown(false), SHUTDOWN_WAIT_MS))) {
+        (options.warn ?? warnOnStderr)(`the server's shutdown did not finish within ${SHUTDOWN_WAIT_MS / 1000} s (is Redis away?); every game had ended`);
+      }
     },
   };
 }

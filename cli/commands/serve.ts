@@ -207,14 +207,17 @@ export function registerServeCommand(program: Command): void {
         say(`${signal}: ending games and closing logs...`);
         const failedBefore = store.failedGames().length;
         let problem = '';
+        let unended: readonly string[] = [];
         try {
           await server.close();
+          // Every game has ended by now, unless its room could not end it: its log stays open for the next start.
+          unended = store.gamesBeingWritten();
           await store.close();
           await workers?.close();
         } catch (error) {
           problem = ` (${(error as Error).message})`;
         }
-        const unsaved = store.failedGames().slice(failedBefore);
+        const unsaved = [...store.failedGames().slice(failedBefore), ...unended];
         if (unsaved.length > 0 || problem) {
           const games = unsaved.length > 0 ? `: ${unsaved.length} game(s) could not be saved completely (${unsaved.join(', ')}); the next start closes their logs` : '';
           process.stderr.write(`cerealbar: ${signal}: stopped, but storage failed${games}${problem}\n`);

@@ -263,6 +263,9 @@ export class GameRoom extends Room implements LiveRoom {
     return (await Promise.all(rooms.map((room) => matchMaker.remoteRoomCall<GameRoom>(room.roomId, 'recheckWorker', [workerId])))).some(Boolean);
   }
 
+  /** This process's game rooms: a server that stops ends their games itself, whatever Redis does. */
+  static readonly inThisProcess = new Set<GameRoom>();
+
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
   static async seatsWorker(studyId: string, workerId: string): Promise<boolean> {
     return (await GameRoom.listings()).some((listing) => listing.study === studyId && listing.phase !== 'ended' && listing.workers.includes(workerId));
@@ -277,6 +280,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.settings = roomSettingsSchema.parse(options.settings ?? {});
     this.pool = asked.pool;
     this.services.metrics?.track(this);
+    GameRoom.inThisProcess.add(this);
     this.code = asked.private ? drawPrivateCode() : '';
     this.studyId = studyOf(options);
     this.setPatchRate(this.settings.patchRateMs);
@@ -527,13 +531,14 @@ export class GameRoom extends Room implements LiveRoom {
 
   onDispose(): void {
     this.finish('server-shutdown');
+    GameRoom.inThisProcess.delete(this);
     this.services?.metrics?.untrack(this);
   }
 
   /**
    * The server stops taking games (it drains before it stops): a room still waiting for a partner
    * closes, telling its player to come back, and no one new joins a game in play. Answers whether
-   * a game is being played here. Called through the matchmaker (remoteRoomCall).
+   * a game is being played here. Called by the server for each of its rooms (inThisProcess).
    */
   drain(): boolean {
     void this.lock();

@@ -282,6 +282,10 @@ export class PgGameStore implements GameStore {
     return this.local.failedGames();
   }
 
+  gamesBeingWritten(): readonly string[] {
+    return this.local.gamesBeingWritten();
+  }
+
   listGames(filter: GameFilter = {}): Promise<GameRecord[]> {
     return this.reader.listGames(filter);
   }

@@ -774,6 +774,10 @@ export class SqliteGameStore implements GameStore {
     }, LEASE_RENEW_MS).unref();
   }
 
+  gamesBeingWritten(): readonly string[] {
+    return [...this.writers.keys()];
+  }
+
   /** Games whose log or index could not be written since the store opened: each ended there, as 'storage-failed' if it was being played. */
   failedGames(): readonly string[] {
     return this.failed;

@@ -80,6 +80,8 @@ export interface GameStore {
   keepAlive(onRecovered: (recovery: Recovery) => void, onError: (error: Error) => void): void;
   /** Games whose log could not be written completely since the store opened. */
   failedGames(): readonly string[];
+  /** Games whose log this store is writing now: close() leaves them open, for the next recover(). */
+  gamesBeingWritten(): readonly string[];
   /** Games newest first. */
   listGames(filter?: GameFilter): Awaitable<GameRecord[]>;
   getGame(gameId: string): Awaitable<GameRecord | null>;
