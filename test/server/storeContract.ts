@@ -105,6 +105,14 @@ export function describeGameStore(kind: string, newPlace: () => Promise<StorePla
     };
 
     describe('writing games', () => {
+      test('the games being written are those started and not yet ended (what a stopping server checks)', async () => {
+        const { writer, written } = recordGame(store, { gameId: 'open', crashAfter: 5 });
+        recordGame(store, { gameId: 'done', seed: 2 });
+        expect(store.gamesBeingWritten()).toEqual(['open']);
+        writer.end({ kind: 'end', t: eventsOf(written).at(-1)!.t, reason: 'abandoned', score: 0 });
+        expect(store.gamesBeingWritten()).toEqual([]);
+      });
+
       test('a game written line by line and ended is listed, and its log replays', async () => {
         const { written } = recordGame(store, { gameId: 'game-1', seed: 3, startedAt: '2026-03-01T10:00:00Z' });
         const end = written[written.length - 1] as LogEnd;
