@@ -43,7 +43,8 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(flags.get('data-parent') ?? tmpdir(), 'cerealbar-bench-'));
   const storeUrl = flags.get('store');
-  const store: GameStore = storeUrl === undefined ? SqliteGameStore.open(dataDir) : await PgGameStore.open(storeUrl, dataDir);
+  const durability = { syncEachAction: flags.has('sync-each-action') };
+  const store: GameStore = storeUrl === undefined ? SqliteGameStore.open(dataDir, durability) : await PgGameStore.open(storeUrl, dataDir, durability);
   // The store's calls are timed: they run synchronously in the room, on the event loop.
   const storeTimes = new StoreTimes();
   const port = numberFlag(flags, 'port', 0, 0, 65535);

@@ -54,6 +54,8 @@ const HELP = `npm run bench:server -- [flags]
   --redis URL        run the servers on Redis (needed for N > 1)
   --store URL        keep the games in PostgreSQL (postgres://...; each server still writes
                      its logs to its data dir first)                default: SQLite only
+  --sync-each-action flush each action to disk before its views are sent (serve
+                     --sync-each-action)                              default: off
   --no-stagger       all games start at the beginning of the script (by default each slot's
                      first game stops after a random number of actions, so games are at all
                      stages and end and start at a steady rate)
@@ -70,7 +72,7 @@ const HELP = `npm run bench:server -- [flags]
   --quiet            no per-second progress lines`;
 
 const FLAGS = [
-  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'no-stagger', 'seed', 'patch-rate-ms'],
+  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'sync-each-action', 'no-stagger', 'seed', 'patch-rate-ms'],
   ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
 ];
 
@@ -111,13 +113,14 @@ function readFlags() {
       SERVERS: servers,
       REDIS: flags.get('redis'),
       STORE: flags.get('store'),
+      SYNC_EACH_ACTION: flags.has('sync-each-action'),
     };
   } catch (error) {
     process.stderr.write(`bench:server: ${(error as Error).message}\n\n${HELP}\n`);
     process.exit(2);
   }
 }
-const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS, STORE } =
+const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS, STORE, SYNC_EACH_ACTION } =
   readFlags();
 const TICK_MS = 1000;
 
@@ -317,6 +320,7 @@ async function main(): Promise<void> {
     ...(PATCH_RATE ? ['--patch-rate-ms', PATCH_RATE] : []),
     ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : []),
     ...(STORE ? ['--store', STORE] : []),
+    ...(SYNC_EACH_ACTION ? ['--sync-each-action'] : []),
   ];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const servers: ChildProcess[] = [];
@@ -622,6 +626,7 @@ function summarize(
       processes: SERVERS,
       redis: REDIS !== undefined,
       database: STORE === undefined ? 'sqlite' : 'postgres',
+      syncEachAction: SYNC_EACH_ACTION,
       cpuPercentOfCore: serverCpu,
       /** Each server process's share, when there are several. */
       cpuPercentOfCorePerProcess: end.servers.map((usage, i) => pctOfCore(cpuMs(baseline.servers[i]!), cpuMs(usage))),
