@@ -41,7 +41,9 @@ test('Redis going away and coming back is said in one line each, and the game in
   const servePort = await freePort();
   const serve = await startServeProcess(dataDir, ['--port', String(servePort), '--redis', redis.url, '--public-address', `127.0.0.1:${servePort}`]);
   try {
-    const { leader } = await startGame(serve.url);
+    const { leader, follower } = await startGame(serve.url);
+    // The server is killed at the end: the players must not try to reconnect for ever.
+    for (const player of [leader, follower]) player.room.reconnection.enabled = false;
     await redis.stop();
     await waitFor(() => /is unreachable/.test(serve.output()), 'the outage to be said');
     const views = leader.messages.filter((message) => message.type === 'view').length;
