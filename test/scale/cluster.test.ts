@@ -119,7 +119,7 @@ test("P-109: a game's listing is written to Redis once per step: the partner's s
   const { creator, code } = await createPrivate(a.url, { role: 'leader' });
   players.push(creator);
   const roomId = creator.room.roomId;
-  const monitor = await redisClient.duplicate().monitor();
+  const monitor = await redisClient.monitor(); // a connection of its own, closed below
   const written: string[] = [];
   monitor.on('monitor', (_time: string, args: string[]) => {
     if (args[0]?.toLowerCase() === 'hset' && args[1] === 'roomcaches' && args[2] === roomId) written.push(args[3]!);
@@ -142,7 +142,7 @@ test("P-109: a game's listing is written to Redis once per step: the partner's s
 test("P-20: a private game waiting for its partner is told its place in the queue each second without reading every game's listing", async () => {
   const [a] = processes;
   // Every command Redis runs, as it runs them: the listings are all read with HGETALL roomcaches.
-  const monitor = await redisClient.duplicate().monitor();
+  const monitor = await redisClient.monitor(); // a connection of its own, closed below
   const allListingsRead: string[] = [];
   monitor.on('monitor', (_time: string, args: string[]) => {
     if (args[0]?.toLowerCase() === 'hgetall' && args[1] === 'roomcaches') allListingsRead.push(args.join(' '));
