@@ -20,7 +20,8 @@ import { serializeLine } from '../../shared/log/recorder';
 import { isoTime, listParams } from './checks';
 import { closingOf, joinNotes } from './closing';
 import { inTransaction } from './pgTransaction';
-import { LEASE_MS, LEASE_RENEW_MS, processRuns, SqliteGameStore } from './SqliteGameStore';
+import { processRuns } from './processes';
+import { LEASE_MS, LEASE_RENEW_MS, SqliteGameStore } from './SqliteGameStore';
 import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
 import type { LogHeader, LogLine } from '../../shared/log/format';
 

@@ -10,6 +10,7 @@
  */
 import Database from 'better-sqlite3';
 import { openSharedDatabase, schemaTransaction } from './sqliteFile';
+import { processRuns, processStart } from './processes';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { hostname } from 'node:os';
@@ -621,31 +622,6 @@ function readHeader(fs: StoreFs, path: string, gameId: string): LogHeader | null
 
 // ---------------------------------------------------------------------------------------------
 // The store
-
-/** Whether process `pid` of this machine runs (a signal 0 reaches it, or exists but is not ours). */
-export function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * When process `pid` started, in the kernel's clock ticks since boot (field 22 of Linux's
- * /proc/<pid>/stat, after the command name, which may hold spaces and parentheses); null where
- * the machine does not tell it. A pid is used again once its process has ended: with its start,
- * the process that holds a lease is known even then.
- */
-export function processStart(pid: number): string | null {
-  try {
-    const stat = nodeFs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 const OWN_PROCESS_START = processStart(process.pid);
 
