@@ -186,7 +186,8 @@ describe('serve --study', () => {
     child.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      await waitFor(() => /Admin token/.test(output), 'the server to start', 30_000);
+      // The warnings go to stderr, the rest to stdout: the two pipes may arrive in either order.
+      await waitFor(() => /Admin token/.test(output) && /study hits: every new/.test(output), 'the server to start and warn', 30_000);
       expect(output).toMatch(/Study pilot-1 \(prolific, pool pilot-1\): participants enter at http:\/\/localhost:\d+\/study\/pilot-1 /);
       expect(output).toMatch(/Admin page \(the studies live, with the admin token\): http:\/\/localhost:\d+\/admin/);
       expect(output).toMatch(/Study hits \(mturk, pool hits\)/);
