@@ -5,9 +5,9 @@
 import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
 import type { GameMap, WorldRules } from '../engine/map';
-import type { Instruction } from '../engine/state';
+import type { Instruction, Role } from '../engine/state';
 import type { FollowerCode } from '../engine/actions';
-import type { KnownMap, RememberedCard } from '../engine/playerView';
+import type { InstructionView, KnownMap, RememberedCard } from '../engine/playerView';
 
 export const OBSERVATION_VERSION = 2;
 
@@ -84,5 +84,78 @@ export interface FollowerAgent {
   reset(start: EpisodeStart): void | Promise<void>;
   act(observation: FollowerObservation): AgentAction | Promise<AgentAction>;
   /** Frees what the agent holds (a child process, for example). */
+  close?(): void | Promise<void>;
+}
+
+/**
+ * The leader seat (agent protocol version 3). The leader's actions are the engine's: the moves,
+ * `END` (End Turn) and an instruction's text, `{instruction: "..."}`. Actions that carry more
+ * than a code are objects keyed by their kind, so that the live-feedback actions fit in the same
+ * vocabulary (`{feedback: "positive"}`, and the code `CANCEL`) once the game has them.
+ */
+export const LEADER_AGENT_CODES = ['MF', 'MB', 'RL', 'RR', 'END'] as const;
+export type LeaderAgentCode = (typeof LEADER_AGENT_CODES)[number];
+export type LeaderAgentAction = LeaderAgentCode | { readonly instruction: string };
+
+export const LEADER_OBSERVATION_VERSION = 1;
+
+/**
+ * Everything a human leader knows at this moment: the leader's `playerView` in the shape agents
+ * read (the whole map, every card, both poses, the queue with each instruction's status).
+ */
+export interface LeaderObservation {
+  readonly version: typeof LEADER_OBSERVATION_VERSION;
+  readonly role: 'leader';
+  /** The whole map (the leader sees everything). */
+  readonly map: KnownMap;
+  readonly pose: Pose;
+  readonly follower: Pose;
+  /** Every card on the board. */
+  readonly cards: readonly Card[];
+  /** Selected cards that cannot be part of a valid set (the red marks a human leader sees). */
+  readonly invalidCards: readonly number[];
+  /** Every instruction written so far, each with its status (`done`, `current`, `queued`). */
+  readonly instructions: readonly InstructionView[];
+  /** Whose turn it is, and its steps left. */
+  readonly turn: { readonly role: Role; readonly stepsLeft: number };
+  /** Steps left in the leader's own turn (0 outside it). */
+  readonly stepsLeft: number;
+  readonly turnsLeft: number;
+  readonly score: number;
+  /** The codes allowed now, in LEADER_AGENT_CODES order (empty outside the leader's turn). */
+  readonly legal: readonly LeaderAgentCode[];
+  /** An instruction may be written now (its length at most `maxInstructionLength`). */
+  readonly canInstruct: boolean;
+  readonly maxInstructionLength: number;
+}
+
+/**
+ * What an agent answers to one observation: one action, or a plan of several. The host plays a
+ * plan's actions in order and asks again when the plan ends or the agent's view changed in a way
+ * the plan could not know (the current instruction changed, the engine refused an action, the
+ * turn ended).
+ */
+export type Answer<A> = A | readonly A[];
+
+/** What the host knows of the moment an agent is asked in (absent where it cannot know it, e.g. a remote client). */
+export interface ActContext {
+  /** The index of the log event the answer's first action will be: events logged so far. */
+  readonly event?: number;
+}
+
+/** Who played a seat, for log headers and reports: the agent's name and version, and the spec that started it. */
+export interface AgentIdentity {
+  readonly name: string;
+  readonly version?: string;
+  /** What started it: a built-in's name, a command line, `llm` with its model. */
+  readonly spec: string;
+}
+
+export interface LeaderAgent {
+  readonly name: string;
+  readonly role: 'leader';
+  readonly version?: string;
+  reset(start: EpisodeStart): void | Promise<void>;
+  act(observation: LeaderObservation, context?: ActContext): Answer<LeaderAgentAction> | Promise<Answer<LeaderAgentAction>>;
   close?(): void | Promise<void>;
 }
