@@ -133,7 +133,8 @@ export interface LeaderObservation {
  * What an agent answers to one observation: one action, or a plan of several. The host plays a
  * plan's actions in order and asks again when the plan ends or the agent's view changed in a way
  * the plan could not know (the current instruction changed, the engine refused an action, the
- * turn ended).
+ * turn ended). An empty plan passes: the agent does nothing more this turn, and the turn runs out
+ * (the server's timeout), as a human's would.
  */
 export type Answer<A> = A | readonly A[];
 
