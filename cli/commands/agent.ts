@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { observationFromView } from '../../shared/agents/observation';
 import { AGENT_NAMES, createAgent } from '../../shared/agents/node/registry';
-import type { FollowerAgent } from '../../shared/agents/types';
+import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
+import type { AgentAction, FollowerAgent } from '../../shared/agents/types';
 import { actionOfCode } from '../../shared/engine/actions';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { CliError } from '../errors';
@@ -67,6 +68,7 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
   let busy = false;
   /** The agent's reset, begun at the first view: it must be over before the agent acts (a program answers in order). */
   let started: Promise<void> | null = null;
+  const plans = new PlanPlayer<AgentAction>();
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       say(`agent failed: ${error.message}`);
@@ -80,10 +82,13 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
         await started;
         // The latest view: more may have come while the agent was resetting.
         const acting = view;
-        if (!acting || acting.phase !== 'playing' || acting.turn.role !== 'follower' || acting === actedOn) return;
-        const choice = await agent.act(observationFromView(acting));
+        if (!acting || acting.phase !== 'playing' || acting === actedOn) return;
+        if (acting.turn.role !== 'follower') return plans.turnEnded();
+        const observation = observationFromView(acting);
+        const choice = await plans.next(followerSituation(observation.instruction), () => agent.act(observation));
         actedOn = acting;
-        room.send(ACTION_MESSAGE, actionOfCode(choice));
+        // A pass: the turn runs out by the server's clock.
+        if (choice !== null) room.send(ACTION_MESSAGE, actionOfCode(choice));
       } catch (error) {
         fail(error as Error);
       } finally {
@@ -97,6 +102,7 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
     });
     room.onMessage('error', (error: { code: string; message: string }) => {
       say(`refused: ${error.code}: ${error.message}`);
+      plans.refused();
       // Act again on the current view, after a pause: an agent that repeats a refused action
       // must not flood the server (its rate limit would close the connection).
       setTimeout(() => {

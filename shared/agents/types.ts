@@ -82,7 +82,8 @@ export interface FollowerAgent {
   /** Oracle agents: receive the recorded human actions in EpisodeStart. */
   readonly needsRecording?: boolean;
   reset(start: EpisodeStart): void | Promise<void>;
-  act(observation: FollowerObservation): AgentAction | Promise<AgentAction>;
+  /** One action, or a plan of several (an empty plan passes: the turn runs out); see `Answer`. */
+  act(observation: FollowerObservation, context?: ActContext): Answer<AgentAction> | Promise<Answer<AgentAction>>;
   /** Frees what the agent holds (a child process, for example). */
   close?(): void | Promise<void>;
 }

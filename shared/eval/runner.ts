@@ -8,16 +8,20 @@
  *   and, by default (`cascade: 'stop-at-first-failure'`, the original's convention), until the first
  *   instruction it does not follow. `cascade: 'continue'` plays on after failures (not the paper's).
  *
+ * The agent may answer with plans (shared/agents/plans.ts); a pass (an empty plan) lets its turn
+ * run out.
+ *
  * A set the agent makes that the recorded game also made gets the recorded replacement cards, so the
  * board stays aligned with the recording; any other set gets cards drawn by the engine's generator.
  */
-import { actionOfCode, byActor, type Action } from '../engine/actions';
+import { actionOfCode, byActor, FOLLOWER_CODES, isFollowerCode, type Action } from '../engine/actions';
 import { step, type StepResult } from '../engine/transition';
 import { eventAction, rulesProfileOf } from '../log/format';
 import { worldRulesOf } from '../engine/config';
 import type { GameState } from '../engine/state';
 import type { Cell } from '../engine/hex';
 import { ObservationTracker } from '../agents/observation';
+import { followerSituation, PlanPlayer } from '../agents/plans';
 import type { AgentAction, EpisodeStart, FollowerAgent } from '../agents/types';
 import { GeodesicDistance } from './distance';
 import { DEFAULT_SUCCESS_THRESHOLD, pathMetrics, type MetricName } from './metrics';
@@ -246,8 +250,10 @@ async function play(
   const tracker = new ObservationTracker();
   const leader = new RecordedLeader(recording, target.start);
   const humanChanges = new Map(recording.instructions.map((instruction) => [instruction.id, setKey(instruction.changedCards)]));
+  const plans = new PlanPlayer<AgentAction>();
   while (!state.gameOver) {
     if (state.turn.role === 'leader') {
+      plans.turnEnded();
       if (leader.exhausted) break; // the recorded game has nothing more to say
       state = leader.playTurn(state);
       continue;
@@ -269,7 +275,15 @@ async function play(
       chosen = 'DONE';
       run.limitReached = true;
     } else {
-      chosen = await agent.act(tracker.observe(state, { oracle: agent.wantsOracleObservation }));
+      const observation = tracker.observe(state, { oracle: agent.wantsOracleObservation });
+      const next = await plans.next(followerSituation(observation.instruction), () => agent.act(observation));
+      if (next === null) {
+        // The agent passes: its turn runs out, as the server's timeout would end it.
+        state = followerTimeout(state);
+        continue;
+      }
+      if (!isFollowerCode(next)) throw new AgentFailure(`unknown action ${JSON.stringify(next)}; actions are ${FOLLOWER_CODES.join(', ')}`);
+      chosen = next;
     }
     const action = byActor('follower', actionOfCode(chosen));
     const result = stepWithRecordedSets(state, action, recording);
@@ -288,6 +302,12 @@ async function play(
     }
   }
   return state;
+}
+
+function followerTimeout(state: GameState): GameState {
+  const result = step(state, { type: 'timeout', actor: 'server', role: 'follower' });
+  if (!result.ok) throw new Error(`the follower's timeout is refused: ${result.error.message}`);
+  return result.state;
 }
 
 /**
@@ -329,9 +349,7 @@ export class RecordedLeader {
   /** The state after the server's timeout when the recorded follower's turn had run out of time by now; else `state`. */
   endFollowerTurnIfOutOfTime(state: GameState): GameState {
     if (this.followerActionsLeft > 0 || state.gameOver || state.turn.role !== 'follower') return state;
-    const timedOut = step(state, { type: 'timeout', actor: 'server', role: 'follower' });
-    if (!timedOut.ok) throw new Error(`the follower's recorded timeout is refused: ${timedOut.error.message}`);
-    return timedOut.state;
+    return followerTimeout(state);
   }
 
   /** Counts one action of the follower in its turn. */

@@ -7,7 +7,8 @@
  */
 import { HeuristicAgent } from '../../../shared/agents/builtin';
 import { ObservationTracker } from '../../../shared/agents/observation';
-import type { FollowerAgent } from '../../../shared/agents/types';
+import { followerSituation, PlanPlayer } from '../../../shared/agents/plans';
+import type { AgentAction, FollowerAgent } from '../../../shared/agents/types';
 import { actionOfCode, byActor, type PlayerAction } from '../../../shared/engine/actions';
 import { describeCard, isValidSet, type Card } from '../../../shared/engine/cards';
 import { makeConfig } from '../../../shared/engine/config';
@@ -49,6 +50,7 @@ export class TutorialGame implements GameConnection {
   private memory: Memory;
   private readonly events = new Events();
   private readonly tracker = new ObservationTracker();
+  private readonly plans = new PlanPlayer<AgentAction>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private blockedChoices = 0;
   private stopped = false;
@@ -112,17 +114,23 @@ export class TutorialGame implements GameConnection {
     if (this.stopped || this.state.turn.role === this.role) return;
     this.timer = setTimeout(async () => {
       if (this.state.turn.role === 'follower') {
-        const code = await this.follower.act(this.tracker.observe(this.state));
-        const action = actionOfCode(code);
+        const observation = this.tracker.observe(this.state);
+        const code = await this.plans.next(followerSituation(observation.instruction), () => this.follower.act(observation));
+        // With no turn clock a pass would hold the turn for ever: it presses Done.
+        const action = code === null ? ({ type: 'done' } as const) : actionOfCode(code);
         // Like a person's, a blocked move is not played; the agent chooses again at its next step.
         if (checkPlayerAction(this.state, 'follower', action) === null) {
           this.blockedChoices = 0;
           this.apply('follower', action);
-        } else if (++this.blockedChoices >= MAX_BLOCKED_CHOICES) {
-          this.blockedChoices = 0;
-          this.apply('follower', { type: 'done' });
+        } else {
+          this.plans.refused();
+          if (++this.blockedChoices >= MAX_BLOCKED_CHOICES) {
+            this.blockedChoices = 0;
+            this.apply('follower', { type: 'done' });
+          }
         }
       } else {
+        this.plans.turnEnded();
         for (const action of scriptedLeaderTurn(this.state)) this.apply('leader', action);
       }
       this.partnerTurn();

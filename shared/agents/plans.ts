@@ -1,0 +1,85 @@
+/**
+ * Playing an agent's answers (`Answer`): one action, or a plan of several. Every host (evaluation,
+ * self-play, the server's bot seats, the live agent command) plays them the same way, through a
+ * PlanPlayer per seat: a plan's actions in order, then the agent is asked again. The rest of a
+ * plan is dropped when the agent's view changed in a way the plan could not know: the situation it
+ * was made in changed (the follower's current instruction), the engine refused an action, or the
+ * turn ended. An empty plan passes: the agent is not asked again before its next turn, and the
+ * host lets the turn run out, as a human's would.
+ */
+import type { Answer } from './types';
+
+/** The actions of an answer, in order: a single action is a plan of one. */
+export function planOf<A>(answer: Answer<A>): readonly A[] {
+  return Array.isArray(answer) ? (answer as readonly A[]) : [answer as A];
+}
+
+export class PlanPlayer<A> {
+  private plan: A[] = [];
+  /** The situation the plan was made in (see `next`). */
+  private madeIn: string | null = null;
+  /** The agent passed: it is not asked again this turn. */
+  private passed = false;
+
+  /**
+   * The action to play now: the plan's next one while the plan holds, else the first of the
+   * agent's new answer, asked with `ask`. Null when the agent passes: play nothing more this turn.
+   * `situation` names what a plan is made for besides the turn (the follower's current
+   * instruction, for example); a plan made in another situation is dropped.
+   */
+  async next(situation: string, ask: () => Answer<A> | Promise<Answer<A>>): Promise<A | null> {
+    const planned = this.planned(situation);
+    return planned !== undefined ? planned : this.answered(situation, await ask());
+  }
+
+  /** `next` for agents that answer at once (the built-in ones), for hosts that cannot wait. */
+  nextNow(situation: string, ask: () => Answer<A>): A | null {
+    const planned = this.planned(situation);
+    return planned !== undefined ? planned : this.answered(situation, ask());
+  }
+
+  /** The plan's next action, null after a pass, undefined when the agent must be asked. */
+  private planned(situation: string): A | null | undefined {
+    if (this.passed) return null;
+    if (situation !== this.madeIn) this.plan = [];
+    return this.plan.length > 0 ? this.plan.shift()! : undefined;
+  }
+
+  private answered(situation: string, answer: Answer<A>): A | null {
+    const actions = planOf(answer);
+    this.madeIn = situation;
+    if (actions.length === 0) {
+      this.passed = true;
+      return null;
+    }
+    this.plan = actions.slice(1);
+    return actions[0];
+  }
+
+  /** The engine refused the action last played: the rest of the plan is dropped. */
+  refused(): void {
+    this.plan = [];
+  }
+
+  /** The turn ended (or a new episode begins): the plan is dropped, and a pass is over. */
+  turnEnded(): void {
+    this.plan = [];
+    this.madeIn = null;
+    this.passed = false;
+  }
+
+  /** Actions of the current plan not played yet. */
+  get pending(): readonly A[] {
+    return this.plan;
+  }
+
+  /** The agent passed this turn. */
+  get passing(): boolean {
+    return this.passed;
+  }
+}
+
+/** The follower's situation for `PlanPlayer.next`: a plan is made for one instruction. */
+export function followerSituation(instruction: { readonly id: number } | null): string {
+  return instruction ? `instruction ${instruction.id}` : 'no instruction';
+}
