@@ -113,8 +113,8 @@ describe('evaluation plays plans', () => {
   /** Instructions the recorded follower did in one turn: a whole plan is played without a break. */
   const inOneTurn = recording.instructions
     .map((instruction, index) => ({ instruction, index }))
-    .filter(({ instruction }) => instruction.end !== undefined && instruction.end - instruction.start === instruction.actions.length)
-    .filter(({ instruction }) => recording.states.slice(instruction.start, instruction.end).every((state) => state.turn.role === 'follower'));
+    .filter(({ instruction }) => instruction.end !== null && instruction.end - instruction.start === instruction.actions.length)
+    .filter(({ instruction }) => recording.states.slice(instruction.start, instruction.end!).every((state) => state.turn.role === 'follower'));
 
   test('a plan of the recorded actions plays the episode exactly as the action-at-a-time oracle, asked once', async () => {
     expect(inOneTurn.length).toBeGreaterThanOrEqual(5);
