@@ -1,5 +1,5 @@
 /**
- * The follower's observation as text, for agents that read rather than see: in the spirit of
+ * Observations as text, for agents that read rather than see. The follower's: in the spirit of
  * LangNav (language as the perceptual representation), each thing in view is named with where it
  * lies relative to the follower ("2 hexes ahead, slightly to the left: a card with 3 red stars").
  * Directions are egocentric, measured from the follower's heading, because that is how a human
@@ -7,13 +7,15 @@
  *
  * The text is a pure function of the observation (its known map included): no randomness, a fixed order
  * (nearest first, ties broken by angle then cell), integers only. It never describes a cell out of
- * view, except that it reports the map's edge right ahead (a human sees the border).
+ * view, except that it reports the map's edge right ahead (a human sees the border). The
+ * leader's (`describeLeaderObservation`) names every card from both players' poses.
  */
-import { describeCard, type Card } from '../engine/cards';
+import { describeCard, isValidSet, SET_SIZE, type Card } from '../engine/cards';
+import type { InstructionStatus } from '../engine/playerView';
 import { cellCentre, hexDistance, HEADING_DEGREES, stepFrom, type Cell, type Heading, type Pose } from '../engine/hex';
 import { inBounds, isWalkable, buildWorld, stepTarget, terrainAt, type GameMap, type Prop } from '../engine/map';
 import { mapFromKnown } from './observation';
-import type { FollowerObservation } from './types';
+import type { FollowerObservation, LeaderAgentCode, LeaderObservation } from './types';
 
 export const COMPASS_WORDS: Readonly<Record<Heading, string>> = {
   NE: 'north-east', E: 'east', SE: 'south-east', SW: 'south-west', W: 'west', NW: 'north-west',
@@ -42,28 +44,31 @@ export function relativeBearing(pose: Pose, cell: Cell): number {
  * (0, 30, 60, ... degrees). No cell centre lies on a sector boundary (an odd multiple of 15
  * degrees cannot be reached on the hex lattice), so rounding never decides a word.
  */
-const SECTORS: readonly { readonly upTo: number; readonly words: (side: string) => string }[] = [
+const SECTORS: readonly { readonly upTo: number; readonly words: (side: string, who: string) => string }[] = [
   { upTo: 15, words: () => 'straight ahead' },
   { upTo: 45, words: (side) => `ahead, slightly to the ${side}` },
   { upTo: 75, words: (side) => `ahead to the ${side}` },
   { upTo: 105, words: (side) => `to the ${side}` },
-  { upTo: 135, words: (side) => `behind you to the ${side}` },
-  { upTo: 165, words: (side) => `behind you, slightly to the ${side}` },
-  { upTo: 180, words: () => 'behind you' },
+  { upTo: 135, words: (side, who) => `behind ${who} to the ${side}` },
+  { upTo: 165, words: (side, who) => `behind ${who}, slightly to the ${side}` },
+  { upTo: 180, words: (_, who) => `behind ${who}` },
 ];
 
-/** A relative bearing (degrees, negative to the left) in words: "ahead, slightly to the left". */
-export function directionWords(degrees: number): string {
+/**
+ * A relative bearing (degrees, negative to the left) in words: "ahead, slightly to the left".
+ * `who` is the one at the pose, as the text calls it: "you" (the reader), or "it" (the follower, in the leader's text).
+ */
+export function directionWords(degrees: number, who = 'you'): string {
   const side = degrees < 0 ? 'left' : 'right';
   const sector = SECTORS.find(({ upTo }) => Math.abs(degrees) < upTo) ?? SECTORS[SECTORS.length - 1];
-  return sector.words(side);
+  return sector.words(side, who);
 }
 
-/** "where you stand", "1 hex straight ahead", "3 hexes behind you to the left". */
-export function describeRelativePosition(pose: Pose, cell: Cell): string {
+/** "where you stand", "1 hex straight ahead", "3 hexes behind you to the left" (with `who` "it": "where it stands", "behind it"). */
+export function describeRelativePosition(pose: Pose, cell: Cell, who = 'you'): string {
   const distance = hexDistance(pose, cell);
-  if (distance === 0) return 'where you stand';
-  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell))}`;
+  if (distance === 0) return who === 'you' ? 'where you stand' : `where ${who} stands`;
+  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell), who)}`;
 }
 
 export function describeObservation(obs: FollowerObservation): string {
@@ -197,6 +202,87 @@ function wayAheadLine(pose: Pose, map: GameMap): string {
   // A cell that is not walkable holds a prop, water or a hill: always a landmark.
   const blocker = landmarkAt(map, prop, ahead)!;
   return `The way ahead is blocked by ${blocker.mass ? blocker.label : `${article(blocker.label)} ${blocker.label}`}.`;
+}
+
+/**
+ * The leader's observation as text, for a language model in the leader's seat: the turn, both
+ * players, every card with where it lies from the leader and from the follower (and whether the
+ * follower sees it now), the selection and whether it can still make a set, the instructions so
+ * far with how each stands, and what the leader may do now. Directions from the follower are the
+ * follower's own (its heading), so that the leader can phrase instructions as the follower sees.
+ * A pure function of the observation, like describeObservation.
+ */
+export function describeLeaderObservation(obs: LeaderObservation): string {
+  return [
+    leaderStatusLine(obs),
+    `You face ${COMPASS_WORDS[obs.pose.heading]}. The follower is ${describeRelativePosition(obs.pose, obs.follower)}, facing ${COMPASS_WORDS[obs.follower.heading]}.`,
+    ...leaderCardLines(obs),
+    ...selectionLines(obs),
+    ...instructionLines(obs),
+    leaderLegalLine(obs),
+  ].join('\n');
+}
+
+function leaderStatusLine(obs: LeaderObservation): string {
+  const turn =
+    obs.turn.role === 'leader'
+      ? `It is your turn: you have ${count(obs.stepsLeft, 'step')} left.`
+      : `It is the follower's turn: it has ${count(obs.turn.stepsLeft, 'step')} left.`;
+  return `You are the leader. ${turn} There are ${count(obs.turnsLeft, 'turn')} left in the game. The score is ${obs.score}.`;
+}
+
+function leaderCardLines(obs: LeaderObservation): string[] {
+  if (obs.cards.length === 0) return ['There are no cards on the board.'];
+  const seen = new Set(obs.visibleToFollower);
+  const fromFollower = (card: Card) =>
+    `from the follower ${describeRelativePosition(obs.follower, card, 'it')}${seen.has(card.id) ? ', in its view' : ''}`;
+  return [
+    `Cards on the board (${obs.cards.length}), nearest to you first; the follower sees ${count(seen.size, 'of them', 'of them')} now:`,
+    ...nearestFirst(obs.pose, obs.cards).map((card) => `- ${describeRelativePosition(obs.pose, card)}: ${cardWords(card)}; ${fromFollower(card)}.`),
+  ];
+}
+
+function selectionLines(obs: LeaderObservation): string[] {
+  const selected = obs.cards.filter((card) => card.selected);
+  if (selected.length === 0) return ['No card is selected.'];
+  const names = selected.map(describeCard).join(', ');
+  if (obs.invalidCards.length > 0) {
+    return [`Selected (${selected.length}): ${names}. They cannot be part of a valid set (two share a colour, shape or number): unselect one.`];
+  }
+  const lines = [`Selected (${selected.length}): ${names}. They can still be part of a valid set.`];
+  if (selected.length === SET_SIZE - 1) {
+    const completing = obs.cards.filter((card) => !card.selected && isValidSet([...selected, card]));
+    lines.push(
+      completing.length > 0
+        ? `Cards that would complete the set: ${completing.map(describeCard).join(', ')}.`
+        : 'No card on the board completes the set: unselect one of them.',
+    );
+  }
+  return lines;
+}
+
+const INSTRUCTION_STATUS_WORDS: Readonly<Record<InstructionStatus, (shown: boolean) => string>> = {
+  done: () => 'done',
+  current: (shown) => (shown ? 'current, the follower is carrying it out' : 'current, the follower sees it from its next turn'),
+  queued: () => 'queued',
+};
+
+function instructionLines(obs: LeaderObservation): string[] {
+  if (obs.instructions.length === 0) return ['No instructions yet.'];
+  return [
+    `Instructions so far (${obs.instructions.length}), oldest first; done means the follower marked it finished:`,
+    ...obs.instructions.map((instruction) => `- "${instructionText(instruction)}": ${INSTRUCTION_STATUS_WORDS[instruction.status](instruction.shown)}.`),
+  ];
+}
+
+const CODE_WORDS: Readonly<Record<LeaderAgentCode, string>> = {
+  MF: 'MF (forward)', MB: 'MB (back)', RL: 'RL (turn left)', RR: 'RR (turn right)', END: 'END (end your turn)',
+};
+
+function leaderLegalLine(obs: LeaderObservation): string {
+  const allowed = obs.legal.map((code) => CODE_WORDS[code]);
+  if (obs.canInstruct) allowed.push(`an instruction to the follower (at most ${count(obs.maxInstructionLength, 'character')})`);
+  return allowed.length > 0 ? `You may now: ${allowed.join(', ')}.` : 'You may do nothing now.';
 }
 
 /** Nearest first; ties by angle from straight ahead (left before right), then by row and column. */

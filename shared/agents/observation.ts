@@ -1,8 +1,9 @@
 /**
- * Follower observations: a follower's `playerView` (the engine's one cut of what a player knows)
- * in the shape agents read. Offline (evaluation, the environment) an ObservationTracker keeps the
- * follower's memory and builds the view from engine states; live, the view arrives from the server
- * and `observationFromView` turns it into the same observation.
+ * Agents' observations: a player's `playerView` (the engine's one cut of what a player knows) in
+ * the shape agents read. For the follower, offline (evaluation, the environment) an
+ * ObservationTracker keeps the follower's memory and builds the view from engine states; live,
+ * the view arrives from the server and `observationFromView` turns it into the same observation.
+ * The leader's observation (`leaderObservationFromView`) needs no memory beyond its view's.
  */
 import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
@@ -12,7 +13,7 @@ import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap } from '../engine/map';
 import { emptyMemory, playerView, remember, UNSEEN, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
 import type { GameState, Instruction } from '../engine/state';
 import { viewFrom } from '../engine/view';
-import { OBSERVATION_VERSION, type FollowerObservation } from './types';
+import { LEADER_AGENT_CODES, LEADER_OBSERVATION_VERSION, OBSERVATION_VERSION, type FollowerObservation, type LeaderObservation } from './types';
 
 export interface ObserveOptions {
   /** Add the full state (every card, the leader's pose, the queue): only for oracle agents. */
@@ -60,6 +61,31 @@ export function observationFromView(view: PlayerView, oracle?: FollowerObservati
   };
   if (oracle) observation.oracle = oracle;
   return observation;
+}
+
+/** The observation a leader's view gives: the whole board, both players, every instruction, what it may do. */
+export function leaderObservationFromView(view: PlayerView): LeaderObservation {
+  if (view.role !== 'leader' || !view.leader) throw new Error("leader observations are built from the leader's view");
+  const seen = viewFrom(view.map, view.follower, view.config.view).set;
+  const myTurn = view.turn.role === 'leader';
+  return {
+    version: LEADER_OBSERVATION_VERSION,
+    role: 'leader',
+    map: view.map,
+    pose: view.leader,
+    follower: view.follower,
+    cards: view.cards,
+    visibleToFollower: view.cards.filter((card) => seen.has(card.y * view.map.width + card.x)).map((card) => card.id),
+    invalidCards: view.invalidCards,
+    instructions: view.instructions,
+    turn: { role: view.turn.role, stepsLeft: view.turn.stepsLeft ?? 0 },
+    stepsLeft: myTurn ? (view.turn.stepsLeft ?? 0) : 0,
+    turnsLeft: view.turnsLeft,
+    score: view.score,
+    legal: LEADER_AGENT_CODES.filter((code) => allowsCode(view.legal, code)),
+    canInstruct: view.legal.instruction,
+    maxInstructionLength: view.legal.maxInstructionLength,
+  };
 }
 
 const plannable = new WeakMap<KnownMap, GameMap>();

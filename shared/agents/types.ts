@@ -113,6 +113,8 @@ export interface LeaderObservation {
   readonly follower: Pose;
   /** Every card on the board. */
   readonly cards: readonly Card[];
+  /** Ids of the cards the follower sees now (the engine's viewFrom), as a human leader watching its view would know. */
+  readonly visibleToFollower: readonly number[];
   /** Selected cards that cannot be part of a valid set (the red marks a human leader sees). */
   readonly invalidCards: readonly number[];
   /** Every instruction written so far, each with its status (`done`, `current`, `queued`). */
