@@ -10,7 +10,7 @@ import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
 import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
 import express from 'express';
 import { WebSocket } from 'ws';
-import { MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
+import { agentSeatAsked, MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
 import type { Study } from '../shared/study/studyFile';
 import type { Cluster } from './cluster';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
@@ -30,8 +30,8 @@ import { waitAtMost } from './waitAtMost';
  * Matchmaking for the game room: quick play meets in the pool, a code meets in the game with that
  * code, and the seat asked for must be open. A left-out pool counts as the default and a left-out
  * code as none, so quick play never lands in a private game (Colyseus itself would skip filters a
- * client leaves out). A new private game, and a leader asking for the scripted follower, always
- * get a room of their own.
+ * client leaves out). A new private game, and a player asking for the server's agent as its
+ * partner (botFollower, botLeader), always get a room of their own.
  */
 class GameRoomHandler extends RegisteredHandler<GameRoom> {
   constructor(defaultOptions: Pick<GameRoomOptions, 'services' | 'settings'>) {
@@ -47,7 +47,7 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
     if (asked.role === 'follower') filter.followerOpen = true;
     // No room lists this field, so the matchmaker creates a new room; a value of its own keeps
     // simultaneous requests from waiting for one another's room (Colyseus's lock per filter).
-    if (asked.private || asked.botFollower) filter.newGame = randomUUID();
+    if (asked.private || agentSeatAsked(asked)) filter.newGame = randomUUID();
     return filter;
   }
 }
@@ -60,7 +60,7 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
  */
 async function beforeCreatingRoom(options: Record<string, unknown>): Promise<void> {
   const asked = parseJoinOptions(options);
-  if (asked.code !== undefined || asked.private || asked.botFollower) return;
+  if (asked.code !== undefined || asked.private || agentSeatAsked(asked)) return;
   const key = creationLockKey(asked.pool, studyOf(options));
   await takeCreationLock(key);
   const filter = { locked: false, private: false, name: ROOM_NAME, ...matchMaker.getHandler(ROOM_NAME).getFilterOptions(options) };

@@ -2,8 +2,8 @@
  * The `cerealbar` room: one game between a leader and a follower. It routes: a table of message
  * handlers validates at the edge (zod, then the engine's legal actions), the recorder logs every
  * accepted action before anyone sees its effect, and each seat's ViewFeed sends its player what
- * its playerView holds. The rules live in shared/engine; the turn clock and the scripted follower
- * are small parts of their own.
+ * its playerView holds. The rules live in shared/engine; the turn clock and the agent's seat
+ * (botSeat.ts) are small parts of their own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type Deferred, type Delayed, type RoomException, type RoomMethodName } from '@colyseus/core';
@@ -26,6 +26,7 @@ import {
   joinOptionsSchema,
   NO_GAME_WITH_CODE,
   ROOM_NAME,
+  agentSeatAsked,
   type ClientMessageType,
   type ErrorCode,
   type JoinOptions,
@@ -36,9 +37,10 @@ import type { SeatVerdict } from '../../shared/study/worker';
 import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { Awaitable, GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
-import { BotSeat } from './botSeat';
+import { AgentSeat, type SeatedAgent, type SeatHost } from './botSeat';
 import { creationLockKey, releaseCreationLock } from './creationLock';
 import { queuePlace, type SeatListing } from './queue';
+import { seatAgentsFrom, type SeatAgentStarter } from './seatAgents';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
 
@@ -97,6 +99,8 @@ export interface RoomServices {
   studies?: StudyGameHooks;
   /** The server's metrics (served at /metrics); none in most tests. */
   metrics?: GameMetrics;
+  /** Starts the agent a player asks for as its partner (botFollower, botLeader); the built-in scripted ones by default. */
+  seatAgents?: SeatAgentStarter;
 }
 
 /** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
@@ -120,7 +124,7 @@ export const STUDY_OPTION = 'study';
 
 /** A private game admits its creator (who asked for a new game) and then only its code; quick play, no code. */
 function listingAdmits(listing: SeatListing, asked: JoinOptions): boolean {
-  if (asked.private || asked.botFollower) return listing.leaderOpen && listing.followerOpen;
+  if (asked.private || agentSeatAsked(asked)) return listing.leaderOpen && listing.followerOpen;
   return asked.code === (listing.code || undefined);
 }
 
@@ -142,7 +146,7 @@ export const roomSettingsSchema = z.object({
   followerTurnSeconds: z.number().positive().max(3600).optional(),
   /** How long a dropped player's seat is kept. */
   reconnectSeconds: z.number().min(0).max(3600).default(30),
-  /** Milliseconds between the scripted follower's actions, so that a human leader can follow them. */
+  /** Milliseconds between an agent's actions (botFollower, botLeader), so that a human partner can follow them. */
   botStepMs: z.number().int().min(0).max(10_000).default(400),
   /** Milliseconds between Colyseus's ticks (the turn clock's resolution). */
   patchRateMs: z.number().int().min(5).max(1000).default(DEFAULT_PATCH_RATE_MS),
@@ -206,7 +210,9 @@ export class GameRoom extends Room implements LiveRoom {
   private writer: GameLogWriter | null = null;
   private startedAt = 0;
   private clockOfTurns!: TurnClock;
-  private bot: BotSeat | null = null;
+  private agentSeat: AgentSeat | null = null;
+  /** Events logged so far (an agent is told which event its answer's first action will be). */
+  private eventsLogged = 0;
   private queueTimer: Delayed | null = null;
   /** The last `queue` message sent, so that only changes are sent. */
   private queueSent: QueueMessage | null = null;
@@ -288,7 +294,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.claimSeatsOnReservation();
     this.publishListing();
     // A quick-play game is made under its pool's lock, given back once its first seat is claimed.
-    if (this.code === '' && !asked.private && !asked.botFollower) this.creationLock = creationLockKey(this.pool, this.studyId);
+    if (this.code === '' && !asked.private && !agentSeatAsked(asked)) this.creationLock = creationLockKey(this.pool, this.studyId);
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.receive(client, type, message));
     }
@@ -334,7 +340,8 @@ export class GameRoom extends Room implements LiveRoom {
     const asked = parsed.data;
     if (!this.admits(asked) || studyOf(options) !== this.studyId) return false;
     if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
-    const role = asked.botFollower ? 'leader' : this.freeRole(asked.role);
+    const agentRole = agentSeatAsked(asked);
+    const role = agentRole ? partnerOf(agentRole) : this.freeRole(asked.role);
     if (!role) return false;
     const expiry = this.clock.setTimeout(() => this.release(sessionId), this.seatReservationTimeout * 1000);
     this.claims.set(sessionId, { role, options: asked, expiry });
@@ -366,7 +373,11 @@ export class GameRoom extends Room implements LiveRoom {
     const verdicts = this.studyId
       ? await Promise.all([this.studyVerdict(options.workerId, role), ...waiting.map((seat) => this.studyVerdict(seat.record.workerId, seat.role))])
       : null;
-    if (this.claims.get(client.sessionId) !== claim) throw new ServerError(409, 'the seat reservation expired: join again');
+    const agent = await this.startAgent(agentSeatAsked(options));
+    if (this.claims.get(client.sessionId) !== claim) {
+      void agent?.agent.close?.();
+      throw new ServerError(409, 'the seat reservation expired: join again');
+    }
     this.release(client.sessionId);
     if (verdicts?.[0] === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);
     if (verdicts?.[0] === 'roleChanged') throw new ServerError(409, ROLE_CHANGED_MESSAGE);
@@ -381,7 +392,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.seats.set(role, { role, client, record, connected: true, reconnection: null, feed: new ViewFeed(role) });
     const seat: SeatMessage = { role, playerId: record.playerId, ...(this.code && { code: this.code }) };
     client.send('seat', seat);
-    if (options.botFollower) this.seatBot();
+    if (agent) this.seatAgent(agent);
     if (verdicts) this.sendAway(waiting.map((seat, i) => [seat, verdicts[i + 1]]));
     this.publishListing();
     if (this.seats.size === ROLES.length) this.startGame(client);
@@ -491,21 +502,35 @@ export class GameRoom extends Room implements LiveRoom {
     }
   }
 
-  /** Seats the scripted follower, which acts from the server on its turns, through the same checks as a person. */
-  private seatBot(): void {
-    this.bot = new BotSeat(
-      this.clock,
-      this.settings.botStepMs,
-      (action) => {
-        const refused = this.tryAction('follower', action);
-        // Like a person's, a move into an obstacle is refused; the bot chooses again at its next step.
-        if (refused && refused.code !== 'MOVE_BLOCKED') throw new Error(`the scripted follower's action was refused: ${refused.code}`);
-        return this.phase === 'playing' && this.recorder!.state.turn.role === 'follower';
-      },
-      (message) => this.notify('leader', 'followerGaveUp', { message }),
-    );
-    const record: SeatRecord = { role: 'follower', playerId: randomUUID(), kind: 'bot' };
-    this.seats.set('follower', { role: 'follower', client: null, record, connected: true, reconnection: null, feed: new ViewFeed('follower') });
+  /** The agent a player asked for as its partner, started for this game; a join it cannot serve is refused (503), with the cause in the server's log. */
+  private async startAgent(role: Role | null): Promise<SeatedAgent | null> {
+    if (role === null) return null;
+    try {
+      return await (this.services.seatAgents ?? seatAgentsFrom())(role);
+    } catch (error) {
+      logger.error(`game room ${this.roomId}: the ${role} agent could not start:`, error);
+      throw new ServerError(503, `the server's agent ${role} could not start; try again later, or play with a person`);
+    }
+  }
+
+  /** Seats the agent, which acts from the server on its turns through the same checks as a person (botSeat.ts). */
+  private seatAgent(seated: SeatedAgent): void {
+    this.agentSeat = new AgentSeat(seated);
+    const record: SeatRecord & { agent: typeof seated.identity } = { role: seated.role, playerId: randomUUID(), kind: 'bot', agent: seated.identity };
+    this.seats.set(seated.role, { role: seated.role, client: null, record, connected: true, reconnection: null, feed: new ViewFeed(seated.role) });
+  }
+
+  /** What the agent's seat sees and does: the seat's own view (as a human in it is sent), and a person's checks. */
+  private agentHost(seat: Seat): SeatHost {
+    return {
+      clock: this.clock,
+      stepMs: this.settings.botStepMs,
+      view: () => (this.phase === 'playing' && this.recorder ? seat.feed.view(this.recorder.state) : null),
+      events: () => this.eventsLogged,
+      play: (action) => this.tryAction(seat.role, action),
+      tellPartner: (message) => this.notifyPartner(seat.role, 'followerGaveUp', { message }),
+      log: (line) => logger.warn(`game room ${this.roomId}: ${line}`),
+    };
   }
 
   /**
@@ -532,6 +557,7 @@ export class GameRoom extends Room implements LiveRoom {
   onDispose(): void {
     this.finish('server-shutdown');
     GameRoom.inThisProcess.delete(this);
+    void this.agentSeat?.stop();
     this.services?.metrics?.untrack(this);
   }
 
@@ -559,9 +585,9 @@ export class GameRoom extends Room implements LiveRoom {
     return [...this.seats.values()].filter((seat) => seat.client && seat.connected).length;
   }
 
-  /** The seats neither taken nor claimed (a claim for the scripted follower's game takes both). */
+  /** The seats neither taken nor claimed (a claim for a game with an agent takes both). */
   private openRoles(): Role[] {
-    const claimed = [...this.claims.values()].flatMap((claim): Role[] => (claim.options.botFollower ? [...ROLES] : [claim.role]));
+    const claimed = [...this.claims.values()].flatMap((claim): Role[] => (agentSeatAsked(claim.options) ? [...ROLES] : [claim.role]));
     return ROLES.filter((role) => !this.seats.has(role) && !claimed.includes(role));
   }
 
@@ -663,7 +689,7 @@ export class GameRoom extends Room implements LiveRoom {
     }
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
     this.tellStudy((hooks) => hooks.gameStarted(this.studyId, gameId, seats));
-    if (this.bot) void this.bot.start(gameId);
+    if (this.agentSeat) this.agentSeat.start(this.agentHost(this.seats.get(this.agentSeat.role)!), gameId);
     this.startedAt = this.now();
     this.phase = 'playing';
     this.publishListing();
@@ -696,6 +722,7 @@ export class GameRoom extends Room implements LiveRoom {
     } catch (error) {
       throw new LogNotWritten(error);
     }
+    this.eventsLogged += 1;
   }
 
   /** Every message passes here: the seat, the phase and the message's schema are checked, then its handler runs. */
@@ -751,12 +778,12 @@ export class GameRoom extends Room implements LiveRoom {
     this.sendViews();
   }
 
-  /** A turn begins: the clock restarts with the role's seconds, and the scripted follower plays its turn. */
+  /** A turn begins: the clock restarts with the role's seconds, and an agent in that seat plays its turn. */
   private beginTurn(): void {
     const state = this.recorder!.state;
     const role = state.turn.role;
     this.clockOfTurns.start(role, state.config.turnSeconds[role]);
-    if (role === 'follower' && this.bot) this.bot.takeTurn(() => (this.phase === 'playing' ? this.recorder!.state : null));
+    if (this.agentSeat?.role === role) this.agentSeat.takeTurn();
   }
 
   /** Sends each connected player what changed in its view. */
@@ -783,7 +810,7 @@ export class GameRoom extends Room implements LiveRoom {
   private finish(reason: EndReason): void {
     if (this.phase === 'ended') return;
     this.clockOfTurns?.stop();
-    this.bot?.stop();
+    void this.agentSeat?.stop();
     this.stopWatchingQueue();
     const wasPlaying = this.phase === 'playing';
     this.phase = 'ended';

@@ -1,50 +1,237 @@
 /**
- * The scripted follower's seat: a built-in agent that acts from the server on the follower's
- * turns, one action every `stepMs`, seeing exactly what a human follower would (its observations
- * come from the follower's playerView). When it marks an instruction done without doing it, it
- * tells the leader why.
+ * An agent's seat in a live game: an agent (built in, or a program) plays the leader or the
+ * follower from the server. It sees exactly what a human in that seat is sent (the seat's
+ * playerView, with the seat's memory), and its actions go through the same checks as a person's.
+ *
+ * The agent is asked asynchronously and the room never waits for it: an answer (one action or a
+ * plan) is played one action every `stepMs`, so that the partner can follow, and the agent is asked
+ * again when the plan ends, when the moment it was made for has passed (the follower's current
+ * instruction changed) or when the game refused an action. An agent that throws, does not answer
+ * before its turn ends, or keeps answering actions the game refuses loses only its turn: the seat
+ * passes and the turn runs out, as a human's would, and the server's log says why.
  */
 import type { Clock, Delayed } from '@colyseus/core';
-import { HeuristicAgent } from '../../shared/agents/builtin';
-import { ObservationTracker } from '../../shared/agents/observation';
-import { actionOfCode, type PlayerAction } from '../../shared/engine/actions';
-import type { GameState } from '../../shared/engine/state';
+import { observationFromView } from '../../shared/agents/observation';
+import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
+import type { ActContext, AgentIdentity, Answer, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
+import { actionOfCode, isFollowerCode, type PlayerAction } from '../../shared/engine/actions';
+import type { ActionError } from '../../shared/engine/errors';
+import type { PlayerView } from '../../shared/engine/playerView';
+import type { Role } from '../../shared/engine/state';
 
-export class BotSeat {
-  private readonly agent = new HeuristicAgent();
-  private readonly tracker = new ObservationTracker();
+/** An agent ready to take a seat, with who it is for the log header. */
+export type SeatedAgent =
+  | { readonly role: 'follower'; readonly agent: FollowerAgent; readonly identity: AgentIdentity }
+  | { readonly role: 'leader'; readonly agent: LeaderAgent; readonly identity: AgentIdentity };
+
+/** What the seat needs from its room. */
+export interface SeatHost {
+  readonly clock: Clock;
+  /** Milliseconds between the agent's actions. */
+  readonly stepMs: number;
+  /** The seat's view now, as a human in the seat is sent it; null once the game is over. */
+  view(): PlayerView | null;
+  /** Events logged so far: the index the next action's event will have. */
+  events(): number;
+  /** Plays an action through a person's checks: the refusal, or null when it was applied. */
+  play(action: PlayerAction): ActionError | null;
+  /** Tells the partner why the agent did what it did (the heuristic follower giving up). */
+  tellPartner(message: string): void;
+  /** A line in the server's log. */
+  log(line: string): void;
+}
+
+/** Refusals in a row after which the seat passes the rest of its turn: an agent that keeps answering what the game refuses must not spin. */
+export const MAX_REFUSALS_IN_A_ROW = 10;
+
+/** How one role's agent is asked and answered: its observation, its vocabulary, and what a plan is made for. */
+interface SeatRules {
+  ask(view: PlayerView, context: ActContext): Promise<Answer<unknown>>;
+  /** The action an answer's entry stands for, or null when it is not one of the role's actions. */
+  action(entry: unknown): PlayerAction | null;
+  /** The situation a plan is made in (PlanPlayer): a plan made in another is dropped. */
+  situation(view: PlayerView): string;
+  /** What the agent wants the partner told about its last answer (the heuristic follower giving up). */
+  note(): string | null;
+}
+
+function followerRules(agent: FollowerAgent): SeatRules {
+  return {
+    ask: async (view, context) => agent.act(observationFromView(view), context),
+    action: (entry) => (isFollowerCode(entry) ? actionOfCode(entry) : null),
+    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null),
+    note: () => {
+      const gaveUp = (agent as { gaveUp?: unknown }).gaveUp;
+      return typeof gaveUp === 'string' ? gaveUp : null;
+    },
+  };
+}
+
+function rulesFor(seated: SeatedAgent): SeatRules {
+  if (seated.role === 'follower') return followerRules(seated.agent);
+  throw new Error('the leader seat takes no agent yet');
+}
+
+/** How an answer names itself in the server's log. */
+function shown(entry: unknown): string {
+  const text = JSON.stringify(entry) ?? String(entry);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+export class AgentSeat {
+  readonly role: Role;
+  readonly identity: AgentIdentity;
+  private readonly rules: SeatRules;
+  private readonly plans = new PlanPlayer<unknown>();
+  private host: SeatHost | null = null;
+  /** The agent's reset: over before it is first asked (a program answers in order). */
+  private ready: Promise<boolean> = Promise.resolve(false);
   private timer: Delayed | null = null;
+  /** Counts the seat's turns, so that an answer that comes after its turn is known as late. */
+  private turn = 0;
+  /** The turn whose answer is awaited, or null: an agent is never asked twice at once. */
+  private awaited: number | null = null;
+  /** The seat passes the rest of this turn (a failure, too many refusals; an empty plan is the PlanPlayer's). */
+  private passing = false;
+  /** This turn waits for an answer asked in an earlier one, to play from once it comes. */
+  private waitsForLate = false;
+  /** What to tell the partner when the last answer's DONE is played. */
+  private note: string | null = null;
+  private refusals = 0;
+  private stopped = false;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly stepMs: number,
-    /** Plays the bot's action; false when the follower's turn is over (nothing more to schedule). */
-    private readonly play: (action: PlayerAction) => boolean,
-    /** Tells the leader why the bot marked an instruction done without doing it. */
-    private readonly tellLeader: (message: string) => void,
-  ) {}
-
-  /** A new game: the agent learns the world from its observations, as a human follower does. */
-  async start(episodeId: string): Promise<void> {
-    await this.agent.reset({ episodeId });
+  constructor(private readonly seated: SeatedAgent) {
+    this.role = seated.role;
+    this.identity = seated.identity;
+    this.rules = rulesFor(seated);
   }
 
-  /** Acts every stepMs on the current state until `play` says the turn is over. */
-  takeTurn(current: () => GameState | null): void {
-    this.timer?.clear();
-    this.timer = this.clock.setTimeout(() => {
-      const state = current();
-      if (!state || state.turn.role !== 'follower') return;
-      const choice = this.agent.act(this.tracker.observe(state));
-      const gaveUp = this.agent.gaveUp;
-      const goesOn = this.play(actionOfCode(choice));
-      if (gaveUp !== null) this.tellLeader(gaveUp);
-      if (goesOn) this.takeTurn(current);
-    }, this.stepMs);
+  private get name(): string {
+    return `the ${this.role} agent ${JSON.stringify(this.identity.spec)}`;
   }
 
-  stop(): void {
+  /** A new game: the agent is reset, and learns the world from its observations as a human does. */
+  start(host: SeatHost, episodeId: string): void {
+    this.host = host;
+    this.ready = Promise.resolve()
+      .then(() => this.seated.agent.reset({ episodeId }))
+      .then(
+        () => true,
+        (error: Error) => {
+          host.log(`${this.name} could not be reset: ${error.message}; its seat passes every turn`);
+          return false;
+        },
+      );
+  }
+
+  /** Its turn begins: it plays from the next step on, until the turn is over. */
+  takeTurn(): void {
+    this.turn += 1;
+    this.plans.turnEnded();
+    this.passing = false;
+    this.refusals = 0;
+    this.waitsForLate = this.awaited !== null;
+    if (this.waitsForLate) this.host?.log(`${this.name} has not answered yet since its turn ${this.awaited}; its turn ${this.turn} waits for that answer`);
+    else this.schedule(this.host?.stepMs ?? 0);
+  }
+
+  /** The game is over: no more steps, and the agent is closed (its process ends). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
     this.timer?.clear();
     this.timer = null;
+    try {
+      await this.seated.agent.close?.();
+    } catch (error) {
+      this.host?.log(`${this.name} did not close cleanly: ${(error as Error).message}`);
+    }
+  }
+
+  private schedule(ms: number): void {
+    this.timer?.clear();
+    this.timer = this.stopped || !this.host ? null : this.host.clock.setTimeout(() => this.step(), ms);
+  }
+
+  /** The seat's view while its turn `turn` goes on, or null. */
+  private ownTurn(turn: number): PlayerView | null {
+    const view = this.host?.view() ?? null;
+    return !this.stopped && turn === this.turn && view !== null && !view.gameOver && view.turn.role === this.role ? view : null;
+  }
+
+  /** One step: the plan's next action, or the agent asked for a new plan (asynchronously; the room goes on meanwhile). */
+  private step(): void {
+    this.timer = null;
+    const view = this.ownTurn(this.turn);
+    if (!view || this.passing || this.awaited !== null) return;
+    const turn = this.turn;
+    const host = this.host!;
+    const ask = async () => {
+      this.awaited = turn;
+      const answer = (await this.ready) ? await this.rules.ask(view, { event: host.events() }) : [];
+      this.note = this.rules.note();
+      return answer;
+    };
+    this.plans.next(this.rules.situation(view), ask).then(
+      (entry) => this.chosen(turn, entry),
+      (error: Error) => this.failed(turn, error),
+    );
+  }
+
+  /** The plan's next entry for turn `turn` (null: the agent passes), played through the room's clock as every step is. */
+  private chosen(turn: number, entry: unknown): void {
+    if (this.settle(turn)) return void (this.stopped || this.host?.log(`${this.name} answered after its turn ${turn} had ended; the answer is dropped`));
+    if (entry === null) return;
+    this.timer?.clear();
+    this.timer = this.host!.clock.setTimeout(() => this.play(turn, entry), 0);
+  }
+
+  /**
+   * An answer, or a failure, came for turn `turn`. True when it is too late for it: the game is
+   * over, or its turn ended (the turn that waited for it goes on from the next step).
+   */
+  private settle(turn: number): boolean {
+    this.awaited = null;
+    if (this.stopped) return true;
+    if (turn === this.turn) return false;
+    this.plans.turnEnded();
+    if (this.waitsForLate) {
+      this.waitsForLate = false;
+      this.schedule(this.host!.stepMs);
+    }
+    return true;
+  }
+
+  private failed(turn: number, error: Error): void {
+    if (this.settle(turn)) return void (this.stopped || this.host?.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
+    this.host!.log(`${this.name} failed: ${error.message}; its seat passes this turn`);
+    this.passing = true;
+  }
+
+  private play(turn: number, entry: unknown): void {
+    this.timer = null;
+    if (!this.ownTurn(turn)) return;
+    const action = this.rules.action(entry);
+    if (!action) return this.refused(`answered ${shown(entry)}, which is not a ${this.role}'s action`);
+    const refusal = this.host!.play(action);
+    // Its own action may have begun its next turn (a leader whose follower's turn was skipped).
+    if (turn !== this.turn) return;
+    // A move into an obstacle is everyone's mistake (a person's too); other refusals are said in the log.
+    if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(entry)}: ${refusal.code}: ${refusal.message}`);
+    this.refusals = 0;
+    if (action.type === 'done' && this.note !== null) this.host!.tellPartner(this.note);
+    this.schedule(this.host!.stepMs);
+  }
+
+  /** The game refused the agent's answer: it is asked again at the next step, unless it keeps doing so. */
+  private refused(why: string | null): void {
+    this.plans.refused();
+    this.refusals += 1;
+    const passes = this.refusals >= MAX_REFUSALS_IN_A_ROW;
+    if (why !== null || passes) {
+      this.host!.log(`${this.name} ${why ?? 'kept moving into obstacles'}${passes ? `; after ${this.refusals} refusals in a row its seat passes this turn` : ''}`);
+    }
+    if (passes) this.passing = true;
+    else this.schedule(this.host!.stepMs);
   }
 }

@@ -3,7 +3,7 @@
  * carries only what changed. Every byte a player receives about the game comes from its
  * `playerView` and the session facts here, and from nothing else.
  */
-import { emptyMemory, playerView, remember, type Memory } from '../../shared/engine/playerView';
+import { emptyMemory, playerView, remember, type Memory, type PlayerView } from '../../shared/engine/playerView';
 import type { GameState, Role } from '../../shared/engine/state';
 import { viewChanges, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 
@@ -23,9 +23,14 @@ export class ViewFeed {
     this.memory = remember(this.memory, state);
   }
 
+  /** The player's view of `state`: what its messages carry (an agent's seat reads it directly). */
+  view(state: GameState): PlayerView {
+    return playerView(state, this.role, this.memory);
+  }
+
   /** The next message for this player, or null when nothing it may know changed. */
   message(state: GameState, facts: SessionFacts, serverNow: number): ViewMessage | null {
-    const view: ClientView = { ...playerView(state, this.role, this.memory), ...facts };
+    const view: ClientView = { ...this.view(state), ...facts };
     const previous = this.sent;
     this.sent = view;
     if (previous === null) return { full: true, changes: view, serverNow };

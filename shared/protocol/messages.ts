@@ -58,16 +58,27 @@ export const joinOptionsSchema = z.object({
   code: z.string().trim().toLowerCase().min(1).max(50).regex(/^[a-z0-9_-]+$/, 'codes use letters, digits, _ and -').optional(),
   /** Creates a private game: the server draws its code and sends it in the `seat` message. */
   private: z.boolean().default(false),
-  /** A leader asks for the scripted follower instead of waiting for a human. */
+  /** A leader asks for the server's agent follower (the scripted one unless the server names another) instead of waiting for a human. */
   botFollower: z.boolean().default(false),
+  /** A follower asks for the server's agent leader (the scripted one unless the server names another) instead of waiting for a human. */
+  botLeader: z.boolean().default(false),
   /** Crowdsourcing ids, kept as given. */
   workerId: optionalId,
   assignmentId: optionalId,
   hitId: optionalId,
 })
   .refine((options) => !(options.private && options.code), { error: 'a new private game gets its code from the server: leave code out', path: ['code'] })
-  .refine((options) => !(options.botFollower && options.role === 'follower'), { error: 'only a leader can ask for the scripted follower', path: ['botFollower'] });
+  .refine((options) => !(options.botFollower && options.role === 'follower'), { error: 'only a leader can ask for the scripted follower', path: ['botFollower'] })
+  .refine((options) => !(options.botLeader && options.role === 'leader'), { error: 'only a follower can ask for an agent leader', path: ['botLeader'] })
+  .refine((options) => !(options.botLeader && options.botFollower), { error: 'a game has one agent: ask for an agent leader or an agent follower, not both', path: ['botLeader'] });
 export type JoinOptions = z.output<typeof joinOptionsSchema>;
+
+/** The seat a join asks the server to fill with its agent (botLeader, botFollower), or null: such a game is a new one of its own. */
+export function agentSeatAsked(options: Pick<JoinOptions, 'botLeader' | 'botFollower'>): Role | null {
+  if (options.botFollower) return 'follower';
+  if (options.botLeader) return 'leader';
+  return null;
+}
 
 /** What the server answers a join naming a code that no game waiting for a player has. */
 export const NO_GAME_WITH_CODE = 'no game with this code';
