@@ -1,0 +1,142 @@
+/**
+ * One chat call to an OpenAI-compatible endpoint through the `openai` package, with our own retry
+ * loop (the package's is turned off) so that every HTTP attempt, its status and its time are on
+ * record. Retried: 408, 409, 429, 5xx and lost connections, after the server's `retry-after`
+ * (capped) or an exponential wait. Not retried: a timeout (the time is spent), other 4xx.
+ */
+import OpenAI, { APIConnectionError, APIError } from 'openai';
+import type { ChatMessage } from './templates';
+
+/** One HTTP attempt of a call: its status (null when no response came) and how long it took. */
+export interface Attempt {
+  readonly status: number | null;
+  readonly ms: number;
+  readonly error?: string;
+}
+
+export interface ChatRequest {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly temperature: number;
+  readonly seed?: number;
+  readonly max_tokens?: number;
+}
+
+export interface ChatResult {
+  readonly status: 'ok' | 'backend_error' | 'timeout';
+  /** The message's text (ok only). */
+  readonly reply: string | null;
+  readonly error: string | null;
+  readonly attempts: readonly Attempt[];
+  readonly latencyMs: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
+  readonly requestId: string | null;
+  readonly responseId: string | null;
+}
+
+export interface ChatOptions {
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  /** The first retry's wait when the server gives none; doubled each time, capped at MAX_RETRY_WAIT_MS. */
+  readonly retryBaseMs?: number;
+  /** Removes the API key from any text that is kept (error messages). */
+  readonly redact: (text: string) => string;
+}
+
+export const DEFAULT_RETRY_BASE_MS = 500;
+export const MAX_RETRY_WAIT_MS = 10_000;
+const RETRIED_STATUSES = new Set([408, 409, 429]);
+
+/** The client for `baseUrl`. With no key, no Authorization header is sent (local servers need none). */
+export function chatClient(baseUrl: string, apiKey: string | null): OpenAI {
+  return new OpenAI({
+    baseURL: baseUrl,
+    apiKey: apiKey ?? 'no-key',
+    ...(apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+    maxRetries: 0,
+    // Nothing of the package's own logging: what matters is in the call records.
+    logLevel: 'off',
+  });
+}
+
+export async function chat(client: OpenAI, request: ChatRequest, options: ChatOptions): Promise<ChatResult> {
+  const started = performance.now();
+  const attempts: Attempt[] = [];
+  const done = (result: Omit<ChatResult, 'attempts' | 'latencyMs'>): ChatResult => ({ ...result, attempts, latencyMs: Math.round(performance.now() - started) });
+  const failure = (status: 'backend_error' | 'timeout', error: string) =>
+    done({ status, reply: null, error: options.redact(error), tokens: null, requestId: null, responseId: null });
+  for (let attempt = 0; ; attempt++) {
+    const attemptStarted = performance.now();
+    const took = () => Math.round(performance.now() - attemptStarted);
+    // Our own timer, over the headers and the body: the package's timeout error is not told apart
+    // from other connection errors in every runtime.
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), options.timeoutMs);
+    try {
+      const { data, response, request_id } = await client.chat.completions
+        .create({ ...request, messages: [...request.messages] }, { signal: timer.signal, timeout: options.timeoutMs + 60_000, maxRetries: 0 })
+        .withResponse();
+      attempts.push({ status: response.status, ms: took() });
+      const content = (data as Partial<typeof data>)?.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') return failure('backend_error', 'the response is not a chat completion with a message');
+      const usage = data.usage;
+      return done({
+        status: 'ok',
+        reply: content,
+        error: null,
+        tokens: usage ? { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens } : null,
+        requestId: request_id ?? null,
+        responseId: typeof data.id === 'string' ? data.id : null,
+      });
+    } catch (error) {
+      if (timer.signal.aborted) {
+        attempts.push({ status: null, ms: took(), error: 'timeout' });
+        return failure('timeout', `no answer within ${options.timeoutMs / 1000} s`);
+      }
+      if (!(error instanceof APIError)) {
+        // The answer came but could not be read (a body that is not JSON): the server's fault, not retried.
+        attempts.push({ status: 200, ms: took(), error: options.redact(messageOf(error)) });
+        return failure('backend_error', `the response cannot be read: ${messageOf(error)}`);
+      }
+      const status = error instanceof APIConnectionError ? null : (error.status ?? null);
+      const why = status === null ? `cannot reach the endpoint: ${causeOf(error)}` : `HTTP ${status}: ${error.message}`;
+      attempts.push({ status, ms: took(), error: options.redact(why) });
+      if (!(status === null || RETRIED_STATUSES.has(status) || status >= 500) || attempt >= options.maxRetries) {
+        return failure('backend_error', attempt > 0 ? `${why} (after ${attempt + 1} attempts)` : why);
+      }
+      await sleep(retryWait(error.headers, attempt, options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS));
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+}
+
+/** The server's `retry-after-ms` or `retry-after` (seconds), else base * 2^attempt; at most MAX_RETRY_WAIT_MS. */
+export function retryWait(headers: Headers | undefined, attempt: number, baseMs: number): number {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  const seconds = Number(headers?.get('retry-after') ?? NaN);
+  const asked = Number.isFinite(ms) ? ms : Number.isFinite(seconds) ? seconds * 1000 : baseMs * 2 ** attempt;
+  return Math.min(Math.max(asked, 0), MAX_RETRY_WAIT_MS);
+}
+
+/** The lowest cause's message: "connect ECONNREFUSED 127.0.0.1:9" rather than "Connection error.". */
+export function causeOf(error: unknown): string {
+  let cause = error;
+  while (hasCause(cause)) cause = cause.cause;
+  return messageOf(cause);
+}
+
+// Errors from Node's own fetch may come from another realm (a test runner's sandbox), where
+// `instanceof Error` is false: read them by shape.
+function hasCause(error: unknown): error is { cause: unknown } {
+  return typeof error === 'object' && error !== null && 'cause' in error && typeof error.cause === 'object' && error.cause !== null;
+}
+
+function messageOf(error: unknown): string {
+  const message = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+  return message.split('\n')[0];
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

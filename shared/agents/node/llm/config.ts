@@ -1,0 +1,121 @@
+/**
+ * How the LLM agent reaches its model: the `--llm-*` options, or the same keys in a YAML file
+ * (`--llm-config`). The file's keys are the options' names without `--llm-` (`base-url`, `model`,
+ * ...); options given on the command line win over the file. The API key itself is never part of
+ * the configuration: only the name of the environment variable that holds it.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+export interface LlmConfig {
+  /** The OpenAI-compatible endpoint, up to and including its `/v1`. */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** The name of the environment variable holding the API key (unset or empty: no key is sent). */
+  readonly apiKeyEnv: string;
+  readonly temperature: number;
+  /** Sent when given; servers that honour it make replies reproducible. */
+  readonly seed?: number;
+  /** Per HTTP attempt. */
+  readonly timeoutS: number;
+  /** Further attempts after a 408, 409, 429, 5xx or a lost connection. */
+  readonly maxRetries: number;
+  /** Chat calls allowed per episode (a game, live or in self-play); then every turn falls back. */
+  readonly maxCalls: number;
+  /** A prompt template file; absent: the role's default template. */
+  readonly prompt?: string;
+  /** The reply's length limit, in tokens, when given. */
+  readonly maxTokens?: number;
+}
+
+export const LLM_DEFAULTS = {
+  baseUrl: 'https://api.openai.com/v1',
+  apiKeyEnv: 'OPENAI_API_KEY',
+  temperature: 0,
+  timeoutS: 20,
+  maxRetries: 2,
+  maxCalls: 200,
+} as const;
+
+/** The configuration's keys as written in a YAML file and, prefixed with `--llm-`, as options. */
+export const LLM_CONFIG_KEYS = {
+  baseUrl: 'base-url',
+  model: 'model',
+  apiKeyEnv: 'api-key-env',
+  temperature: 'temperature',
+  seed: 'seed',
+  timeoutS: 'timeout-s',
+  maxRetries: 'max-retries',
+  maxCalls: 'max-calls',
+  prompt: 'prompt',
+  maxTokens: 'max-tokens',
+} as const satisfies Record<keyof LlmConfig, string>;
+
+const httpUrl = z
+  .string()
+  .refine((text) => /^https?:\/\/[^\s/]/.test(text) && URL.canParse(text), 'must be an http:// or https:// URL')
+  // A password in the URL would be written wherever the URL is: the key goes in its variable.
+  .refine((text) => !URL.canParse(text) || (!new URL(text).username && !new URL(text).password), 'must not hold a user or password (give the key with --llm-api-key-env)');
+
+/** Every key optional: a file, or the options, may give any part of the configuration. */
+export const partialLlmConfigSchema = z.strictObject({
+  baseUrl: httpUrl.optional(),
+  model: z.string().trim().min(1, 'must not be empty').optional(),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable').optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  timeoutS: z.number().gt(0).max(3600).optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+  maxCalls: z.number().int().min(1).max(1_000_000).optional(),
+  prompt: z.string().min(1).optional(),
+  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+});
+export type PartialLlmConfig = z.infer<typeof partialLlmConfigSchema>;
+
+export class LlmConfigError extends Error {
+  override name = 'LlmConfigError';
+}
+
+/** The file's configuration, with its keys renamed to the config's; any problem is one line naming the file. */
+export function readLlmConfigFile(path: string): PartialLlmConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new LlmConfigError(`${path}: cannot read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new LlmConfigError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new LlmConfigError(`${path}: must be a mapping of keys (${Object.values(LLM_CONFIG_KEYS).join(', ')})`);
+  const byFileKey = new Map<string, keyof LlmConfig>(Object.entries(LLM_CONFIG_KEYS).map(([key, fileKey]) => [fileKey, key as keyof LlmConfig]));
+  const renamed: Record<string, unknown> = {};
+  for (const [fileKey, value] of Object.entries(data)) {
+    if (/api.?key$/i.test(fileKey)) throw new LlmConfigError(`${path}: ${fileKey}: the key itself never goes in a file; name the variable that holds it with api-key-env`);
+    const key = byFileKey.get(fileKey);
+    if (!key) throw new LlmConfigError(`${path}: unknown key ${JSON.stringify(fileKey)} (known: ${[...byFileKey.keys()].join(', ')})`);
+    renamed[key] = value;
+  }
+  return checkPartial(renamed, (key) => `${path}: ${LLM_CONFIG_KEYS[key]}`);
+}
+
+/** The options' values checked with the same rules as a file's. */
+export function checkPartial(values: Record<string, unknown>, where: (key: keyof LlmConfig) => string): PartialLlmConfig {
+  const result = partialLlmConfigSchema.safeParse(values);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = issue.path[0] as keyof LlmConfig | undefined;
+  throw new LlmConfigError(`${key ? where(key) : 'the LLM configuration'}: ${issue.message}`);
+}
+
+/** The file's values under the options', then the defaults; the model must be given somewhere. */
+export function resolveLlmConfig(...layers: PartialLlmConfig[]): LlmConfig {
+  const merged: PartialLlmConfig = {};
+  for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined) Object.assign(merged, { [key]: value });
+  if (merged.model === undefined) throw new LlmConfigError('the LLM agent needs a model: give --llm-model, or model in the --llm-config file');
+  return { ...LLM_DEFAULTS, ...merged, model: merged.model };
+}

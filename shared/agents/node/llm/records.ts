@@ -1,0 +1,127 @@
+/**
+ * The call records: one JSON line per chat call, in `<episode>.<role>.llm.jsonl` (the episode being
+ * the game's id, the name of its log), after one header line. docs/log-format.md ("LLM call
+ * records") describes every field. The API key is never among them: the writer refuses any line
+ * that contains it, as a last guard.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Attempt, ChatRequest } from './chat';
+import type { LlmRole } from './templates';
+import type { ReplyAction, ReplyCheck } from './reply';
+
+export const CALL_RECORD_VERSION = 1;
+
+export const CALL_STATUSES = ['ok', 'format_error', 'illegal', 'backend_error', 'timeout', 'budget'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export interface RecordHeader {
+  readonly kind: 'llm-header';
+  readonly v: typeof CALL_RECORD_VERSION;
+  readonly episode: string;
+  readonly role: LlmRole;
+  readonly model: string;
+  readonly baseUrl: string;
+  readonly template: { readonly path: string; readonly sha256: string };
+  readonly settings: {
+    readonly temperature: number;
+    readonly seed: number | null;
+    readonly maxTokens: number | null;
+    readonly timeoutS: number;
+    readonly maxRetries: number;
+    readonly maxCalls: number;
+    /** The variable's name only. */
+    readonly apiKeyEnv: string;
+  };
+  readonly time: string;
+}
+
+export interface CallRecord {
+  readonly kind: 'llm-call';
+  /** 1, 2, ... in the episode: budget lines included. */
+  readonly call: number;
+  readonly role: LlmRole;
+  /** The log event the answer's first action would be, when the host said; else null. */
+  readonly event: number | null;
+  /** Which observation of the episode (0, 1, ...) the call answers. */
+  readonly observation: number;
+  /** 1 for the first ask of an observation, 2 for the re-ask after an unusable reply. */
+  readonly ask: 1 | 2;
+  /** The request's body (model, messages, settings); null when it was not sent (`budget`). */
+  readonly request: ChatRequest | null;
+  /** What the parser checked the reply against. */
+  readonly check: ReplyCheck;
+  /** The model's text, exactly as received; null when none came. */
+  readonly reply: string | null;
+  readonly status: CallStatus;
+  /** The plan parsed (for `illegal`, the plan that was refused); null when nothing parsed. */
+  readonly actions: readonly ReplyAction[] | null;
+  readonly thought: string | null;
+  /** Why the call did not give a plan: the parser's message, the backend's error; null when ok. */
+  readonly error: string | null;
+  /** Every HTTP attempt, retries included. */
+  readonly attempts: readonly Attempt[];
+  /** From the request to the last byte of the last attempt, retries and their waits included. */
+  readonly latencyMs: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
+  /** The response's `x-request-id` header, and its `id`. */
+  readonly requestId: string | null;
+  readonly responseId: string | null;
+  /** On the last call for an observation that gave no plan: what the agent played instead. */
+  readonly fallback: { readonly actions: readonly ReplyAction[] } | null;
+  readonly time: string;
+}
+
+export type RecordLine = RecordHeader | CallRecord;
+
+/** The record file of an episode: the episode id with anything but letters, digits, `._#-` made `_`. */
+export function recordFileName(episodeId: string, role: LlmRole): string {
+  return `${episodeId.replace(/[^A-Za-z0-9._#-]/g, '_')}.${role}.llm.jsonl`;
+}
+
+/** Writes one episode's lines as they happen (synchronously: a crash keeps every line written before it). */
+export class RecordWriter {
+  private fd: number;
+
+  constructor(
+    readonly path: string,
+    private readonly secret: string | null,
+  ) {
+    this.fd = openSync(path, 'w');
+  }
+
+  static inDirectory(dir: string, episodeId: string, role: LlmRole, secret: string | null): RecordWriter {
+    mkdirSync(dir, { recursive: true });
+    return new RecordWriter(join(dir, recordFileName(episodeId, role)), secret);
+  }
+
+  write(line: RecordLine): void {
+    const text = JSON.stringify(line);
+    if (this.secret && text.includes(this.secret)) throw new Error('a call record would contain the API key; it was not written');
+    writeSync(this.fd, `${text}\n`);
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/** A record file's lines; a line that is not a record is an error naming the file and line. */
+export function readRecords(path: string): RecordLine[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const records: RecordLine[] = [];
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(line);
+    } catch {
+      throw new Error(`${path}:${index + 1}: not a JSON line`);
+    }
+    const kind = (data as { kind?: unknown } | null)?.kind;
+    if (kind !== 'llm-header' && kind !== 'llm-call') throw new Error(`${path}:${index + 1}: not an LLM call record (kind ${JSON.stringify(kind)})`);
+    records.push(data as RecordLine);
+  }
+  return records;
+}

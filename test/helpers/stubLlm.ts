@@ -1,0 +1,135 @@
+/**
+ * A stub OpenAI-compatible server for tests (node:http on port 0, never the network): it answers
+ * POST /v1/chat/completions with scripted replies, one per request in order (the last one repeats),
+ * and GET /v1/models with one model. A reply may be a completion's text, an HTTP error (429, 500,
+ * ...), a body that is not JSON, or a hang (no answer until the stub closes). With `key`, requests
+ * without `Authorization: Bearer <key>` get a 401. Every request is logged.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type StubReply =
+  | string
+  | { readonly content: string; readonly promptTokens?: number; readonly completionTokens?: number }
+  | { readonly status: number; readonly body?: string; readonly retryAfter?: string }
+  | { readonly raw: string }
+  | { readonly hang: true };
+
+export interface LoggedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Whether an Authorization header came, and whether it held the stub's key. */
+  readonly authorized: boolean;
+  readonly authorization: string | undefined;
+  readonly body: unknown;
+  /** The x-request-id this stub answered with (chat calls answered with a completion only). */
+  readonly requestId: string | null;
+}
+
+export interface StubLlm {
+  /** The base URL, up to and including /v1. */
+  readonly url: string;
+  readonly requests: LoggedRequest[];
+  /** The chat-completion requests only. */
+  chatRequests(): LoggedRequest[];
+  /** Replaces the script (the request counter restarts). */
+  script(replies: readonly StubReply[]): void;
+  close(): Promise<void>;
+}
+
+export const STUB_MODEL = 'stub-model';
+
+export async function startStubLlm(options: { replies?: readonly StubReply[]; key?: string } = {}): Promise<StubLlm> {
+  let replies: readonly StubReply[] = options.replies ?? ['{"actions": []}'];
+  let chats = 0;
+  const requests: LoggedRequest[] = [];
+  const hanging = new Set<ServerResponse>();
+
+  const server = createServer(async (req, res) => {
+    const text = await readBody(req);
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // logged as text
+    }
+    const authorization = req.headers.authorization;
+    const authorized = options.key === undefined || authorization === `Bearer ${options.key}`;
+    const path = (req.url ?? '').split('?')[0];
+    const log = (requestId: string | null) => requests.push({ method: req.method ?? '', path, authorized, authorization, body, requestId });
+    if (!authorized) {
+      log(null);
+      return json(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      log(null);
+      return json(res, 200, { object: 'list', data: [{ id: STUB_MODEL, object: 'model', created: 0, owned_by: 'stub' }] });
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      log(null);
+      return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+    }
+    const n = chats++;
+    const reply = replies[Math.min(n, replies.length - 1)];
+    const requestId = `req-${n + 1}`;
+    if (typeof reply === 'object' && 'hang' in reply) {
+      log(null);
+      hanging.add(res);
+      return;
+    }
+    if (typeof reply === 'object' && 'status' in reply) {
+      log(null);
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(reply.retryAfter !== undefined ? { 'retry-after': reply.retryAfter } : {}) };
+      res.writeHead(reply.status, headers).end(reply.body ?? JSON.stringify({ error: { message: `injected HTTP ${reply.status}` } }));
+      return;
+    }
+    if (typeof reply === 'object' && 'raw' in reply) {
+      log(requestId);
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId }).end(reply.raw);
+      return;
+    }
+    const content = typeof reply === 'string' ? reply : reply.content;
+    const promptTokens = typeof reply === 'object' ? (reply.promptTokens ?? 100) : 100;
+    const completionTokens = typeof reply === 'object' ? (reply.completionTokens ?? 10) : 10;
+    log(requestId);
+    res.setHeader('x-request-id', requestId);
+    json(res, 200, {
+      id: `chatcmpl-${n + 1}`,
+      object: 'chat.completion',
+      created: 0,
+      model: (body as { model?: string } | null)?.model ?? STUB_MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions'),
+    script(next) {
+      replies = next;
+      chats = 0;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, data: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
+}

@@ -1,0 +1,240 @@
+/** The LLM agent against the stub server: plans, the re-ask, every injected failure's fallback, counts and records. */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ObservationTracker } from '../../shared/agents/observation';
+import type { FollowerObservation } from '../../shared/agents/types';
+import { LlmEndpointError } from '../../shared/agents/node/llm/agent';
+import { resolveLlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
+import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
+import { startLlmFollower, type LlmFollower } from '../../shared/agents/node/llm/seats';
+import { TemplateError } from '../../shared/agents/node/llm/templates';
+import { makeState } from '../fixtures';
+import { endTurn, play, say } from '../engine/helpers';
+import { startStubLlm, STUB_MODEL, type StubLlm, type StubReply } from '../helpers/stubLlm';
+import { expectGolden } from './golden';
+
+const KEY = 'sk-test-THE-SECRET-KEY-0123456789';
+const ENV = { CEREALBAR_TEST_LLM_KEY: KEY };
+
+/** The fixture's first follower turn: "pick up the 3 green cubes", three cards straight ahead. */
+export function followerObservation(): FollowerObservation {
+  const state = play(makeState({ config: { followerSteps: 30 } }), say('pick up the 3 green cubes'), endTurn).state;
+  return new ObservationTracker().observe(state);
+}
+
+let stub: StubLlm;
+let dir: string;
+const agents: LlmFollower[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'llm-agent-'));
+});
+afterEach(async () => {
+  for (const agent of agents.splice(0)) agent.close();
+  await stub?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function follower(replies: readonly StubReply[], config: PartialLlmConfig = {}): Promise<LlmFollower> {
+  stub = await startStubLlm({ replies, key: KEY });
+  const agent = await startLlmFollower({
+    config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL, apiKeyEnv: 'CEREALBAR_TEST_LLM_KEY', seed: 7, ...config }),
+    recordDir: dir,
+    env: ENV,
+    retryBaseMs: 1,
+  });
+  agents.push(agent);
+  agent.reset({ episodeId: 'game-1' });
+  return agent;
+}
+
+function records(): { header: RecordHeader; calls: CallRecord[] } {
+  const [header, ...calls] = readRecords(join(dir, 'game-1.follower.llm.jsonl'));
+  return { header: header as RecordHeader, calls: calls as CallRecord[] };
+}
+
+/** The key's value appears in no file the agent wrote. */
+function expectNoKeyInFiles(): void {
+  for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(KEY);
+}
+
+describe('the LLM follower', () => {
+  test('sends the golden prompt for a fixed observation and answers the whole plan of a fenced reply', async () => {
+    const agent = await follower(['I will walk.\n```json\n{"thought": "the cubes are 3 ahead", "actions": ["MF", "MF", "mf", "DONE"]}\n```']);
+    const plan = await agent.act(followerObservation(), { event: 3 });
+    expect(plan).toEqual(['MF', 'MF', 'MF', 'DONE']);
+    // One preflight, one chat call, each with the key.
+    expect(stub.requests.map((r) => `${r.method} ${r.path} ${r.authorized}`)).toEqual(['GET /v1/models true', 'POST /v1/chat/completions true']);
+    expectGolden('follower.json', stub.chatRequests()[0].body);
+    const { header, calls } = records();
+    expect(header).toMatchObject({ kind: 'llm-header', v: 1, episode: 'game-1', role: 'follower', model: STUB_MODEL, baseUrl: stub.url, settings: { apiKeyEnv: 'CEREALBAR_TEST_LLM_KEY', seed: 7, maxCalls: 200 } });
+    expect(header.template.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      kind: 'llm-call', call: 1, role: 'follower', event: 3, observation: 0, ask: 1, status: 'ok',
+      actions: ['MF', 'MF', 'MF', 'DONE'], thought: 'the cubes are 3 ahead', error: null, fallback: null,
+      attempts: [{ status: 200 }], tokens: { prompt: 100, completion: 10, total: 110 }, requestId: 'req-1', responseId: 'chatcmpl-1',
+    });
+    // The record holds exactly what was sent.
+    expect(calls[0].request).toEqual(stub.chatRequests()[0].body);
+    expect(calls[0].check).toEqual({ role: 'follower', legal: ['MF', 'MB', 'RL', 'RR', 'DONE'] });
+    expect(agent.stats()).toMatchObject({ calls: 1, byStatus: { ok: 1, format_error: 0 }, fallbacks: 0, tokens: { total: 110 }, episodes: 1 });
+    expectNoKeyInFiles();
+  });
+
+  test('a reply that does not parse is asked again once, with the parser message; the second reply is played', async () => {
+    const agent = await follower(['Sure! I go forward.', '{"actions": ["RL"]}']);
+    expect(await agent.act(followerObservation())).toEqual(['RL']);
+    const [first, second] = stub.chatRequests().map((r) => r.body as { messages: { role: string; content: string }[] });
+    expect(second.messages.slice(0, -2)).toEqual(first.messages);
+    expect(second.messages.at(-2)).toEqual({ role: 'assistant', content: 'Sure! I go forward.' });
+    expect(second.messages.at(-1)!.role).toBe('user');
+    expect(second.messages.at(-1)!.content).toMatch(/^Your reply could not be used: the reply is not a usable JSON object: it is not JSON \(/);
+    const { calls } = records();
+    expect(calls.map((c) => [c.call, c.ask, c.status, c.fallback])).toEqual([[1, 1, 'format_error', null], [2, 2, 'ok', null]]);
+    expect(calls[0].error).toMatch(/not JSON/);
+    expect(agent.stats()).toMatchObject({ calls: 2, byStatus: { ok: 1, format_error: 1 }, fallbacks: 0 });
+  });
+
+  test('a reply that fails twice falls back to passing (an empty plan), counted and on record', async () => {
+    const agent = await follower(['{"moves": ["MF"]}', '{"actions": ["JUMP"]}']);
+    expect(await agent.act(followerObservation())).toEqual([]);
+    const { calls } = records();
+    expect(calls.map((c) => [c.status, c.error, c.fallback])).toEqual([
+      ['format_error', 'the reply is not a usable JSON object: it has no "actions" list', null],
+      ['format_error', 'the reply is not a usable JSON object: actions[0] is "JUMP": not one of MF, MB, RL, RR, DONE', { actions: [] }],
+    ]);
+    expect(agent.stats()).toMatchObject({ calls: 2, byStatus: { format_error: 2 }, fallbacks: 1, fallbacksBy: { format_error: 1 } });
+  });
+
+  test('an illegal first action is asked again with what is allowed; twice illegal falls back', async () => {
+    const agent = await follower(['{"actions": ["MF", "DONE"]}']);
+    const blocked = { ...followerObservation(), legal: ['MB', 'RL', 'RR', 'DONE'] } as FollowerObservation;
+    expect(await agent.act(blocked)).toEqual([]);
+    const correction = (stub.chatRequests()[1].body as { messages: { content: string }[] }).messages.at(-1)!.content;
+    expect(correction).toContain('MF is not allowed now; allowed now: MB, RL, RR, DONE');
+    const { calls } = records();
+    expect(calls.map((c) => [c.status, c.actions, c.fallback])).toEqual([
+      ['illegal', ['MF', 'DONE'], null],
+      ['illegal', ['MF', 'DONE'], { actions: [] }],
+    ]);
+    expect(agent.stats()).toMatchObject({ byStatus: { illegal: 2 }, fallbacks: 1, fallbacksBy: { illegal: 1 } });
+  });
+
+  test('HTTP 429 and 500 are retried, every attempt on record; the retry count is bounded', async () => {
+    const agent = await follower([{ status: 429, retryAfter: '0' }, { status: 500 }, '{"actions": ["RR"]}'], { maxRetries: 2 });
+    expect(await agent.act(followerObservation())).toEqual(['RR']);
+    expect(records().calls[0]).toMatchObject({ status: 'ok', attempts: [{ status: 429 }, { status: 500 }, { status: 200 }], requestId: 'req-3' });
+    expect(agent.stats()).toMatchObject({ calls: 1, httpRetries: 2, byStatus: { ok: 1 } });
+
+    // Only errors left: the call is a backend error after 1 + maxRetries attempts, and the follower passes.
+    stub.script([{ status: 500 }]);
+    expect(await agent.act(followerObservation())).toEqual([]);
+    const failed = records().calls[1];
+    expect(failed).toMatchObject({ status: 'backend_error', reply: null, actions: null, fallback: { actions: [] }, attempts: [{ status: 500 }, { status: 500 }, { status: 500 }] });
+    expect(failed.error).toMatch(/^HTTP 500: .*\(after 3 attempts\)$/);
+    expect(agent.stats()).toMatchObject({ calls: 2, httpRetries: 4, fallbacks: 1, fallbacksBy: { backend_error: 1 } });
+  });
+
+  test('a 4xx other than 408, 409 and 429 is not retried', async () => {
+    const agent = await follower([{ status: 400 }], { maxRetries: 3 });
+    expect(await agent.act(followerObservation())).toEqual([]);
+    expect(records().calls[0]).toMatchObject({ status: 'backend_error', attempts: [{ status: 400 }] });
+  });
+
+  test('a hang past the timeout is a timeout, not retried, and falls back', async () => {
+    const agent = await follower([{ hang: true }], { timeoutS: 0.3, maxRetries: 2 });
+    const started = Date.now();
+    expect(await agent.act(followerObservation())).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const [call] = records().calls;
+    expect(call).toMatchObject({ status: 'timeout', error: 'no answer within 0.3 s', attempts: [{ status: null, error: 'timeout' }], fallback: { actions: [] } });
+    expect(stub.chatRequests()).toHaveLength(1);
+    expect(agent.stats()).toMatchObject({ byStatus: { timeout: 1 }, fallbacks: 1, fallbacksBy: { timeout: 1 } });
+  });
+
+  test('a response that is not JSON at all is a backend error', async () => {
+    const agent = await follower([{ raw: '<html>Bad gateway</html>' }], { maxRetries: 0 });
+    expect(await agent.act(followerObservation())).toEqual([]);
+    expect(records().calls[0]).toMatchObject({ status: 'backend_error', fallback: { actions: [] } });
+    expect(agent.stats().fallbacksBy).toEqual({ backend_error: 1 });
+  });
+
+  test('the budget of calls per episode: once spent, nothing is sent and every observation falls back', async () => {
+    const agent = await follower(['not json', '{"actions": ["MF"]}'], { maxCalls: 3 });
+    expect(await agent.act(followerObservation())).toEqual(['MF']); // calls 1 and 2
+    stub.script(['garbage']);
+    expect(await agent.act(followerObservation())).toEqual([]); // call 3, then the re-ask is over budget
+    expect(await agent.act(followerObservation())).toEqual([]); // over budget at once
+    expect(stub.chatRequests()).toHaveLength(3);
+    const { calls } = records();
+    expect(calls.map((c) => [c.call, c.observation, c.ask, c.status, c.request === null])).toEqual([
+      [1, 0, 1, 'format_error', false],
+      [2, 0, 2, 'ok', false],
+      [3, 1, 1, 'format_error', false],
+      [4, 1, 2, 'budget', true],
+      [5, 2, 1, 'budget', true],
+    ]);
+    expect(calls[4]).toMatchObject({ error: 'the budget of 3 calls for game-1 is spent', fallback: { actions: [] } });
+    expect(agent.stats()).toMatchObject({ calls: 3, byStatus: { budget: 2 }, fallbacks: 2, fallbacksBy: { budget: 2 } });
+    // A new episode has a new budget, and a new file.
+    stub.script(['{"actions": ["RL"]}']);
+    agent.reset({ episodeId: 'game-2' });
+    expect(await agent.act(followerObservation())).toEqual(['RL']);
+    expect(readRecords(join(dir, 'game-2.follower.llm.jsonl')).map((line) => line.kind)).toEqual(['llm-header', 'llm-call']);
+    expect(agent.stats().episodes).toBe(2);
+  });
+
+  test('the API key is sent as the bearer token and written nowhere, even when the server echoes it', async () => {
+    const agent = await follower([{ status: 400, body: JSON.stringify({ error: { message: `bad request for key ${KEY}` } }) }], { maxRetries: 0 });
+    await agent.act(followerObservation());
+    expect(stub.chatRequests()[0].authorization).toBe(`Bearer ${KEY}`);
+    expect(records().calls[0].error).toContain('[the API key]');
+    expectNoKeyInFiles();
+  });
+
+  test('with the key variable unset, no Authorization header is sent', async () => {
+    stub = await startStubLlm({ replies: ['{"actions": []}'] });
+    const agent = await startLlmFollower({ config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL, apiKeyEnv: 'CEREALBAR_NO_SUCH_VARIABLE' }), recordDir: dir, env: {} });
+    agents.push(agent);
+    agent.reset({ episodeId: 'game-1' });
+    expect(await agent.act(followerObservation())).toEqual([]);
+    expect(stub.requests.map((r) => r.authorization)).toEqual([undefined, undefined]);
+    expect(records().calls[0]).toMatchObject({ status: 'ok', actions: [] });
+  });
+
+  test('acting before reset is an error', async () => {
+    stub = await startStubLlm();
+    const agent = await startLlmFollower({ config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL }), recordDir: dir, env: {} });
+    await expect(agent.act(followerObservation())).rejects.toThrow('before its episode began');
+  });
+});
+
+describe('starting the LLM agent', () => {
+  const start = (config: PartialLlmConfig, env: NodeJS.ProcessEnv = ENV) =>
+    startLlmFollower({ config: resolveLlmConfig({ model: STUB_MODEL, apiKeyEnv: 'CEREALBAR_TEST_LLM_KEY', ...config }), recordDir: dir, env });
+
+  test('an endpoint that cannot be reached stops it with one line', async () => {
+    stub = await startStubLlm();
+    const url = stub.url;
+    await stub.close();
+    const error = await start({ baseUrl: url, timeoutS: 2 }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LlmEndpointError);
+    expect((error as Error).message).toMatch(new RegExp(`^cannot reach ${url.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  test('a bad key (401) stops it, naming the variable and not the key', async () => {
+    stub = await startStubLlm({ key: 'sk-the-right-one' });
+    const error = await start({ baseUrl: stub.url }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(`${stub.url} refused the key from CEREALBAR_TEST_LLM_KEY (HTTP 401)`);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  test('a template that does not exist, or uses a variable its role does not give, stops it before any request', async () => {
+    stub = await startStubLlm();
+    await expect(start({ baseUrl: stub.url, prompt: join(dir, 'missing.txt') })).rejects.toThrow(new TemplateError(`${join(dir, 'missing.txt')}: cannot read the prompt template: no such file`));
+    expect(stub.requests).toHaveLength(0);
+  });
+});
