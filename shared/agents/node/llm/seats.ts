@@ -2,8 +2,8 @@
  * The LLM agent's seats: what each role's template is given, what its replies are checked against,
  * and what it plays when a call gives no plan.
  */
-import { describeObservation } from '../../language';
-import type { AgentAction, FollowerAgent, FollowerObservation } from '../../types';
+import { describeLeaderObservation, describeObservation } from '../../language';
+import type { AgentAction, FollowerAgent, FollowerObservation, LeaderAgent, LeaderAgentAction, LeaderObservation } from '../../types';
 import { startLlmAgent, type LlmAgent, type LlmAgentOptions, type Seat } from './agent';
 
 /** The follower describes its view in words; with no plan it passes (its turn runs out). */
@@ -26,4 +26,26 @@ export type LlmFollower = LlmAgent<FollowerObservation, AgentAction, 'follower'>
 /** The LLM follower, once its template is loaded and its endpoint answered (see startLlmAgent). */
 export function startLlmFollower(options: LlmAgentOptions): Promise<LlmFollower> {
   return startLlmAgent(FOLLOWER_SEAT, options);
+}
+
+/** The leader reads the whole board in words; with no plan it ends its turn when it may, else passes. */
+export const LEADER_SEAT: Seat<LeaderObservation, LeaderAgentAction, 'leader'> = {
+  role: 'leader',
+  variables: (obs) => ({
+    observation: describeLeaderObservation(obs),
+    legal: [...obs.legal, ...(obs.canInstruct ? ['{"instruction": "..."}'] : [])].join(', '),
+    can_instruct: obs.canInstruct ? 'yes' : 'no',
+    max_instruction_length: String(obs.maxInstructionLength),
+    steps_left: String(obs.stepsLeft),
+    turns_left: String(obs.turnsLeft),
+    score: String(obs.score),
+  }),
+  check: (obs) => ({ role: 'leader', legal: [...obs.legal], canInstruct: obs.canInstruct, maxInstructionLength: obs.maxInstructionLength }),
+  fallback: (obs) => (obs.legal.includes('END') ? ['END'] : []),
+};
+
+export type LlmLeader = LlmAgent<LeaderObservation, LeaderAgentAction, 'leader'> & LeaderAgent;
+
+export function startLlmLeader(options: LlmAgentOptions): Promise<LlmLeader> {
+  return startLlmAgent(LEADER_SEAT, options);
 }
