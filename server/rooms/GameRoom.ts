@@ -27,6 +27,7 @@ import {
   NO_GAME_WITH_CODE,
   ROOM_NAME,
   agentSeatAsked,
+  playerSeatAsked,
   type ClientMessageType,
   type ErrorCode,
   type JoinOptions,
@@ -37,10 +38,10 @@ import type { SeatVerdict } from '../../shared/study/worker';
 import { timed, type GameMetrics, type LiveRoom } from '../metrics';
 import type { Awaitable, GameLogWriter, SeatRecord } from '../store/types';
 import { expulsionOf } from '../transport';
-import { AgentSeat, type SeatedAgent, type SeatHost } from './botSeat';
+import { AgentSeat, type SeatedAgent } from './botSeat';
 import { creationLockKey, releaseCreationLock } from './creationLock';
 import { queuePlace, type SeatListing } from './queue';
-import { seatAgentsFrom, type SeatAgentStarter } from './seatAgents';
+import { agentSeatRecord, startAskedAgent, type SeatAgentStarter } from './seatAgents';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
 
@@ -211,8 +212,6 @@ export class GameRoom extends Room implements LiveRoom {
   private startedAt = 0;
   private clockOfTurns!: TurnClock;
   private agentSeat: AgentSeat | null = null;
-  /** Events logged so far (an agent is told which event its answer's first action will be). */
-  private eventsLogged = 0;
   private queueTimer: Delayed | null = null;
   /** The last `queue` message sent, so that only changes are sent. */
   private queueSent: QueueMessage | null = null;
@@ -340,8 +339,7 @@ export class GameRoom extends Room implements LiveRoom {
     const asked = parsed.data;
     if (!this.admits(asked) || studyOf(options) !== this.studyId) return false;
     if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
-    const agentRole = agentSeatAsked(asked);
-    const role = agentRole ? partnerOf(agentRole) : this.freeRole(asked.role);
+    const role = this.freeRole(playerSeatAsked(asked));
     if (!role) return false;
     const expiry = this.clock.setTimeout(() => this.release(sessionId), this.seatReservationTimeout * 1000);
     this.claims.set(sessionId, { role, options: asked, expiry });
@@ -373,7 +371,7 @@ export class GameRoom extends Room implements LiveRoom {
     const verdicts = this.studyId
       ? await Promise.all([this.studyVerdict(options.workerId, role), ...waiting.map((seat) => this.studyVerdict(seat.record.workerId, seat.role))])
       : null;
-    const agent = await this.startAgent(agentSeatAsked(options));
+    const agent = await startAskedAgent(this.services.seatAgents, agentSeatAsked(options), `game room ${this.roomId}`);
     if (this.claims.get(client.sessionId) !== claim) {
       void agent?.agent.close?.();
       throw new ServerError(409, 'the seat reservation expired: join again');
@@ -502,35 +500,19 @@ export class GameRoom extends Room implements LiveRoom {
     }
   }
 
-  /** The agent a player asked for as its partner, started for this game; a join it cannot serve is refused (503), with the cause in the server's log. */
-  private async startAgent(role: Role | null): Promise<SeatedAgent | null> {
-    if (role === null) return null;
-    try {
-      return await (this.services.seatAgents ?? seatAgentsFrom())(role);
-    } catch (error) {
-      logger.error(`game room ${this.roomId}: the ${role} agent could not start:`, error);
-      throw new ServerError(503, `the server's agent ${role} could not start; try again later, or play with a person`);
-    }
-  }
-
-  /** Seats the agent, which acts from the server on its turns through the same checks as a person (botSeat.ts). */
+  /** Seats the agent, which plays its turns from the server through a person's checks, seeing the seat's own view (botSeat.ts). */
   private seatAgent(seated: SeatedAgent): void {
-    this.agentSeat = new AgentSeat(seated);
-    const record: SeatRecord & { agent: typeof seated.identity } = { role: seated.role, playerId: randomUUID(), kind: 'bot', agent: seated.identity };
-    this.seats.set(seated.role, { role: seated.role, client: null, record, connected: true, reconnection: null, feed: new ViewFeed(seated.role) });
-  }
-
-  /** What the agent's seat sees and does: the seat's own view (as a human in it is sent), and a person's checks. */
-  private agentHost(seat: Seat): SeatHost {
-    return {
+    const feed = new ViewFeed(seated.role);
+    this.agentSeat = new AgentSeat(seated, {
       clock: this.clock,
       stepMs: this.settings.botStepMs,
-      view: () => (this.phase === 'playing' && this.recorder ? seat.feed.view(this.recorder.state) : null),
-      events: () => this.eventsLogged,
-      play: (action) => this.tryAction(seat.role, action),
-      tellPartner: (message) => this.notifyPartner(seat.role, 'followerGaveUp', { message }),
+      view: () => (this.phase === 'playing' && this.recorder ? feed.view(this.recorder.state) : null),
+      events: () => this.recorder!.events,
+      play: (action) => this.tryAction(seated.role, action),
+      tellPartner: (message) => this.notifyPartner(seated.role, 'followerGaveUp', { message }),
       log: (line) => logger.warn(`game room ${this.roomId}: ${line}`),
-    };
+    });
+    this.seats.set(seated.role, { role: seated.role, client: null, record: agentSeatRecord(seated), connected: true, reconnection: null, feed });
   }
 
   /**
@@ -557,7 +539,6 @@ export class GameRoom extends Room implements LiveRoom {
   onDispose(): void {
     this.finish('server-shutdown');
     GameRoom.inThisProcess.delete(this);
-    void this.agentSeat?.stop();
     this.services?.metrics?.untrack(this);
   }
 
@@ -689,7 +670,7 @@ export class GameRoom extends Room implements LiveRoom {
     }
     this.recorder = new GameRecorder(header, (line) => this.writeLog(line));
     this.tellStudy((hooks) => hooks.gameStarted(this.studyId, gameId, seats));
-    if (this.agentSeat) this.agentSeat.start(this.agentHost(this.seats.get(this.agentSeat.role)!), gameId);
+    this.agentSeat?.start(gameId);
     this.startedAt = this.now();
     this.phase = 'playing';
     this.publishListing();
@@ -722,7 +703,6 @@ export class GameRoom extends Room implements LiveRoom {
     } catch (error) {
       throw new LogNotWritten(error);
     }
-    this.eventsLogged += 1;
   }
 
   /** Every message passes here: the seat, the phase and the message's schema are checked, then its handler runs. */
@@ -808,9 +788,9 @@ export class GameRoom extends Room implements LiveRoom {
 
   /** Ends the game once, for whatever reason, and closes its log. */
   private finish(reason: EndReason): void {
+    void this.agentSeat?.stop(); // also for a game that never started (its program is stopped)
     if (this.phase === 'ended') return;
     this.clockOfTurns?.stop();
-    void this.agentSeat?.stop();
     this.stopWatchingQueue();
     const wasPlaying = this.phase === 'playing';
     this.phase = 'ended';

@@ -83,7 +83,7 @@ export class AgentSeat {
   readonly identity: AgentIdentity;
   private readonly rules: SeatRules;
   private readonly plans = new PlanPlayer<unknown>();
-  private host: SeatHost | null = null;
+
   /** The agent's reset: over before it is first asked (a program answers in order). */
   private ready: Promise<boolean> = Promise.resolve(false);
   private timer: Delayed | null = null;
@@ -100,7 +100,10 @@ export class AgentSeat {
   private refusals = 0;
   private stopped = false;
 
-  constructor(private readonly seated: SeatedAgent) {
+  constructor(
+    private readonly seated: SeatedAgent,
+    private readonly host: SeatHost,
+  ) {
     this.role = seated.role;
     this.identity = seated.identity;
     this.rules = rulesFor(seated);
@@ -111,8 +114,8 @@ export class AgentSeat {
   }
 
   /** A new game: the agent is reset, and learns the world from its observations as a human does. */
-  start(host: SeatHost, episodeId: string): void {
-    this.host = host;
+  start(episodeId: string): void {
+    const host = this.host;
     this.ready = Promise.resolve()
       .then(() => this.seated.agent.reset({ episodeId }))
       .then(
@@ -131,8 +134,8 @@ export class AgentSeat {
     this.passing = false;
     this.refusals = 0;
     this.waitsForLate = this.awaited !== null;
-    if (this.waitsForLate) this.host?.log(`${this.name} has not answered yet since its turn ${this.awaited}; its turn ${this.turn} waits for that answer`);
-    else this.schedule(this.host?.stepMs ?? 0);
+    if (this.waitsForLate) this.host.log(`${this.name} has not answered yet since its turn ${this.awaited}; its turn ${this.turn} waits for that answer`);
+    else this.schedule(this.host.stepMs);
   }
 
   /** The game is over: no more steps, and the agent is closed (its process ends). */
@@ -144,18 +147,18 @@ export class AgentSeat {
     try {
       await this.seated.agent.close?.();
     } catch (error) {
-      this.host?.log(`${this.name} did not close cleanly: ${(error as Error).message}`);
+      this.host.log(`${this.name} did not close cleanly: ${(error as Error).message}`);
     }
   }
 
   private schedule(ms: number): void {
     this.timer?.clear();
-    this.timer = this.stopped || !this.host ? null : this.host.clock.setTimeout(() => this.step(), ms);
+    this.timer = this.stopped ? null : this.host.clock.setTimeout(() => this.step(), ms);
   }
 
   /** The seat's view while its turn `turn` goes on, or null. */
   private ownTurn(turn: number): PlayerView | null {
-    const view = this.host?.view() ?? null;
+    const view = this.host.view();
     return !this.stopped && turn === this.turn && view !== null && !view.gameOver && view.turn.role === this.role ? view : null;
   }
 
@@ -165,7 +168,7 @@ export class AgentSeat {
     const view = this.ownTurn(this.turn);
     if (!view || this.passing || this.awaited !== null) return;
     const turn = this.turn;
-    const host = this.host!;
+    const host = this.host;
     const ask = async () => {
       this.awaited = turn;
       const answer = (await this.ready) ? await this.rules.ask(view, { event: host.events() }) : [];
@@ -180,10 +183,10 @@ export class AgentSeat {
 
   /** The plan's next entry for turn `turn` (null: the agent passes), played through the room's clock as every step is. */
   private chosen(turn: number, entry: unknown): void {
-    if (this.settle(turn)) return void (this.stopped || this.host?.log(`${this.name} answered after its turn ${turn} had ended; the answer is dropped`));
+    if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} answered after its turn ${turn} had ended; the answer is dropped`));
     if (entry === null) return;
     this.timer?.clear();
-    this.timer = this.host!.clock.setTimeout(() => this.play(turn, entry), 0);
+    this.timer = this.host.clock.setTimeout(() => this.play(turn, entry), 0);
   }
 
   /**
@@ -197,14 +200,14 @@ export class AgentSeat {
     this.plans.turnEnded();
     if (this.waitsForLate) {
       this.waitsForLate = false;
-      this.schedule(this.host!.stepMs);
+      this.schedule(this.host.stepMs);
     }
     return true;
   }
 
   private failed(turn: number, error: Error): void {
-    if (this.settle(turn)) return void (this.stopped || this.host?.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
-    this.host!.log(`${this.name} failed: ${error.message}; its seat passes this turn`);
+    if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
+    this.host.log(`${this.name} failed: ${error.message}; its seat passes this turn`);
     this.passing = true;
   }
 
@@ -213,14 +216,14 @@ export class AgentSeat {
     if (!this.ownTurn(turn)) return;
     const action = this.rules.action(entry);
     if (!action) return this.refused(`answered ${shown(entry)}, which is not a ${this.role}'s action`);
-    const refusal = this.host!.play(action);
+    const refusal = this.host.play(action);
     // Its own action may have begun its next turn (a leader whose follower's turn was skipped).
     if (turn !== this.turn) return;
     // A move into an obstacle is everyone's mistake (a person's too); other refusals are said in the log.
     if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(entry)}: ${refusal.code}: ${refusal.message}`);
     this.refusals = 0;
-    if (action.type === 'done' && this.note !== null) this.host!.tellPartner(this.note);
-    this.schedule(this.host!.stepMs);
+    if (action.type === 'done' && this.note !== null) this.host.tellPartner(this.note);
+    this.schedule(this.host.stepMs);
   }
 
   /** The game refused the agent's answer: it is asked again at the next step, unless it keeps doing so. */
@@ -229,9 +232,9 @@ export class AgentSeat {
     this.refusals += 1;
     const passes = this.refusals >= MAX_REFUSALS_IN_A_ROW;
     if (why !== null || passes) {
-      this.host!.log(`${this.name} ${why ?? 'kept moving into obstacles'}${passes ? `; after ${this.refusals} refusals in a row its seat passes this turn` : ''}`);
+      this.host.log(`${this.name} ${why ?? 'kept moving into obstacles'}${passes ? `; after ${this.refusals} refusals in a row its seat passes this turn` : ''}`);
     }
     if (passes) this.passing = true;
-    else this.schedule(this.host!.stepMs);
+    else this.schedule(this.host.stepMs);
   }
 }

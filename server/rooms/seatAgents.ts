@@ -5,8 +5,12 @@
  * what a human in the seat would see may take a live seat: the oracles, which need a recorded game
  * or the whole state, are refused.
  */
+import { randomUUID } from 'node:crypto';
+import { logger, ServerError } from '@colyseus/core';
 import { createAgent } from '../../shared/agents/node/registry';
+import type { AgentIdentity } from '../../shared/agents/types';
 import type { Role } from '../../shared/engine/state';
+import type { SeatRecord } from '../store/types';
 import type { SeatedAgent } from './botSeat';
 
 export interface SeatAgentSpecs {
@@ -41,4 +45,23 @@ export function seatAgentsFrom(specs: Partial<SeatAgentSpecs> = {}): SeatAgentSt
 export async function checkSeatAgent(role: Role, spec: string): Promise<void> {
   const seated = await startSeatAgent(role, spec);
   await seated.agent.close?.();
+}
+
+/**
+ * The agent a join asks for (`role`, or none), started for its game. A join it cannot serve is
+ * refused (503) in words for the player; the cause, which may name paths, is for the server's log.
+ */
+export async function startAskedAgent(start: SeatAgentStarter | undefined, role: Role | null, where: string): Promise<SeatedAgent | null> {
+  if (role === null) return null;
+  try {
+    return await (start ?? seatAgentsFrom())(role);
+  } catch (error) {
+    logger.error(`${where}: the ${role} agent could not start:`, error);
+    throw new ServerError(503, `the server's agent ${role} could not start; try again later, or play with a person`);
+  }
+}
+
+/** The agent's seat as the log header and the game index record it: a bot, with who it is. */
+export function agentSeatRecord(seated: SeatedAgent): SeatRecord & { readonly agent: AgentIdentity } {
+  return { role: seated.role, playerId: randomUUID(), kind: 'bot', agent: seated.identity };
 }

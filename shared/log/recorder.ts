@@ -103,4 +103,9 @@ export class GameRecorder {
   get isEnded(): boolean {
     return this.ended;
   }
+
+  /** Events logged so far: the next one's index. */
+  get events(): number {
+    return this.seq;
+  }
 }

@@ -80,6 +80,13 @@ export function agentSeatAsked(options: Pick<JoinOptions, 'botLeader' | 'botFoll
   return null;
 }
 
+/** The seat a join asks for the player: the one the server's agent leaves it, when it asks for an agent partner. */
+export function playerSeatAsked(options: Pick<JoinOptions, 'role' | 'botLeader' | 'botFollower'>): JoinOptions['role'] {
+  const agent = agentSeatAsked(options);
+  if (agent === null) return options.role;
+  return agent === 'leader' ? 'follower' : 'leader';
+}
+
 /** What the server answers a join naming a code that no game waiting for a player has. */
 export const NO_GAME_WITH_CODE = 'no game with this code';
 

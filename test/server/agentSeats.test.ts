@@ -1,0 +1,284 @@
+/**
+ * Agents in the seats the server fills (botFollower, botLeader), over real WebSockets: they see
+ * only their seat's view, play plans, never hold up the room, and an agent that throws, hangs or
+ * answers what the game refuses loses only its turn, said in the server's log.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { matchMaker } from '@colyseus/core';
+import type { ActContext, Answer, AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from '../../shared/agents/types';
+import { viewFrom } from '../../shared/engine/view';
+import type { LogLine } from '../../shared/log/format';
+import { replay } from '../../shared/log/replay';
+import { serializeLine } from '../../shared/log/recorder';
+import { ROOM_NAME } from '../../shared/protocol/messages';
+import { startGameServer, type RunningGameServer } from '../../server/index';
+import { MAX_REFUSALS_IN_A_ROW, type SeatedAgent } from '../../server/rooms/botSeat';
+import type { RoomSettings } from '../../server/rooms/GameRoom';
+import { seatAgentsFrom, type SeatAgentStarter } from '../../server/rooms/seatAgents';
+import { join, waitFor, type Player } from './harness';
+
+jest.setTimeout(60_000);
+
+interface AgentServer {
+  readonly server: RunningGameServer;
+  readonly url: string;
+  readonly logs: LogLine[][];
+}
+
+let running: AgentServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((s) => s.server.close()));
+  running = [];
+  jest.restoreAllMocks();
+});
+
+/** A game server whose agent seats are filled by `seatAgents`, with logs kept in memory. */
+async function agentServer(seatAgents: SeatAgentStarter, roomSettings: RoomSettings = {}): Promise<AgentServer> {
+  const logs: LogLine[][] = [];
+  const server = await startGameServer({
+    port: 0,
+    host: '127.0.0.1',
+    roomSettings: { patchRateMs: 10, botStepMs: 5, seed: 2, leaderTurnSeconds: 60, followerTurnSeconds: 60, ...roomSettings },
+    services: {
+      seatAgents,
+      startLog: (header) => {
+        const lines: LogLine[] = [header];
+        logs.push(lines);
+        return { append: (line) => lines.push(line), end: (line) => lines.push(line) };
+      },
+    },
+  });
+  const started = { server, url: `http://127.0.0.1:${server.port}`, logs };
+  running.push(started);
+  return started;
+}
+
+/** An in-process follower agent answering with `act`; it counts its calls. */
+function follower(act: (observation: FollowerObservation, context?: ActContext) => Answer<AgentAction> | Promise<Answer<AgentAction>>): FollowerAgent & { asked: FollowerObservation[]; contexts: (ActContext | undefined)[]; closed: boolean } {
+  return {
+    name: 'test-follower',
+    asked: [],
+    contexts: [],
+    closed: false,
+    reset(_start: EpisodeStart) {},
+    act(observation, context) {
+      this.asked.push(observation);
+      this.contexts.push(context);
+      return act(observation, context);
+    },
+    close() {
+      this.closed = true;
+    },
+  };
+}
+
+const seatFollower = (agent: FollowerAgent): SeatAgentStarter => async (role) => {
+  if (role !== 'follower') throw new Error('this server has no agent leader');
+  return { role, agent, identity: { name: agent.name, spec: 'test' } } satisfies SeatedAgent;
+};
+
+/** Server log lines (console.warn, through Colyseus's logger) that name the agent. */
+function serverLog(): () => string[] {
+  const lines: string[] = [];
+  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+  return () => lines.filter((line) => line.includes('agent'));
+}
+
+const logText = (lines: readonly LogLine[]) => lines.map((line) => `${serializeLine(line)}\n`).join('');
+const followerEvents = (lines: readonly LogLine[]) => lines.filter((l: any) => l.kind === 'event' && l.actor === 'follower') as any[];
+const notices = (player: Player, kind: string) => player.messages.filter((m) => m.type === 'notice' && m.payload.kind === kind);
+
+/** A leader with the server's agent follower, once the game has started. */
+async function leaderWithAgent(url: string): Promise<Player> {
+  const leader = await join(url, { role: 'leader', botFollower: true });
+  await waitFor(() => leader.phase === 'playing', 'the game to start');
+  return leader;
+}
+
+/** The leader writes `texts` and ends its turn. */
+function instruct(leader: Player, ...texts: string[]): void {
+  for (const text of texts) leader.act({ type: 'instruction', text });
+  leader.act({ type: 'endTurn' });
+}
+
+describe('P-119: an agent follower seated by the server', () => {
+  test("P-118: plays a plan's actions in order, asked once for it, with the index of the event its first action will be; the log header names it", async () => {
+    const agent = follower(() => ['RR', 'RR', 'RL', 'DONE']);
+    const { url, logs } = await agentServer(seatFollower(agent));
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'turn right twice, then left');
+    await waitFor(() => leader.view!.turn.role === 'leader' && leader.view!.turnsLeft < 6, 'the follower to finish');
+    expect(followerEvents(logs[0]).map((e) => e.payload?.move ?? e.type)).toEqual(['RR', 'RR', 'RL', 'done']);
+    expect(agent.asked).toHaveLength(1);
+    // Two leader events (the instruction, End Turn) came before: the follower's first is the third.
+    expect(agent.contexts).toEqual([{ event: 2 }]);
+    expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toMatchObject({ kind: 'bot', agent: { name: 'test-follower', spec: 'test' } });
+    expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);
+  });
+
+  test('is asked again when the instruction changes, and passes with an empty plan: its turn runs out', async () => {
+    // A plan longer than the instruction needs: its rest is dropped when the instruction is done.
+    const agent = follower((observation) => (observation.instruction?.text === 'first' ? ['DONE', 'RR', 'RR'] : []));
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'first', 'second');
+    await waitFor(() => notices(leader, 'timeout').length === 1, "the follower's turn to time out", 5000);
+    expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
+    expect(agent.asked.map((o) => o.instruction?.text)).toEqual(['first', 'second']);
+    expect(notices(leader, 'timeout')[0].payload).toEqual({ kind: 'timeout', role: 'follower' });
+  });
+
+  test('never holds up the room: while it thinks, the leader is answered at once', async () => {
+    let release: (answer: AgentAction) => void = () => {};
+    const agent = follower(() => new Promise<AgentAction>((resolve) => (release = resolve)));
+    const { url, logs } = await agentServer(seatFollower(agent));
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'take your time');
+    await waitFor(() => agent.asked.length === 1, 'the agent to be asked');
+    leader.act({ type: 'move', move: 'MF' });
+    await waitFor(() => leader.errors().length === 1, 'the refusal');
+    expect(leader.errors()[0]).toMatchObject({ code: 'NOT_YOUR_TURN' });
+    release('DONE');
+    await waitFor(() => followerEvents(logs[0]).length === 1, 'its answer to be played');
+  });
+
+  test('that throws passes its turn, which runs out as a human\'s would; the game goes on and the log says why', async () => {
+    const log = serverLog();
+    const agent = follower(() => {
+      throw new Error('the model is down');
+    });
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'anything');
+    await waitFor(() => leader.view!.turn.role === 'leader' && leader.view!.turnsLeft === 5, 'the turn to time out', 5000);
+    expect(notices(leader, 'timeout').map((n) => n.payload.role)).toEqual(['follower']);
+    expect(log()).toEqual([expect.stringMatching(/the follower agent "test" failed: the model is down; its seat passes this turn$/)]);
+    expect(followerEvents(logs[0])).toEqual([]);
+    expect(leader.phase).toBe('playing');
+    // The next turn, it is asked again.
+    instruct(leader, 'again');
+    await waitFor(() => agent.asked.length === 2, 'the agent to be asked again', 5000);
+  });
+
+  test('that hangs: its turn runs out; the next waits for its answer, then goes on from it', async () => {
+    const log = serverLog();
+    let release: (answer: AgentAction) => void = () => {};
+    const agent = follower(() => (agent.asked.length === 1 ? new Promise<AgentAction>((resolve) => (release = resolve)) : 'DONE'));
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'one');
+    await waitFor(() => notices(leader, 'timeout').length === 1, 'the first turn to time out', 5000);
+    instruct(leader, 'two');
+    await waitFor(() => log().some((line) => line.includes('has not answered yet since its turn 1; its turn 2 waits for that answer')), 'the log to say it waits');
+    expect(agent.asked).toHaveLength(1); // never asked twice at once
+    release('MF');
+    await waitFor(() => followerEvents(logs[0]).some((e) => e.type === 'done'), 'the second turn to go on', 5000);
+    expect(log()).toContainEqual(expect.stringMatching(/the follower agent "test" answered after its turn 1 had ended; the answer is dropped$/));
+    // The late MF was not played: the second turn's answer (DONE, for "one") was.
+    expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
+  });
+
+  test(`that keeps answering what is not a follower's action passes its turn after ${MAX_REFUSALS_IN_A_ROW} refusals`, async () => {
+    const log = serverLog();
+    const agent = follower(() => 'FLY' as AgentAction);
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 2 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'fly');
+    await waitFor(() => notices(leader, 'timeout').length === 1, 'the turn to time out', 5000);
+    expect(agent.asked).toHaveLength(MAX_REFUSALS_IN_A_ROW);
+    expect(log()).toHaveLength(MAX_REFUSALS_IN_A_ROW);
+    expect(log()[0]).toMatch(/the follower agent "test" answered "FLY", which is not a follower's action$/);
+    expect(log()[MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row its seat passes this turn$`));
+    expect(followerEvents(logs[0])).toEqual([]);
+    expect(leader.phase).toBe('playing');
+  });
+
+  test('is closed when the game ends', async () => {
+    const agent = follower(() => 'DONE');
+    const { url } = await agentServer(seatFollower(agent));
+    const leader = await leaderWithAgent(url);
+    await leader.room.leave(true);
+    await waitFor(() => agent.closed, 'the agent to be closed');
+  });
+});
+
+describe('hidden information', () => {
+  test("P-7, P-118: a program follower started by the server for the game is sent only the follower's view", async () => {
+    const dir = mkdtempSync(joinPath(tmpdir(), 'seat-agent-'));
+    const seen = joinPath(dir, 'seen.jsonl');
+    const program = joinPath(dir, 'agent.js');
+    // Speaks the agent protocol (whatever version the host says), writes down every message, turns right then says DONE.
+    writeFileSync(
+      program,
+      [
+        "const fs = require('fs'); const lines = require('readline').createInterface({ input: process.stdin });",
+        'let steps = 0;',
+        'lines.on("line", (line) => {',
+        '  const message = JSON.parse(line);',
+        `  fs.appendFileSync(${JSON.stringify(seen)}, line + "\\n");`,
+        '  const say = (answer) => process.stdout.write(JSON.stringify(answer) + "\\n");',
+        '  if (message.type === "hello") say({ type: "hello", protocol: message.protocol, version: message.version, name: "recorder", ...(message.role && { role: message.role }) });',
+        '  else if (message.type === "reset") say({ type: "ready" });',
+        '  else if (message.type === "observe") say({ type: "act", action: steps++ < 2 ? "RR" : "DONE" });',
+        '  else if (message.type === "close") process.exit(0);',
+        '});',
+      ].join('\n'),
+    );
+    chmodSync(program, 0o755);
+    try {
+      const { url, logs } = await agentServer(seatAgentsFrom({ follower: `node ${program}` }));
+      const leader = await leaderWithAgent(url);
+      const all = leader.view!;
+      instruct(leader, 'turn right twice');
+      await waitFor(() => followerEvents(logs[0]).some((e) => e.type === 'done'), 'the program to finish', 10_000);
+      const messages = readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      expect(messages.find((m) => m.type === 'reset').episode).toEqual({ episodeId: (logs[0][0] as any).gameId });
+      const observations = messages.filter((m) => m.type === 'observe').map((m) => m.observation);
+      expect(observations).toHaveLength(3);
+      const map = observations[0].map;
+      for (const observation of observations) {
+        expect(observation.oracle).toBeUndefined();
+        const inView = new Set(viewFrom({ width: 25, height: 25 } as never, observation.pose, leader.view!.config.view).cells.map((c: any) => `${c.x},${c.y}`));
+        // Only cards in its view, and the leader only when in view.
+        for (const card of observation.visibleCards) expect(inView.has(`${card.x},${card.y}`)).toBe(true);
+        if (observation.leader) expect(inView.has(`${observation.leader.x},${observation.leader.y}`)).toBe(true);
+      }
+      // Its map has the cells it has not seen hidden, and fewer cards than the board has.
+      expect(map.terrain.join('')).toContain('?');
+      expect(observations[0].visibleCards.length).toBeLessThan(all.cards.length);
+      expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toMatchObject({ kind: 'bot', agent: { name: 'recorder', spec: `node ${program}` } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bad requests for an agent partner: a clear error, and nothing made', () => {
+  const games = async () => (await matchMaker.query({ name: ROOM_NAME })).length;
+
+  test('P-117: an agent leader is only for a follower, and a game has one agent', async () => {
+    const { url, logs } = await agentServer(seatFollower(follower(() => 'DONE')));
+    await expect(join(url, { role: 'leader', botLeader: true })).rejects.toMatchObject({ code: 400, message: 'bad join option botLeader: only a follower can ask for an agent leader' });
+    await expect(join(url, { role: 'follower', botLeader: true, botFollower: true })).rejects.toMatchObject({ code: 400, message: expect.stringMatching(/^bad join option botFollower: only a leader|^bad join option botLeader: a game has one agent/) });
+    await expect(join(url, { botLeader: 'yes' })).rejects.toMatchObject({ code: 400, message: expect.stringMatching(/^bad join option botLeader: /) });
+    expect(await games()).toBe(0);
+    expect(logs).toEqual([]);
+  });
+
+  test('P-118: a program that does not start: the join is refused (503) with a reason, the cause is in the server\'s log, and no game is left', async () => {
+    const errors: string[] = [];
+    jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args.map(String).join(' ')));
+    const { url, logs } = await agentServer(seatAgentsFrom({ follower: 'no-such-agent-program --flag' }));
+    await expect(join(url, { role: 'leader', botFollower: true })).rejects.toMatchObject({
+      code: 503,
+      message: "the server's agent follower could not start; try again later, or play with a person",
+    });
+    expect(errors.join('\n')).toMatch(/the follower agent could not start:[\s\S]*no-such-agent-program/);
+    await waitFor(() => true, '');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await games()).toBe(0);
+    expect(logs).toEqual([]);
+  });
+});
