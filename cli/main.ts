@@ -4,6 +4,7 @@ import { ENGINE_VERSION } from '../shared/engine/version';
 import { registerAgentCommand } from './commands/agent';
 import { registerDatasetCommands } from './commands/dataset';
 import { registerImportCommands } from './commands/import';
+import { registerLlmCommands } from './commands/llm';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
 import { registerReplayCommand } from './commands/replay';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerStudyCommands(program);
   registerDatasetCommands(program);
   registerImportCommands(program);
+  registerLlmCommands(program);
   return program;
 }
 
