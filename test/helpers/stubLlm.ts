@@ -39,7 +39,21 @@ export interface StubLlm {
 
 export const STUB_MODEL = 'stub-model';
 
-export async function startStubLlm(options: { replies?: readonly StubReply[]; key?: string } = {}): Promise<StubLlm> {
+export interface StubOptions {
+  /** The replies, one per chat request in order; the last one repeats. */
+  readonly replies?: readonly StubReply[];
+  /** Instead of `replies`: the reply to the n-th chat request (0, 1, ...), from its body. */
+  readonly respond?: (body: ChatBody, n: number) => StubReply;
+  readonly key?: string;
+}
+
+/** What the stub reads of a chat request. */
+export interface ChatBody {
+  readonly model: string;
+  readonly messages: readonly { readonly role: string; readonly content: string }[];
+}
+
+export async function startStubLlm(options: StubOptions = {}): Promise<StubLlm> {
   let replies: readonly StubReply[] = options.replies ?? ['{"actions": []}'];
   let chats = 0;
   const requests: LoggedRequest[] = [];
@@ -70,7 +84,7 @@ export async function startStubLlm(options: { replies?: readonly StubReply[]; ke
       return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     }
     const n = chats++;
-    const reply = replies[Math.min(n, replies.length - 1)];
+    const reply = options.respond ? options.respond(body as ChatBody, n) : replies[Math.min(n, replies.length - 1)];
     const requestId = `req-${n + 1}`;
     if (typeof reply === 'object' && 'hang' in reply) {
       log(null);
