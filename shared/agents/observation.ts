@@ -24,6 +24,11 @@ export interface ObserveOptions {
 export class ObservationTracker {
   private memory: Memory = emptyMemory('follower');
 
+  /** The follower witnesses `state` (what is in its view then), as a live follower sees every moment. */
+  witness(state: GameState): void {
+    this.memory = remember(this.memory, state);
+  }
+
   /** The follower's view of `state`, after it witnessed it. */
   view(state: GameState): PlayerView {
     this.memory = remember(this.memory, state);

@@ -77,6 +77,8 @@ export interface EpisodeStart {
 
 export interface FollowerAgent {
   readonly name: string;
+  /** The agent's own version, for log headers and reports (`AgentIdentity`). */
+  readonly version?: string;
   /** Oracle agents: receive the full state in each observation. */
   readonly wantsOracleObservation?: boolean;
   /** Oracle agents: receive the recorded human actions in EpisodeStart. */

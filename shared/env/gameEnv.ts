@@ -19,7 +19,8 @@ import { step, type Outcome } from '../engine/transition';
 import { ObservationTracker } from '../agents/observation';
 import type { FollowerObservation } from '../agents/types';
 import { generateMap } from '../maps/generate';
-import { leaderAction, type LeaderAction } from './leaderEnv';
+import type { LeaderAgentAction } from '../agents/types';
+import { leaderAction } from './leaderEnv';
 
 export const GAME_AGENTS = ['leader', 'follower'] as const satisfies readonly Role[];
 
@@ -55,7 +56,7 @@ export interface GameEnvStep {
   readonly info: GameEnvInfo;
 }
 
-export type GameAction = { readonly role: 'leader'; readonly action: LeaderAction } | { readonly role: 'follower'; readonly action: FollowerCode };
+export type GameAction = { readonly role: 'leader'; readonly action: LeaderAgentAction } | { readonly role: 'follower'; readonly action: FollowerCode };
 
 interface Episode {
   state: GameState;

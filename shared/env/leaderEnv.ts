@@ -10,7 +10,7 @@
  * Seed mode only: a fresh game on `generateMap(seed)`, the whole game. The reward is the points
  * made during the step, by either player.
  */
-import { actionOfCode, byActor, sanitizeInstruction, type Action } from '../engine/actions';
+import { actionOfCode, byActor, type Action } from '../engine/actions';
 import { DEFAULT_CONFIG } from '../engine/config';
 import type { ActionError } from '../engine/errors';
 import { emptyMemory, playerView, remember, type Memory, type PlayerView } from '../engine/playerView';
@@ -18,16 +18,10 @@ import { createGame, type GameState } from '../engine/state';
 import { step, type Outcome } from '../engine/transition';
 import { HeuristicAgent, RandomAgent, type BuiltinAgentName } from '../agents/builtin';
 import { ObservationTracker } from '../agents/observation';
-import type { AgentAction, FollowerObservation } from '../agents/types';
+import { leaderPlayerAction } from '../agents/actions';
+import type { AgentAction, FollowerObservation, LeaderAgentAction } from '../agents/types';
 import { generateMap } from '../maps/generate';
 import { MAX_ACTIONS } from '../selfplay/game';
-
-/** The leader's actions without text: the four moves and End Turn. */
-export const LEADER_CODES = ['MF', 'MB', 'RL', 'RR', 'END'] as const;
-export type LeaderCode = (typeof LEADER_CODES)[number];
-
-/** A move, End Turn, or an instruction for the follower (sanitized as the game server does). */
-export type LeaderAction = LeaderCode | { readonly instruction: string };
 
 export interface LeaderEnvOptions {
   /** Leader actions after which an episode is truncated. */
@@ -113,7 +107,7 @@ export class LeaderEnv {
    * refuses (End Turn with nothing queued, a move with no steps left, an empty instruction)
    * changes nothing but still counts as a step: `info.refused` says why.
    */
-  step(action: LeaderAction): LeaderEnvStep {
+  step(action: LeaderAgentAction): LeaderEnvStep {
     const episode = this.episode;
     if (!episode || episode.over) throw new Error('the episode is over (or never started): call reset() before step()');
     const before = episode.state;
@@ -162,15 +156,9 @@ export class LeaderEnv {
   }
 }
 
-/** The engine's action for a leader action; a RangeError for anything else. */
-export function leaderAction(action: LeaderAction): Action {
-  if (typeof action === 'object' && action !== null && typeof action.instruction === 'string') {
-    return { type: 'instruction', actor: 'leader', text: sanitizeInstruction(action.instruction) };
-  }
-  if (!(LEADER_CODES as readonly unknown[]).includes(action)) {
-    throw new RangeError(`unknown leader action ${JSON.stringify(action)}; use one of ${LEADER_CODES.join(', ')} or { instruction: text }`);
-  }
-  return byActor('leader', actionOfCode(action as LeaderCode));
+/** The engine's action for a leader action (an instruction sanitized as the game server does); a RangeError for anything else. */
+export function leaderAction(action: LeaderAgentAction): Action {
+  return byActor('leader', leaderPlayerAction(action));
 }
 
 function infoOf(episode: Episode, outcome: Outcome | null, refused: ActionError | null, points: number, followerActions: number): LeaderEnvInfo {

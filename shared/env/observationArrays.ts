@@ -17,9 +17,9 @@ import { HEADINGS, stepFrom, type Pose } from '../engine/hex';
 import { PROP_TYPES, TERRAIN_LETTERS } from '../engine/map';
 import { UNSEEN, type KnownMap, type PlayerView } from '../engine/playerView';
 import { describeObservation } from '../agents/language';
-import type { FollowerObservation } from '../agents/types';
+import { LEADER_AGENT_CODES, type FollowerObservation } from '../agents/types';
 import type { EnvInfo } from './env';
-import { LEADER_CODES, type LeaderEnvInfo } from './leaderEnv';
+import type { LeaderEnvInfo } from './leaderEnv';
 
 export type Dtype = 'uint8' | 'int8' | 'int32' | 'float64';
 const DTYPE_BYTES: Readonly<Record<Dtype, number>> = { uint8: 1, int8: 1, int32: 4, float64: 8 };
@@ -390,7 +390,7 @@ export class FollowerArrays {
 }
 
 /** The leader's actions by index: the codes, then writing an instruction (its text goes with it). */
-export const LEADER_ACTION_NAMES = [...LEADER_CODES, 'INSTRUCTION'] as const;
+export const LEADER_ACTION_NAMES = [...LEADER_AGENT_CODES, 'INSTRUCTION'] as const;
 
 export interface LeaderArraysOptions {
   readonly grid: GridSize;
@@ -461,8 +461,8 @@ export class LeaderArrays {
     const queue = view.instructions.filter((instruction) => instruction.status !== 'done');
     block.array('queue_length')[0] = queue.length;
     const mask = block.array('action_mask');
-    LEADER_CODES.forEach((code, i) => (mask[i] = allowsCode(view.legal, code) ? 1 : 0));
-    mask[LEADER_CODES.length] = view.legal.instruction ? 1 : 0;
+    LEADER_AGENT_CODES.forEach((code, i) => (mask[i] = allowsCode(view.legal, code) ? 1 : 0));
+    mask[LEADER_AGENT_CODES.length] = view.legal.instruction ? 1 : 0;
 
     // Instruction texts are sanitized: no line breaks inside one.
     block.setText('queue', queue.map((instruction) => instruction.text).join('\n'));

@@ -33,11 +33,11 @@ import { DEFAULT_MAP_SIZE } from '../maps/generate';
 import { episodeIds } from '../eval/runner';
 import type { Recording } from '../eval/recording';
 import { followerObservationSchema } from '../agents/protocol';
-import type { FollowerObservation } from '../agents/types';
+import { LEADER_AGENT_CODES, type FollowerObservation, type LeaderAgentAction } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
 import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
 import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type GameEnvStep } from './gameEnv';
-import { DEFAULT_LEADER_ENV_OPTIONS, LEADER_CODES, LeaderEnv, type LeaderAction } from './leaderEnv';
+import { DEFAULT_LEADER_ENV_OPTIONS, LeaderEnv } from './leaderEnv';
 import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
 
 export const PROTOCOL = 'cerealbar-env';
@@ -409,10 +409,10 @@ function readFollowerAction(request: ByteReader): FollowerCode {
 }
 
 /** An index into LEADER_ACTION_NAMES; INSTRUCTION is followed by u32 length + UTF-8 text. */
-function readLeaderAction(request: ByteReader): LeaderAction {
+function readLeaderAction(request: ByteReader): LeaderAgentAction {
   const index = request.u8();
-  if (index === LEADER_CODES.length) return { instruction: request.text(request.u32()) };
-  if (index < LEADER_CODES.length) return LEADER_CODES[index];
+  if (index === LEADER_AGENT_CODES.length) return { instruction: request.text(request.u32()) };
+  if (index < LEADER_AGENT_CODES.length) return LEADER_AGENT_CODES[index];
   throw new RequestError('invalid', `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(', ')})`);
 }
 

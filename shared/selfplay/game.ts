@@ -105,7 +105,7 @@ export function playSelfPlayGame(options: SelfPlayOptions, write: (line: LogLine
  * When the action happens on the simulated clock. A player that would still be busy when its
  * time is up gets the server's timeout instead, exactly at the limit, as on a real server.
  */
-function timed(action: Action, role: Role, t: number, turnStart: number, draw: Draw): { action: Action; at: number } {
+export function timed(action: Action, role: Role, t: number, turnStart: number, draw: Draw): { action: Action; at: number } {
   const deadline = turnStart + TURN_TIME_LIMIT_MS[role];
   const range = ACTION_MS[role][action.type];
   const at = range ? t + draw.int(range[0], range[1]) : deadline;

@@ -13,6 +13,16 @@ import type { GameState } from '../engine/state';
 import type { Action, Move } from '../engine/actions';
 import type { PathPlanner } from '../nav/pathing';
 
+/**
+ * What the scripted leader plans from: the board as the leader sees it. An engine state is one
+ * (self-play), and so is a leader's observation (the scripted leader agent), `nextCardId` then
+ * being the newest card's id + 1: a set's new cards always get the next ids.
+ */
+export type LeaderBoard = Pick<GameState, 'cards' | 'leader' | 'follower' | 'nextCardId'> & {
+  readonly queue: readonly { readonly id: number }[];
+  readonly turn: { readonly stepsLeft: number };
+};
+
 /** What an instruction asks for: step on this card so that its selection becomes `select`. */
 export interface CardTask {
   readonly cardId: number;
@@ -86,7 +96,7 @@ export class ScriptedLeader {
     };
   }
 
-  decide(state: GameState): Decision {
+  decide(state: LeaderBoard): Decision {
     const turn = this.turn;
     if (turn.timeout === 'idle') return { action: { type: 'timeout', actor: 'server', role: 'leader' } };
     const plan = this.currentPlan(state);
@@ -115,7 +125,7 @@ export class ScriptedLeader {
    * This turn's plan, made again after a set: the board and the selection then changed. When the
    * queued instructions already finish a set there is nothing to add (and nothing to compute).
    */
-  private currentPlan(state: GameState): SetPlan {
+  private currentPlan(state: LeaderBoard): SetPlan {
     if (this.turn.plan?.nextCardId !== state.nextCardId) {
       const pending = this.pendingTasks(state);
       if (finishesSet(state.cards, pending)) {
@@ -128,11 +138,11 @@ export class ScriptedLeader {
     return this.turn.plan;
   }
 
-  private pendingTasks(state: GameState): CardTask[] {
+  private pendingTasks(state: LeaderBoard): CardTask[] {
     return state.queue.flatMap((instruction) => this.tasks.get(instruction.id) ?? []);
   }
 
-  private walkToOwnCard(state: GameState, plan: SetPlan): Move | null {
+  private walkToOwnCard(state: LeaderBoard, plan: SetPlan): Move | null {
     const own = plan.own!;
     const card = state.cards.find((c) => c.id === own.cardId);
     if (!card || card.selected === own.select) {
@@ -143,13 +153,13 @@ export class ScriptedLeader {
   }
 
   /** Toward the follower's last card, to be near it next turn; it stops next to it, not on it. */
-  private walkAhead(state: GameState, plan: SetPlan): Move | null {
+  private walkAhead(state: LeaderBoard, plan: SetPlan): Move | null {
     const card = state.cards.find((c) => c.id === plan.followerEnd);
     if (!card || this.paths.cellsTo(state.cards, state.leader, card) <= 1) return null;
     return this.paths.nextMove(state.cards, state.leader, card);
   }
 
-  private instructionText(state: GameState, task: CardTask): string {
+  private instructionText(state: LeaderBoard, task: CardTask): string {
     const card = state.cards.find((c) => c.id === task.cardId)!;
     const template = this.draw.pick(task.select ? SELECT_TEMPLATES : UNSELECT_TEMPLATES);
     return template.replace('CARD', describeCard(card));
@@ -173,7 +183,7 @@ interface Layout {
   readonly apart: Int16Array;
 }
 
-function describeLayout(state: GameState): Layout {
+function describeLayout(state: LeaderBoard): Layout {
   const { cards } = state;
   const n = cards.length;
   const apart = new Int16Array(n * n);
@@ -247,7 +257,7 @@ const PLAN_ATTEMPTS = 3;
  * projected selection differs from "in the set" must be stepped on (selected extras included,
  * which is how an invalid selection gets corrected). The cost is the follower's estimated walk.
  */
-function planSet(state: GameState, paths: PathPlanner, layout: Layout, pending: readonly CardTask[], leaderHelps: boolean): SetPlan {
+function planSet(state: LeaderBoard, paths: PathPlanner, layout: Layout, pending: readonly CardTask[], leaderHelps: boolean): SetPlan {
   const board = describeBoard(state, layout, pending, leaderHelps);
   for (let attempt = 0; attempt < PLAN_ATTEMPTS; attempt++) {
     const best = cheapestSet(board);
@@ -270,7 +280,7 @@ function finishesSet(cards: readonly Card[], pending: readonly CardTask[]): bool
   return isValidSet(cards.filter(finalSelection));
 }
 
-function describeBoard(state: GameState, layout: Layout, pending: readonly CardTask[], leaderHelps: boolean): Board {
+function describeBoard(state: LeaderBoard, layout: Layout, pending: readonly CardTask[], leaderHelps: boolean): Board {
   const { cards, follower, leader } = state;
   const n = cards.length;
   const selected = new Uint8Array(n);
@@ -365,7 +375,7 @@ function orderRoute(board: Board, toStep: Int32Array, length: number, toBeat: nu
 }
 
 /** Turns the assignment into tasks; the leader's card goes to the follower if turns make it too far. */
-function toPlan(state: GameState, paths: PathPlanner, board: Board, best: Assignment, pending: readonly CardTask[]): SetPlan {
+function toPlan(state: LeaderBoard, paths: PathPlanner, board: Board, best: Assignment, pending: readonly CardTask[]): SetPlan {
   const task = (i: number): CardTask => ({ cardId: board.cards[i].id, select: !board.selected[i] });
   const { own, route } = best;
   const ownSteps = own >= 0 ? paths.pathLength(state.cards, state.leader, board.cards[own]) : -1;

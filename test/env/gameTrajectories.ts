@@ -17,7 +17,7 @@ import { Draw, seedRng } from '../../shared/engine/rng';
 import { HeuristicAgent } from '../../shared/agents/builtin';
 import { describeObservation } from '../../shared/agents/language';
 import { GameEnv, type GameAction, type GameEnvStep } from '../../shared/env/gameEnv';
-import { LEADER_CODES, type LeaderAction } from '../../shared/env/leaderEnv';
+import { LEADER_AGENT_CODES, type LeaderAgentAction } from '../../shared/agents/types';
 import { LEADER_ACTION_NAMES } from '../../shared/env/observationArrays';
 import { tellingPolicy } from './leaderPolicies';
 
@@ -44,7 +44,7 @@ const trajectories = episodes.map(({ seed, maxSteps, random }) => {
   while (!last.terminated && !last.truncated) {
     let action: GameAction;
     if (last.control === 'leader') {
-      const chosen = draw.chance(random) ? draw.pick<LeaderAction>([...LEADER_CODES, { instruction: 'pick up the card' }]) : leader(last.leader);
+      const chosen = draw.chance(random) ? draw.pick<LeaderAgentAction>([...LEADER_AGENT_CODES, { instruction: 'pick up the card' }]) : leader(last.leader);
       action = { role: 'leader', action: chosen };
     } else {
       action = { role: 'follower', action: draw.chance(random) ? draw.pick(FOLLOWER_CODES) : follower.act(last.follower) };

@@ -1,5 +1,6 @@
 /** The headless leader environment: Gymnasium's reset/step, the built-in follower between leader turns, refusals. */
-import { LeaderEnv, type LeaderAction, type LeaderEnvStep } from '../../shared/env/leaderEnv';
+import type { LeaderAgentAction } from '../../shared/agents/types';
+import { LeaderEnv, type LeaderEnvStep } from '../../shared/env/leaderEnv';
 import { generateMap } from '../../shared/maps/generate';
 import { randomPolicy, tellingPolicy, type Policy } from './leaderPolicies';
 
@@ -75,7 +76,7 @@ describe('LeaderEnv', () => {
     expect([last(steps).terminated, last(steps).truncated]).toEqual([false, true]);
     expect(() => env.step('MF')).toThrow(/episode is over/);
     env.reset({ seed: 4 });
-    expect(() => env.step('DONE' as LeaderAction)).toThrow(/unknown leader action/);
+    expect(() => env.step('DONE' as LeaderAgentAction)).toThrow(/unknown leader action/);
     expect(() => new LeaderEnv({ maxSteps: 0 })).toThrow(/maxSteps/);
     expect(() => new LeaderEnv({ follower: 'oracle' as 'random' })).toThrow(/unknown follower/);
   });

@@ -3,14 +3,14 @@ import { describeCard, isValidSet, type Card } from '../../shared/engine/cards';
 import { hexDistance, type Cell } from '../../shared/engine/hex';
 import type { PlayerView } from '../../shared/engine/playerView';
 import { Draw, seedRng } from '../../shared/engine/rng';
-import { LEADER_CODES, type LeaderAction } from '../../shared/env/leaderEnv';
+import { LEADER_AGENT_CODES, type LeaderAgentAction } from '../../shared/agents/types';
 
-export type Policy = (view: PlayerView) => LeaderAction;
+export type Policy = (view: PlayerView) => LeaderAgentAction;
 
 
 export function randomPolicy(seed: number): Policy {
   const draw = new Draw(seedRng(seed));
-  return () => (draw.chance(0.1) ? { instruction: 'get the 1 red star' } : draw.pick(LEADER_CODES));
+  return () => (draw.chance(0.1) ? { instruction: 'get the 1 red star' } : draw.pick(LEADER_AGENT_CODES));
 }
 
 /** The three unselected cards that make a set and lie nearest `cell` (by their farthest card), or none. */

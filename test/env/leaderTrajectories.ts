@@ -12,7 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Draw, seedRng } from '../../shared/engine/rng';
-import { LEADER_CODES, LeaderEnv, type LeaderAction } from '../../shared/env/leaderEnv';
+import { LEADER_AGENT_CODES, type LeaderAgentAction } from '../../shared/agents/types';
+import { LeaderEnv } from '../../shared/env/leaderEnv';
 import { LEADER_ACTION_NAMES } from '../../shared/env/observationArrays';
 import { tellingPolicy } from './leaderPolicies';
 
@@ -32,7 +33,7 @@ const trajectories = episodes.map(({ seed, maxSteps, follower, random }) => {
   const steps = [];
   let view = reset.view;
   for (;;) {
-    const action: LeaderAction = draw.chance(random) ? draw.pick<LeaderAction>([...LEADER_CODES, { instruction: 'pick up the card' }]) : policy(view);
+    const action: LeaderAgentAction = draw.chance(random) ? draw.pick<LeaderAgentAction>([...LEADER_AGENT_CODES, { instruction: 'pick up the card' }]) : policy(view);
     const result = env.step(action);
     const index = typeof action === 'object' ? LEADER_ACTION_NAMES.indexOf('INSTRUCTION') : LEADER_ACTION_NAMES.indexOf(action);
     steps.push({ action: index, instruction: typeof action === 'object' ? action.instruction : undefined, ...result });

@@ -1,27 +1,33 @@
 /**
- * A follower agent in another process, in any language, speaking the JSON Lines protocol of
- * protocol.ts over its stdin and stdout. Everything the agent does wrong ends in a typed
+ * An agent in another process, in any language, in either seat, speaking the JSON Lines protocol
+ * of protocol.ts over its stdin and stdout. Everything the agent does wrong ends in a typed
  * AgentError (and the agent is killed, since it can no longer be trusted to be in step); nothing
  * it does can hang the host or leave a process behind.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { z } from 'zod';
 import type { KnownMap } from '../../engine/playerView';
-import { describeObservation } from '../language';
+import type { Role } from '../../engine/state';
+import { describeLeaderObservation, describeObservation } from '../language';
 import {
   actSchema,
   agentHelloSchema,
   hostHello,
+  isProblem,
+  leaderActionReader,
   PROTOCOL_NAME,
-  PROTOCOL_VERSION,
+  readAnswer,
+  readFollowerAction,
   readySchema,
-  type WireObservation,
+  SEAT_VERSIONS,
   type AgentHello,
   type AgentMessageType,
+  type AnswerProblem,
   type HostMessage,
+  type WireLeaderObservation,
+  type WireObservation,
 } from '../protocol';
-import { isFollowerCode } from '../../engine/actions';
-import { AGENT_ACTIONS, type AgentAction, type EpisodeStart, type FollowerAgent, type FollowerObservation } from '../types';
-import type { z } from 'zod';
+import type { AgentAction, Answer, EpisodeStart, FollowerAgent, FollowerObservation, LeaderAgent, LeaderAgentAction, LeaderObservation } from '../types';
 
 export const AGENT_ERROR_KINDS = ['crashed', 'timeout', 'garbage', 'illegal-action', 'protocol'] as const;
 export type AgentErrorKind = (typeof AGENT_ERROR_KINDS)[number];
@@ -76,23 +82,25 @@ const KILL_WAIT_MS = 2_000;
 const GROUP_POLL_MS = 10;
 
 /**
- * The agent process starts, and the handshake begins, in the constructor. What the agent declares
- * in its hello (its name, whether it wants oracle observations or the recording) is known once
+ * What a program agent is in either seat: its process, its handshake and its episodes. The agent
+ * process starts, and the handshake begins, in the constructor. What the agent declares in its
+ * hello (its name, whether it wants oracle observations or the recording) is known once
  * `handshake()` resolves; `reset()` waits for it, but a host that reads `needsRecording` or
  * `wantsOracleObservation` before the first reset must `await agent.handshake()` first.
  */
-export class ProcessAgent implements FollowerAgent {
-  private readonly child: AgentProcess;
+abstract class ProgramAgent {
+  protected readonly child: AgentProcess;
   private readonly handshaking: Promise<void>;
   private hello: AgentHello | null = null;
-  private started = false;
-  /** The known map last sent in this episode: it is sent again only when it changed. */
-  private sentMap: KnownMap | null = null;
+  protected started = false;
+  /** The map last sent in this episode: it is sent again only when it changed. */
+  protected sentMap: KnownMap | null = null;
 
   /** `command` is run with /bin/sh -c: "python3 my_agent.py --greedy". */
   constructor(
     readonly command: string,
-    private readonly options: ProcessAgentOptions = {},
+    readonly role: Role,
+    protected readonly options: ProcessAgentOptions = {},
   ) {
     this.child = new AgentProcess(command, options.cwd, options.env);
     this.handshaking = this.greet();
@@ -103,6 +111,16 @@ export class ProcessAgent implements FollowerAgent {
   /** The name the agent gave in its hello (its command line until then). */
   get name(): string {
     return this.hello?.name ?? this.command;
+  }
+
+  /** The agent's own version, when its hello gave one. */
+  get version(): string | undefined {
+    return this.hello?.agentVersion;
+  }
+
+  /** The protocol version the agent speaks (known after the handshake). */
+  get protocolVersion(): number | undefined {
+    return this.hello?.version;
   }
 
   get wantsOracleObservation(): boolean {
@@ -129,25 +147,7 @@ export class ProcessAgent implements FollowerAgent {
     this.sentMap = null;
     // Privileged data (the static map, the recording) goes only to agents that asked for it.
     const episode: EpisodeStart = this.needsRecording ? start : { episodeId: start.episodeId };
-    await this.child.exchange({ type: 'reset', episode }, 'ready', readySchema, this.stepTimeoutMs);
-  }
-
-  async act(observation: FollowerObservation): Promise<AgentAction> {
-    if (!this.started) throw new Error(`act() on agent ${JSON.stringify(this.name)} before reset()`);
-    const shown = this.wantsOracleObservation ? observation : withoutOracle(observation);
-    const text = describeObservation(shown);
-    const { map, ...rest } = shown;
-    const wire: WireObservation = map === this.sentMap ? rest : { ...rest, map };
-    this.sentMap = map;
-    const answer = await this.child.exchange({ type: 'observe', observation: wire, text }, 'act', actSchema, this.stepTimeoutMs);
-    if (!isFollowerCode(answer.action)) {
-      throw await this.child.fail(
-        new AgentError('illegal-action', this.name, `answered the action ${JSON.stringify(answer.action)}; legal actions are ${AGENT_ACTIONS.join(', ')}`, {
-          line: quote(JSON.stringify(answer)),
-        }),
-      );
-    }
-    return answer.action;
+    await this.child.exchange({ type: 'reset', role: this.role, episode }, 'ready', readySchema, this.stepTimeoutMs);
   }
 
   /** Asks the agent to exit, and kills it (and anything it started) if it has not after the grace period. */
@@ -155,20 +155,64 @@ export class ProcessAgent implements FollowerAgent {
     await this.child.stop(this.options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
   }
 
+  /** Sends an observation (its map only when it changed) and reads the plan answered, each action read by `readAction`. */
+  protected async ask<O extends { readonly map: KnownMap }, A>(
+    observation: O,
+    text: string,
+    readAction: (value: unknown, where: string) => A | AnswerProblem,
+  ): Promise<A[]> {
+    if (!this.started) throw new Error(`act() on agent ${JSON.stringify(this.name)} before reset()`);
+    const { map, ...rest } = observation;
+    const wire = (map === this.sentMap ? rest : { ...rest, map }) as unknown as WireObservation | WireLeaderObservation;
+    this.sentMap = map;
+    const answer = await this.child.exchange({ type: 'observe', observation: wire, text }, 'act', actSchema, this.stepTimeoutMs);
+    const plan = readAnswer(answer, readAction);
+    if (isProblem(plan)) throw await this.child.fail(new AgentError(plan.kind, this.name, plan.message, { line: quote(JSON.stringify(answer)) }));
+    return plan;
+  }
+
   private async greet(): Promise<void> {
-    const hello = await this.child.exchange(hostHello(), 'hello', agentHelloSchema, this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
-    if (hello.protocol !== PROTOCOL_NAME || hello.version !== PROTOCOL_VERSION) {
+    const hello = await this.child.exchange(hostHello(this.role), 'hello', agentHelloSchema, this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    const versions = SEAT_VERSIONS[this.role];
+    if (hello.protocol !== PROTOCOL_NAME || !versions.includes(hello.version)) {
       const speaks = `speaks ${JSON.stringify(hello.protocol)} version ${hello.version}`;
-      throw await this.child.fail(
-        new AgentError('protocol', this.command, `${speaks}; the host speaks ${JSON.stringify(PROTOCOL_NAME)} version ${PROTOCOL_VERSION}`),
-      );
+      const host = `the host speaks ${JSON.stringify(PROTOCOL_NAME)} version ${versions.join(' or ')} in the ${this.role}'s seat`;
+      throw await this.child.fail(new AgentError('protocol', this.command, `${speaks}; ${host}`));
     }
     this.hello = hello;
     this.child.label = hello.name;
   }
 
-  private get stepTimeoutMs(): number {
+  protected get stepTimeoutMs(): number {
     return this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+  }
+}
+
+/** A follower agent in another process. */
+export class ProcessAgent extends ProgramAgent implements FollowerAgent {
+  constructor(command: string, options: ProcessAgentOptions = {}) {
+    super(command, 'follower', options);
+  }
+
+  async act(observation: FollowerObservation): Promise<Answer<AgentAction>> {
+    const shown = this.wantsOracleObservation ? observation : withoutOracle(observation);
+    const plan = await this.ask(shown, describeObservation(shown), readFollowerAction);
+    // One action is answered as one, so that hosts and tests that play one at a time see it as sent.
+    return plan.length === 1 ? plan[0] : plan;
+  }
+}
+
+/** A leader agent in another process (protocol version 3). */
+export class ProcessLeaderAgent extends ProgramAgent implements LeaderAgent {
+  declare readonly role: 'leader';
+
+  constructor(command: string, options: ProcessAgentOptions = {}) {
+    super(command, 'leader', options);
+  }
+
+  async act(observation: LeaderObservation): Promise<Answer<LeaderAgentAction>> {
+    const plan = await this.ask(observation, describeLeaderObservation(observation), leaderActionReader(observation.maxInstructionLength));
+    return plan.length === 1 ? plan[0] : plan;
   }
 }
 

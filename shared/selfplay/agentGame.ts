@@ -1,0 +1,176 @@
+/**
+ * One whole game between any leader agent and any follower agent, headless, through the recorder:
+ * every action is checked as the game server checks it (checkPlayerAction) and logged, and the
+ * log replays with `replay()`. Each agent sees what a human in its seat would: the leader its
+ * observation, the follower its own (its memory witnessing every moment of the game, as a live
+ * follower's screen does).
+ *
+ * Answers are played as plans (shared/agents/plans.ts). Time is simulated, as in self-play: each
+ * action takes a seeded time of its kind, and a turn whose time is up ends by the server's timeout,
+ * exactly at the limit; a pass (an empty plan) lets the turn run out in the same way. A refused
+ * action (a move into an obstacle, End Turn with nothing queued, an instruction while the queue
+ * is full) is counted and the agent is asked again; after `maxRefusalsPerTurn` refusals in one
+ * turn the host passes the turn for it, so that an agent that keeps getting refused cannot loop.
+ * An answer that is not an action of the seat, or an agent that fails, stops the game with an error.
+ */
+import { checkPlayerAction } from '../engine/legal';
+import { DEFAULT_CONFIG, type GameConfig } from '../engine/config';
+import type { GameMap } from '../engine/map';
+import { byActor, type Action, type PlayerAction } from '../engine/actions';
+import { emptyMemory, playerView, remember, type Memory } from '../engine/playerView';
+import { Draw, seedRng } from '../engine/rng';
+import { drawSetup, type GameState, type Role } from '../engine/state';
+import type { LogHeader, LogLine } from '../log/format';
+import { GameRecorder, makeHeader } from '../log/recorder';
+import { followerPlayerAction, leaderPlayerAction } from '../agents/actions';
+import { leaderObservationFromView, ObservationTracker } from '../agents/observation';
+import { followerSituation, PlanPlayer } from '../agents/plans';
+import { isProblem, leaderActionReader, readFollowerAction } from '../agents/protocol';
+import type { ActContext, AgentAction, AgentIdentity, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../agents/types';
+import { MAX_ACTIONS, timed } from './game';
+
+export interface AgentGameOptions {
+  readonly seed: number;
+  readonly map: GameMap;
+  readonly config?: GameConfig;
+  readonly gameId?: string;
+  /** Defaults to the Unix epoch, so that the header too depends only on the options. */
+  readonly startedAt?: Date;
+  readonly meta?: Record<string, unknown>;
+  readonly leader: LeaderAgent;
+  readonly follower: FollowerAgent;
+  /** Who plays each seat, for the log header's `meta.agents`. */
+  readonly agents: { readonly leader: AgentIdentity; readonly follower: AgentIdentity };
+  /** Refused actions in one turn after which the host passes the turn for the agent. */
+  readonly maxRefusalsPerTurn?: number;
+}
+
+export const DEFAULT_MAX_REFUSALS_PER_TURN = 10;
+
+export interface AgentGameResult {
+  readonly state: GameState;
+  readonly header: LogHeader;
+  /** Actions the engine accepted (the log's events, timeouts included). */
+  readonly actions: number;
+  /** Actions refused, by seat. */
+  readonly refused: Readonly<Record<Role, number>>;
+  /** Turns the host passed for an agent that reached the refusal limit, by seat. */
+  readonly refusalPasses: Readonly<Record<Role, number>>;
+}
+
+/** The host's own generator for the simulated clock: the seed mixed apart from the game's and the scripted players'. */
+function clockDraw(seed: number): Draw {
+  return new Draw(seedRng(seed ^ 0xc10c));
+}
+
+/** The seats: each agent, its plan player, and how its answers are read and made the game's actions. */
+interface Seats {
+  readonly leader: Seat<LeaderAgentAction>;
+  readonly follower: Seat<AgentAction>;
+  /** Both players witness a moment of the game (each remembers what it would see). */
+  witness(state: GameState): void;
+}
+
+interface Seat<A> {
+  readonly plans: PlanPlayer<A>;
+  /** The action the seat plays now (null: it passes); the agent is asked when its plan needs it. */
+  next(state: GameState, context: ActContext): Promise<PlayerAction | null>;
+}
+
+export async function playAgentGame(options: AgentGameOptions, write: (line: LogLine) => void): Promise<AgentGameResult> {
+  const config = options.config ?? DEFAULT_CONFIG;
+  const gameId = options.gameId ?? `selfplay-${options.seed}`;
+  const header = makeHeader({
+    gameId,
+    startedAt: options.startedAt ?? new Date(0),
+    seed: options.seed,
+    config,
+    map: options.map,
+    setup: drawSetup(config, options.map, options.seed),
+    meta: { source: 'selfplay', ...options.meta, agents: options.agents },
+  });
+  for (const agent of [options.leader, options.follower] as const) {
+    if ((agent as FollowerAgent).needsRecording) throw new Error(`the ${agent.name} agent needs a recorded game; it cannot play a new one`);
+  }
+  const recorder = new GameRecorder(header, write);
+  const seats = seatsFor(options.leader, options.follower);
+  seats.witness(recorder.state);
+  await options.leader.reset({ episodeId: gameId });
+  await options.follower.reset({ episodeId: gameId });
+  const draw = clockDraw(options.seed);
+  const maxRefusals = options.maxRefusalsPerTurn ?? DEFAULT_MAX_REFUSALS_PER_TURN;
+  const refused: Record<Role, number> = { leader: 0, follower: 0 };
+  const refusalPasses: Record<Role, number> = { leader: 0, follower: 0 };
+
+  let t = 0;
+  let turnStart = 0;
+  let actions = 0;
+  let refusedThisTurn = 0;
+  while (!recorder.state.gameOver) {
+    if (actions + refused.leader + refused.follower >= MAX_ACTIONS) {
+      throw new Error(`game ${gameId} did not end within ${MAX_ACTIONS} actions`);
+    }
+    const state = recorder.state;
+    const role = state.turn.role;
+    const seat = seats[role];
+    const passes = refusedThisTurn >= maxRefusals;
+    if (passes) refusalPasses[role]++;
+    const chosen = passes ? null : await seat.next(state, { event: actions });
+    const timeout: Action = { type: 'timeout', actor: 'server', role };
+    const { action, at } = timed(chosen ? byActor(role, chosen) : timeout, role, t, turnStart, draw);
+    t = at;
+    const refusal = action.type === 'timeout' ? null : checkPlayerAction(state, role, chosen!);
+    const result = refusal ? null : recorder.apply(action, at);
+    if (!result || !result.ok) {
+      refused[role]++;
+      refusedThisTurn++;
+      seat.plans.refused();
+      continue;
+    }
+    actions++;
+    seats.witness(result.state);
+    if (result.outcome.turnEnded) {
+      turnStart = t;
+      refusedThisTurn = 0;
+      seats.leader.plans.turnEnded();
+      seats.follower.plans.turnEnded();
+    }
+  }
+  recorder.end(t, 'turns-exhausted');
+  return { state: recorder.state, header, actions, refused, refusalPasses };
+}
+
+function seatsFor(leader: LeaderAgent, follower: FollowerAgent): Seats {
+  let leaderMemory: Memory = emptyMemory('leader');
+  const tracker = new ObservationTracker();
+  const leaderPlans = new PlanPlayer<LeaderAgentAction>();
+  const followerPlans = new PlanPlayer<AgentAction>();
+  return {
+    witness(state) {
+      leaderMemory = remember(leaderMemory, state);
+      tracker.witness(state);
+    },
+    leader: {
+      plans: leaderPlans,
+      async next(state, context) {
+        const observation = leaderObservationFromView(playerView(state, 'leader', leaderMemory));
+        const action = await leaderPlans.next('', () => leader.act(observation, context));
+        if (action === null) return null;
+        const problem = leaderActionReader(observation.maxInstructionLength)(action, 'action');
+        if (isProblem(problem)) throw new Error(`the leader agent ${JSON.stringify(leader.name)} ${problem.message}`);
+        return leaderPlayerAction(action);
+      },
+    },
+    follower: {
+      plans: followerPlans,
+      async next(state, context) {
+        const observation = tracker.observe(state, { oracle: follower.wantsOracleObservation });
+        const action = await followerPlans.next(followerSituation(observation.instruction), () => follower.act(observation, context));
+        if (action === null) return null;
+        const problem = readFollowerAction(action, 'action');
+        if (isProblem(problem)) throw new Error(`the follower agent ${JSON.stringify(follower.name)} ${problem.message}`);
+        return followerPlayerAction(action);
+      },
+    },
+  };
+}
