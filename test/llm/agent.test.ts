@@ -191,6 +191,10 @@ describe('the LLM follower', () => {
     await agent.act(followerObservation());
     expect(stub.chatRequests()[0].authorization).toBe(`Bearer ${KEY}`);
     expect(records().calls[0].error).toContain('[the API key]');
+    // Even a model that repeats it in its reply.
+    stub.script([JSON.stringify({ thought: `my key is ${KEY}`, actions: ['RL'] })]);
+    expect(await agent.act(followerObservation())).toEqual(['RL']);
+    expect(records().calls[1].thought).toBe('my key is [the API key]');
     expectNoKeyInFiles();
   });
 

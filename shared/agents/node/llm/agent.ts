@@ -12,7 +12,7 @@ import { APIConnectionError, APIError } from 'openai';
 import type { ActContext, AgentIdentity, EpisodeStart } from '../../types';
 import { causeOf, chat, chatClient, type ChatRequest } from './chat';
 import type { LlmConfig } from './config';
-import { CALL_RECORD_VERSION, CALL_STATUSES, RecordWriter, type CallRecord, type CallStatus } from './records';
+import { CALL_RECORD_VERSION, CALL_STATUSES, KEY_PLACEHOLDER, RecordWriter, type CallRecord, type CallStatus } from './records';
 import { parseReply, type ReplyAction, type ReplyCheck } from './reply';
 import { fill, loadTemplate, render, type ChatMessage, type LlmRole, type PromptTemplate } from './templates';
 
@@ -217,7 +217,7 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
   }
 
   private redact(text: string): string {
-    return this.apiKey ? text.split(this.apiKey).join('[the API key]') : text;
+    return this.apiKey ? text.split(this.apiKey).join(KEY_PLACEHOLDER) : text;
   }
 }
 
@@ -227,7 +227,7 @@ export async function startLlmAgent<O, A extends ReplyAction, R extends LlmRole>
   const template = loadTemplate(seat.role, config.prompt);
   const apiKey = (options.env ?? process.env)[config.apiKeyEnv] || null;
   const client = chatClient(config.baseUrl, apiKey);
-  await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join('[the API key]') : text));
+  await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join(KEY_PLACEHOLDER) : text));
   return new LlmAgent(seat, template, client, apiKey, options);
 }
 
