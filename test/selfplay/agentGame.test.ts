@@ -169,6 +169,8 @@ describe('the registry, by seat', () => {
     expect(leader.agent).toBeInstanceOf(ScriptedLeaderAgent);
     const follower = await createSeatAgent('heuristic', 'follower');
     expect(follower.agent).toBeInstanceOf(HeuristicAgent);
+    await expect(createLeaderAgent('heuristic')).rejects.toThrow('"heuristic" is a built-in follower; the built-in leaders are scripted');
+    await expect(createSeatAgent('scripted', 'follower')).rejects.toThrow('"scripted" is a built-in leader; the built-in followers are random, heuristic, static-oracle, oracle');
     expect(agentIdentity(leader.agent, 'scripted')).toEqual({ name: 'scripted', spec: 'scripted' });
     expect(agentIdentity({ name: 'h', version: '2.1', reset: () => {}, act: () => 'DONE' as const }, 'heuristic')).toEqual({ name: 'h', version: '2.1', spec: 'heuristic' });
   });

@@ -21,6 +21,7 @@ export const AGENT_NAMES_BY_ROLE: Readonly<Record<Role, readonly string[]>> = { 
  * once its handshake has told what it wants (oracle observations, the recording).
  */
 export async function createAgent(spec: string, processOptions: ProcessAgentOptions = {}): Promise<FollowerAgent> {
+  refuseOtherSeat(spec, 'follower');
   if (spec === 'static-oracle') return new StaticOracle();
   if (spec === 'oracle') return new Oracle();
   return createBuiltinAgent(spec) ?? shaken(new ProcessAgent(spec, processOptions));
@@ -28,6 +29,7 @@ export async function createAgent(spec: string, processOptions: ProcessAgentOpti
 
 /** The built-in leader `spec` names, otherwise a program that speaks the protocol in the leader's seat, its handshake done. */
 export async function createLeaderAgent(spec: string, processOptions: ProcessAgentOptions = {}): Promise<LeaderAgent> {
+  refuseOtherSeat(spec, 'leader');
   if (spec === 'scripted') return new ScriptedLeaderAgent();
   return shaken(new ProcessLeaderAgent(spec, processOptions));
 }
@@ -44,6 +46,14 @@ export async function createSeatAgent(spec: string, role: Role, processOptions: 
 /** Who played a seat, for log headers and reports: the name and version the agent gave, and the spec that started it. */
 export function agentIdentity(agent: FollowerAgent | LeaderAgent, spec: string): AgentIdentity {
   return { name: agent.name, ...(agent.version !== undefined && { version: agent.version }), spec };
+}
+
+/** A built-in agent of the other seat is a mistake to say so, not a command to run. */
+function refuseOtherSeat(spec: string, role: Role): void {
+  const other: Role = role === 'leader' ? 'follower' : 'leader';
+  if (AGENT_NAMES_BY_ROLE[other].includes(spec)) {
+    throw new Error(`${JSON.stringify(spec)} is a built-in ${other}; the built-in ${role}s are ${AGENT_NAMES_BY_ROLE[role].join(', ')}`);
+  }
 }
 
 async function shaken<A extends ProcessAgent | ProcessLeaderAgent>(agent: A): Promise<A> {
