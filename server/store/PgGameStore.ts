@@ -10,7 +10,9 @@
  * Recovery: the games of a process that is gone are closed from its log file by a process of its
  * machine (the local store's recovery), then shipped. Only when no process runs on that machine
  * any more are they closed from the database's copy, by a process of another machine; lines its
- * machine had not shipped are then lost, which the game's note says.
+ * machine had not shipped are then missing, which the game's note says. A machine judged gone
+ * that was only stalled (a pause longer than the lease) takes its games back when it ships
+ * again: the log file is the record, so the copy's end line gives way to the file's lines.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +20,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { serializeLine } from '../../shared/log/recorder';
 import { isoTime, listParams } from './checks';
-import { closingOf, joinNotes } from './closing';
+import { closingOf, joinNotes, RECOVERY_NOTE } from './closing';
 import { inTransaction } from './pgTransaction';
 import { processRuns } from './processes';
 import { LEASE_MS, LEASE_RENEW_MS, SqliteGameStore } from './SqliteGameStore';
@@ -84,7 +86,7 @@ const LIST_GAMES = `
   ORDER BY started_at COLLATE "C" DESC, game_id COLLATE "C" DESC
   LIMIT $5 OFFSET $6`;
 
-const COPY_NOTE = "closed from the database's copy, as no process ran on its machine: lines that machine had not sent are lost";
+export const COPY_NOTE = "closed from the database's copy, as no process ran on its machine: lines that machine had not sent are missing (it sends them if it comes back)";
 
 /** Games shipped in one transaction at most. */
 const MAX_BATCH = 200;
@@ -410,19 +412,25 @@ export class PgGameStore implements GameStore {
       const lines = { gameIds: [] as string[], numbers: [] as number[], texts: [] as string[] };
       const updates: { gameId: string; lines: number; score: number; endedAt: string | null; endReason: string | null; note: string | null }[] = [];
       for (const row of rows) {
-        // Closed from the copy (this machine had no process), or another machine's game of that id: not ours to write.
-        if (row.closed_from_copy || !this.onThisMachine(row)) {
+        // Another machine's game of that id: not ours to write.
+        if (!this.onThisMachine(row)) {
           shippedNow.set(row.game_id, null);
           continue;
         }
         const game = games.find((candidate) => candidate.gameId === row.game_id)!;
-        const fresh = this.linesAfter(game.gameId, game.logPath, row.lines);
+        // Closed from the copy while this machine seemed gone: the end line the copy got gives way to the file's lines.
+        let kept = row.lines;
+        if (row.closed_from_copy) {
+          const removed = await client.query(`DELETE FROM log_lines WHERE game_id = $1 AND n = $2 AND line LIKE '{"kind":"end"%'`, [row.game_id, row.lines - 1]);
+          kept -= removed.rowCount ?? 0;
+        }
+        const fresh = this.linesAfter(game.gameId, game.logPath, kept);
         fresh.lines.forEach((text, i) => {
           lines.gameIds.push(game.gameId);
-          lines.numbers.push(row.lines + i);
+          lines.numbers.push(kept + i);
           lines.texts.push(text);
         });
-        const count = row.lines + fresh.lines.length;
+        const count = kept + fresh.lines.length;
         updates.push({ gameId: game.gameId, lines: count, score: game.score, endedAt: game.endedAt, endReason: game.endReason, note: game.note ?? null });
         shippedNow.set(game.gameId, game.endedAt === null ? { lines: count, offset: fresh.offset } : null);
       }
@@ -431,7 +439,7 @@ export class PgGameStore implements GameStore {
       }
       if (updates.length > 0) {
         await client.query(
-          `UPDATE games SET lines = v.lines, score = v.score, ended_at = v.ended_at, end_reason = v.end_reason, note = v.note
+          `UPDATE games SET lines = v.lines, score = v.score, ended_at = v.ended_at, end_reason = v.end_reason, note = v.note, closed_from_copy = FALSE
            FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[]) AS v (game_id, lines, score, ended_at, end_reason, note)
            WHERE games.game_id = v.game_id`,
           [updates.map((u) => u.gameId), updates.map((u) => u.lines), updates.map((u) => u.score), updates.map((u) => u.endedAt), updates.map((u) => u.endReason), updates.map((u) => u.note)],
@@ -537,7 +545,7 @@ export class PgGameStore implements GameStore {
       if (end) await client.query('INSERT INTO log_lines (game_id, n, line) VALUES ($1, $2, $3)', [gameId, row.lines, serializeLine(end)]);
       await client.query(
         'UPDATE games SET score = $2, ended_at = $3, end_reason = $4, note = $5, lines = $6, closed_from_copy = TRUE WHERE game_id = $1',
-        [gameId, closing.score, closing.endedAt, closing.endReason, joinNotes(row.note, closing.note, COPY_NOTE), row.lines + (end ? 1 : 0)],
+        [gameId, closing.score, closing.endedAt, closing.endReason, joinNotes(row.note, closing.note === RECOVERY_NOTE ? null : closing.note, COPY_NOTE), row.lines + (end ? 1 : 0)],
       );
       return true;
     });

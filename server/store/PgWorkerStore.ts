@@ -41,6 +41,7 @@ import {
   type StudyGameTotals,
   type WorkerGameRow,
   type WorkerRowWithGames,
+  ENDING_STANDS_OPEN,
 } from './workerChanges';
 
 /** Taken around the schema's creation, so that processes starting together do not race. */
@@ -260,7 +261,7 @@ export class PgWorkerStore implements WorkerStore {
       await tx.query(
         `UPDATE worker_games SET ended_at = $4::text, end_reason = $5, score = $6, left_game = $7,
            seconds = EXTRACT(EPOCH FROM (CAST($4::text AS timestamptz) - CAST(started_at AS timestamptz)))
-         WHERE study_id = $1 AND participant_id = $2 AND game_id = $3 AND ended_at IS NULL`,
+         WHERE study_id = $1 AND participant_id = $2 AND game_id = $3 AND ${ENDING_STANDS_OPEN}`,
         [study.id, participantId, gameId, at, end.reason, end.score, end.left ? 1 : 0],
       );
       return gameEndChanges(study, (await this.row(tx, study.id, participantId))!, end, at);

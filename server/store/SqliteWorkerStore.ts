@@ -48,6 +48,7 @@ import {
   type WorkerGameRow,
   type WorkerRow,
   type WorkerRowWithGames,
+  ENDING_STANDS_OPEN,
 } from './workerChanges';
 
 export const WORKERS_FILE = 'workers.sqlite';
@@ -154,7 +155,7 @@ export class SqliteWorkerStore implements WorkerStore {
     this.endGameRow = db.prepare<{ study_id: string; participant_id: string; game_id: string; ended_at: string; end_reason: EndReason; score: number; left_game: number }>(`
       UPDATE worker_games SET ended_at = @ended_at, end_reason = @end_reason, score = @score, left_game = @left_game,
         seconds = (julianday(@ended_at) - julianday(started_at)) * 86400.0
-      WHERE study_id = @study_id AND participant_id = @participant_id AND game_id = @game_id AND ended_at IS NULL`);
+      WHERE study_id = @study_id AND participant_id = @participant_id AND game_id = @game_id AND ${ENDING_STANDS_OPEN}`);
     this.selectGameTotals = db.prepare<[string], { games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(`
       SELECT COUNT(*) AS games, COALESCE(SUM(ended_at IS NULL), 0) AS live,
         AVG(CASE WHEN ended_at IS NOT NULL THEN score END) AS mean_score, AVG(CASE WHEN ended_at IS NOT NULL THEN seconds END) AS mean_seconds

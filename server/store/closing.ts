@@ -16,6 +16,9 @@ export interface GameClosing {
   readonly logUnclosed?: boolean;
 }
 
+/** The note of a game whose end line recovery added: every game that did not end by itself says why. */
+export const RECOVERY_NOTE = 'its process stopped before ending the game: recovery added the end line after its last event';
+
 export function joinNotes(...notes: (string | null)[]): string | null {
   const present = notes.filter((note): note is string => note !== null);
   return present.length > 0 ? present.join('; ') : null;
@@ -47,5 +50,5 @@ export function closingOf(text: string, startedAtMs: number, lastIndexedScore: n
   }
   // Replay insists that a game whose turns ran out ends with 'turns-exhausted', whatever stopped it.
   const end: LogEnd = { kind: 'end', t: lastT, reason: result.final.gameOver ? 'turns-exhausted' : reason, score: result.final.score };
-  return { closing: { score: end.score, endedAt: isoTime(startedAtMs + end.t), endReason: end.reason, note: null }, end };
+  return { closing: { score: end.score, endedAt: isoTime(startedAtMs + end.t), endReason: end.reason, note: RECOVERY_NOTE }, end };
 }

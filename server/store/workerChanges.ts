@@ -247,6 +247,13 @@ export function gameEndChanges(study: StudyFile, row: WorkerRowWithGames, end: G
   return changes;
 }
 
+/**
+ * Which of a worker's games a game's end may still be recorded for: an open one, or one recovery
+ * ended as `interrupted` while its machine was only stalled (a pause longer than its lease): that
+ * machine takes the game back and its real end replaces the guess. Any other end stands.
+ */
+export const ENDING_STANDS_OPEN = "(ended_at IS NULL OR end_reason = 'interrupted')";
+
 /** The noPartner code, for a worker whose wait (from its last request to play) has run out. */
 export function noPartnerChanges(study: StudyFile, row: WorkerRowWithGames, now: number, at: string): Changes {
   refuseAtEnding(row);

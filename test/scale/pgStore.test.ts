@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
-import { PgGameStore } from '../../server/store/PgGameStore';
+import { COPY_NOTE, PgGameStore } from '../../server/store/PgGameStore';
+import { RECOVERY_NOTE } from '../../server/store/closing';
 import { LEASE_MS } from '../../server/store/SqliteGameStore';
 import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
-import { describeGameStore, endedPid, eventsOf, recordGame, toText } from '../server/storeContract';
+import { describeGameStore, endedPid, eventsOf, recordGame, selfPlayLines, toText } from '../server/storeContract';
+import type { LogEnd } from '../../shared/log/format';
 import { describeWorkerStore, ids, studyIn } from '../study/workerContract';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { api, preparedWorker } from '../browser/studyWorkers';
@@ -159,7 +161,7 @@ describe('P-113: two machines on one database', () => {
     const last = eventsOf(written).at(-1)!;
     expect(text).toBe(toText([...written, { kind: 'end', t: last.t, reason: 'interrupted', score: last.outcome.score }]));
     expect(replay(text).end?.reason).toBe('interrupted');
-    expect(await b.getGame('orphan')).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
+    expect(await b.getGame('orphan')).toMatchObject({ endReason: 'interrupted', note: COPY_NOTE });
   });
 
   test("while a store runs on its machine, another machine leaves its games alone; that store closes them from the log file", async () => {
@@ -171,7 +173,7 @@ describe('P-113: two machines on one database', () => {
     expect(await b.getGame('sibling')).toMatchObject({ endedAt: null });
     expect((await siblingA.recover()).recovered).toEqual(['sibling']);
     expect(await b.getGame('sibling')).toMatchObject({ endReason: 'interrupted' });
-    expect((await b.getGame('sibling'))!.note).toBeUndefined();
+    expect((await b.getGame('sibling'))!.note).toBe(RECOVERY_NOTE);
   });
 
   test("another machine is known by its data directory's id, not its hostname: its pids are never checked here", async () => {
@@ -206,6 +208,33 @@ describe('P-113: two machines on one database', () => {
       await client.query('ALTER TABLE IF EXISTS stores_away RENAME TO stores');
       await client.end();
     }
+  }, 30_000);
+
+  test('a machine judged gone while it was only stalled takes its games back: the copy gets the log file\'s lines and real end', async () => {
+    const [a, b] = [await open(machine()), await open(machine())];
+    const full = selfPlayLines(1);
+    const { writer, written } = recordGame(b, { gameId: 'stalled', crashAfter: 20 });
+    await b.synced();
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 200)); // a has been connected a full lease
+    // b stalls (a long pause): its lease runs out, and a closes its game from the copy.
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query('UPDATE stores SET renewed_at = renewed_at - $1 WHERE store_id = $2', [LEASE_MS + 1000, b.storeId]);
+    await client.end();
+    expect((await a.recover()).recovered).toEqual(['stalled']);
+    expect(await a.getGame('stalled')).toMatchObject({ endReason: 'interrupted' });
+    // b goes on: its next lines, and the game's real end, replace the copy's end.
+    const rest = full.slice(written.length);
+    for (const line of rest) {
+      if (line.kind === 'end') writer.end(line);
+      else writer.append(line);
+    }
+    await b.synced();
+    expect(await a.readLog('stalled')).toBe(toText([...written, ...rest]));
+    const end = full.at(-1) as LogEnd;
+    expect(await a.getGame('stalled')).toMatchObject({ endReason: end.reason, score: end.score });
+    expect((await a.getGame('stalled'))!.note).toBeUndefined();
+    expect((await a.recover()).recovered).toEqual([]);
   }, 30_000);
 
   test('a machine that comes back ships the lines its database copy lacks', async () => {
@@ -430,7 +459,7 @@ describe('P-113: cerealbar serve --store on two machines', () => {
       closed = record.endedAt === null ? null : record;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(closed).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^closed from the database's copy/) });
+    expect(closed).toMatchObject({ endReason: 'interrupted', note: COPY_NOTE });
     const log = await (await get(other, `/api/games/${gameId}/log`)).text();
     expect(replay(log).end?.reason).toBe('interrupted');
   });

@@ -9,6 +9,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { RECOVERY_NOTE } from '../../server/store/closing';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { LogEnd, LogHeader } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
@@ -123,7 +124,7 @@ describe('recovery', () => {
     expect(text.split('\n')).toHaveLength(written.length + 2); // the end line, and the empty string after the last newline
     expect(replay(text).events).toBe(40);
     expect(record.endReason).toBe('interrupted');
-    expect(record.note).toMatch(/^removed a cut-off last line \(\d+ bytes\)$/);
+    expect(record.note).toMatch(new RegExp(`^removed a cut-off last line \\(\\d+ bytes\\); ${RECOVERY_NOTE}$`));
   });
 
   test('a last line that lost only its newline is kept', () => {
@@ -137,7 +138,7 @@ describe('recovery', () => {
     const text = readFileSync(store.getGame('no-newline')!.logPath, 'utf8');
     expect(text.startsWith(toText([...written, next]))).toBe(true);
     expect(replay(text).events).toBe(11);
-    expect(store.getGame('no-newline')!.note).toBe('added the missing newline after the last line');
+    expect(store.getGame('no-newline')!.note).toBe(`added the missing newline after the last line; ${RECOVERY_NOTE}`);
   });
 
   test('a log that has its end line but an index that missed it: the index follows the log', () => {
@@ -178,7 +179,7 @@ describe('recovery', () => {
     });
     expect(store.getGame('corrupt')!.endedAt).not.toBeNull();
     expect(store.getGame('fine')).toMatchObject({ endReason: 'interrupted' });
-    expect(store.getGame('fine')!.note).toBeUndefined();
+    expect(store.getGame('fine')!.note).toBe(RECOVERY_NOTE);
     expect(store.getGame('lost')).toMatchObject({ endReason: 'interrupted', note: expect.stringMatching(/^the log file is missing: .*lost\.jsonl$/) });
   });
 

@@ -3,6 +3,7 @@
  * interface: the same tests run on SqliteGameStore (test/server/store.test.ts) and on
  * PgGameStore (test/scale/pgStore.test.ts).
  */
+import { RECOVERY_NOTE } from '../../server/store/closing';
 import type { GameLogWriter, GameStore, SeatRecord } from '../../server/store/types';
 import type { LogEnd, LogEvent, LogHeader, LogLine } from '../../shared/log/format';
 import { spawnSync } from 'node:child_process';
@@ -247,7 +248,7 @@ export function describeGameStore(kind: string, newPlace: () => Promise<StorePla
         expect(replay(text).final.score).toBe(end.score);
         const record = await game('crashed');
         expect(record).toMatchObject({ score: end.score, endReason: 'interrupted', endedAt: new Date(Date.parse('2026-01-01T00:00:00Z') + lastEvent.t).toISOString() });
-        expect(record!.note).toBeUndefined();
+        expect(record!.note).toBe(RECOVERY_NOTE);
         expect((await store.recover()).recovered).toEqual([]);
       });
 

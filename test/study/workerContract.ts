@@ -317,6 +317,12 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         // Ending a game twice changes nothing.
         await store.recordGameEnd(study, PID, 'g3', { reason: 'abandoned', score: 9, left: false });
         expect((await store.get(study.id, PID))!.games.points).toBe(7);
+        // But a game recovery closed as interrupted, whose stalled machine took it back, ends as it really did.
+        await store.recordGameStart(study.id, PID, 'g4', 'follower');
+        await store.recordGameEnd(study, PID, 'g4', { reason: 'interrupted', score: 1, left: false });
+        await store.recordGameEnd(study, PID, 'g4', { reason: 'turns-exhausted', score: 5, left: false });
+        expect((await store.games(study.id, PID)).at(-1)).toMatchObject({ gameId: 'g4', endReason: 'turns-exhausted', score: 5 });
+        expect((await store.get(study.id, PID))!.games).toMatchObject({ played: 4, completed: 3, points: 12 });
     });
 
       test('P-102: the promotion rule needs enough completed games as follower and a high enough mean score', async () => {
