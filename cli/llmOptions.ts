@@ -4,10 +4,12 @@
  * template loaded, the endpoint checked) or stops the command with one line and exit 2.
  */
 import { Option, type Command } from 'commander';
-import { LlmEndpointError } from '../shared/agents/node/llm/agent';
+import { LlmAgent, LlmEndpointError } from '../shared/agents/node/llm/agent';
 import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
+import { agentIdentity } from '../shared/agents/node/registry';
+import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../shared/agents/types';
 import { CliError } from './errors';
 import { integerOption } from './options';
 
@@ -45,7 +47,7 @@ export function addLlmOptions(command: Command): Command {
   const options = [
     new Option('--llm-config <file>', 'a YAML file with the --llm-* settings (keys without --llm-); options given here win'),
     new Option('--llm-base-url <url>', `the OpenAI-compatible endpoint, up to its /v1 (default ${LLM_DEFAULTS.baseUrl})`),
-    new Option('--llm-model <name>', 'the model to ask (required with the llm agent)'),
+    new Option('--llm-model <name>', 'the model to ask; required when a seat is played by the llm agent (--agent llm, --leader llm, --follower llm)'),
     new Option('--llm-api-key-env <var>', `the environment variable holding the API key (default ${LLM_DEFAULTS.apiKeyEnv}; unset: no key is sent)`),
     new Option('--llm-temperature <t>', `sampling temperature (default ${LLM_DEFAULTS.temperature})`).argParser(numberOption('--llm-temperature', 0, 2)),
     new Option('--llm-seed <n>', 'sampling seed sent to the endpoint').argParser(integerOption('--llm-seed', 0, 2 ** 31 - 1)),
@@ -102,9 +104,35 @@ export async function startLlmFromOptions(role: 'follower' | 'leader', options: 
   try {
     return role === 'leader' ? await startLlmLeader(agentOptions) : await startLlmFollower(agentOptions);
   } catch (error) {
-    if (error instanceof TemplateError || error instanceof LlmEndpointError) throw new CliError(`the llm agent cannot start: ${error.message}`);
+    if (error instanceof TemplateError || error instanceof LlmEndpointError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/**
+ * The agent `spec` names for the seat: the LLM agent for `llm` (its records in --llm-records, else
+ * `defaultRecordDir`), any other through `start` (the registry).
+ */
+export function startSeatAgent<A>(role: 'follower' | 'leader', spec: string, options: LlmCliOptions, defaultRecordDir: string, start: (spec: string) => Promise<A>): Promise<A> {
+  if (spec !== LLM_AGENT_SPEC) return start(spec);
+  return startLlmFromOptions(role as 'follower', options, defaultRecordDir) as Promise<unknown> as Promise<A>;
+}
+
+/** Who played a seat, for the log header: the LLM agent names its model and endpoint in its spec. */
+export function seatIdentity(agent: FollowerAgent | LeaderAgent, spec: string): AgentIdentity {
+  return agent instanceof LlmAgent ? agent.identity : agentIdentity(agent, spec);
+}
+
+/** --llm-* options with no seat played by the llm agent are a mistake: one line, exit 2. */
+export function checkLlmOptionsUsed(options: LlmCliOptions, specs: readonly string[], seatOptions: string): void {
+  if (givesLlmOptions(options) && !specs.includes(LLM_AGENT_SPEC)) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
+}
+
+/** A line for each seat the LLM agent played (its counts), for the end of a command's report. */
+export function llmReport(agents: Readonly<Record<'leader' | 'follower', unknown>>): string {
+  return (['leader', 'follower'] as const)
+    .flatMap((role) => (agents[role] instanceof LlmAgent ? [`${describeLlmStats(`llm ${role}`, agents[role] as LlmFollower | LlmLeader)}\n`] : []))
+    .join('');
 }
 
 /** One line of an LLM agent's counts for a command's report: calls, statuses, fallbacks, tokens, latency. */

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { agentIdentity, AGENT_NAMES_BY_ROLE, createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
+import { AGENT_NAMES_BY_ROLE, createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
 import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
 import { DEFAULT_CONFIG } from '../../shared/engine/config';
 import type { GameMap } from '../../shared/engine/map';
@@ -17,10 +17,11 @@ import { generateMap } from '../../shared/maps/generate';
 import { playAgentGame } from '../../shared/selfplay/agentGame';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
+import { addLlmOptions, checkLlmOptionsUsed, llmReport, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';
 import { integerOption } from '../options';
 import { readMapFile } from './maps';
 
-interface SelfPlayOptions {
+interface SelfPlayOptions extends LlmCliOptions {
   games: number;
   seed: number;
   out: string;
@@ -43,7 +44,7 @@ interface Pair {
 type PlayGame = (seed: number, map: GameMap, write: (line: LogLine) => void) => Promise<{ score: number; refused?: Record<Role, number> }>;
 
 export function registerSelfPlayCommand(program: Command): void {
-  program
+  const command = program
     .command('selfplay')
     .description('play complete games headless between a leader and a follower (the scripted pair by default); one log per game')
     .requiredOption('--out <dir>', 'directory for the logs (created if missing)')
@@ -66,7 +67,8 @@ export function registerSelfPlayCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`${options.out}: cannot create the directory: ${(error as Error).message}`);
       }
-      const pair = options.follower === SCRIPTED_FOLLOWER ? null : await startPair(options.leader, options.follower);
+      checkLlmOptionsUsed(options, [options.leader, options.follower], '--leader or --follower');
+      const pair = options.follower === SCRIPTED_FOLLOWER ? null : await startPair(options);
       const play: PlayGame = pair ? agentGame(pair) : scriptedGame;
       try {
         await playGames(options, fixedMap, play, pair);
@@ -75,6 +77,7 @@ export function registerSelfPlayCommand(program: Command): void {
         await pair?.follower.close?.();
       }
     });
+  addLlmOptions(command);
 }
 
 async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined, play: PlayGame, pair: Pair | null): Promise<void> {
@@ -102,6 +105,7 @@ async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined
   process.stdout.write(
     `${options.games} games written to ${options.out} in ${seconds.toFixed(2)} s; mean score ${(totalScore / options.games).toFixed(2)}\n` +
       agents +
+      (pair ? llmReport(pair) : '') +
       `check them with: npx cerealbar replay ${join(options.out, '*.jsonl')}\n`,
   );
 }
@@ -119,11 +123,12 @@ function agentGame(pair: Pair): PlayGame {
 }
 
 /** Starts both agents (a program's handshake included); one that cannot start stops the command before any game. */
-async function startPair(leaderSpec: string, followerSpec: string): Promise<Pair> {
-  const leader = await starting('leader', leaderSpec, createLeaderAgent(leaderSpec));
+async function startPair(options: SelfPlayOptions): Promise<Pair> {
+  const { leader: leaderSpec, follower: followerSpec, out } = options;
+  const leader = await starting('leader', leaderSpec, startSeatAgent('leader', leaderSpec, options, out, createLeaderAgent));
   let follower: FollowerAgent;
   try {
-    follower = await starting('follower', followerSpec, createAgent(followerSpec));
+    follower = await starting('follower', followerSpec, startSeatAgent('follower', followerSpec, options, out, (spec) => createAgent(spec)));
   } catch (error) {
     await leader.close?.();
     throw error;
@@ -132,7 +137,7 @@ async function startPair(leaderSpec: string, followerSpec: string): Promise<Pair
     await Promise.all([leader.close?.(), follower.close?.()]);
     throw new CliError(`the ${follower.name} agent needs a recorded game; it can only be evaluated offline (cerealbar eval)`);
   }
-  return { leader, follower, agents: { leader: agentIdentity(leader, leaderSpec), follower: agentIdentity(follower, followerSpec) } };
+  return { leader, follower, agents: { leader: seatIdentity(leader, leaderSpec), follower: seatIdentity(follower, followerSpec) } };
 }
 
 async function starting<A>(role: Role, spec: string, agent: Promise<A>): Promise<A> {
