@@ -17,7 +17,7 @@ import { generateMap } from '../../shared/maps/generate';
 import { playAgentGame } from '../../shared/selfplay/agentGame';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
-import { addLlmOptions, checkLlmOptionsUsed, llmReport, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';
+import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';
 import { integerOption } from '../options';
 import { readMapFile } from './maps';
 
@@ -51,10 +51,10 @@ export function registerSelfPlayCommand(program: Command): void {
     .option('--games <n>', 'number of games', integerOption('--games', 1, 1_000_000), 1)
     .option('--seed <s>', 'seed of the first game; game i uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--map <file>', 'play every game on this map file instead of a generated map')
-    .option('--leader <agent>', `the leader: a built-in agent (${AGENT_NAMES_BY_ROLE.leader.join(', ')}) or a command that speaks the agent protocol`, 'scripted')
+    .option('--leader <agent>', `the leader: a built-in agent (${[...AGENT_NAMES_BY_ROLE.leader, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol`, 'scripted')
     .option(
       '--follower <agent>',
-      `the follower: ${SCRIPTED_FOLLOWER} (self-play's own, with the scripted leader only), a built-in agent (${AGENT_NAMES_BY_ROLE.follower.join(', ')}) or a command that speaks the agent protocol`,
+      `the follower: ${SCRIPTED_FOLLOWER} (self-play's own, with the scripted leader only), a built-in agent (${[...AGENT_NAMES_BY_ROLE.follower, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol`,
       SCRIPTED_FOLLOWER,
     )
     .action(async (options: SelfPlayOptions) => {
