@@ -129,11 +129,19 @@ function postgresProgram(name: string): string {
   return findProgram(name, 'postgresql', versions.map((version) => join(root, version, 'bin', name)));
 }
 
+/** PostgreSQL that can be stopped and started again on the same data (an outage of the database). */
+export interface PostgresService extends RunningService {
+  /** Stops the server (a fast shutdown: its connections are cut); its data stays. */
+  stopServer(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  startServer(): Promise<void>;
+}
+
 /**
  * PostgreSQL with one database, `cerealbar`, trusting local connections, its data in a temporary
  * directory. PostgreSQL refuses to run as root, so as root it runs as the package's `postgres` user.
  */
-export async function startPostgres(): Promise<RunningService> {
+export async function startPostgres(): Promise<PostgresService> {
   const initdb = postgresProgram('initdb');
   const postgres = postgresProgram('postgres');
   const dir = mkdtempSync(join(tmpdir(), 'cerealbar-postgres-'));
@@ -152,19 +160,36 @@ export async function startPostgres(): Promise<RunningService> {
   const port = await freePort();
   const settings = ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200'];
   const [program, args] = run(postgres, ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, ...settings]);
-  const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await waitUntil(() => /ready to accept connections/.test(output) || child.exitCode !== null, 'postgres to start', 20_000);
-  if (child.exitCode !== null) throw new Error(`postgres did not start: ${output}`);
+  let child: ChildProcess | null = null;
+  const startServer = async () => {
+    const started = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    started.stdout!.on('data', (chunk) => (output += chunk));
+    started.stderr!.on('data', (chunk) => (output += chunk));
+    await waitUntil(() => /ready to accept connections/.test(output) || started.exitCode !== null, 'postgres to start', 20_000);
+    if (started.exitCode !== null) throw new Error(`postgres did not start: ${output}`);
+    child = started;
+  };
+  // SIGINT is PostgreSQL's fast shutdown: it ends every connection at once, as a failover does.
+  // It goes to the server itself (its pid is the first line of postmaster.pid): runuser does not pass it on.
+  const stopServer = async () => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    process.kill(Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGINT');
+    await exited;
+  };
+  await startServer();
   const [createProgram, createArgs] = run(postgresProgram('createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'cerealbar']);
   const created = spawnSync(createProgram, createArgs, { encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`createdb failed: ${created.stderr}`);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/cerealbar`,
+    stopServer,
+    startServer,
     stop: async () => {
-      await stopChild(child);
+      await stopServer();
       rmSync(dir, { recursive: true, force: true });
     },
   };
