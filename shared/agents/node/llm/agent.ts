@@ -207,7 +207,7 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
     }
     c.latencyMs.total += line.latencyMs;
     c.latencyMs.max = Math.max(c.latencyMs.max, line.latencyMs);
-    this.writer!.write({ ...line, call: ++this.lines, time: new Date().toISOString() } as CallRecord);
+    this.writer!.write({ kind: line.kind, call: ++this.lines, ...line, time: new Date().toISOString() } as CallRecord);
   }
 
   private fellBack(status: CallStatus, fallback: A[]): A[] {
