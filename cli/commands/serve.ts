@@ -13,6 +13,7 @@ import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
+import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, type SeatAgentSpecs } from '../../server/rooms/seatAgents';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
@@ -35,6 +36,8 @@ interface ServeOptions {
   publicAddress?: string;
   store?: string;
   syncEachAction?: boolean;
+  botLeader: string;
+  botFollower: string;
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -52,6 +55,20 @@ const DEFAULT_DRAIN_SECONDS = 35 * 60;
 const DRAIN_POLL_MS = 1000;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/**
+ * The agents a player may ask for as its partner, each started once and closed before the server
+ * takes games: an agent that cannot play a live seat stops `serve` (exit 2) with the reason.
+ */
+async function checkSeatAgents(specs: SeatAgentSpecs): Promise<void> {
+  for (const role of ['leader', 'follower'] as const) {
+    try {
+      await checkSeatAgent(role, specs[role]);
+    } catch (error) {
+      throw new CliError(`--bot-${role} ${JSON.stringify(specs[role])}: ${oneLineReason(error)}`);
+    }
+  }
+}
 
 /** The study files, loaded and checked before anything else starts: a bad one stops `serve` (exit 2). */
 function loadStudiesForServe(files: readonly string[]): Study[] {
@@ -80,10 +97,14 @@ export function registerServeCommand(program: Command): void {
     .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
     .option('--public-address <host[:port][/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
     .option('--sync-each-action', "flush each action to disk before anyone sees it, so that a crash of the machine (not only of the process) loses none; costs a disk flush per action (docs/deploy.md)")
+    .option('--bot-leader <agent>', 'the agent leader a follower may ask for (the lobby\'s "Play as follower with an agent leader"): a built-in agent or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.leader)
+    .option('--bot-follower <agent>', 'the agent follower a leader may ask for (the lobby\'s "Play as leader with a scripted follower"): a built-in agent or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.follower)
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
       checkStoreUrl(options.store);
+      const seatAgents = { leader: options.botLeader, follower: options.botFollower };
+      await checkSeatAgents(seatAgents);
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -136,7 +157,7 @@ export function registerServeCommand(program: Command): void {
       const server = await startGameServer({
         port: options.port,
         host: options.host,
-        services: { startLog: (header, info) => store.startGame(header, info), metrics },
+        services: { startLog: (header, info) => store.startGame(header, info), metrics, seatAgents: seatAgentsFrom(seatAgents) },
         roomSettings: {
           leaderTurnSeconds: options.leaderSeconds,
           followerTurnSeconds: options.followerSeconds,
@@ -166,6 +187,7 @@ export function registerServeCommand(program: Command): void {
       );
       if (options.store !== undefined) say(`Games in PostgreSQL at ${redactUrl(options.store)}, for every process of every machine`);
       say(`${options.store === undefined ? 'Games and logs' : 'Logs written first'}: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
+      say(`Agent partners, for players who ask for one: leader ${JSON.stringify(seatAgents.leader)}, follower ${JSON.stringify(seatAgents.follower)}`);
       if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
       // A study's workers whose games recovery closed learn of their end, as of any game's.
       const tellWorkers = (gameIds: readonly string[]) =>

@@ -11,10 +11,11 @@
  * passes and the turn runs out, as a human's would, and the server's log says why.
  */
 import type { Clock, Delayed } from '@colyseus/core';
-import { observationFromView } from '../../shared/agents/observation';
+import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
+import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
 import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
-import type { ActContext, AgentIdentity, Answer, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
-import { actionOfCode, isFollowerCode, type PlayerAction } from '../../shared/engine/actions';
+import type { ActContext, AgentAction, AgentIdentity, Answer, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../../shared/agents/types';
+import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
 import type { PlayerView } from '../../shared/engine/playerView';
 import type { Role } from '../../shared/engine/state';
@@ -58,7 +59,7 @@ interface SeatRules {
 function followerRules(agent: FollowerAgent): SeatRules {
   return {
     ask: async (view, context) => agent.act(observationFromView(view), context),
-    action: (entry) => (isFollowerCode(entry) ? actionOfCode(entry) : null),
+    action: (entry) => orNull(() => followerPlayerAction(entry as AgentAction)),
     situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null),
     note: () => {
       const gaveUp = (agent as { gaveUp?: unknown }).gaveUp;
@@ -67,9 +68,27 @@ function followerRules(agent: FollowerAgent): SeatRules {
   };
 }
 
+function leaderRules(agent: LeaderAgent): SeatRules {
+  return {
+    ask: async (view, context) => agent.act(leaderObservationFromView(view), context),
+    action: (entry) => orNull(() => leaderPlayerAction(entry as LeaderAgentAction)),
+    // Nothing changes under a leader in its own turn but by its own actions: a plan holds for the turn.
+    situation: () => 'the leader turn',
+    note: () => null,
+  };
+}
+
 function rulesFor(seated: SeatedAgent): SeatRules {
-  if (seated.role === 'follower') return followerRules(seated.agent);
-  throw new Error('the leader seat takes no agent yet');
+  return seated.role === 'follower' ? followerRules(seated.agent) : leaderRules(seated.agent);
+}
+
+/** The action an answer's entry stands for, or null for an entry that is none (the conversions throw). */
+function orNull(convert: () => PlayerAction): PlayerAction | null {
+  try {
+    return convert();
+  } catch {
+    return null;
+  }
 }
 
 /** How an answer names itself in the server's log. */

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { logger, ServerError } from '@colyseus/core';
-import { createAgent } from '../../shared/agents/node/registry';
+import { AGENT_NAMES_BY_ROLE, agentIdentity, createSeatAgent } from '../../shared/agents/node/registry';
 import type { AgentIdentity } from '../../shared/agents/types';
 import type { Role } from '../../shared/engine/state';
 import type { SeatRecord } from '../store/types';
@@ -26,13 +26,15 @@ export type SeatAgentStarter = (role: Role) => Promise<SeatedAgent>;
 
 /** Starts `spec` as the `role` agent of a live game; rejects with the reason it cannot play there. */
 export async function startSeatAgent(role: Role, spec: string): Promise<SeatedAgent> {
-  if (role === 'leader') throw new Error('no agent can play the leader yet');
-  const agent = await createAgent(spec);
-  if (agent.needsRecording || agent.wantsOracleObservation) {
-    await agent.close?.();
-    throw new Error(`the ${agent.name} agent needs a recorded game or the whole state; it can only be evaluated offline`);
+  checkSeatOfBuiltin(role, spec);
+  const seated = await createSeatAgent(spec, role);
+  const identity = agentIdentity(seated.agent, spec);
+  if (seated.role === 'leader') return { ...seated, identity };
+  if (seated.agent.needsRecording || seated.agent.wantsOracleObservation) {
+    await seated.agent.close?.();
+    throw new Error(`the ${seated.agent.name} agent needs a recorded game or the whole state; it can only be evaluated offline`);
   }
-  return { role, agent, identity: { name: agent.name, spec } };
+  return { ...seated, identity };
 }
 
 /** Each game's agents from the specs (the defaults for those left out). */
@@ -64,4 +66,18 @@ export async function startAskedAgent(start: SeatAgentStarter | undefined, role:
 /** The agent's seat as the log header and the game index record it: a bot, with who it is. */
 export function agentSeatRecord(seated: SeatedAgent): SeatRecord & { readonly agent: AgentIdentity } {
   return { role: seated.role, playerId: randomUUID(), kind: 'bot', agent: seated.identity };
+}
+
+/** An agent's failure in one line, for a command's error: its first line and, after a program's stderr heading, its last line. */
+export function oneLineReason(error: unknown): string {
+  const lines = String((error as Error)?.message ?? error).split('\n').map((line) => line.trim()).filter(Boolean);
+  return lines.length <= 1 ? (lines[0] ?? 'unknown error') : `${lines[0]} ${lines[lines.length - 1]}`;
+}
+
+/** A built-in agent of the other seat is a mistake, not a program to run: said as such. */
+export function checkSeatOfBuiltin(role: Role, spec: string): void {
+  const other: Role = role === 'leader' ? 'follower' : 'leader';
+  if (AGENT_NAMES_BY_ROLE[other].includes(spec) && !AGENT_NAMES_BY_ROLE[role].includes(spec)) {
+    throw new Error(`${JSON.stringify(spec)} is a built-in ${other}, not a ${role}; the built-in ${role}s are ${AGENT_NAMES_BY_ROLE[role].join(', ')}`);
+  }
 }

@@ -204,6 +204,58 @@ describe('P-119: an agent follower seated by the server', () => {
   });
 });
 
+/** A human follower who, for each instruction it is shown, turns right and marks it done. */
+function followEveryInstruction(follower: Player): void {
+  const handled = new Set<number>();
+  follower.onView((view) => {
+    const current = view.instructions.find((instruction) => instruction.status === 'current');
+    if (view.phase !== 'playing' || view.turn.role !== 'follower' || !current || handled.has(current.id)) return;
+    handled.add(current.id);
+    follower.act({ type: 'move', move: 'RR' });
+    follower.act({ type: 'done' });
+  });
+}
+
+describe("P-117: a follower with the server's agent leader", () => {
+  test('a human follower plays a whole game against the scripted leader; the log replays', async () => {
+    const { url, logs } = await agentServer(seatAgentsFrom(), { leaderTurnSeconds: 1, followerTurnSeconds: 1 });
+    const human = await join(url, { role: 'follower', botLeader: true });
+    followEveryInstruction(human);
+    await waitFor(() => human.phase === 'playing', 'the game to start');
+    expect(human.view!.role).toBe('follower');
+    await waitFor(() => human.phase === 'ended', 'the game to end', 45_000);
+    const log = logs[0];
+    const header = log[0] as any;
+    expect(header.meta.players).toEqual([
+      { role: 'follower', playerId: expect.any(String), kind: 'human' },
+      { role: 'leader', playerId: expect.any(String), kind: 'bot', agent: { name: 'scripted', spec: 'scripted' } },
+    ]);
+    const written = log.filter((l: any) => l.kind === 'event' && l.type === 'instruction') as any[];
+    expect(written.length).toBeGreaterThan(0);
+    expect(human.errors()).toEqual([]);
+    const replayed = replay(logText(log));
+    expect(replayed.end).toMatchObject({ reason: 'turns-exhausted' });
+    expect(replayed.final.gameOver).toBe(true);
+    expect(human.view!.endReason).toBe('turns-exhausted');
+  });
+
+  test('P-119: a leader agent whose instructions are refused passes its turn after as many refusals, said in the log', async () => {
+    const log = serverLog();
+    const agent = { name: 'verbose', role: 'leader' as const, asked: 0, reset() {}, act() {
+      agent.asked += 1;
+      return { instruction: 'x'.repeat(1000) };
+    } };
+    const { url, logs } = await agentServer(async () => ({ role: 'leader', agent, identity: { name: 'verbose', spec: 'test' } }) as SeatedAgent, { leaderTurnSeconds: 2 });
+    const human = await join(url, { role: 'follower', botLeader: true });
+    await waitFor(() => notices(human, 'timeout').length === 1, "the leader's turn to time out", 5000);
+    expect(agent.asked).toBe(MAX_REFUSALS_IN_A_ROW);
+    expect(log()[0]).toMatch(/the leader agent "test" was refused \{"instruction":"x+…: INSTRUCTION_TOO_LONG: /);
+    expect(log()).toHaveLength(MAX_REFUSALS_IN_A_ROW);
+    expect(logs[0].filter((l: any) => l.kind === 'event' && l.actor === 'leader')).toEqual([]);
+    expect(human.phase).toBe('playing');
+  });
+});
+
 describe('hidden information', () => {
   test("P-7, P-118: a program follower started by the server for the game is sent only the follower's view", async () => {
     const dir = mkdtempSync(joinPath(tmpdir(), 'seat-agent-'));
