@@ -1,94 +1,171 @@
-/** `cerealbar agent --server URL --agent AGENT`: an agent joins a live game as the follower. */
+/**
+ * `cerealbar agent --role leader|follower --server URL --agent AGENT`: an agent joins a live game
+ * in either seat. It sees what a human in its seat sees (the seat's `view` messages, as the
+ * role's observation), its plans are played one action at a time, and an action the server
+ * refuses drops the rest of the plan: the agent is asked again on the current view.
+ */
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { observationFromView } from '../../shared/agents/observation';
-import { AGENT_NAMES, createAgent } from '../../shared/agents/node/registry';
+import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
+import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
+import { AGENT_NAMES_BY_ROLE, createSeatAgent, type SeatAgent } from '../../shared/agents/node/registry';
 import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
-import type { AgentAction, FollowerAgent } from '../../shared/agents/types';
-import { actionOfCode } from '../../shared/engine/actions';
+import type { AgentAction, Answer, LeaderAgentAction } from '../../shared/agents/types';
+import type { PlayerAction } from '../../shared/engine/actions';
+import type { PlayerView } from '../../shared/engine/playerView';
+import { ROLES, type Role } from '../../shared/engine/state';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
+import { checkSeatOfBuiltin, oneLineReason } from '../../server/rooms/seatAgents';
 import { CliError } from '../errors';
 
 // Node 20 has no global WebSocket; the SDK's reconnection looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 
-/** Pause before asking the agent again after the server refused its action. */
+/** Pause before asking the agent again after the server (or the agent's own vocabulary) refused its action. */
 const RETRY_AFTER_REFUSAL_MS = 100;
 
 interface AgentCliOptions {
   server: string;
   agent: string;
+  role: Role;
   pool?: string;
   code?: string;
+  botPartner?: boolean;
 }
+
+const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
 
 export function registerAgentCommand(program: Command): void {
   program
     .command('agent')
-    .description('join a live game on a server as the follower, played by an agent')
+    .description('join a live game on a server as the leader or the follower, played by an agent')
     .requiredOption('--server <url>', 'the game server, e.g. http://localhost:2567')
-    .requiredOption('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol`)
+    .requiredOption(
+      '--agent <agent>',
+      `a built-in agent (followers: ${AGENT_NAMES_BY_ROLE.follower.join(', ')}; leaders: ${AGENT_NAMES_BY_ROLE.leader.join(', ')}) or a command that speaks the agent protocol`,
+    )
+    .option('--role <role>', `the seat to play: ${ROLES.join(' or ')}`, roleOption, 'follower')
     .option('--pool <pool>', 'the player pool to join')
     .option('--code <code>', 'the private game to join')
+    .option('--bot-partner', "play with the server's own agent in the other seat (serve --bot-leader, --bot-follower) instead of waiting for a person")
     .action(async (cli: AgentCliOptions) => {
-      const options = joinOptionsSchema.safeParse({ role: 'follower', pool: cli.pool, code: cli.code });
+      const partner = cli.botPartner ? { [cli.role === 'leader' ? 'botFollower' : 'botLeader']: true } : {};
+      const options = joinOptionsSchema.safeParse({ role: cli.role, pool: cli.pool, code: cli.code, ...partner });
       if (!options.success) throw new CliError(`bad option: ${options.error.issues[0].path.join('.')}: ${options.error.issues[0].message}`);
-      let agent: FollowerAgent;
-      try {
-        agent = await createAgent(cli.agent);
-      } catch (error) {
-        throw new CliError(`cannot start the agent ${JSON.stringify(cli.agent)}: ${(error as Error).message}`);
-      }
-      if (agent.needsRecording) {
-        await agent.close?.();
-        throw new CliError(`the ${agent.name} agent needs a recorded game; it can only be evaluated offline`);
-      }
+      const seated = await startAgent(cli.agent, cli.role);
       let room: Room;
       try {
         room = await new Client(cli.server).joinOrCreate(ROOM_NAME, options.data);
       } catch (error) {
-        await agent.close?.();
+        await seated.agent.close?.();
         throw new CliError(`cannot join a game on ${cli.server}: ${(error as Error).message}`);
       }
       const say = (line: string) => process.stdout.write(`${line}\n`);
-      say(`joined ${room.roomId} as the follower, played by ${agent.name}; waiting for the leader`);
+      say(`joined ${room.roomId} as the ${cli.role}, played by ${seated.agent.name}; waiting for the ${partnerOf(cli.role)}`);
       try {
-        await play(room, agent, say);
+        await play(room, seated, say);
       } finally {
-        await agent.close?.();
+        await seated.agent.close?.();
       }
     });
 }
 
-/** Acts on every follower turn until the game ends; resolves with the final score. */
-function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Promise<void> {
+function roleOption(value: string): Role {
+  if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`--role: ${JSON.stringify(value)} is not a seat; use ${ROLES.join(' or ')}`);
+  return value as Role;
+}
+
+/** The agent for the seat, ready to play live: one that needs a recorded game or the whole state cannot. */
+async function startAgent(spec: string, role: Role): Promise<SeatAgent> {
+  let seated: SeatAgent;
+  try {
+    checkSeatOfBuiltin(role, spec);
+    seated = await createSeatAgent(spec, role);
+  } catch (error) {
+    throw new CliError(`cannot start the ${role} agent ${JSON.stringify(spec)}: ${oneLineReason(error)}`);
+  }
+  if (seated.role === 'follower' && (seated.agent.needsRecording || seated.agent.wantsOracleObservation)) {
+    await seated.agent.close?.();
+    throw new CliError(`the ${seated.agent.name} agent needs a recorded game; it can only be evaluated offline`);
+  }
+  return seated;
+}
+
+/** How the seat's agent is asked from a view, and what its answers mean. */
+interface Seat {
+  readonly role: Role;
+  /** The situation a plan is made in (PlanPlayer): the follower's current instruction; the leader's whole turn. */
+  situation(view: PlayerView): string;
+  ask(view: PlayerView): Answer<unknown> | Promise<Answer<unknown>>;
+  /** The game's action for an answer's entry; throws a RangeError on one that is not the seat's. */
+  action(entry: unknown): PlayerAction;
+}
+
+function seatOf(seated: SeatAgent): Seat {
+  if (seated.role === 'leader') {
+    const agent = seated.agent;
+    return {
+      role: 'leader',
+      situation: () => 'the leader turn',
+      ask: (view) => agent.act(leaderObservationFromView(view)),
+      action: (entry) => leaderPlayerAction(entry as LeaderAgentAction),
+    };
+  }
+  const agent = seated.agent;
+  return {
+    role: 'follower',
+    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null),
+    ask: (view) => agent.act(observationFromView(view)),
+    action: (entry) => followerPlayerAction(entry as AgentAction),
+  };
+}
+
+/** Acts on every turn of its seat until the game ends. */
+function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promise<void> {
+  const seat = seatOf(seated);
   let view: ClientView | null = null;
   let actedOn: ClientView | null = null;
   let busy = false;
   /** The agent's reset, begun at the first view: it must be over before the agent acts (a program answers in order). */
   let started: Promise<void> | null = null;
-  const plans = new PlanPlayer<AgentAction>();
+  const plans = new PlanPlayer<unknown>();
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       say(`agent failed: ${error.message}`);
       void room.leave(true);
-      reject(new CliError(`the agent failed: ${error.message}`));
+      reject(new CliError(`the agent failed: ${oneLineReason(error)}`));
+    };
+    /** The action was not played: the rest of the plan goes, and the agent is asked again on the current view after a pause. */
+    const refused = () => {
+      plans.refused();
+      // An agent that repeats a refused action must not flood the server (its rate limit would close the connection).
+      setTimeout(() => {
+        actedOn = null;
+        void actIfMyTurn();
+      }, RETRY_AFTER_REFUSAL_MS);
     };
     const actIfMyTurn = async () => {
       if (busy || !started) return;
       busy = true;
       try {
         await started;
-        // The latest view: more may have come while the agent was resetting.
+        // The latest view: more may have come while the agent was resetting or thinking.
         const acting = view;
         if (!acting || acting.phase !== 'playing' || acting === actedOn) return;
-        if (acting.turn.role !== 'follower') return plans.turnEnded();
-        const observation = observationFromView(acting);
-        const choice = await plans.next(followerSituation(observation.instruction), () => agent.act(observation));
+        if (acting.turn.role !== seat.role) return plans.turnEnded();
+        const entry = await plans.next(seat.situation(acting), () => seat.ask(acting));
         actedOn = acting;
         // A pass: the turn runs out by the server's clock.
-        if (choice !== null) room.send(ACTION_MESSAGE, actionOfCode(choice));
+        if (entry === null) return;
+        let action: PlayerAction;
+        try {
+          action = seat.action(entry);
+        } catch (error) {
+          say(`not played: ${(error as Error).message}`);
+          return refused();
+        }
+        room.send(ACTION_MESSAGE, action);
       } catch (error) {
         fail(error as Error);
       } finally {
@@ -97,18 +174,12 @@ function play(room: Room, agent: FollowerAgent, say: (line: string) => void): Pr
     };
     room.onMessage('view', (message: ViewMessage) => {
       view = applyViewMessage(view, message);
-      started ??= Promise.resolve(agent.reset({ episodeId: room.roomId })).then(() => say('the game started'));
+      started ??= Promise.resolve(seated.agent.reset({ episodeId: room.roomId })).then(() => say('the game started'));
       void actIfMyTurn();
     });
     room.onMessage('error', (error: { code: string; message: string }) => {
       say(`refused: ${error.code}: ${error.message}`);
-      plans.refused();
-      // Act again on the current view, after a pause: an agent that repeats a refused action
-      // must not flood the server (its rate limit would close the connection).
-      setTimeout(() => {
-        actedOn = null;
-        void actIfMyTurn();
-      }, RETRY_AFTER_REFUSAL_MS);
+      refused();
     });
     room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
       if (notice.kind === 'gameOver') {

@@ -1,11 +1,16 @@
-/** Live games: a scripted websocket leader and an agent through `cerealbar agent` (the heuristic agent; a Python FollowerAgent). */
+/**
+ * Live games: a scripted websocket leader and an agent through `cerealbar agent` (the heuristic
+ * agent; a Python FollowerAgent), and leader agents through `cerealbar agent --role leader`
+ * against the server's agent follower (`serve --bot-follower`).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { createGame, describeCard, hexDistance, isValidSet, makeConfig, type Card, type GameState } from '../../shared/engine';
 import { generateMap } from '../../shared/maps/generate';
-import { createPrivate, startTestServer, waitFor, type TestServer } from '../server/harness';
+import { replay } from '../../shared/log/replay';
+import { createPrivate, startServeProcess, startTestServer, waitFor, type ServeProcess, type TestServer } from '../server/harness';
 
 jest.setTimeout(90_000);
 
@@ -123,4 +128,118 @@ test("a Python FollowerAgent, joined with `cerealbar agent`, plays live with Fol
     agent.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Runs `cerealbar agent ARGS` to its end: its exit code and all it printed. */
+function runAgent(args: readonly string[], timeoutMs = 90_000): Promise<{ code: number | null; output: string }> {
+  const agent = spawn(process.execPath, [BIN, 'agent', ...args]);
+  let output = '';
+  agent.stdout!.on('data', (chunk) => (output += chunk));
+  agent.stderr!.on('data', (chunk) => (output += chunk));
+  const timer = setTimeout(() => agent.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    agent.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}
+
+/** The one game log a data directory holds, replayed (it must have ended). */
+function onlyGame(dataDir: string): ReturnType<typeof replay> {
+  const logs = readdirSync(joinPath(dataDir, 'logs')).filter((name) => name.endsWith('.jsonl'));
+  expect(logs).toHaveLength(1);
+  return replay(readFileSync(joinPath(dataDir, 'logs', logs[0]), 'utf8'));
+}
+
+describe('a leader agent in a live game, against `serve --bot-follower heuristic`', () => {
+  let dataDir = '';
+  let serve: ServeProcess | null = null;
+  beforeEach(async () => {
+    dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-live-leader-'));
+    serve = await startServeProcess(dataDir, ['--bot-follower', 'heuristic', '--leader-seconds', '2', '--follower-seconds', '3']);
+  });
+  afterEach(async () => {
+    if (serve && serve.child.exitCode === null) {
+      const exited = new Promise((resolve) => serve!.child.once('exit', resolve));
+      serve.child.kill('SIGINT');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('`cerealbar agent --role leader --agent scripted --bot-partner` plays a whole game; the log replays and names both agents', async () => {
+    const { code, output } = await runAgent(['--role', 'leader', '--agent', 'scripted', '--server', serve!.url, '--bot-partner']);
+    expect(output).toMatch(/^joined \S+ as the leader, played by scripted; waiting for the follower$/m);
+    expect(output).toMatch(/game over \(turns-exhausted\), score \d+/);
+    expect(code).toBe(0);
+    expect(serve!.output()).toContain('Agent partners, for players who ask for one: leader "scripted", follower "heuristic"');
+    const game = onlyGame(dataDir);
+    expect(game.end).toMatchObject({ reason: 'turns-exhausted' });
+    expect((game.header.meta as any).players).toEqual([
+      { role: 'leader', playerId: expect.any(String), kind: 'human' },
+      { role: 'follower', playerId: expect.any(String), kind: 'bot', agent: { name: 'heuristic', spec: 'heuristic' } },
+    ]);
+    expect(game.final.score).toBe(Number(/score (\d+)/.exec(output)![1]));
+  });
+
+  test('a program leader agent speaking protocol version 3 plays a whole game with plans; the log replays', async () => {
+    const dir = mkdtempSync(joinPath(tmpdir(), 'leader-program-'));
+    const program = joinPath(dir, 'leader.js');
+    // Each turn: one instruction the heuristic follower understands, then END, as one plan.
+    writeFileSync(
+      program,
+      [
+        "const lines = require('readline').createInterface({ input: process.stdin });",
+        'const say = (answer) => process.stdout.write(JSON.stringify(answer) + "\\n");',
+        'lines.on("line", (line) => {',
+        '  const message = JSON.parse(line);',
+        '  if (message.type === "hello") say({ type: "hello", protocol: message.protocol, version: 3, name: "turner", agentVersion: "1.0" });',
+        '  else if (message.type === "reset") say({ type: "ready" });',
+        '  else if (message.type === "observe") {',
+        '    const o = message.observation;',
+        '    const waiting = o.instructions.some((i) => i.status !== "done");',
+        '    say({ type: "act", actions: o.canInstruct && !waiting ? [{ instruction: "turn left" }, "END"] : o.legal.includes("END") ? ["END"] : [] });',
+        '  } else if (message.type === "close") process.exit(0);',
+        '});',
+      ].join('\n'),
+    );
+    try {
+      const { code, output } = await runAgent(['--role', 'leader', '--agent', `node ${program}`, '--server', serve!.url, '--bot-partner']);
+      expect(output).toMatch(/played by turner/);
+      expect(code).toBe(0);
+      const game = onlyGame(dataDir);
+      expect(game.end).toMatchObject({ reason: 'turns-exhausted', score: 0 });
+      const text = readFileSync(joinPath(dataDir, 'logs', readdirSync(joinPath(dataDir, 'logs'))[0]), 'utf8');
+      const events = text.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'event');
+      const leader = events.filter((e) => e.actor === 'leader').map((e) => e.type);
+      const follower = events.filter((e) => e.actor === 'follower').map((e) => e.payload?.move ?? e.type);
+      expect(leader.slice(0, 2)).toEqual(['instruction', 'endTurn']);
+      expect(follower.slice(0, 2)).toEqual(['RL', 'done']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('`cerealbar agent`: bad input stops it with one line (exit 2) before it joins', () => {
+  let ts2: TestServer;
+  beforeAll(async () => {
+    ts2 = await startTestServer();
+  });
+  afterAll(async () => {
+    await ts2.server.close();
+  });
+
+  test.each([
+    [['--role', 'leader', '--agent', 'heuristic'], /^cerealbar: cannot start the leader agent "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted\n$/],
+    [['--role', 'follower', '--agent', 'scripted'], /^cerealbar: cannot start the follower agent "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle\n$/],
+    [['--role', 'leader', '--agent', 'no-such-program-xyz'], /^cerealbar: cannot start the leader agent "no-such-program-xyz": .*not found\n$/],
+    [['--role', 'boss', '--agent', 'scripted'], /^cerealbar: --role: "boss" is not a seat; use leader or follower\n$/],
+  ])('%j', async (args, message) => {
+    const { code, output } = await runAgent([...args, '--server', ts2.url]);
+    expect(output).toMatch(message);
+    expect(code).toBe(2);
+    expect(ts2.logs).toEqual([]);
+  });
 });
