@@ -40,6 +40,10 @@ describe('join options', () => {
     expect(joinOptions(link, { role: 'follower', botFollower: true })).toMatchObject({ role: 'leader', botFollower: true, pool: 'expert' });
   });
 
+  test('an agent leader makes the player the follower', () => {
+    expect(joinOptions(link, { role: 'leader', botLeader: true })).toEqual({ role: 'follower', botLeader: true, pool: 'expert', workerId: 'W1', assignmentId: 'A1', hitId: 'H1' });
+  });
+
   test('a typed code is checked with the server\'s schema, in any case', () => {
     expect(codeProblem('K3X9PAQ2MN')).toBeNull();
     expect(codeProblem('no spaces')).toMatch(/^That is not a game code: codes use letters, digits, _ and -\.$/);

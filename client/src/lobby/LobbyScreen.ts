@@ -1,6 +1,7 @@
 /**
  * The lobby: quick play as leader, follower or either; a new private game (the server draws its
- * code) or one joined by its code; or practice as the leader with the scripted follower.
+ * code) or one joined by its code; or practice with the server's agent as the partner, as the
+ * leader with a scripted follower or as the follower with an agent leader.
  */
 import { h } from '../ui/dom';
 import { codeProblem, joinOptions, type LinkParameters, type RoleChoice } from './joinRequest';
@@ -62,7 +63,12 @@ export function lobbyScreen(link: LinkParameters, linkProblem: string | null, jo
       'fieldset',
       {},
       h('legend', {}, 'Practice'),
-      h('div', { class: 'row' }, button('Play as leader with a scripted follower', 'secondary bot-game', () => onJoin(joinOptions(link, { role: 'leader', botFollower: true })))),
+      h(
+        'div',
+        { class: 'row' },
+        button('Play as leader with a scripted follower', 'secondary bot-game', () => onJoin(joinOptions(link, { role: 'leader', botFollower: true }))),
+        button('Play as follower with an agent leader', 'secondary bot-leader-game', () => onJoin(joinOptions(link, { role: 'follower', botLeader: true }))),
+      ),
       h('div', { class: 'row' }, 'Learn to play:', tutorialLink('leader'), tutorialLink('follower')),
     ),
     error,

@@ -3,7 +3,7 @@
  * (a study's link: ?pool=expert&workerId=...&assignmentId=...&hitId=...) and go to the server as
  * they are, checked with the server's own schema first so a bad link is reported before joining.
  */
-import { joinOptionsSchema, type JoinOptions } from '../../../shared/protocol/messages';
+import { joinOptionsSchema, playerSeatAsked, type JoinOptions } from '../../../shared/protocol/messages';
 
 export type RoleChoice = JoinOptions['role'];
 
@@ -35,10 +35,14 @@ export function readLink(search: string): { parameters: LinkParameters; problem:
 }
 
 /** The join options for one way of playing, keeping the link's pool and ids. */
-export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; code?: string; private?: boolean; botFollower?: boolean }): Partial<JoinOptions> {
+export function joinOptions(
+  link: LinkParameters,
+  choice: { role: RoleChoice; code?: string; private?: boolean; botFollower?: boolean; botLeader?: boolean },
+): Partial<JoinOptions> {
   const { pool, workerId, assignmentId, hitId } = link;
   return {
-    role: choice.botFollower ? 'leader' : choice.role,
+    // The server's agent takes the other seat: asking for one chooses the player's own.
+    role: playerSeatAsked({ role: choice.role, botFollower: choice.botFollower ?? false, botLeader: choice.botLeader ?? false }),
     ...(pool && { pool }),
     ...(workerId && { workerId }),
     ...(assignmentId && { assignmentId }),
@@ -46,6 +50,7 @@ export function joinOptions(link: LinkParameters, choice: { role: RoleChoice; co
     ...(choice.code && { code: choice.code }),
     ...(choice.private && { private: true }),
     ...(choice.botFollower && { botFollower: true }),
+    ...(choice.botLeader && { botLeader: true }),
   };
 }
 
