@@ -1,4 +1,8 @@
-/** `cerealbar eval`: an agent as the follower over logged games, single-instruction or cascaded. */
+/**
+ * `cerealbar eval`: an agent as the follower over logged games, single-instruction or cascaded;
+ * or, with --leader/--follower or --pair, pairs of agents playing whole games on the same seeds
+ * (agent-vs-agent evaluation, cli/eval/pairs.ts).
+ */
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -7,17 +11,18 @@ import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
 import { renderHtmlReport } from '../eval/html';
+import { collect, evaluatePairs, wantsPairs, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
+import { addLlmOptions, givesLlmOptions } from '../llmOptions';
 import { integerOption } from '../options';
 
-interface EvalCliOptions {
+interface EvalCliOptions extends PairsCliOptions {
   agent: string;
   logs: string[];
   mode: EvalMode;
   cascade: CascadeConvention;
   maxActions: number;
   successThreshold: number;
-  out?: string;
   html?: string;
   workers: number;
   viewerUrl: string;
@@ -52,12 +57,17 @@ function progress(total: number): { tick: () => void; end: () => void } {
   };
 }
 
+/** The options of the evaluation over logged games (refused in agent-vs-agent evaluation), by commander's key. */
+const FOLLOWER_EVAL_OPTIONS = { agent: '--agent', logs: '--logs', mode: '--mode', cascade: '--cascade', maxActions: '--max-actions', successThreshold: '--success-threshold', html: '--html', workers: '--workers', viewerUrl: '--viewer-url' };
+/** The options of agent-vs-agent evaluation (refused over logged games). */
+const PAIRS_OPTIONS = { games: '--games', seed: '--seed', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed' };
+
 export function registerEvalCommand(program: Command): void {
-  program
+  const command = program
     .command('eval')
-    .description('evaluate a follower agent over logged games (appendix F of the CerealBar paper)')
-    .requiredOption('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol, e.g. "python3 my_agent.py"`)
-    .requiredOption('--logs <paths...>', 'game logs (.jsonl files or directories of them)')
+    .description('evaluate a follower agent over logged games (appendix F of the CerealBar paper), or pairs of a leader and a follower agent in whole games on the same seeds (--leader/--follower, --pair)')
+    .option('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol, e.g. "python3 my_agent.py"`)
+    .option('--logs <paths...>', 'game logs (.jsonl files or directories of them)')
     .option('--mode <mode>', 'single: each instruction alone; cascaded: each instruction and all later ones', 'single')
     .option(
       '--cascade <convention>',
@@ -66,12 +76,32 @@ export function registerEvalCommand(program: Command): void {
     )
     .option('--max-actions <n>', 'most actions per instruction, DONE included', integerOption('--max-actions', 1, 1000), DEFAULT_EVAL_OPTIONS.maxActions)
     .option('--success-threshold <hexes>', 'success distance d_th of the path metrics, in hexes', integerOption('--success-threshold', 0, 50), DEFAULT_EVAL_OPTIONS.successThreshold)
-    .option('--out <file>', 'write the full report as JSON')
+    .option('--out <path>', 'over logs: write the full report as JSON to this file; agent-vs-agent: the directory for report.json, report.html, the logs and call records')
     .option('--html <file>', 'write a self-contained HTML report with plots')
     .option('--workers <n>', 'worker threads (default: one per core)', integerOption('--workers', 1, 256), availableParallelism())
     .option('--agent-timeout <ms>', 'how long a command-line agent may take to answer one observation', integerOption('--agent-timeout', 10, 600_000), 5000)
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
+    .option('--leader <agent>', 'agent-vs-agent: a leader agent (repeatable; every --leader plays with every --follower)', collect)
+    .option('--follower <agent>', 'agent-vs-agent: a follower agent (repeatable)', collect)
+    .option('--pair <leader:follower>', 'agent-vs-agent: one pair, the leader and the follower split at the first colon (repeatable)', collect)
+    .option('--games <n>', 'agent-vs-agent: games per pair', integerOption('--games', 1, 100_000), 10)
+    .option('--seed <s>', 'agent-vs-agent: seed of the first game; game i of every pair uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--bootstrap <n>', 'agent-vs-agent: bootstrap resamples for the 95% intervals', integerOption('--bootstrap', 100, 1_000_000), 10_000)
+    .option('--bootstrap-seed <s>', 'agent-vs-agent: seed of the bootstrap resampling (default: --seed)', integerOption('--bootstrap-seed', 0, 2 ** 31 - 1))
     .action(async (cli: EvalCliOptions) => {
+      const given = (key: string) => command.getOptionValueSource(key) === 'cli';
+      if (wantsPairs(cli)) {
+        const stray = Object.entries(FOLLOWER_EVAL_OPTIONS).find(([key]) => given(key));
+        if (stray) throw new CliError(`${stray[1]} is for evaluating a follower over logged games, not for agent-vs-agent evaluation (--leader, --follower, --pair)`);
+        await evaluatePairs(cli);
+        return;
+      }
+      const stray = Object.entries(PAIRS_OPTIONS).find(([key]) => given(key));
+      if (stray) throw new CliError(`${stray[1]} is for agent-vs-agent evaluation: give --leader and --follower, or --pair`);
+      if (givesLlmOptions(cli)) throw new CliError('the --llm-* options are for agent-vs-agent evaluation with an llm seat (--leader llm or --follower llm)');
+      // Over logged games both stay required, with commander's own words as before.
+      if (cli.agent === undefined) command.error("error: required option '--agent <agent>' not specified", { code: 'commander.missingMandatoryOptionValue' });
+      if (cli.logs === undefined) command.error("error: required option '--logs <paths...>' not specified", { code: 'commander.missingMandatoryOptionValue' });
       if (cli.mode !== 'single' && cli.mode !== 'cascaded') throw new CliError(`--mode must be single or cascaded, got ${JSON.stringify(cli.mode)}`);
       if (!CASCADE_CONVENTIONS.includes(cli.cascade)) {
         throw new CliError(`--cascade must be ${CASCADE_CONVENTIONS.join(' or ')}, got ${JSON.stringify(cli.cascade)}`);
@@ -103,6 +133,7 @@ export function registerEvalCommand(program: Command): void {
       if (cli.out) write(cli.out, JSON.stringify(report, null, 1));
       if (cli.html) write(cli.html, renderHtmlReport(report, cli.viewerUrl));
     });
+  addLlmOptions(command);
 }
 
 function write(file: string, text: string): void {

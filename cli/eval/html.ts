@@ -6,10 +6,10 @@
 import { describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
-const escape = (text: string) =>
+export const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const fmt = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : Number.isInteger(value) ? String(value) : value.toFixed(3));
+export const fmt = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : Number.isInteger(value) ? String(value) : value.toFixed(3));
 
 /** The per-episode scores to plot, by name; null (or a non-finite number) where a score is undefined. */
 function scores(episode: EpisodeResult): Record<string, number | null> {

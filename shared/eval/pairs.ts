@@ -1,0 +1,272 @@
+/**
+ * Agent-vs-agent evaluation: pairs of a leader agent and a follower agent play whole games on
+ * the same seeds (game i on seed + i, its map generated from that seed), and each pair's games
+ * are summed up from their logs: the score with a bootstrap interval, instructions per game, the
+ * share of instructions the follower marked DONE, the follower's steps per instruction, and the
+ * LLM agents' counts. Pairs after the first are compared with the first seed by seed.
+ * docs/evaluation.md ("Agent-vs-agent evaluation") defines every figure.
+ */
+import { DEFAULT_CONFIG, type GameConfig } from '../engine/config';
+import type { Role } from '../engine/state';
+import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../agents/types';
+import type { LogLine } from '../log/format';
+import { serializeLine } from '../log/recorder';
+import { generateMap } from '../maps/generate';
+import { playAgentGame } from '../selfplay/agentGame';
+import { bootstrapInterval, mean, type BootstrapOptions, type Interval } from './bootstrap';
+import { loadRecording } from './recording';
+
+export const PAIRS_REPORT_VERSION = 1;
+
+/** One game of a pair, as its log tells it (and the refusals, which a log does not hold). */
+export interface PairGame {
+  readonly seed: number;
+  readonly gameId: string;
+  /** The log's file name, relative to the report. */
+  readonly log: string;
+  readonly score: number;
+  /** Instructions the leader wrote. */
+  readonly instructions: number;
+  /** Instructions the follower marked DONE. */
+  readonly done: number;
+  /** The follower's moves (DONE not counted) while an instruction it marked DONE was current. */
+  readonly stepsOnDone: number;
+  /** Events in the log (accepted actions and timeouts). */
+  readonly events: number;
+  readonly refused: Readonly<Record<Role, number>>;
+  /** Turns the host passed for an agent refused too often in one turn. */
+  readonly refusalPasses: Readonly<Record<Role, number>>;
+}
+
+/** What an LLM agent counts (its `stats()`), as far as the report uses it. */
+export interface LlmCounts {
+  readonly calls: number;
+  readonly byStatus: Readonly<Record<string, number>>;
+  readonly fallbacks: number;
+  readonly fallbacksBy: Readonly<Record<string, number | undefined>>;
+  readonly httpRetries: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly latencyMs: { readonly total: number; readonly max: number };
+}
+
+/** An LLM seat's counts over a pair's games. */
+export interface LlmSeatSummary {
+  /** Chat calls sent (a spent budget sends none). */
+  readonly calls: number;
+  /** Call records by status, `ok` included. */
+  readonly byStatus: Readonly<Record<string, number>>;
+  /** The records that gave no plan: every status but `ok`, with its count (none: empty). */
+  readonly failures: Readonly<Record<string, number>>;
+  readonly fallbacks: number;
+  readonly fallbacksBy: Readonly<Record<string, number>>;
+  readonly httpRetries: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly tokensPerGame: number;
+  /** Per call record: the mean over the records (budget lines count 0 ms) and the longest. */
+  readonly latencyMs: { readonly mean: number | null; readonly max: number; readonly total: number };
+  /** Where its call records are, relative to the report. */
+  readonly records: string;
+}
+
+export interface PairSummary {
+  readonly games: number;
+  readonly meanScore: number;
+  readonly scoreInterval: Interval;
+  readonly minScore: number;
+  readonly maxScore: number;
+  readonly instructionsPerGame: number;
+  /** Instructions marked DONE over instructions written, all games pooled; null when none were written. */
+  readonly doneShare: number | null;
+  /** The follower's moves per instruction it marked DONE, all games pooled; null when none was. */
+  readonly stepsPerInstruction: number | null;
+  readonly refused: Readonly<Record<Role, number>>;
+  readonly refusalPasses: Readonly<Record<Role, number>>;
+}
+
+export interface PairResult {
+  /** 1, 2, ... in the order the pairs were given. */
+  readonly index: number;
+  /** `<leader spec>:<follower spec>`, as given. */
+  readonly label: string;
+  readonly leader: AgentIdentity;
+  readonly follower: AgentIdentity;
+  /** The pair's directory (its logs and call records), relative to the report. */
+  readonly dir: string;
+  readonly summary: PairSummary;
+  /** Only for the seats an LLM agent played. */
+  readonly llm: Partial<Record<Role, LlmSeatSummary>>;
+  readonly games: readonly PairGame[];
+}
+
+/** A pair's scores minus the first pair's, seed by seed (the games share their seeds and maps). */
+export interface PairDifference {
+  readonly pair: number;
+  readonly against: number;
+  readonly meanDifference: number;
+  readonly interval: Interval;
+  /** Seeds where the pair scored more, the same, less than the first. */
+  readonly wins: number;
+  readonly ties: number;
+  readonly losses: number;
+}
+
+export interface PairsReport {
+  readonly kind: 'agent-pairs';
+  readonly version: typeof PAIRS_REPORT_VERSION;
+  readonly createdAt: string;
+  readonly games: number;
+  /** Game i of every pair is played on seed + i. */
+  readonly seed: number;
+  readonly bootstrap: BootstrapOptions & { readonly method: 'percentile' };
+  readonly pairs: readonly PairResult[];
+  readonly differences: readonly PairDifference[];
+}
+
+export interface PairToPlay {
+  readonly leader: LeaderAgent;
+  readonly follower: FollowerAgent;
+  readonly agents: { readonly leader: AgentIdentity; readonly follower: AgentIdentity };
+}
+
+/** The game id of seed `seed`: the same in every pair, so that agents seeded from it draw alike. */
+export const pairGameId = (seed: number) => `eval-${seed}`;
+
+/**
+ * Plays the pair's games on seeds `seed`, `seed + 1`, ... and hands each game's log text to
+ * `save` (which returns its file name); the figures are read back from that text.
+ */
+export async function playPairGames(
+  pair: PairToPlay,
+  options: { readonly games: number; readonly seed: number; readonly config?: GameConfig },
+  save: (gameId: string, text: string) => string,
+  onGame: (game: PairGame) => void = () => {},
+): Promise<PairGame[]> {
+  const games: PairGame[] = [];
+  for (let i = 0; i < options.games; i++) {
+    const seed = options.seed + i;
+    const gameId = pairGameId(seed);
+    const lines: LogLine[] = [];
+    let result;
+    try {
+      result = await playAgentGame({ seed, map: generateMap(seed), config: options.config ?? DEFAULT_CONFIG, gameId, ...pair, meta: { source: 'eval' } }, (line) => lines.push(line));
+    } catch (error) {
+      throw new Error(`game ${seed}: ${(error as Error).message}`);
+    }
+    const text = lines.map((line) => `${serializeLine(line)}\n`).join('');
+    const log = save(gameId, text);
+    const game: PairGame = { seed, gameId, log, ...gameFigures(text), refused: result.refused, refusalPasses: result.refusalPasses };
+    games.push(game);
+    onGame(game);
+  }
+  return games;
+}
+
+/** A game's figures, from its log: the final score, the instructions written and done, the follower's steps on those done. */
+export function gameFigures(logText: string): Pick<PairGame, 'score' | 'instructions' | 'done' | 'stepsOnDone' | 'events'> {
+  const recording = loadRecording(logText);
+  return {
+    score: recording.states[recording.states.length - 1].score,
+    instructions: recording.events.filter((event) => event.type === 'instruction').length,
+    done: recording.instructions.length,
+    stepsOnDone: recording.instructions.reduce((sum, instruction) => sum + instruction.actions.filter((action) => action !== 'DONE').length, 0),
+    events: recording.events.length,
+  };
+}
+
+const sumOf = (games: readonly PairGame[], figure: (game: PairGame) => number) => games.reduce((sum, game) => sum + figure(game), 0);
+const bySeat = (games: readonly PairGame[], figure: (game: PairGame) => Readonly<Record<Role, number>>): Record<Role, number> => ({
+  leader: sumOf(games, (game) => figure(game).leader),
+  follower: sumOf(games, (game) => figure(game).follower),
+});
+
+export function summarizePair(games: readonly PairGame[], bootstrap: BootstrapOptions): PairSummary {
+  if (games.length === 0) throw new Error('a pair with no games has no summary');
+  const scores = games.map((game) => game.score);
+  const instructions = sumOf(games, (game) => game.instructions);
+  const done = sumOf(games, (game) => game.done);
+  return {
+    games: games.length,
+    meanScore: mean(scores),
+    scoreInterval: bootstrapInterval(scores, bootstrap)!,
+    minScore: Math.min(...scores),
+    maxScore: Math.max(...scores),
+    instructionsPerGame: instructions / games.length,
+    doneShare: instructions === 0 ? null : done / instructions,
+    stepsPerInstruction: done === 0 ? null : sumOf(games, (game) => game.stepsOnDone) / done,
+    refused: bySeat(games, (game) => game.refused),
+    refusalPasses: bySeat(games, (game) => game.refusalPasses),
+  };
+}
+
+/** An LLM seat's counts for the report; `records` is where its call records went. */
+export function summarizeLlm(counts: LlmCounts, games: number, records: string): LlmSeatSummary {
+  const lines = Object.values(counts.byStatus).reduce((sum, n) => sum + n, 0);
+  const failures = Object.fromEntries(Object.entries(counts.byStatus).filter(([status, n]) => status !== 'ok' && n > 0));
+  const fallbacksBy = Object.fromEntries(Object.entries(counts.fallbacksBy).filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0));
+  return {
+    calls: counts.calls,
+    byStatus: { ...counts.byStatus },
+    failures,
+    fallbacks: counts.fallbacks,
+    fallbacksBy,
+    httpRetries: counts.httpRetries,
+    tokens: { ...counts.tokens },
+    tokensPerGame: counts.tokens.total / games,
+    latencyMs: { mean: lines === 0 ? null : counts.latencyMs.total / lines, max: counts.latencyMs.max, total: counts.latencyMs.total },
+    records,
+  };
+}
+
+/** Each pair after the first against the first, on the seeds both played. */
+export function compareWithFirst(pairs: readonly Pick<PairResult, 'index' | 'games'>[], bootstrap: BootstrapOptions): PairDifference[] {
+  if (pairs.length < 2) return [];
+  const [first, ...others] = pairs;
+  const baseline = new Map(first.games.map((game) => [game.seed, game.score]));
+  return others.map((pair) => {
+    const differences = pair.games.filter((game) => baseline.has(game.seed)).map((game) => game.score - baseline.get(game.seed)!);
+    return {
+      pair: pair.index,
+      against: first.index,
+      meanDifference: mean(differences),
+      interval: bootstrapInterval(differences, bootstrap)!,
+      wins: differences.filter((d) => d > 0).length,
+      ties: differences.filter((d) => d === 0).length,
+      losses: differences.filter((d) => d < 0).length,
+    };
+  });
+}
+
+const fixed = (value: number | null, digits: number) => (value === null ? 'n/a' : value.toFixed(digits));
+
+/** The report as a terminal table: a line per pair, then the differences and the LLM seats' counts. */
+export function formatPairsTable(report: PairsReport): string {
+  const b = report.bootstrap;
+  const head = ['pair', 'leader', 'follower', 'games', 'mean score', `${Math.round(b.level * 100)}% interval`, 'instr/game', 'DONE share', 'steps/instr'];
+  const rows = report.pairs.map((p) => {
+    const s = p.summary;
+    return [String(p.index), p.leader.name, p.follower.name, String(s.games), fixed(s.meanScore, 2), `${fixed(s.scoreInterval.low, 2)} to ${fixed(s.scoreInterval.high, 2)}`, fixed(s.instructionsPerGame, 1), fixed(s.doneShare, 3), fixed(s.stepsPerInstruction, 2)];
+  });
+  const widths = head.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) => `  ${cells.map((cell, column) => (column <= 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ')}`;
+  const out = [
+    `agent-vs-agent evaluation: ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}, ${report.games} games each on seeds ${report.seed} to ${report.seed + report.games - 1}; ` +
+      `score intervals: percentile bootstrap, ${b.resamples} resamples, seed ${b.seed}`,
+    line(head),
+    ...rows.map(line),
+  ];
+  for (const d of report.differences) {
+    out.push(`  pair ${d.pair} - pair ${d.against}: ${d.meanDifference >= 0 ? '+' : ''}${d.meanDifference.toFixed(2)} points a game (${fixed(d.interval.low, 2)} to ${fixed(d.interval.high, 2)}); more on ${d.wins} seeds, the same on ${d.ties}, less on ${d.losses}`);
+  }
+  for (const p of report.pairs) {
+    for (const role of ['leader', 'follower'] as const) {
+      const llm = p.llm[role];
+      if (!llm) continue;
+      const failures = Object.entries(llm.failures).map(([status, n]) => `${n} ${status}`).join(', ');
+      out.push(
+        `  pair ${p.index} llm ${role}: ${llm.calls} calls, failures ${failures || 'none'}, ${llm.fallbacks} fallbacks, ` +
+          `${llm.tokens.prompt} prompt + ${llm.tokens.completion} completion tokens, mean latency ${fixed(llm.latencyMs.mean, 0)} ms (max ${Math.round(llm.latencyMs.max)})`,
+      );
+    }
+  }
+  return out.join('\n');
+}
