@@ -207,7 +207,8 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
     }
     c.latencyMs.total += line.latencyMs;
     c.latencyMs.max = Math.max(c.latencyMs.max, line.latencyMs);
-    this.writer!.write({ kind: line.kind, call: ++this.lines, ...line, time: new Date().toISOString() } as CallRecord);
+    const { kind, ...fields } = line;
+    this.writer!.write({ kind, call: ++this.lines, ...fields, time: new Date().toISOString() });
   }
 
   private fellBack(status: CallStatus, fallback: A[]): A[] {
