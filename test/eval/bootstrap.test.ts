@@ -4,7 +4,7 @@ import { bootstrapInterval, quantile, resampledMeans } from '../../shared/eval/b
 const scores = [0, 3, 1, 7, 2, 2, 5, 0, 4, 9, 1, 3];
 const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
 
-test('the same values, seed and resamples give the same interval; another seed another one', () => {
+test('E-34: the same values, seed and resamples give the same interval; another seed another one', () => {
   const options = { resamples: 2000, seed: 7, level: 0.95 };
   const once = bootstrapInterval(scores, options);
   expect(bootstrapInterval(scores, options)).toEqual(once);
@@ -27,7 +27,7 @@ test('the interval holds the mean, lies within the values and narrows with the l
   expect(Math.abs(wide.high - (mean + half))).toBeLessThan(0.5);
 });
 
-test('the ends are the 2.5th and 97.5th percentiles of the resampled means, linearly interpolated', () => {
+test('E-34: the ends are the 2.5th and 97.5th percentiles of the resampled means, linearly interpolated', () => {
   const means = resampledMeans(scores, 1001, 3);
   expect(means).toEqual([...means].sort((a, b) => a - b));
   // With 1001 means the 2.5th percentile falls exactly on the 26th (index 25).

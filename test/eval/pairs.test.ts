@@ -37,7 +37,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
   });
   afterAll(() => rmSync(shared, { recursive: true, force: true }));
 
-  test('plays every pair on the same seeds and writes the logs, report.json and report.html', () => {
+  test('E-27: plays every pair on the same seeds and maps and writes the logs, report.json and report.html', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('pair 1 (scripted:heuristic): 8 games, mean score ' + report.pairs[0].summary.meanScore.toFixed(2) + '\npair 2 (scripted:random): 8 games, mean score ' + report.pairs[1].summary.meanScore.toFixed(2) + '\n');
     expect(report).toMatchObject({ kind: 'agent-pairs', version: 1, games: 8, seed: 30, bootstrap: { resamples: 2000, seed: 30, level: 0.95, method: 'percentile' } });
@@ -66,7 +66,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
     expect(page).toContain('href="pair-2/eval-37.jsonl"');
   });
 
-  test('the figures are those of the logs written: score, instructions per game, DONE share, steps per instruction', () => {
+  test('E-29, E-31, E-32, E-33: the figures are those of the logs written: score, instructions per game, DONE share, steps per instruction', () => {
     for (const pair of report.pairs) {
       const games = pair.games.map((g) => recordsOf(loadRecording(readFileSync(join(out, g.log), 'utf8'))));
       const stats = datasetStats(games);
@@ -86,7 +86,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
     expect(heuristic.meanScore).toBeGreaterThanOrEqual(random.meanScore);
   });
 
-  test('the intervals are the percentile bootstrap with the report seed, and hold the mean; the difference is seed by seed', () => {
+  test('E-30, E-34, E-35: the intervals are the percentile bootstrap with the report seed, and hold the mean; the difference is seed by seed', () => {
     for (const pair of report.pairs) {
       const scores = pair.games.map((g) => g.score);
       expect(pair.summary.scoreInterval).toEqual(bootstrapInterval(scores, report.bootstrap));
@@ -107,7 +107,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
     ]);
   });
 
-  test('the same command gives the same report (but its time); --bootstrap-seed changes only the intervals', async () => {
+  test('E-27, E-34: the same command gives the same report (but its time); --bootstrap-seed changes only the intervals', async () => {
     const again = join(dir, 'again');
     expect((await cerealbar('eval', '--pair', 'scripted:heuristic', '--pair', 'scripted:random', '--games', '8', '--seed', '30', '--bootstrap', '2000', '--out', again)).status).toBe(0);
     expect({ ...readReport(again), createdAt: '' }).toEqual({ ...report, createdAt: '' });
@@ -120,7 +120,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
   });
 });
 
-describe('bad input stops the command with one line and exit 2, before any game', () => {
+describe('E-28: bad input stops the command with one line and exit 2, before any game', () => {
   test.each([
     [['--leader', 'heuristic', '--follower', 'random'], /^cerealbar: "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted, llm\n$/],
     [['--leader', 'scripted', '--follower', 'scripted'], /^cerealbar: "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle, llm\n$/],
@@ -177,7 +177,7 @@ describe('an LLM follower through the stub server', () => {
     return { content: JSON.stringify({ actions: [step, 'DONE'] }), promptTokens: 200, completionTokens: 20 };
   }
 
-  test('its calls, failures by status, tokens and latency are in the report, and its call records beside the logs', async () => {
+  test('E-36: its calls, failures by status, tokens and latency are in the report, and its call records beside the logs', async () => {
     stub = await startStubLlm({ respond: followerModel });
     const out = join(dir, 'out');
     const run = await cerealbar(
