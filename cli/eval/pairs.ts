@@ -140,7 +140,7 @@ async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: 
       return log;
     });
   } catch (error) {
-    throw new CliError(`pair ${pair.index} (${label}), ${(error as Error).message}`, 1);
+    throw new CliError(`pair ${pair.index} (${label}), ${oneLine((error as Error).message)}`, 1);
   }
   const summary = summarizePair(games, bootstrap);
   process.stderr.write(`pair ${pair.index} (${label}): ${games.length} games, mean score ${summary.meanScore.toFixed(2)}\n`);
@@ -184,10 +184,17 @@ async function starting<A>(what: string, agent: Promise<A>): Promise<A> {
     return await agent;
   } catch (error) {
     if (error instanceof CliError) throw error;
-    // One line: a program's last stderr lines, if any, follow its reason.
-    const reason = (error as Error).message.split('\n').map((line) => line.trim()).filter(Boolean).join(' ');
-    throw new CliError(`cannot start ${what}: ${reason}`);
+    throw new CliError(`cannot start ${what}: ${oneLine((error as Error).message)}`);
   }
+}
+
+/** An error's message on one line: a program's last stderr lines, if any, follow its reason. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 function makeDirectory(dir: string): void {

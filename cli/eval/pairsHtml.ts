@@ -16,9 +16,10 @@ function intervalPlot(pairs: readonly PairResult[], level: number): string {
   const x = (score: number) => 120 + (score / top) * 460;
   const rows = pairs
     .map((p, row) => {
-      const y = 25 + row * 30;
+      const y = 25 + row * 34;
       const { low, high } = p.summary.scoreInterval;
-      const dots = p.games.map((g) => `<circle cx="${x(g.score)}" cy="${y + 8}" r="2" fill="${hue(p.index)}" opacity="0.5"><title>seed ${g.seed}: ${g.score}</title></circle>`).join('');
+      // Scores are whole points: games spread over four lines below the interval, so equal scores stay visible.
+      const dots = p.games.map((g, i) => `<circle cx="${x(g.score)}" cy="${y + 7 + (i % 4) * 2}" r="2" fill="${hue(p.index)}" opacity="0.5"><title>seed ${g.seed}: ${g.score}</title></circle>`).join('');
       return (
         `<text x="5" y="${y + 4}" font-size="11">${escape(`${p.index}. ${p.leader.name} : ${p.follower.name}`)}</text>${dots}` +
         `<line x1="${x(low)}" y1="${y}" x2="${x(high)}" y2="${y}" stroke="${hue(p.index)}" stroke-width="2"><title>${Math.round(level * 100)}% interval ${fmt(low)} to ${fmt(high)}</title></line>` +
@@ -26,7 +27,7 @@ function intervalPlot(pairs: readonly PairResult[], level: number): string {
       );
     })
     .join('');
-  const height = 40 + pairs.length * 30;
+  const height = 40 + pairs.length * 34;
   return (
     `<figure><svg viewBox="0 0 600 ${height}" width="600" height="${height}">${rows}` +
     `<line x1="120" y1="${height - 12}" x2="580" y2="${height - 12}" stroke="#333"/><text x="120" y="${height - 1}" font-size="9">0</text><text x="560" y="${height - 1}" font-size="9">${fmt(top)}</text></svg>` +

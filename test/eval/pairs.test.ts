@@ -4,7 +4,7 @@
  * the intervals against the bootstrap with the report's seed, the LLM seat's counts against the
  * stub server's requests, and every bad input stops the command before any game.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { datasetStats } from '../../shared/dataset/stats';
@@ -212,4 +212,23 @@ describe('an LLM follower through the stub server', () => {
     // The LLM pair's logs replay like any other.
     for (const game of llmPair.games) expect(loadRecording(readFileSync(join(out, game.log), 'utf8')).header.meta.agents).toMatchObject({ follower: { name: 'llm' } });
   });
+});
+
+test('E-28: an agent that fails during a game stops the command naming the pair and the game (exit 1)', async () => {
+  const agent = join(dir, 'crash.js');
+  writeFileSync(
+    agent,
+    `let seen = 0;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  const say = (v) => process.stdout.write(JSON.stringify(v) + '\\n');
+  if (m.type === 'hello') say({ type: 'hello', protocol: 'cerealbar-agent', version: 2, name: 'crash', oracle: false });
+  else if (m.type === 'reset') say({ type: 'ready' });
+  else if (m.type === 'observe') { if (++seen === 20) process.exit(3); say({ type: 'act', action: 'DONE' }); }
+});`,
+  );
+  const run = await cerealbar('eval', '--leader', 'scripted', '--follower', `node ${agent}`, '--games', '5', '--seed', '1', '--out', join(dir, 'out'));
+  expect(run.status).toBe(1);
+  expect(run.stderr).toMatch(new RegExp(`^cerealbar: pair 1 \\(scripted:node ${agent.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\), game \\d: agent "crash" exited with code 3 [^\\n]*\\n$`));
+  expect(existsSync(join(dir, 'out', 'report.json'))).toBe(false);
 });
