@@ -6,14 +6,14 @@
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AGENT_NAMES } from '../../shared/agents/node/registry';
+import { AGENT_NAMES, AGENT_NAMES_BY_ROLE } from '../../shared/agents/node/registry';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
 import { renderHtmlReport } from '../eval/html';
 import { collect, evaluatePairs, wantsPairs, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
-import { addLlmOptions, givesLlmOptions } from '../llmOptions';
+import { addLlmOptions, givesLlmOptions, LLM_AGENT_SPEC } from '../llmOptions';
 import { integerOption } from '../options';
 
 interface EvalCliOptions extends PairsCliOptions {
@@ -81,8 +81,12 @@ export function registerEvalCommand(program: Command): void {
     .option('--workers <n>', 'worker threads (default: one per core)', integerOption('--workers', 1, 256), availableParallelism())
     .option('--agent-timeout <ms>', 'how long a command-line agent may take to answer one observation', integerOption('--agent-timeout', 10, 600_000), 5000)
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
-    .option('--leader <agent>', 'agent-vs-agent: a leader agent (repeatable; every --leader plays with every --follower)', collect)
-    .option('--follower <agent>', 'agent-vs-agent: a follower agent (repeatable)', collect)
+    .option(
+      '--leader <agent>',
+      `agent-vs-agent: a leader, built in (${[...AGENT_NAMES_BY_ROLE.leader, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol (repeatable; every --leader plays with every --follower)`,
+      collect,
+    )
+    .option('--follower <agent>', `agent-vs-agent: a follower, built in (${['random', 'heuristic', LLM_AGENT_SPEC].join(', ')}) or a command (repeatable)`, collect)
     .option('--pair <leader:follower>', 'agent-vs-agent: one pair, the leader and the follower split at the first colon (repeatable)', collect)
     .option('--games <n>', 'agent-vs-agent: games per pair', integerOption('--games', 1, 100_000), 10)
     .option('--seed <s>', 'agent-vs-agent: seed of the first game; game i of every pair uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)

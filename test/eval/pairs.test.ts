@@ -212,6 +212,46 @@ describe('an LLM follower through the stub server', () => {
     // The LLM pair's logs replay like any other.
     for (const game of llmPair.games) expect(loadRecording(readFileSync(join(out, game.log), 'utf8')).header.meta.agents).toMatchObject({ follower: { name: 'llm' } });
   });
+
+  /** Either seat: the leader asks for the first card it lists and ends its turn; the follower takes one step and marks DONE. */
+  function bothSeats(body: ChatBody): StubReply {
+    const text = body.messages.find((m) => m.role === 'user')!.content;
+    if (body.messages[0].content.startsWith('You are the leader')) {
+      const card = /^- [^:]+: a card with ([^;,]+)/m.exec(text)?.[1];
+      const instruction = text.includes('an instruction to the follower') && card ? [{ instruction: `pick up the ${card}` }] : [];
+      return JSON.stringify({ actions: [...instruction, 'END'] });
+    }
+    const legal = /Actions allowed now: (.*)\.$/m.exec(text)![1].split(', ');
+    return JSON.stringify({ actions: [['MF', 'RL', 'RR'].find((code) => legal.includes(code)), 'DONE'] });
+  }
+
+  test('E-36: an LLM leader and an LLM follower in two pairs: each its own counts, its records under --llm-records per pair', async () => {
+    stub = await startStubLlm({ respond: bothSeats });
+    const out = join(dir, 'out');
+    const records = join(dir, 'records');
+    const run = await cerealbar(
+      'eval', '--pair', 'llm:heuristic', '--pair', 'scripted:llm', '--games', '1', '--seed', '4', '--out', out, '--llm-records', records,
+      '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', '--llm-api-key-env', 'CEREALBAR_TEST_NO_KEY',
+    );
+    expect(run.status).toBe(0);
+    const report = readReport(out);
+    const leader = report.pairs[0].llm;
+    const follower = report.pairs[1].llm;
+    expect(Object.keys(leader)).toEqual(['leader']);
+    expect(Object.keys(follower)).toEqual(['follower']);
+    expect(leader.leader!.records).toBe(join(records, 'pair-1'));
+    expect(follower.follower!.records).toBe(join(records, 'pair-2'));
+    expect(readdirSync(join(records, 'pair-1'))).toEqual(['eval-4.leader.llm.jsonl']);
+    expect(readdirSync(join(records, 'pair-2'))).toEqual(['eval-4.follower.llm.jsonl']);
+    expect(readdirSync(join(out, 'pair-1'))).toEqual(['eval-4.jsonl']);
+    const sent = (file: string) => readRecords(file).filter((line) => line.kind === 'llm-call' && line.request !== null).length;
+    expect(leader.leader!.calls).toBe(sent(join(records, 'pair-1', 'eval-4.leader.llm.jsonl')));
+    expect(follower.follower!.calls).toBe(sent(join(records, 'pair-2', 'eval-4.follower.llm.jsonl')));
+    expect(leader.leader!.calls + follower.follower!.calls).toBe(stub.chatRequests().length);
+    expect(report.pairs[0].summary.instructionsPerGame).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/pair 1 llm leader: \d+ calls/);
+    expect(run.stdout).toMatch(/pair 2 llm follower: \d+ calls/);
+  });
 });
 
 test('E-28: an agent that fails during a game stops the command naming the pair and the game (exit 1)', async () => {
