@@ -27,20 +27,20 @@ import { generateMap } from '../shared/maps/generate';
 import { playAgentGame } from '../shared/selfplay/agentGame';
 import { startStubLlm, STUB_MODEL } from '../test/helpers/stubLlm';
 
-/** The figures last recorded in docs/benchmarks.md ("Agents"), which a run is compared with. */
+/** The figures last recorded in docs/benchmarks.md ("Agents": the median of six runs), which a run is compared with. */
 const RECORDED: { readonly date: string; readonly figures: Readonly<Record<string, number>> } | null = {
   date: '2026-11-25',
   figures: {
-    'LLM harness: ms per call (act: template, call, parse, record)': 1.286,
-    'LLM harness: ms per call of the openai client alone': 0.985,
-    'LLM harness: ms per bare HTTP round trip (fetch)': 0.648,
-    'LLM harness: overhead per call beyond the round trip (ms)': 0.625,
-    'LLM harness: of which the harness itself (ms)': 0.276,
-    'self-play games/s, scripted + heuristic in process': 84.0,
-    'self-play games/s, scripted + heuristic as programs': 17.0,
-    'protocol cost per ask, programs (ms)': 0.288,
-    'self-play games/s, Python leader_agent.py + random_agent.py': 47.7,
-    'self-play games/s, scripted + random in process (for scale)': 288,
+    'LLM harness: ms per call (act: template, call, parse, record)': 1.235,
+    'LLM harness: ms per call of the openai client alone': 0.946,
+    'LLM harness: ms per bare HTTP round trip (fetch)': 0.616,
+    'LLM harness: overhead per call beyond the round trip (ms)': 0.568,
+    'LLM harness: of which the harness itself (ms)': 0.205,
+    'self-play games/s, scripted + heuristic in process': 85,
+    'self-play games/s, scripted + heuristic as programs': 17.05,
+    'protocol cost per ask, programs (ms)': 0.286,
+    'self-play games/s, Python leader_agent.py + random_agent.py': 47.85,
+    'self-play games/s, scripted + random in process (for scale)': 319,
   },
 };
 
