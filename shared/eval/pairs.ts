@@ -148,7 +148,7 @@ export async function playPairGames(
     const lines: LogLine[] = [];
     let result;
     try {
-      result = await playAgentGame({ seed, map: generateMap(seed), config: options.config ?? DEFAULT_CONFIG, gameId, ...pair, meta: { source: 'eval' } }, (line) => lines.push(line));
+      result = await playAgentGame({ seed, map: generateMap(seed), config: options.config ?? DEFAULT_CONFIG, gameId, ...pair }, (line) => lines.push(line));
     } catch (error) {
       throw new Error(`game ${seed}: ${(error as Error).message}`);
     }
