@@ -11,7 +11,9 @@ const LAYERS = [
   ['engine'],
   ['maps', 'log', 'protocol'],
   ['nav', 'study', 'cb2'],
-  ['selfplay', 'agents'],
+  // The scripted players below the agents: the scripted leader agent is self-play's leader.
+  ['selfplay'],
+  ['agents'],
   ['eval'],
   ['env', 'dataset'],
 ];

@@ -24,7 +24,7 @@ import type { GameMap } from '../shared/engine/map';
 import type { LogLine } from '../shared/log/format';
 import { serializeLine } from '../shared/log/recorder';
 import { generateMap } from '../shared/maps/generate';
-import { playAgentGame } from '../shared/selfplay/agentGame';
+import { playAgentGame } from '../shared/agents/agentGame';
 import { startStubLlm, STUB_MODEL } from '../test/helpers/stubLlm';
 
 /** The figures last recorded in docs/benchmarks.md ("Agents": the median of six runs), which a run is compared with. */

@@ -14,7 +14,7 @@ import type { Role } from '../../shared/engine/state';
 import { serializeLine } from '../../shared/log/recorder';
 import type { LogLine } from '../../shared/log/format';
 import { generateMap } from '../../shared/maps/generate';
-import { playAgentGame } from '../../shared/selfplay/agentGame';
+import { playAgentGame } from '../../shared/agents/agentGame';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
 import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';

@@ -12,7 +12,7 @@ import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../agents/types'
 import type { LogLine } from '../log/format';
 import { serializeLine } from '../log/recorder';
 import { generateMap } from '../maps/generate';
-import { playAgentGame } from '../selfplay/agentGame';
+import { playAgentGame } from '../agents/agentGame';
 import { bootstrapInterval, mean, type BootstrapOptions, type Interval } from './bootstrap';
 import { loadRecording } from './recording';
 

@@ -15,7 +15,7 @@ import type { LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
-import { playAgentGame } from '../../shared/selfplay/agentGame';
+import { playAgentGame } from '../../shared/agents/agentGame';
 import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm, type StubReply } from '../helpers/stubLlm';
 
 jest.setTimeout(60_000);

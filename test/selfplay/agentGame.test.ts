@@ -7,7 +7,7 @@ import type { LogEvent, LogHeader, LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
-import { DEFAULT_MAX_REFUSALS_PER_TURN, playAgentGame, type AgentGameOptions, type AgentGameResult } from '../../shared/selfplay/agentGame';
+import { DEFAULT_MAX_REFUSALS_PER_TURN, playAgentGame, type AgentGameOptions, type AgentGameResult } from '../../shared/agents/agentGame';
 import { TURN_TIME_LIMIT_MS } from '../../shared/selfplay/game';
 
 const IDENTITIES = { leader: { name: 'l', spec: 'l' }, follower: { name: 'f', spec: 'f' } };

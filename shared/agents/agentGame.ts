@@ -22,12 +22,12 @@ import { Draw, seedRng } from '../engine/rng';
 import { drawSetup, type GameState, type Role } from '../engine/state';
 import type { LogHeader, LogLine } from '../log/format';
 import { GameRecorder, makeHeader } from '../log/recorder';
-import { followerPlayerAction, leaderPlayerAction } from '../agents/actions';
-import { leaderObservationFromView, ObservationTracker } from '../agents/observation';
-import { followerSituation, PlanPlayer } from '../agents/plans';
-import { isProblem, leaderActionReader, readFollowerAction } from '../agents/protocol';
-import type { ActContext, AgentAction, AgentIdentity, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../agents/types';
-import { MAX_ACTIONS, timed } from './game';
+import { followerPlayerAction, leaderPlayerAction } from './actions';
+import { leaderObservationFromView, ObservationTracker } from './observation';
+import { followerSituation, PlanPlayer } from './plans';
+import { isProblem, leaderActionReader, readFollowerAction } from './protocol';
+import type { ActContext, AgentAction, AgentIdentity, FollowerAgent, LeaderAgent, LeaderAgentAction } from './types';
+import { MAX_ACTIONS, timed } from '../selfplay/game';
 
 export interface AgentGameOptions {
   readonly seed: number;
