@@ -3,17 +3,20 @@
  * - `random`: a uniformly random move each step, and DONE with probability 1/10, so that an
  *   episode lasts 10 actions on average. Seeded from the episode id: a run is reproducible.
  * - `heuristic`: reads the card an instruction names (colour, shape, count, "unselect") and walks
- *   to the nearest known card that fits; it also follows bare moves ("turn left", "go forward 3").
+ *   to the nearest known card that fits; when it knows none, it heads for the place the
+ *   instruction gives ("4 hexes ahead, slightly to the right"), if any, looking on the way; then it
+ *   turns in place looking. It also follows bare moves ("turn left", "go forward 3").
  *   When it marks an instruction DONE without doing it, `gaveUp` says why, for the leader.
  */
 import type { Card } from '../engine/cards';
-import { buildWorld } from '../engine/map';
-import type { KnownMap } from '../engine/playerView';
+import { hexDistance, type Cell } from '../engine/hex';
+import { buildWorld, type GameMap } from '../engine/map';
+import { UNSEEN, type KnownMap } from '../engine/playerView';
 import { mapFromKnown } from './observation';
 import { Draw, seedRng } from '../engine/rng';
 import { MOVES, type Move } from '../engine/actions';
 import { PathPlanner } from '../nav/pathing';
-import { describeCardRequest, matchingCards, readCardRequest, type CardRequest } from './instructions';
+import { describeCardRequest, hintedCell, matchingCards, NUMBER_WORDS, readCardRequest, readPlaceHint, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
 export const BUILTIN_AGENT_NAMES = ['random', 'heuristic'] as const;
@@ -61,20 +64,44 @@ export const MAX_LOOKING_TURNS = 6;
 /** Repeats are capped at a follower turn's default steps: a larger number is more likely misread than meant. */
 const MAX_REPEATS = 10;
 
+/** Hexes toward a place given without a distance ("the red star on your left"): enough to bring that side into view. */
+export const HINT_DEFAULT_DISTANCE = 2;
+/** A walk toward a hinted place ends within this many hexes of it: from there the card is in view or near it. */
+const HINT_REACHED = 1;
+
+/** Where the instruction says the card is, as a cell, and the steps the walk there may still take. */
+interface HintWalk {
+  readonly cell: Cell;
+  stepsLeft: number;
+}
+
 /** What the heuristic is doing for the current instruction. */
 type Plan =
-  | { readonly kind: 'card'; readonly request: CardRequest; target: Card | null; turnsLooking: number }
+  | {
+      readonly kind: 'card';
+      readonly request: CardRequest;
+      target: Card | null;
+      turnsLooking: number;
+      /** The walk toward the place the instruction gives; null when it gives none, or once done. */
+      hint: HintWalk | null;
+      /** Set when the instruction gives a place: it was told from where the follower reads it, walking forward as a person would. */
+      readonly forwardOnly: boolean;
+      /** The rest of a turn around begun instead of stepping back. */
+      readonly turning: Move[];
+    }
   | { readonly kind: 'moves'; readonly moves: Move[] }
   | { readonly kind: 'unread' };
 
 /** What the heuristic understands, for a leader whose instruction it could not follow. */
 export const HEURISTIC_UNDERSTANDS =
-  'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube") and bare moves ("turn left", "go forward 3").';
+  'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube"), where it is from me ("3 hexes ahead, slightly to the left") and bare moves ("turn left", "go forward 3").';
 
 export class HeuristicAgent implements FollowerAgent {
   readonly name = 'heuristic';
   /** Plans on the terrain the follower has seen (unseen cells are walls), rebuilt when it sees more. */
   private paths: { readonly on: KnownMap; readonly planner: PathPlanner } | null = null;
+  /** Plans toward a hinted place, where unseen cells are taken as open ground. */
+  private openPaths: { readonly on: KnownMap; readonly planner: PathPlanner } | null = null;
   private instructionId: number | null = null;
   private plan: Plan = { kind: 'moves', moves: [] };
   /** Why the last action, a DONE, ended the instruction without doing it, in the follower's words to the leader; null after any other action. */
@@ -82,6 +109,7 @@ export class HeuristicAgent implements FollowerAgent {
 
   reset(_start: EpisodeStart): void {
     this.paths = null;
+    this.openPaths = null;
     this.instructionId = null;
     this.gaveUp = null;
   }
@@ -92,7 +120,7 @@ export class HeuristicAgent implements FollowerAgent {
     const text = obs.instruction.text;
     if (obs.instruction.id !== this.instructionId) {
       this.instructionId = obs.instruction.id;
-      this.plan = planFor(text);
+      this.plan = planFor(text, obs);
     }
     if (this.plan.kind === 'unread') {
       this.gaveUp = `I did not understand "${text}", so I marked it done. ${HEURISTIC_UNDERSTANDS}`;
@@ -117,14 +145,27 @@ export class HeuristicAgent implements FollowerAgent {
       // Elsewhere, take in what changed meanwhile; a card that vanished is replaced by the next best.
       plan.target = now ?? null;
     }
+    const turn = plan.turning.shift();
+    if (turn) return turn;
     plan.target ??= this.nearestMatch(plan.request, known, obs);
     const move = plan.target && this.planner(obs).nextMove(known, obs.pose, plan.target);
-    if (move) return move;
+    if (move) return walk(plan, move);
     plan.target = null;
+    // No known card fits (or none can be reached): toward where the instruction says it is, looking on the way.
+    const towardHint = plan.hint && this.hintStep(plan.hint, known, obs);
+    if (towardHint) return walk(plan, towardHint);
+    plan.hint = null;
     // Nothing fits, or it cannot be reached: look around, then give up.
     if (plan.turnsLooking >= MAX_LOOKING_TURNS) return 'DONE';
     plan.turnsLooking++;
     return 'RR';
+  }
+
+  /** A step toward the hinted cell, or null once near it, out of steps for it, or when it cannot be reached. */
+  private hintStep(hint: HintWalk, known: readonly Card[], obs: FollowerObservation): Move | null {
+    if (hexDistance(obs.pose, hint.cell) <= HINT_REACHED || hint.stepsLeft <= 0) return null;
+    hint.stepsLeft--;
+    return this.openPlanner(obs).nextMove(known, obs.pose, hint.cell);
   }
 
   /** The matching card with the shortest walk (other known cards are walls); ties by id. */
@@ -141,6 +182,27 @@ export class HeuristicAgent implements FollowerAgent {
     if (this.paths?.on !== obs.map) this.paths = { on: obs.map, planner: new PathPlanner(buildWorld(mapFromKnown(obs.map))) };
     return this.paths.planner;
   }
+
+  private openPlanner(obs: FollowerObservation): PathPlanner {
+    if (this.openPaths?.on !== obs.map) this.openPaths = { on: obs.map, planner: new PathPlanner(buildWorld(openMapFromKnown(obs.map))) };
+    return this.openPaths.planner;
+  }
+}
+
+/** The known map with unseen cells taken as open ground, to walk toward a place the follower has only been told of. */
+function openMapFromKnown(known: KnownMap): GameMap {
+  return { ...mapFromKnown(known), terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, 'G')) };
+}
+
+/**
+ * The walk's next move; for an instruction that gave a place, a step back becomes a turn around:
+ * walking forward the follower sees the cells it nears (and never steps onto a card it has not
+ * seen), and it faces the way it went, as the leader who placed the next card supposed.
+ */
+function walk(plan: Extract<Plan, { kind: 'card' }>, move: Move): Move {
+  if (!plan.forwardOnly || move !== 'MB') return move;
+  plan.turning.push(...TURN_AROUND.slice(1));
+  return TURN_AROUND[0];
 }
 
 /** Visible and remembered cards, by id (remembered ones as last seen). */
@@ -148,17 +210,30 @@ function knownCards(obs: FollowerObservation): Card[] {
   return [...obs.visibleCards, ...obs.rememberedCards].sort((a, b) => a.id - b.id);
 }
 
-function planFor(text: string): Plan {
+function planFor(text: string, obs: FollowerObservation): Plan {
   const request = readCardRequest(text);
-  if (request) return { kind: 'card', request, target: null, turnsLooking: 0 };
+  if (request) {
+    const hint = hintWalk(text, obs);
+    return { kind: 'card', request, target: null, turnsLooking: 0, hint, forwardOnly: hint !== null, turning: [] };
+  }
   const moves = readMoves(text);
   return moves.length > 0 ? { kind: 'moves', moves } : { kind: 'unread' };
 }
 
-const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, once: 1, twice: 2,
-};
-const TURN_MOVES: Readonly<Record<string, readonly Move[]>> = { left: ['RL'], right: ['RR'], around: ['RR', 'RR', 'RR'] };
+/**
+ * The walk toward the place an instruction gives, from where the follower reads it. It may take
+ * about twice the steps of a straight walk there (detours, turns) before the follower looks around.
+ */
+function hintWalk(text: string, obs: FollowerObservation): HintWalk | null {
+  const hint = readPlaceHint(text);
+  if (!hint) return null;
+  const distance = hint.distance ?? HINT_DEFAULT_DISTANCE;
+  const cell = hintedCell(obs.pose, { distance, bearing: hint.bearing }, obs.map);
+  return cell && { cell, stepsLeft: 2 * distance + 4 };
+}
+
+const TURN_AROUND: readonly Move[] = ['RR', 'RR', 'RR'];
+const TURN_MOVES: Readonly<Record<string, readonly Move[]>> = { left: ['RL'], right: ['RR'], around: TURN_AROUND };
 const MOVE_PHRASES = new RegExp(
   String.raw`turn\s+(around|left|right)|(?:go|move|walk|step)\s+(forward|ahead|straight|backwards?|back)` +
     String.raw`(?:\s+(\d+|${Object.keys(NUMBER_WORDS).join('|')})\b)?`,

@@ -1,22 +1,28 @@
 /**
  * The built-in `scripted` leader agent: self-play's scripted leader (shared/selfplay/leader.ts) in
  * the leader's seat, seeing only the leader's observation. It plans a valid set, takes a card
- * itself when it can, writes one templated instruction per card for the follower ("pick up the 2
- * red stars") and ends its turn; its seeded habits (letting a turn run out, walking ahead) are
- * self-play's. Unlike self-play's follower, an agent follower is not told which card an
- * instruction means: it reads the text.
+ * itself when it can, writes one templated instruction per card for the follower and ends its
+ * turn; its seeded habits (letting a turn run out, walking ahead) are self-play's. Unlike
+ * self-play's follower, an agent follower is not told which card an instruction means and sees
+ * only what is in front of it: so each instruction also says where the card is from where the
+ * follower will stand when it reads it ("pick up the 2 red stars: 4 hexes ahead, slightly to the
+ * right"), which is its pose now for the first instruction it has queued and, for the next ones
+ * ("then ..."), the previous card, facing the way its walk there most likely ends.
  *
  * It keeps what an instruction was about (its plan memory) between calls, under the id the
  * instruction gets: the next id after the newest one it sees, checked against the text on the
  * next call. It answers one action a call; an answer the leader would not give by itself (the
  * server's timeout) is a pass.
  */
-import type { Action } from '../engine/actions';
+import type { Action, Move } from '../engine/actions';
+import type { Card } from '../engine/cards';
+import { opposite, rotateLeft, rotateRight, stepFrom, type Cell, type Pose } from '../engine/hex';
 import { buildWorld } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 import { PathPlanner } from '../nav/pathing';
 import { ScriptedLeader, type CardTask, type LeaderBoard } from '../selfplay/leader';
 import { hashString } from './builtin';
+import { describeRelativePosition, relativeBearing } from './language';
 import { mapFromKnown } from './observation';
 import type { Answer, EpisodeStart, LeaderAgent, LeaderAgentAction, LeaderObservation } from './types';
 
@@ -28,6 +34,8 @@ export class ScriptedLeaderAgent implements LeaderAgent {
   /** The instruction last written, until the next observation shows the id it got. */
   private written: { readonly id: number; readonly text: string } | null = null;
   private leader: ScriptedLeader | null = null;
+  /** Walks on the whole map (the leader sees it all), to foresee where the follower ends each walk. */
+  private paths: PathPlanner | null = null;
   /** Its own turn ended (it ended it or passed): the next call begins a new turn. */
   private turnOver = true;
   private lastSteps = 0;
@@ -37,6 +45,7 @@ export class ScriptedLeaderAgent implements LeaderAgent {
     this.tasks = new Map();
     this.written = null;
     this.leader = null;
+    this.paths = null;
     this.turnOver = true;
   }
 
@@ -46,10 +55,11 @@ export class ScriptedLeaderAgent implements LeaderAgent {
     if (this.turnOver || observation.stepsLeft > this.lastSteps) this.scripted(observation).startTurn();
     this.lastSteps = observation.stepsLeft;
     const decision = this.scripted(observation).decide(boardOf(observation));
-    const answer = agentAction(decision.action);
+    let answer = agentAction(decision.action);
     this.turnOver = answer === 'END' || answer === null;
     if (answer === null) return [];
     if (decision.task && typeof answer === 'object') {
+      answer = { instruction: this.withPlace(observation, decision.task, answer.instruction) };
       const id = nextInstructionId(observation);
       this.tasks.set(id, decision.task);
       this.written = { id, text: answer.instruction };
@@ -58,8 +68,34 @@ export class ScriptedLeaderAgent implements LeaderAgent {
   }
 
   private scripted(observation: LeaderObservation): ScriptedLeader {
-    this.leader ??= new ScriptedLeader(new PathPlanner(buildWorld(mapFromKnown(observation.map))), this.draw, this.tasks);
+    this.leader ??= new ScriptedLeader(this.planner(observation), this.draw, this.tasks);
     return this.leader;
+  }
+
+  private planner(observation: LeaderObservation): PathPlanner {
+    this.paths ??= new PathPlanner(buildWorld(mapFromKnown(observation.map)));
+    return this.paths;
+  }
+
+  /**
+   * The instruction with where its card is, from where the follower will start on it: after the
+   * cards of the instructions still queued, or where it stands when there are none. Unchanged
+   * when the words would make it too long.
+   */
+  private withPlace(observation: LeaderObservation, task: CardTask, text: string): string {
+    const card = observation.cards.find((c) => c.id === task.cardId);
+    if (!card) return text;
+    let start: Pose = observation.follower;
+    let then = false;
+    for (const instruction of observation.instructions) {
+      const queued = instruction.status !== 'done' ? this.tasks.get(instruction.id) : undefined;
+      const previous = queued && observation.cards.find((c) => c.id === queued.cardId);
+      if (!previous) continue;
+      start = walkEnd(this.planner(observation), observation.cards, start, previous);
+      then = true;
+    }
+    const placed = placedInstruction(text, start, card, then);
+    return placed.length <= observation.maxInstructionLength ? placed : text;
   }
 
   /** The instruction last written got the id foreseen, or it was refused: its task is forgotten then. */
@@ -81,6 +117,53 @@ function boardOf(observation: LeaderObservation): LeaderBoard {
     queue: observation.instructions.filter((instruction) => instruction.status !== 'done'),
     turn: { stepsLeft: observation.stepsLeft },
   };
+}
+
+/**
+ * An instruction with where its card lies from `from`: "pick up the 2 red stars: 4 hexes ahead,
+ * slightly to the right"; "turn around and" first when it is right behind; "then" first when it
+ * follows another instruction (`from` is then that instruction's card).
+ */
+export function placedInstruction(text: string, from: Pose, card: Cell, then: boolean): string {
+  const where = describeRelativePosition(from, card);
+  const behind = where !== 'where you stand' && Math.abs(relativeBearing(from, card)) >= TURN_AROUND_DEGREES;
+  const placed = `${behind ? 'turn around and ' : ''}${text}: ${where === 'where you stand' ? 'where you stand (step off it and back on)' : where}`;
+  return then ? `then ${placed}` : placed;
+}
+
+/** From this bearing on (either side), a card is "behind you" with no side given: the follower had best turn around. */
+const TURN_AROUND_DEGREES = 165;
+/** A bound on a foreseen walk's steps; walks on a map are far shorter. */
+const MAX_FORESEEN_STEPS = 200;
+
+/**
+ * Where a walk from `from` onto `card` ends, facing the way its last step went: a follower who
+ * sees only ahead walks forward (the planner's shortest walk may back up; a follower would turn
+ * around instead, and arrive facing the same way).
+ */
+function walkEnd(paths: PathPlanner, cards: readonly Card[], from: Pose, card: Cell): Pose {
+  let pose = from;
+  let facing = from.heading;
+  for (let steps = 0; steps < MAX_FORESEEN_STEPS && (pose.x !== card.x || pose.y !== card.y); steps++) {
+    const move = paths.nextMove(cards, pose, card);
+    if (!move) break;
+    pose = afterMove(pose, move);
+    if (move === 'MF' || move === 'MB') facing = move === 'MF' ? pose.heading : opposite(pose.heading);
+  }
+  return { x: card.x, y: card.y, heading: facing };
+}
+
+function afterMove(pose: Pose, move: Move): Pose {
+  switch (move) {
+    case 'MF':
+      return { ...stepFrom(pose, pose.heading), heading: pose.heading };
+    case 'MB':
+      return { ...stepFrom(pose, opposite(pose.heading)), heading: pose.heading };
+    case 'RL':
+      return { ...pose, heading: rotateLeft(pose.heading) };
+    case 'RR':
+      return { ...pose, heading: rotateRight(pose.heading) };
+  }
 }
 
 function nextInstructionId(observation: LeaderObservation): number {
