@@ -128,8 +128,13 @@ export function checkLlmOptionsUsed(options: LlmCliOptions, specs: readonly stri
   if (givesLlmOptions(options) && !specs.includes(LLM_AGENT_SPEC)) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
 }
 
+/** The LLM agent for a live seat, with its role beside it (the registry's SeatAgent shape); records in --llm-records, else the current directory. */
+export async function startLlmSeat(role: 'follower' | 'leader', options: LlmCliOptions): Promise<{ readonly role: 'follower'; readonly agent: LlmFollower } | { readonly role: 'leader'; readonly agent: LlmLeader }> {
+  return role === 'leader' ? { role, agent: await startLlmFromOptions(role, options, '.') } : { role, agent: await startLlmFromOptions(role, options, '.') };
+}
+
 /** A line for each seat the LLM agent played (its counts), for the end of a command's report. */
-export function llmReport(agents: Readonly<Record<'leader' | 'follower', unknown>>): string {
+export function llmReport(agents: Readonly<Partial<Record<'leader' | 'follower', unknown>>>): string {
   return (['leader', 'follower'] as const)
     .flatMap((role) => (agents[role] instanceof LlmAgent ? [`${describeLlmStats(`llm ${role}`, agents[role] as LlmFollower | LlmLeader)}\n`] : []))
     .join('');

@@ -18,6 +18,7 @@ import { ROLES, type Role } from '../../shared/engine/state';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { checkSeatOfBuiltin, oneLineReason } from '../../server/rooms/seatAgents';
 import { CliError } from '../errors';
+import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, startLlmSeat, type LlmCliOptions } from '../llmOptions';
 
 // Node 20 has no global WebSocket; the SDK's reconnection looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -25,7 +26,7 @@ import { CliError } from '../errors';
 /** Pause before asking the agent again after the server (or the agent's own vocabulary) refused its action. */
 const RETRY_AFTER_REFUSAL_MS = 100;
 
-interface AgentCliOptions {
+interface AgentCliOptions extends LlmCliOptions {
   server: string;
   agent: string;
   role: Role;
@@ -37,13 +38,13 @@ interface AgentCliOptions {
 const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
 
 export function registerAgentCommand(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('join a live game on a server as the leader or the follower, played by an agent')
     .requiredOption('--server <url>', 'the game server, e.g. http://localhost:2567')
     .requiredOption(
       '--agent <agent>',
-      `a built-in agent (followers: ${AGENT_NAMES_BY_ROLE.follower.join(', ')}; leaders: ${AGENT_NAMES_BY_ROLE.leader.join(', ')}) or a command that speaks the agent protocol`,
+      `a built-in agent (followers: ${AGENT_NAMES_BY_ROLE.follower.join(', ')}; leaders: ${AGENT_NAMES_BY_ROLE.leader.join(', ')}; either: ${LLM_AGENT_SPEC}) or a command that speaks the agent protocol`,
     )
     .option('--role <role>', `the seat to play: ${ROLES.join(' or ')}`, roleOption, 'follower')
     .option('--pool <pool>', 'the player pool to join')
@@ -53,7 +54,8 @@ export function registerAgentCommand(program: Command): void {
       const partner = cli.botPartner ? { [cli.role === 'leader' ? 'botFollower' : 'botLeader']: true } : {};
       const options = joinOptionsSchema.safeParse({ role: cli.role, pool: cli.pool, code: cli.code, ...partner });
       if (!options.success) throw new CliError(`bad option: ${options.error.issues[0].path.join('.')}: ${options.error.issues[0].message}`);
-      const seated = await startAgent(cli.agent, cli.role);
+      checkLlmOptionsUsed(cli, [cli.agent], '--agent');
+      const seated = await startAgent(cli.agent, cli.role, cli);
       let room: Room;
       try {
         room = await new Client(cli.server).joinOrCreate(ROOM_NAME, options.data);
@@ -66,9 +68,11 @@ export function registerAgentCommand(program: Command): void {
       try {
         await play(room, seated, say);
       } finally {
+        process.stdout.write(llmReport({ [seated.role]: seated.agent }));
         await seated.agent.close?.();
       }
     });
+  addLlmOptions(command);
 }
 
 function roleOption(value: string): Role {
@@ -77,11 +81,11 @@ function roleOption(value: string): Role {
 }
 
 /** The agent for the seat, ready to play live: one that needs a recorded game or the whole state cannot. */
-async function startAgent(spec: string, role: Role): Promise<SeatAgent> {
+async function startAgent(spec: string, role: Role, cli: AgentCliOptions): Promise<SeatAgent> {
   let seated: SeatAgent;
   try {
     checkSeatOfBuiltin(role, spec);
-    seated = await createSeatAgent(spec, role);
+    seated = spec === LLM_AGENT_SPEC ? await startLlmSeat(role, cli) : await createSeatAgent(spec, role);
   } catch (error) {
     throw new CliError(`cannot start the ${role} agent ${JSON.stringify(spec)}: ${oneLineReason(error)}`);
   }

@@ -119,3 +119,24 @@ describe('bad input stops selfplay with one line and exit 2, before any game', (
     expect({ status, stderr }).toEqual({ status: 2, stderr: 'cerealbar: the --llm-* options are for the llm agent: give --leader or --follower llm\n' });
   });
 });
+
+describe('bad input stops `cerealbar agent --agent llm` with one line and exit 2, before it joins a game', () => {
+  test('a refused key, a missing template, --llm-* options for another agent', async () => {
+    stub = await startStubLlm({ key: 'sk-another-key' });
+    const join_ = ['agent', '--role', 'leader', '--server', 'http://127.0.0.1:9', '--agent', 'llm'];
+    expect(await cerealbar(...join_, ...llmArgs(stub.url))).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `cerealbar: cannot start the leader agent "llm": ${stub.url} refused the key from ${KEY_ENV} (HTTP 401)\n`,
+    });
+    const prompt = join(dir, 'none.txt');
+    expect((await cerealbar(...join_, ...llmArgs(stub.url), '--llm-prompt', prompt)).stderr).toBe(
+      `cerealbar: cannot start the leader agent "llm": ${prompt}: cannot read the prompt template: no such file\n`,
+    );
+    expect(await cerealbar('agent', '--server', 'http://127.0.0.1:9', '--agent', 'heuristic', '--llm-model', 'm')).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'cerealbar: the --llm-* options are for the llm agent: give --agent llm\n',
+    });
+  });
+});
