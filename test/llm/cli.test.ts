@@ -97,8 +97,8 @@ describe('the --llm-* options', () => {
     stub = await startStubLlm({ key: 'right' });
     const base = ['--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-api-key-env', 'CEREALBAR_TEST_NO_KEY'];
     await expect(startLlmFromOptions('follower', parse(...base, '--llm-prompt', join(dir, 'none.txt')), dir)).rejects.toThrow(
-      `the llm agent cannot start: ${join(dir, 'none.txt')}: cannot read the prompt template: no such file`,
+      `${join(dir, 'none.txt')}: cannot read the prompt template: no such file`,
     );
-    await expect(startLlmFromOptions('leader', parse(...base), dir)).rejects.toThrow(`the llm agent cannot start: ${stub.url} refused the key from CEREALBAR_TEST_NO_KEY (HTTP 401)`);
+    await expect(startLlmFromOptions('leader', parse(...base), dir)).rejects.toThrow(`${stub.url} refused the key from CEREALBAR_TEST_NO_KEY (HTTP 401)`);
   });
 });
