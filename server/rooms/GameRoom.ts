@@ -661,7 +661,7 @@ export class GameRoom extends Room implements LiveRoom {
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', pool: this.pool, ...(this.studyId && { study: this.studyId }), players: seats },
+      meta: { source: 'server', pool: this.pool, ...(this.studyId && { study: this.studyId }), players: seats, ...this.agentSeat?.headerMeta() },
     });
     try {
       this.writer = this.services.startLog(header, { pool: this.pool, seats });

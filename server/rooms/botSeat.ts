@@ -128,6 +128,11 @@ export class AgentSeat {
     this.rules = rulesFor(seated);
   }
 
+  /** The log header's `meta.agents`, as self-play's: who plays the agent's seat. */
+  headerMeta(): { agents: Partial<Record<Role, AgentIdentity>> } {
+    return { agents: { [this.role]: this.identity } };
+  }
+
   private get name(): string {
     return `the ${this.role} agent ${JSON.stringify(this.identity.spec)}`;
   }

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { logger, ServerError } from '@colyseus/core';
 import { AGENT_NAMES_BY_ROLE, agentIdentity, createSeatAgent } from '../../shared/agents/node/registry';
-import type { AgentIdentity } from '../../shared/agents/types';
 import type { Role } from '../../shared/engine/state';
 import type { SeatRecord } from '../store/types';
 import type { SeatedAgent } from './botSeat';
@@ -63,9 +62,9 @@ export async function startAskedAgent(start: SeatAgentStarter | undefined, role:
   }
 }
 
-/** The agent's seat as the log header and the game index record it: a bot, with who it is. */
-export function agentSeatRecord(seated: SeatedAgent): SeatRecord & { readonly agent: AgentIdentity } {
-  return { role: seated.role, playerId: randomUUID(), kind: 'bot', agent: seated.identity };
+/** The agent's seat as the game index and the log header's players record it: a bot (who it is is in the header's `meta.agents`). */
+export function agentSeatRecord(seated: SeatedAgent): SeatRecord {
+  return { role: seated.role, playerId: randomUUID(), kind: 'bot' };
 }
 
 /** An agent's failure in one line, for a command's error: its first line and, after a program's stderr heading, its last line. */

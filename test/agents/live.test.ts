@@ -157,7 +157,7 @@ describe('a leader agent in a live game, against `serve --bot-follower heuristic
   let serve: ServeProcess | null = null;
   beforeEach(async () => {
     dataDir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-live-leader-'));
-    serve = await startServeProcess(dataDir, ['--bot-follower', 'heuristic', '--leader-seconds', '2', '--follower-seconds', '3']);
+    serve = await startServeProcess(dataDir, ['--bot-follower', 'heuristic', '--leader-seconds', '2', '--follower-seconds', '2']);
   });
   afterEach(async () => {
     if (serve && serve.child.exitCode === null) {
@@ -178,47 +178,28 @@ describe('a leader agent in a live game, against `serve --bot-follower heuristic
     expect(game.end).toMatchObject({ reason: 'turns-exhausted' });
     expect((game.header.meta as any).players).toEqual([
       { role: 'leader', playerId: expect.any(String), kind: 'human' },
-      { role: 'follower', playerId: expect.any(String), kind: 'bot', agent: { name: 'heuristic', spec: 'heuristic' } },
+      { role: 'follower', playerId: expect.any(String), kind: 'bot' },
     ]);
+    expect((game.header.meta as any).agents).toEqual({ follower: { name: 'heuristic', spec: 'heuristic' } });
     expect(game.final.score).toBe(Number(/score (\d+)/.exec(output)![1]));
   });
 
-  test('a program leader agent speaking protocol version 3 plays a whole game with plans; the log replays', async () => {
-    const dir = mkdtempSync(joinPath(tmpdir(), 'leader-program-'));
-    const program = joinPath(dir, 'leader.js');
-    // Each turn: one instruction the heuristic follower understands, then END, as one plan.
-    writeFileSync(
-      program,
-      [
-        "const lines = require('readline').createInterface({ input: process.stdin });",
-        'const say = (answer) => process.stdout.write(JSON.stringify(answer) + "\\n");',
-        'lines.on("line", (line) => {',
-        '  const message = JSON.parse(line);',
-        '  if (message.type === "hello") say({ type: "hello", protocol: message.protocol, version: 3, name: "turner", agentVersion: "1.0" });',
-        '  else if (message.type === "reset") say({ type: "ready" });',
-        '  else if (message.type === "observe") {',
-        '    const o = message.observation;',
-        '    const waiting = o.instructions.some((i) => i.status !== "done");',
-        '    say({ type: "act", actions: o.canInstruct && !waiting ? [{ instruction: "turn left" }, "END"] : o.legal.includes("END") ? ["END"] : [] });',
-        '  } else if (message.type === "close") process.exit(0);',
-        '});',
-      ].join('\n'),
-    );
-    try {
-      const { code, output } = await runAgent(['--role', 'leader', '--agent', `node ${program}`, '--server', serve!.url, '--bot-partner']);
-      expect(output).toMatch(/played by turner/);
-      expect(code).toBe(0);
-      const game = onlyGame(dataDir);
-      expect(game.end).toMatchObject({ reason: 'turns-exhausted', score: 0 });
-      const text = readFileSync(joinPath(dataDir, 'logs', readdirSync(joinPath(dataDir, 'logs'))[0]), 'utf8');
-      const events = text.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'event');
-      const leader = events.filter((e) => e.actor === 'leader').map((e) => e.type);
-      const follower = events.filter((e) => e.actor === 'follower').map((e) => e.payload?.move ?? e.type);
-      expect(leader.slice(0, 2)).toEqual(['instruction', 'endTurn']);
-      expect(follower.slice(0, 2)).toEqual(['RL', 'done']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  test('the Python leader example (a program speaking protocol version 3) plays a whole game with plans; the log replays', async () => {
+    const example = joinPath(__dirname, '..', '..', 'examples', 'agents', 'leader_agent.py');
+    const { code, output } = await runAgent(['--role', 'leader', '--agent', `python3 ${example}`, '--server', serve!.url, '--bot-partner']);
+    expect(output).toMatch(/^joined \S+ as the leader, played by python-leader; waiting for the follower$/m);
+    expect(output).toMatch(/game over \(turns-exhausted\), score \d+/);
+    expect(code).toBe(0);
+    const game = onlyGame(dataDir);
+    expect(game.end).toMatchObject({ reason: 'turns-exhausted' });
+    expect(game.final.score).toBe(Number(/score (\d+)/.exec(output)![1]));
+    const text = readFileSync(joinPath(dataDir, 'logs', readdirSync(joinPath(dataDir, 'logs'))[0]), 'utf8');
+    const events = text.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'event');
+    // Its plans: instructions, then END, in one answer a turn; the heuristic follower acts on them.
+    const leader = events.filter((e) => e.actor === 'leader').map((e) => e.type);
+    expect(leader[0]).toBe('instruction');
+    expect(leader).toContain('endTurn');
+    expect(events.some((e) => e.actor === 'follower')).toBe(true);
   });
 });
 

@@ -114,7 +114,8 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(agent.asked).toHaveLength(1);
     // Two leader events (the instruction, End Turn) came before: the follower's first is the third.
     expect(agent.contexts).toEqual([{ event: 2 }]);
-    expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toMatchObject({ kind: 'bot', agent: { name: 'test-follower', spec: 'test' } });
+    expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toEqual({ role: 'follower', playerId: expect.any(String), kind: 'bot' });
+    expect((logs[0][0] as any).meta.agents).toEqual({ follower: { name: 'test-follower', spec: 'test' } });
     expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);
   });
 
@@ -228,8 +229,9 @@ describe("P-117: a follower with the server's agent leader", () => {
     const header = log[0] as any;
     expect(header.meta.players).toEqual([
       { role: 'follower', playerId: expect.any(String), kind: 'human' },
-      { role: 'leader', playerId: expect.any(String), kind: 'bot', agent: { name: 'scripted', spec: 'scripted' } },
+      { role: 'leader', playerId: expect.any(String), kind: 'bot' },
     ]);
+    expect(header.meta.agents).toEqual({ leader: { name: 'scripted', spec: 'scripted' } });
     const written = log.filter((l: any) => l.kind === 'event' && l.type === 'instruction') as any[];
     expect(written.length).toBeGreaterThan(0);
     expect(human.errors()).toEqual([]);
@@ -300,7 +302,7 @@ describe('hidden information', () => {
       // Its map has the cells it has not seen hidden, and fewer cards than the board has.
       expect(map.terrain.join('')).toContain('?');
       expect(observations[0].visibleCards.length).toBeLessThan(all.cards.length);
-      expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toMatchObject({ kind: 'bot', agent: { name: 'recorder', spec: `node ${program}` } });
+      expect((logs[0][0] as any).meta.agents).toEqual({ follower: { name: 'recorder', spec: `node ${program}` } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
