@@ -21,6 +21,9 @@ export interface LoggedRequest {
   /** Whether an Authorization header came, and whether it held the stub's key. */
   readonly authorized: boolean;
   readonly authorization: string | undefined;
+  /** The headers that name an OpenAI organization or project, if any came. */
+  readonly organization: string | undefined;
+  readonly project: string | undefined;
   readonly body: unknown;
   /** The x-request-id this stub answered with (chat calls answered with a completion only). */
   readonly requestId: string | null;
@@ -70,7 +73,9 @@ export async function startStubLlm(options: StubOptions = {}): Promise<StubLlm> 
     const authorization = req.headers.authorization;
     const authorized = options.key === undefined || authorization === `Bearer ${options.key}`;
     const path = (req.url ?? '').split('?')[0];
-    const log = (requestId: string | null) => requests.push({ method: req.method ?? '', path, authorized, authorization, body, requestId });
+    const organization = req.headers['openai-organization'] as string | undefined;
+    const project = req.headers['openai-project'] as string | undefined;
+    const log = (requestId: string | null) => requests.push({ method: req.method ?? '', path, authorized, authorization, organization, project, body, requestId });
     if (!authorized) {
       log(null);
       return json(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });

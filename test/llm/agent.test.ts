@@ -198,6 +198,24 @@ describe('the LLM follower', () => {
     expectNoKeyInFiles();
   });
 
+  test("the package's own variables (OPENAI_API_KEY, OPENAI_ADMIN_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID) are not sent: only the named variable's key", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { OPENAI_API_KEY: 'sk-default', OPENAI_ADMIN_KEY: 'sk-admin', OPENAI_ORG_ID: 'org-1', OPENAI_PROJECT_ID: 'proj-1', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    try {
+      const agent = await follower(['{"actions": ["RL"]}']);
+      expect(await agent.act(followerObservation())).toEqual(['RL']);
+      expect(stub.requests.map((r) => [r.authorization, r.organization, r.project])).toEqual([
+        [`Bearer ${KEY}`, undefined, undefined],
+        [`Bearer ${KEY}`, undefined, undefined],
+      ]);
+    } finally {
+      for (const name of ['OPENAI_API_KEY', 'OPENAI_ADMIN_KEY', 'OPENAI_ORG_ID', 'OPENAI_PROJECT_ID', 'OPENAI_BASE_URL']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
+
   test('with the key variable unset, no Authorization header is sent', async () => {
     stub = await startStubLlm({ replies: ['{"actions": []}'] });
     const agent = await startLlmFollower({ config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL, apiKeyEnv: 'CEREALBAR_NO_SUCH_VARIABLE' }), recordDir: dir, env: {} });

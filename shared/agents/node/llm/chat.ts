@@ -47,11 +47,19 @@ export const DEFAULT_RETRY_BASE_MS = 500;
 export const MAX_RETRY_WAIT_MS = 10_000;
 const RETRIED_STATUSES = new Set([408, 409, 429]);
 
-/** The client for `baseUrl`. With no key, no Authorization header is sent (local servers need none). */
+/**
+ * The client for `baseUrl`. With no key, no Authorization header is sent (local servers need none).
+ * Nothing else comes from the environment: the package would otherwise read OPENAI_ADMIN_KEY,
+ * OPENAI_ORG_ID and OPENAI_PROJECT_ID by itself, and send them.
+ */
 export function chatClient(baseUrl: string, apiKey: string | null): OpenAI {
   return new OpenAI({
     baseURL: baseUrl,
     apiKey: apiKey ?? 'no-key',
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
     ...(apiKey ? {} : { defaultHeaders: { Authorization: null } }),
     maxRetries: 0,
     // Nothing of the package's own logging: what matters is in the call records.
