@@ -41,7 +41,7 @@ import { expulsionOf } from '../transport';
 import { AgentSeat, type SeatedAgent } from './botSeat';
 import { creationLockKey, releaseCreationLock } from './creationLock';
 import { queuePlace, type SeatListing } from './queue';
-import { agentSeatRecord, startAskedAgent, type SeatAgentStarter } from './seatAgents';
+import { agentSeatRecord, droppingAgent, startAskedAgent, type SeatAgentStarter } from './seatAgents';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
 
@@ -372,10 +372,7 @@ export class GameRoom extends Room implements LiveRoom {
       ? await Promise.all([this.studyVerdict(options.workerId, role), ...waiting.map((seat) => this.studyVerdict(seat.record.workerId, seat.role))])
       : null;
     const agent = await startAskedAgent(this.services.seatAgents, agentSeatAsked(options), `game room ${this.roomId}`);
-    if (this.claims.get(client.sessionId) !== claim) {
-      void agent?.agent.close?.();
-      throw new ServerError(409, 'the seat reservation expired: join again');
-    }
+    if (this.claims.get(client.sessionId) !== claim) throw droppingAgent(agent, new ServerError(409, 'the seat reservation expired: join again'));
     this.release(client.sessionId);
     if (verdicts?.[0] === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);
     if (verdicts?.[0] === 'roleChanged') throw new ServerError(409, ROLE_CHANGED_MESSAGE);

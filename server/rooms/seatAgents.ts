@@ -62,6 +62,12 @@ export async function startAskedAgent(start: SeatAgentStarter | undefined, role:
   }
 }
 
+/** `error`, once the agent started for a join that fails anyway is closed (its program stopped). */
+export function droppingAgent(seated: SeatedAgent | null, error: Error): Error {
+  void Promise.resolve(seated?.agent.close?.()).catch(() => undefined);
+  return error;
+}
+
 /** The agent's seat as the game index and the log header's players record it: a bot (who it is is in the header's `meta.agents`). */
 export function agentSeatRecord(seated: SeatedAgent): SeatRecord {
   return { role: seated.role, playerId: randomUUID(), kind: 'bot' };

@@ -105,7 +105,8 @@ function instruct(leader: Player, ...texts: string[]): void {
 
 describe('P-119: an agent follower seated by the server', () => {
   test("P-118: plays a plan's actions in order, asked once for it, with the index of the event its first action will be; the log header names it", async () => {
-    const agent = follower(() => ['RR', 'RR', 'RL', 'DONE']);
+    // An agent with latency: its plan comes 50 ms after it is asked.
+    const agent = follower(() => new Promise((resolve) => setTimeout(() => resolve(['RR', 'RR', 'RL', 'DONE']), 50)));
     const { url, logs } = await agentServer(seatFollower(agent));
     const leader = await leaderWithAgent(url);
     instruct(leader, 'turn right twice, then left');
