@@ -13,7 +13,10 @@ import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, type SeatAgentSpecs } from '../../server/rooms/seatAgents';
+import type { SeatedAgent } from '../../server/rooms/botSeat';
+import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
+import type { Role } from '../../shared/engine/state';
+import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startLlmFromOptions, type LlmCliOptions } from '../llmOptions';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
@@ -21,7 +24,7 @@ import type { Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
 
-interface ServeOptions {
+interface ServeOptions extends LlmCliOptions {
   port: number;
   host: string;
   data: string;
@@ -60,14 +63,27 @@ const collect = (value: string, previous: string[]) => [...previous, value];
  * The agents a player may ask for as its partner, each started once and closed before the server
  * takes games: an agent that cannot play a live seat stops `serve` (exit 2) with the reason.
  */
-async function checkSeatAgents(specs: SeatAgentSpecs): Promise<void> {
+async function checkSeatAgents(specs: SeatAgentSpecs, start: StartSeatAgent): Promise<void> {
   for (const role of ['leader', 'follower'] as const) {
     try {
-      await checkSeatAgent(role, specs[role]);
+      await checkSeatAgent(role, specs[role], start);
     } catch (error) {
       throw new CliError(`--bot-${role} ${JSON.stringify(specs[role])}: ${oneLineReason(error)}`);
     }
   }
+}
+
+/** The agents serve starts for a seat: the LLM agent as the --llm-* options say (its call records in `recordDir`), any other through the registry. */
+function servedAgents(llm: LlmCliOptions, recordDir: string): StartSeatAgent {
+  return async (role: Role, spec: string): Promise<SeatedAgent> => {
+    if (spec !== LLM_AGENT_SPEC) return startSeatAgent(role, spec);
+    if (role === 'leader') {
+      const agent = await startLlmFromOptions(role, llm, recordDir);
+      return { role, agent, identity: seatIdentity(agent, spec) };
+    }
+    const agent = await startLlmFromOptions(role, llm, recordDir);
+    return { role, agent, identity: seatIdentity(agent, spec) };
+  };
 }
 
 /** The study files, loaded and checked before anything else starts: a bad one stops `serve` (exit 2). */
@@ -81,7 +97,7 @@ function loadStudiesForServe(files: readonly string[]): Study[] {
 }
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('run the game server with the HTTP API, storing games and logs in a data directory')
     .option('--port <port>', 'port to listen on', integerOption('--port', 0, 65535), 2567)
@@ -97,14 +113,17 @@ export function registerServeCommand(program: Command): void {
     .option('--redis <url>', 'run as one of several processes sharing matchmaking through this Redis (redis://host:port); also REDIS_URL', process.env.REDIS_URL || undefined)
     .option('--public-address <host[:port][/path]>', 'with --redis: where players reach this process (its own port, or its path behind a proxy); also PUBLIC_ADDRESS', process.env.PUBLIC_ADDRESS || undefined)
     .option('--sync-each-action', "flush each action to disk before anyone sees it, so that a crash of the machine (not only of the process) loses none; costs a disk flush per action (docs/deploy.md)")
-    .option('--bot-leader <agent>', 'the agent leader a follower may ask for (the lobby\'s "Play as follower with an agent leader"): a built-in agent or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.leader)
-    .option('--bot-follower <agent>', 'the agent follower a leader may ask for (the lobby\'s "Play as leader with a scripted follower"): a built-in agent or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.follower)
+    .option('--bot-leader <agent>', 'the agent leader a follower may ask for (the lobby\'s "Play as follower with an agent leader"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.leader)
+    .option('--bot-follower <agent>', 'the agent follower a leader may ask for (the lobby\'s "Play as leader with a scripted follower"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.follower)
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
       checkStoreUrl(options.store);
       const seatAgents = { leader: options.botLeader, follower: options.botFollower };
-      await checkSeatAgents(seatAgents);
+      checkLlmOptionsUsed(options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
+      // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
+      const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));
+      await checkSeatAgents(seatAgents, startAgent);
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -157,7 +176,7 @@ export function registerServeCommand(program: Command): void {
       const server = await startGameServer({
         port: options.port,
         host: options.host,
-        services: { startLog: (header, info) => store.startGame(header, info), metrics, seatAgents: seatAgentsFrom(seatAgents) },
+        services: { startLog: (header, info) => store.startGame(header, info), metrics, seatAgents: seatAgentsFrom(seatAgents, startAgent) },
         roomSettings: {
           leaderTurnSeconds: options.leaderSeconds,
           followerTurnSeconds: options.followerSeconds,
@@ -263,4 +282,5 @@ export function registerServeCommand(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void drain());
     });
+  addLlmOptions(command);
 }

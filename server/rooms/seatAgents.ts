@@ -22,6 +22,8 @@ export const DEFAULT_SEAT_AGENTS: SeatAgentSpecs = { leader: 'scripted', followe
 
 /** Starts the agent for one game's seat of `role`. */
 export type SeatAgentStarter = (role: Role) => Promise<SeatedAgent>;
+/** Starts the agent `spec` names for a seat of `role` (startSeatAgent, or a command's own for agents it configures, such as the LLM agent). */
+export type StartSeatAgent = (role: Role, spec: string) => Promise<SeatedAgent>;
 
 /** Starts `spec` as the `role` agent of a live game; rejects with the reason it cannot play there. */
 export async function startSeatAgent(role: Role, spec: string): Promise<SeatedAgent> {
@@ -37,14 +39,14 @@ export async function startSeatAgent(role: Role, spec: string): Promise<SeatedAg
 }
 
 /** Each game's agents from the specs (the defaults for those left out). */
-export function seatAgentsFrom(specs: Partial<SeatAgentSpecs> = {}): SeatAgentStarter {
+export function seatAgentsFrom(specs: Partial<SeatAgentSpecs> = {}, start: StartSeatAgent = startSeatAgent): SeatAgentStarter {
   const chosen = { ...DEFAULT_SEAT_AGENTS, ...specs };
-  return (role) => startSeatAgent(role, chosen[role]);
+  return (role) => start(role, chosen[role]);
 }
 
 /** Starts `spec` once and closes it: a server checks its agents before it takes games. Rejects with the reason. */
-export async function checkSeatAgent(role: Role, spec: string): Promise<void> {
-  const seated = await startSeatAgent(role, spec);
+export async function checkSeatAgent(role: Role, spec: string, start: StartSeatAgent = startSeatAgent): Promise<void> {
+  const seated = await start(role, spec);
   await seated.agent.close?.();
 }
 

@@ -4,9 +4,12 @@
  * program agent is started for each game and stopped at its end.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
+import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
+import { replay } from '../../shared/log/replay';
+import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm } from '../helpers/stubLlm';
 import { join, startServeProcess, waitFor, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
@@ -48,6 +51,8 @@ test.each([
   [['--bot-leader', 'heuristic'], 'cerealbar: --bot-leader "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted'],
   [['--bot-follower', 'scripted'], 'cerealbar: --bot-follower "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle'],
   [['--bot-follower', 'oracle'], 'cerealbar: --bot-follower "oracle": the oracle agent needs a recorded game or the whole state; it can only be evaluated offline'],
+  [['--llm-model', STUB_MODEL], 'cerealbar: the --llm-* options are for the llm agent: give --bot-leader or --bot-follower llm'],
+  [['--bot-leader', 'llm'], /^cerealbar: --bot-leader "llm": .*--llm-model/],
   [['--bot-leader', 'no-such-agent-program'], /^cerealbar: --bot-leader "no-such-agent-program": agent "no-such-agent-program" exited with code 127 before sending its answer to hello; its last stderr lines: .*not found$/],
 ])('P-118: serve %j stops before it starts (exit 2), in one line, with nothing made', async (options, message) => {
   const dataDir = joinPath(dir, 'data');
@@ -97,4 +102,42 @@ test('P-118: a program leader is started once to check it, then once per game, a
   expect(alive(pids()[1])).toBe(true);
   await follower.room.leave(true);
   await waitFor(() => !alive(pids()[1]), "the game's program to be stopped when the game ends", 10_000);
+});
+
+describe('serve --bot-follower llm', () => {
+  const KEY = 'sk-test-SERVE-never-written-7781';
+  let stub: StubLlm | null = null;
+  afterEach(async () => {
+    await stub?.close();
+    stub = null;
+  });
+
+  test("P-118, P-119: seats the LLM follower for each game, its call records beside the data directory's logs, each with the event it preceded", async () => {
+    // One step (a turn, always allowed), then DONE.
+    stub = await startStubLlm({ key: KEY, respond: (_body: ChatBody) => JSON.stringify({ thought: 'a look around', actions: ['RR', 'DONE'] }) });
+    const dataDir = joinPath(dir, 'data');
+    serve = await startServeProcess(
+      dataDir,
+      ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-api-key-env', 'CEREALBAR_SERVE_KEY', '--llm-max-retries', '0'],
+      { CEREALBAR_SERVE_KEY: KEY },
+    );
+    const leader = await join(serve.url, { role: 'leader', botFollower: true });
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    leader.act({ type: 'instruction', text: 'look around' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => leader.view!.instructions.some((i) => i.status === 'done'), 'the LLM follower to finish', 20_000);
+    await leader.room.leave(true);
+    const log = () => readFileSync(joinPath(dataDir, 'logs', readdirSync(joinPath(dataDir, 'logs'))[0]), 'utf8');
+    await waitFor(() => log().includes('"kind":"end"'), 'the log to end');
+    const game = replay(log());
+    const gameId = game.header.gameId;
+    expect((game.header.meta as any).agents.follower).toMatchObject({ name: expect.stringContaining('llm') });
+    const file = joinPath(dataDir, 'llm', `${gameId}.follower.llm.jsonl`);
+    expect(readFileSync(file, 'utf8')).not.toContain(KEY);
+    const [header, ...calls] = readRecords(file) as [RecordHeader, ...CallRecord[]];
+    expect(header).toMatchObject({ episode: gameId, role: 'follower', model: STUB_MODEL });
+    expect(calls.map((call) => call.requestId)).toEqual(stub.chatRequests().map((request) => request.requestId));
+    // The game's events so far when it was asked: the leader's instruction and End Turn.
+    expect(calls[0]).toMatchObject({ status: 'ok', event: 2 });
+  });
 });
