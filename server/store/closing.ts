@@ -17,7 +17,7 @@ export interface GameClosing {
 }
 
 /** The note of a game whose end line recovery added: every game that did not end by itself says why. */
-export const RECOVERY_NOTE = 'its process stopped before ending the game: recovery added the end line after its last event';
+export const RECOVERY_NOTE = 'recovery added the end line after the last saved event';
 
 export function joinNotes(...notes: (string | null)[]): string | null {
   const present = notes.filter((note): note is string => note !== null);

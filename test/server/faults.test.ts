@@ -11,6 +11,7 @@ import { Client } from '@colyseus/sdk';
 import { matchMaker } from '@colyseus/core';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE, type RoomSettings } from '../../server/rooms/GameRoom';
+import { RECOVERY_NOTE } from '../../server/store/closing';
 import { SqliteGameStore, type StoreFs } from '../../server/store/SqliteGameStore';
 import { replay } from '../../shared/log/replay';
 import { join, startGame, waitFor, type Player } from './harness';
@@ -176,7 +177,7 @@ describe('P-81: a failure while writing an action', () => {
     const hitLog = replayed.find((r) => r.header.gameId === gameId)!;
     expect(hitLog.events).toBe(1);
     expect(hitLog.end).toMatchObject({ reason: 'storage-failed', score: 0 });
-    expect(store.getGame(gameId)!.note).toMatch(/; the log ends at the last saved action$/);
+    expect(store.getGame(gameId)!.note).toMatch(new RegExp(`; the log ends at the last saved action; ${RECOVERY_NOTE}$`));
   });
 
   test('a failure that clears at once still closes the log with its end line', async () => {
