@@ -110,7 +110,12 @@ export interface RunningGameServer {
   gamesRecovered(games: readonly GameRecord[]): Promise<void>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
   close(): Promise<void>;
+  /** After close(): a study's records of games (a start, an end) its worker store never took, each in words. */
+  unwrittenStudyRecords(): Promise<string[]>;
 }
+
+/** How long a stopping server waits for a study's records of its games to be written (the database may be away). */
+const STUDY_RECORDS_WAIT_MS = 5000;
 
 /** How long a stopping server waits for Colyseus's own shutdown (which may wait for Redis), once its games have ended. */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -186,5 +191,6 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
         (options.warn ?? warnOnStderr)(`the server's shutdown did not finish within ${SHUTDOWN_WAIT_MS / 1000} s (is Redis away?); every game had ended`);
       }
     },
+    unwrittenStudyRecords: async () => (studyGames ? studyGames.recordsSettled(STUDY_RECORDS_WAIT_MS) : []),
   };
 }

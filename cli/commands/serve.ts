@@ -249,19 +249,22 @@ export function registerServeCommand(program: Command): void {
         const failedBefore = store.failedGames().length;
         let problem = '';
         let unended: readonly string[] = [];
+        let unwritten: readonly string[] = [];
         try {
           await server.close();
           // Every game has ended by now, unless its room could not end it: its log stays open for the next start.
           unended = store.gamesBeingWritten();
           await store.close();
+          unwritten = await server.unwrittenStudyRecords();
           await workers?.close();
         } catch (error) {
           problem = ` (${(error as Error).message})`;
         }
         const unsaved = [...store.failedGames().slice(failedBefore), ...unended];
-        if (unsaved.length > 0 || problem) {
+        if (unsaved.length > 0 || unwritten.length > 0 || problem) {
           const games = unsaved.length > 0 ? `: ${unsaved.length} game(s) could not be saved completely (${unsaved.join(', ')}); the next start closes their logs` : '';
-          process.stderr.write(`cerealbar: ${signal}: stopped, but storage failed${games}${problem}\n`);
+          const records = unwritten.length > 0 ? `; ${unwritten.length} study record(s) could not be written (${unwritten.join('; ')}): the admin page's workers table misses them` : '';
+          process.stderr.write(`cerealbar: ${signal}: stopped, but storage failed${games}${records}${problem}\n`);
           process.exit(1);
         }
         say('stopped');

@@ -14,6 +14,7 @@ import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
+import { StudyRecords } from './studyRecords';
 
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
 
@@ -29,13 +30,23 @@ export class NoSeatError extends Error {
 const SEATING_LOCK_SECONDS = 30;
 
 export class StudyGames implements StudyGameHooks {
+  /** Games' starts and ends, written to the workers' records in order, again until the store takes them. */
+  private readonly records: StudyRecords;
 
   constructor(
     private readonly studies: ReadonlyMap<string, Study>,
     private readonly workers: WorkerStore,
     /** Where the researcher is told what needs doing (`serve` prints it). */
     private readonly warn: (line: string) => void,
-  ) {}
+    retryMs?: number,
+  ) {
+    this.records = new StudyRecords((line) => logger.error(line), retryMs);
+  }
+
+  /** Waits at most `ms` for the games' records to be written (at shutdown); those still waiting then. */
+  recordsSettled(ms: number): Promise<string[]> {
+    return this.records.settled(ms);
+  }
 
   turnSeconds(studyId: string): { leader?: number; follower?: number } {
     const time = this.studies.get(studyId)?.time;
@@ -102,15 +113,23 @@ export class StudyGames implements StudyGameHooks {
   }
 
   async gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Promise<void> {
-    for (const seat of workerSeats(seats)) await this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role);
+    // Queued at once, in order: a game's end is never written before its start.
+    await Promise.all(
+      workerSeats(seats).map((seat) =>
+        this.records.add(`study ${studyId}: the start of game ${gameId} for worker ${seat.workerId}`, () => this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role)),
+      ),
+    );
   }
 
   async gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: Parameters<StudyGameHooks['gameEnded']>[3]): Promise<void> {
     const study = this.studies.get(studyId);
     if (!study) return logger.error(`study ${studyId}: a game ended for a study this server does not run`);
-    for (const seat of workerSeats(seats)) {
-      await this.workers.recordGameEnd(study, seat.workerId, gameId, { reason: end.reason, score: end.score, left: end.leaver === seat.role });
-    }
+    await Promise.all(
+      workerSeats(seats).map((seat) => {
+        const ending = { reason: end.reason, score: end.score, left: end.leaver === seat.role };
+        return this.records.add(`study ${studyId}: the end of game ${gameId} for worker ${seat.workerId}`, () => this.workers.recordGameEnd(study, seat.workerId, gameId, ending));
+      }),
+    );
   }
 
   /**

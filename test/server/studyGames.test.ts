@@ -239,7 +239,7 @@ describe("a study's games", () => {
     expect(workers.games(STUDY, 'L1')[0]).toMatchObject({ endReason: 'abandoned', left: true });
   });
 
-  test("P-102: a study's worker store failing at a game's start or end is logged; the game goes on and ends as usual", async () => {
+  test("P-102: a study's worker store failing at a game's start or end is logged; the game goes on and ends as usual, and the records are written once the store works again", async () => {
     await serve([study()]);
     const leaderToken = await readyLeader('L1');
     const follower = await play(await readyWorker('F1'));
@@ -258,10 +258,19 @@ describe("a study's games", () => {
       await leader.room.leave(true);
       await waitFor(() => follower.phase === 'ended', 'the game to end');
       expect(store.listGames()[0].endReason).toBe('abandoned');
-      expect(logged.mock.calls.map((call) => call.join(' ')).join('\n')).toMatch(/study pilot-1 could not record the game/);
+      expect(logged.mock.calls.map((call) => call.join(' ')).join('\n')).toMatch(/study pilot-1: the start of game \S+ for worker (L1|F1) could not be written \(tried again every 1 s until it is\): disk I\/O error/);
+      expect(workers.get(STUDY, 'F1')!.games).toMatchObject({ played: 0, inProgress: 0 });
     } finally {
       failing.mockRestore();
       ending.mockRestore();
+    }
+    // The store works again: the game's start and end reach both workers' records, in order.
+    try {
+      await waitFor(() => workers.get(STUDY, 'F1')!.games.played === 1 && workers.get(STUDY, 'L1')!.games.played === 1, 'the records to be written', 5000);
+      expect(workers.games(STUDY, 'L1')[0]).toMatchObject({ endReason: 'abandoned', left: true });
+      expect(workers.get(STUDY, 'F1')!.games.inProgress).toBe(0);
+      expect(logged.mock.calls.map((call) => call.join(' ')).join('\n')).toMatch(/is written now/);
+    } finally {
       logged.mockRestore();
     }
   });
