@@ -110,9 +110,16 @@ export function checkSoak(input: SoakInput): SoakReport {
     }
   }
 
+  // Each game a worker sat in, by the logs, is among the worker's games, and the reverse.
+  const seatedIn = new Map<string, Set<string>>();
+  for (const [gameId, { record }] of input.database) {
+    for (const seat of record.seats) if (seat.workerId !== undefined) seatedIn.set(seat.workerId, (seatedIn.get(seat.workerId) ?? new Set()).add(gameId));
+  }
   let workersDisagreeing = 0;
   for (const { worker, games: played } of input.workers) {
-    const why = workerDisagreement(worker, played, input.database);
+    const listed = new Set(played.map((game) => game.gameId));
+    const missing = [...(seatedIn.get(worker.participantId) ?? [])].filter((gameId) => !listed.has(gameId));
+    const why = missing.length > 0 ? `it played ${missing.join(', ')} by the logs, which its record lacks` : workerDisagreement(worker, played, input.database);
     if (why) {
       workersDisagreeing++;
       problem(`worker ${worker.participantId}: ${why}`);
