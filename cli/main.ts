@@ -36,7 +36,11 @@ export function buildProgram(): Command {
  * A reader that stops early (`cerealbar replay ... --json | head`) closes the pipe: the command
  * then stops quietly with status 0, as Unix tools do, instead of an EPIPE stack trace.
  */
+let watchingThePipe = false;
 function stopQuietlyOnClosedPipe(): void {
+  // Once per process: tests run many commands in one.
+  if (watchingThePipe) return;
+  watchingThePipe = true;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     process.stderr.write(`cerealbar: cannot write the output: ${error.message}\n`);

@@ -171,6 +171,15 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   guard(http);
   await cluster?.start();
   const port = (http.address() as AddressInfo).port;
+  let closing: Promise<void> | null = null;
+  const shutDown = async () => {
+    // Every game here ends, and its log with it, before anything that may wait for Redis.
+    for (const room of GameRoom.inThisProcess) room.onBeforeShutdown();
+    await cluster?.stop();
+    if (!(await waitAtMost(colyseus.gracefullyShutdown(false), SHUTDOWN_WAIT_MS))) {
+      (options.warn ?? warnOnStderr)(`the server's shutdown did not finish within ${SHUTDOWN_WAIT_MS / 1000} s (is Redis away?); every game had ended`);
+    }
+  };
   return {
     port,
     http,
@@ -183,14 +192,8 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     },
     gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
     gamesInPlay: async () => [...GameRoom.inThisProcess].filter((room) => room.playing).length,
-    close: async () => {
-      // Every game here ends, and its log with it, before anything that may wait for Redis.
-      for (const room of GameRoom.inThisProcess) room.onBeforeShutdown();
-      await cluster?.stop();
-      if (!(await waitAtMost(colyseus.gracefullyShutdown(false), SHUTDOWN_WAIT_MS))) {
-        (options.warn ?? warnOnStderr)(`the server's shutdown did not finish within ${SHUTDOWN_WAIT_MS / 1000} s (is Redis away?); every game had ended`);
-      }
-    },
+    // Once: a second call waits for the first (Colyseus's own shutdown, called twice, leaves a handle open).
+    close: () => (closing ??= shutDown()),
     unwrittenStudyRecords: async () => (studyGames ? studyGames.recordsSettled(STUDY_RECORDS_WAIT_MS) : []),
   };
 }

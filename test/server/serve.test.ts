@@ -11,6 +11,7 @@ import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
+import { RECOVERY_NOTE } from '../../server/store/closing';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, track, waitFor, type Player } from './harness';
 import { Client } from '@colyseus/sdk';
@@ -246,7 +247,7 @@ test('P-84: at start, logs the index lacks are indexed and closed, so that every
   expect(replayed).toMatchObject({ code: 0, stderr: '' });
   expect(replayed.stdout).toContain('orphan.jsonl: ok: 0 events, score 0, ended: interrupted');
   const store = SqliteGameStore.open(dataDir);
-  expect(store.getGame('orphan')).toMatchObject({ pool: 'expert', endReason: 'interrupted', note: 'the log was not in the index', seats: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] });
+  expect(store.getGame('orphan')).toMatchObject({ pool: 'expert', endReason: 'interrupted', note: `the log was not in the index; ${RECOVERY_NOTE}`, seats: [{ role: 'leader', playerId: 'p1', kind: 'human', workerId: 'W1' }] });
   store.close();
 });
 
