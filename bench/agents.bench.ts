@@ -36,8 +36,9 @@ const RECORDED: { readonly date: string; readonly figures: Readonly<Record<strin
     'LLM harness: ms per bare HTTP round trip (fetch)': 0.616,
     'LLM harness: overhead per call beyond the round trip (ms)': 0.568,
     'LLM harness: of which the harness itself (ms)': 0.205,
-    'self-play games/s, scripted + heuristic in process': 85,
-    'self-play games/s, scripted + heuristic as programs': 17.05,
+    // Re-measured after the scripted leader agent said where cards are (longer games: 398 asks, not 164).
+    'self-play games/s, scripted + heuristic in process': 49.8,
+    'self-play games/s, scripted + heuristic as programs': 7.6,
     'protocol cost per ask, programs (ms)': 0.286,
     'self-play games/s, Python leader_agent.py + random_agent.py': 47.85,
     'self-play games/s, scripted + random in process (for scale)': 319,

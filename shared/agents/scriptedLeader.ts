@@ -2,12 +2,14 @@
  * The built-in `scripted` leader agent: self-play's scripted leader (shared/selfplay/leader.ts) in
  * the leader's seat, seeing only the leader's observation. It plans a valid set, takes a card
  * itself when it can, writes one templated instruction per card for the follower and ends its
- * turn; its seeded habits (letting a turn run out, walking ahead) are self-play's. Unlike
+ * turn; its seeded habits (helping, walking ahead) are self-play's. Unlike
  * self-play's follower, an agent follower is not told which card an instruction means and sees
  * only what is in front of it: so each instruction also says where the card is from where the
  * follower will stand when it reads it ("pick up the 2 red stars: 4 hexes ahead, slightly to the
  * right"), which is its pose now for the first instruction it has queued and, for the next ones
- * ("then ..."), the previous card, facing the way its walk there most likely ends.
+ * ("then ..."), the previous card, facing the way its walk there most likely ends. It never lets
+ * its turn run out on purpose (self-play's habit, there to exercise the timeout rules): a person
+ * playing with it would wait for nothing.
  *
  * It keeps what an instruction was about (its plan memory) between calls, under the id the
  * instruction gets: the next id after the newest one it sees, checked against the text on the
@@ -20,11 +22,14 @@ import { opposite, rotateLeft, rotateRight, stepFrom, type Cell, type Pose } fro
 import { buildWorld } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 import { PathPlanner } from '../nav/pathing';
-import { ScriptedLeader, type CardTask, type LeaderBoard } from '../selfplay/leader';
+import { LEADER_HABITS, ScriptedLeader, type CardTask, type LeaderBoard, type LeaderHabits } from '../selfplay/leader';
 import { hashString } from './builtin';
 import { describeRelativePosition, relativeBearing } from './language';
 import { mapFromKnown } from './observation';
 import type { Answer, EpisodeStart, LeaderAgent, LeaderAgentAction, LeaderObservation } from './types';
+
+/** Self-play's habits but for letting a turn run out. */
+const AGENT_HABITS: LeaderHabits = { ...LEADER_HABITS, timeout: 0 };
 
 export class ScriptedLeaderAgent implements LeaderAgent {
   readonly name = 'scripted';
@@ -68,7 +73,7 @@ export class ScriptedLeaderAgent implements LeaderAgent {
   }
 
   private scripted(observation: LeaderObservation): ScriptedLeader {
-    this.leader ??= new ScriptedLeader(this.planner(observation), this.draw, this.tasks);
+    this.leader ??= new ScriptedLeader(this.planner(observation), this.draw, this.tasks, AGENT_HABITS);
     return this.leader;
   }
 

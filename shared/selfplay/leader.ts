@@ -36,6 +36,8 @@ export interface Decision {
 }
 
 /** How often the leader does the unusual things (per turn). */
+export type LeaderHabits = { readonly [K in keyof typeof LEADER_HABITS]: number };
+
 export const LEADER_HABITS = {
   /** Lets the turn run out instead of ending it. */
   timeout: 0.05,
@@ -84,14 +86,16 @@ export class ScriptedLeader {
     private readonly paths: PathPlanner,
     private readonly draw: Draw,
     private readonly tasks: ReadonlyMap<number, CardTask>,
+    private readonly habits: LeaderHabits = LEADER_HABITS,
   ) {}
 
   startTurn(): void {
-    const timesOut = this.draw.chance(LEADER_HABITS.timeout);
+    const habits = this.habits;
+    const timesOut = this.draw.chance(habits.timeout);
     this.turn = {
-      timeout: !timesOut ? 'none' : this.draw.chance(LEADER_HABITS.idleTimeout) ? 'idle' : 'late',
-      helps: this.draw.chance(LEADER_HABITS.help),
-      walksAhead: this.draw.chance(LEADER_HABITS.walkAhead),
+      timeout: !timesOut ? 'none' : this.draw.chance(habits.idleTimeout) ? 'idle' : 'late',
+      helps: this.draw.chance(habits.help),
+      walksAhead: this.draw.chance(habits.walkAhead),
       plan: null,
     };
   }

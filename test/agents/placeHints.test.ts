@@ -241,4 +241,14 @@ describe('whole games between the scripted leader agent and the heuristic follow
     // A real game: several sets a game (about 1.8 a game before the leader said where cards are).
     expect(score / SEEDS.length).toBeGreaterThanOrEqual(6);
   });
+
+  test('the scripted leader agent never lets its turn run out: a person playing with it never waits for nothing', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const lines: LogLine[] = [];
+      const agents = { leader: { name: 'scripted', spec: 'scripted' }, follower: { name: 'heuristic', spec: 'heuristic' } };
+      await playAgentGame({ seed, map: generateMap(seed), leader: new ScriptedLeaderAgent(), follower: new HeuristicAgent(), agents }, (line) => lines.push(line));
+      const leaderTimeouts = lines.filter((line) => line.kind === 'event' && line.type === 'timeout' && line.payload.role === 'leader');
+      expect({ seed, leaderTimeouts: leaderTimeouts.length }).toEqual({ seed, leaderTimeouts: 0 });
+    }
+  });
 });
