@@ -21534,10 +21534,15 @@ function copyPose(pose) {
 
 // shared/agents/types.ts
 var OBSERVATION_VERSION = 2;
+var LEADER_AGENT_CODES = ["MF", "MB", "RL", "RR", "END"];
 
 // shared/agents/observation.ts
 var ObservationTracker = class {
   memory = emptyMemory("follower");
+  /** The follower witnesses `state` (what is in its view then), as a live follower sees every moment. */
+  witness(state) {
+    this.memory = remember(this.memory, state);
+  }
   /** The follower's view of `state`, after it witnessed it. */
   view(state) {
     this.memory = remember(this.memory, state);
@@ -21742,6 +21747,11 @@ function turnsOf(recording) {
 function episodeIds(recording) {
   return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
 }
+function followerTimeout(state) {
+  const result = step(state, { type: "timeout", actor: "server", role: "follower" });
+  if (!result.ok) throw new Error(`the follower's timeout is refused: ${result.error.message}`);
+  return result.state;
+}
 var RecordedLeader = class {
   constructor(recording, afterEvent) {
     this.recording = recording;
@@ -21768,9 +21778,7 @@ var RecordedLeader = class {
   /** The state after the server's timeout when the recorded follower's turn had run out of time by now; else `state`. */
   endFollowerTurnIfOutOfTime(state) {
     if (this.followerActionsLeft > 0 || state.gameOver || state.turn.role !== "follower") return state;
-    const timedOut = step(state, { type: "timeout", actor: "server", role: "follower" });
-    if (!timedOut.ok) throw new Error(`the follower's recorded timeout is refused: ${timedOut.error.message}`);
-    return timedOut.state;
+    return followerTimeout(state);
   }
   /** Counts one action of the follower in its turn. */
   followerActed() {
@@ -21857,13 +21865,15 @@ var agentHelloSchema = external_exports.object({
   protocol: external_exports.string(),
   version: external_exports.number(),
   name: external_exports.string().min(1).max(100),
+  /** The agent's own version, for log headers and reports (version 3). */
+  agentVersion: external_exports.string().min(1).max(100).optional(),
   /** Asks for the full state in every observation (oracle agents only). */
   oracle: external_exports.boolean().default(false),
   /** Asks for the recorded human actions in every reset (oracle agents only). */
   needsRecording: external_exports.boolean().default(false)
 });
 var readySchema = external_exports.object({ type: external_exports.literal("ready") });
-var actSchema = external_exports.object({ type: external_exports.literal("act"), action: external_exports.string() });
+var actSchema = external_exports.object({ type: external_exports.literal("act"), action: external_exports.unknown().optional(), actions: external_exports.unknown().optional() });
 
 // shared/selfplay/leader.ts
 var LEADER_HABITS = {
@@ -21880,23 +21890,26 @@ var cellsApart = hexDistance;
 var SELECT_TEMPLATES = ["pick up the CARD", "get the CARD", "go to the CARD", "grab the CARD", "collect the CARD"];
 var UNSELECT_TEMPLATES = ["unselect the CARD", "deselect the CARD", "step on the CARD again to unselect it"];
 var ScriptedLeader = class {
-  constructor(paths, draw, tasks) {
+  constructor(paths, draw, tasks, habits = LEADER_HABITS) {
     this.paths = paths;
     this.draw = draw;
     this.tasks = tasks;
+    this.habits = habits;
   }
   paths;
   draw;
   tasks;
+  habits;
   turn = { timeout: "none", helps: false, walksAhead: false, plan: null };
   /** The board's valid sets and card distances, kept while no set is made. */
   layout = null;
   startTurn() {
-    const timesOut = this.draw.chance(LEADER_HABITS.timeout);
+    const habits = this.habits;
+    const timesOut = this.draw.chance(habits.timeout);
     this.turn = {
-      timeout: !timesOut ? "none" : this.draw.chance(LEADER_HABITS.idleTimeout) ? "idle" : "late",
-      helps: this.draw.chance(LEADER_HABITS.help),
-      walksAhead: this.draw.chance(LEADER_HABITS.walkAhead),
+      timeout: !timesOut ? "none" : this.draw.chance(habits.idleTimeout) ? "idle" : "late",
+      helps: this.draw.chance(habits.help),
+      walksAhead: this.draw.chance(habits.walkAhead),
       plan: null
     };
   }
@@ -21906,12 +21919,12 @@ var ScriptedLeader = class {
     const plan = this.currentPlan(state);
     const stepsLeft = state.turn.stepsLeft;
     if (plan.own && stepsLeft > 0) {
-      const walk = this.walkToOwnCard(state, plan);
-      if (walk) return move2(walk);
+      const walk2 = this.walkToOwnCard(state, plan);
+      if (walk2) return move2(walk2);
     }
     if (turn.walksAhead && stepsLeft > 0) {
-      const walk = this.walkAhead(state, plan);
-      if (walk) return move2(walk);
+      const walk2 = this.walkAhead(state, plan);
+      if (walk2) return move2(walk2);
       turn.walksAhead = false;
     }
     if (plan.issued < plan.forFollower.length) {
@@ -22458,320 +22471,6 @@ var RecordedPartner = class {
   };
 };
 
-// shared/agents/instructions.ts
-var COUNT_WORDS = { "1": 1, one: 1, single: 1, "2": 2, two: 2, "3": 3, three: 3 };
-var SHAPE_WORDS = Object.fromEntries(
-  SHAPES.flatMap((shape) => [SHAPE_NAMES[shape].one, SHAPE_NAMES[shape].many, shape, `${shape}s`, `${shape}es`].map((word) => [word, shape]))
-);
-var UNSELECT_WORDS = /* @__PURE__ */ new Set(["unselect", "deselect", "unpick", "undo"]);
-function readCardRequest(text) {
-  const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  let color;
-  let shape;
-  let count2;
-  for (const word of words) {
-    if (!color && COLORS.includes(word)) color = word;
-    else if (!shape && SHAPE_WORDS[word]) shape = SHAPE_WORDS[word];
-    else if (!count2 && COUNT_WORDS[word]) count2 = COUNT_WORDS[word];
-  }
-  if (!color && !shape) return null;
-  return { color, shape, count: count2, select: !words.some((word) => UNSELECT_WORDS.has(word)) };
-}
-function describeCardRequest(request) {
-  const shapes = request.shape ? shapeName(request.shape, request.count ?? 2) : request.count === 1 ? "shape" : "shapes";
-  return `card with ${[request.count, request.color, shapes].filter((word) => word !== void 0).join(" ")}`;
-}
-function matchingCards(request, cards) {
-  const fits = cards.filter(
-    (card2) => (!request.color || card2.color === request.color) && (!request.shape || card2.shape === request.shape) && (!request.count || card2.count === request.count)
-  );
-  const useful = fits.filter((card2) => card2.selected !== request.select);
-  return useful.length > 0 ? useful : fits;
-}
-
-// shared/agents/builtin.ts
-var RANDOM_DONE_PROBABILITY = 0.1;
-var RandomAgent = class {
-  name = "random";
-  draw = new Draw(seedRng(0));
-  reset(start) {
-    this.draw = new Draw(seedRng(hashString(start.episodeId)));
-  }
-  act() {
-    return this.draw.chance(RANDOM_DONE_PROBABILITY) ? "DONE" : this.draw.pick(MOVES);
-  }
-};
-function hashString(text) {
-  let hash2 = 2166136261;
-  for (let i = 0; i < text.length; i++) {
-    hash2 ^= text.charCodeAt(i);
-    hash2 = Math.imul(hash2, 16777619) >>> 0;
-  }
-  return hash2;
-}
-var MAX_LOOKING_TURNS = 6;
-var MAX_REPEATS = 10;
-var HEURISTIC_UNDERSTANDS = 'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube") and bare moves ("turn left", "go forward 3").';
-var HeuristicAgent = class {
-  name = "heuristic";
-  /** Plans on the terrain the follower has seen (unseen cells are walls), rebuilt when it sees more. */
-  paths = null;
-  instructionId = null;
-  plan = { kind: "moves", moves: [] };
-  /** Why the last action, a DONE, ended the instruction without doing it, in the follower's words to the leader; null after any other action. */
-  gaveUp = null;
-  reset(_start) {
-    this.paths = null;
-    this.instructionId = null;
-    this.gaveUp = null;
-  }
-  act(obs) {
-    this.gaveUp = null;
-    if (!obs.instruction) return "DONE";
-    const text = obs.instruction.text;
-    if (obs.instruction.id !== this.instructionId) {
-      this.instructionId = obs.instruction.id;
-      this.plan = planFor(text);
-    }
-    if (this.plan.kind === "unread") {
-      this.gaveUp = `I did not understand "${text}", so I marked it done. ${HEURISTIC_UNDERSTANDS}`;
-      return "DONE";
-    }
-    if (this.plan.kind === "moves") return this.plan.moves.shift() ?? "DONE";
-    const action = this.cardStep(this.plan, obs);
-    if (action === "DONE" && this.plan.target === null) {
-      this.gaveUp = `I found no ${describeCardRequest(this.plan.request)} that I could reach, even after looking around, so I marked "${text}" done. I know only the cards I have seen.`;
-    }
-    return action;
-  }
-  /** Toward the target card; DONE once stepping on it changed its selection, or when no card fits. */
-  cardStep(plan, obs) {
-    const known = knownCards(obs);
-    if (plan.target) {
-      const target = plan.target;
-      const now = known.find((card2) => card2.id === target.id);
-      if (obs.pose.x === target.x && obs.pose.y === target.y && now?.selected !== target.selected) return "DONE";
-      plan.target = now ?? null;
-    }
-    plan.target ??= this.nearestMatch(plan.request, known, obs);
-    const move3 = plan.target && this.planner(obs).nextMove(known, obs.pose, plan.target);
-    if (move3) return move3;
-    plan.target = null;
-    if (plan.turnsLooking >= MAX_LOOKING_TURNS) return "DONE";
-    plan.turnsLooking++;
-    return "RR";
-  }
-  /** The matching card with the shortest walk (other known cards are walls); ties by id. */
-  nearestMatch(request, known, obs) {
-    let best = null;
-    for (const card2 of matchingCards(request, known)) {
-      const steps = this.planner(obs).pathLength(known, obs.pose, card2);
-      if (steps >= 0 && (!best || steps < best.steps || steps === best.steps && card2.id < best.card.id)) best = { card: card2, steps };
-    }
-    return best?.card ?? null;
-  }
-  planner(obs) {
-    if (this.paths?.on !== obs.map) this.paths = { on: obs.map, planner: new PathPlanner(buildWorld(mapFromKnown(obs.map))) };
-    return this.paths.planner;
-  }
-};
-function knownCards(obs) {
-  return [...obs.visibleCards, ...obs.rememberedCards].sort((a, b) => a.id - b.id);
-}
-function planFor(text) {
-  const request = readCardRequest(text);
-  if (request) return { kind: "card", request, target: null, turnsLooking: 0 };
-  const moves = readMoves(text);
-  return moves.length > 0 ? { kind: "moves", moves } : { kind: "unread" };
-}
-var NUMBER_WORDS = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  once: 1,
-  twice: 2
-};
-var TURN_MOVES = { left: ["RL"], right: ["RR"], around: ["RR", "RR", "RR"] };
-var MOVE_PHRASES = new RegExp(
-  String.raw`turn\s+(around|left|right)|(?:go|move|walk|step)\s+(forward|ahead|straight|backwards?|back)` + String.raw`(?:\s+(\d+|${Object.keys(NUMBER_WORDS).join("|")})\b)?`,
-  "g"
-);
-function readMoves(text) {
-  const moves = [];
-  for (const [, turn, way, times] of text.toLowerCase().matchAll(MOVE_PHRASES)) {
-    if (turn) moves.push(...TURN_MOVES[turn]);
-    else moves.push(...Array(repeats(times)).fill(way.startsWith("back") ? "MB" : "MF"));
-  }
-  return moves;
-}
-function repeats(word) {
-  if (word === void 0) return 1;
-  return Math.min(Math.max(/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word], 1), MAX_REPEATS);
-}
-
-// shared/env/leaderEnv.ts
-var LEADER_CODES = ["MF", "MB", "RL", "RR", "END"];
-var DEFAULT_LEADER_ENV_OPTIONS = { maxSteps: 500, follower: "heuristic" };
-var FOLLOWERS = {
-  heuristic: () => new HeuristicAgent(),
-  random: () => new RandomAgent()
-};
-var LeaderEnv = class {
-  options;
-  episode = null;
-  constructor(options = {}) {
-    this.options = { ...DEFAULT_LEADER_ENV_OPTIONS, ...options };
-    const { maxSteps, follower } = this.options;
-    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
-    if (!(follower in FOLLOWERS)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${Object.keys(FOLLOWERS).join(", ")}`);
-  }
-  /** A fresh game on `generateMap(seed)`; the leader plays first. */
-  reset(options) {
-    const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
-    const episodeId = `selfplay-${options.seed}`;
-    const follower = FOLLOWERS[this.options.follower]();
-    follower.reset({ episodeId });
-    const episode = { follower, tracker: new ObservationTracker(), state, memory: remember(emptyMemory("leader"), state), steps: 0, over: false };
-    this.episode = episode;
-    return { view: this.view(episode), info: { ...infoOf(episode, null, null, 0, 0), episodeId } };
-  }
-  /**
-   * The leader's action, then, when it ended the leader's turn, the follower's turn, so that the
-   * step returns when the leader has control again or the episode is over. An action the engine
-   * refuses (End Turn with nothing queued, a move with no steps left, an empty instruction)
-   * changes nothing but still counts as a step: `info.refused` says why.
-   */
-  step(action) {
-    const episode = this.episode;
-    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
-    const before = episode.state;
-    const result = step(before, leaderAction(action));
-    episode.steps++;
-    let followerActions = 0;
-    if (result.ok) {
-      this.witness(episode, result.state);
-      followerActions = this.playFollower(episode);
-    }
-    const terminated = episode.state.gameOver;
-    const truncated = !terminated && episode.steps >= this.options.maxSteps;
-    episode.over = terminated || truncated;
-    const points = episode.state.score - before.score;
-    return {
-      view: this.view(episode),
-      reward: points,
-      terminated,
-      truncated,
-      info: infoOf(episode, result.ok ? result.outcome : null, result.ok ? null : result.error, points, followerActions)
-    };
-  }
-  /** The follower agent acts on its own observations until the leader has control or the game ends. */
-  playFollower(episode) {
-    let actions = 0;
-    while (!episode.state.gameOver && episode.state.turn.role === "follower") {
-      if (actions >= MAX_ACTIONS) throw new Error(`the ${this.options.follower} follower did not end its turn within ${MAX_ACTIONS} actions`);
-      const code = episode.follower.act(episode.tracker.observe(episode.state));
-      const result = step(episode.state, byActor("follower", actionOfCode(code)));
-      if (!result.ok) throw new Error(`the engine refused the ${this.options.follower} follower's ${code}: ${result.error.code}`);
-      this.witness(episode, result.state);
-      actions++;
-    }
-    return actions;
-  }
-  witness(episode, state) {
-    episode.state = state;
-    episode.memory = remember(episode.memory, state);
-  }
-  view(episode) {
-    return playerView(episode.state, "leader", episode.memory);
-  }
-};
-function leaderAction(action) {
-  if (typeof action === "object" && action !== null && typeof action.instruction === "string") {
-    return { type: "instruction", actor: "leader", text: sanitizeInstruction(action.instruction) };
-  }
-  if (!LEADER_CODES.includes(action)) {
-    throw new RangeError(`unknown leader action ${JSON.stringify(action)}; use one of ${LEADER_CODES.join(", ")} or { instruction: text }`);
-  }
-  return byActor("leader", actionOfCode(action));
-}
-function infoOf(episode, outcome, refused, points, followerActions) {
-  return { score: episode.state.score, points, steps: episode.steps, outcome, refused, followerActions };
-}
-
-// shared/env/gameEnv.ts
-var GAME_AGENTS = ["leader", "follower"];
-var DEFAULT_GAME_ENV_OPTIONS = { maxSteps: 2e3 };
-var GameEnv = class {
-  options;
-  episode = null;
-  constructor(options = {}) {
-    this.options = { ...DEFAULT_GAME_ENV_OPTIONS, ...options };
-    const { maxSteps } = this.options;
-    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
-  }
-  /** A fresh game on `generateMap(seed)`; the leader plays first. */
-  reset(options) {
-    const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
-    const follower = new ObservationTracker();
-    const episode = {
-      state,
-      leaderMemory: remember(emptyMemory("leader"), state),
-      follower,
-      followerObservation: follower.observe(state),
-      steps: 0,
-      over: false
-    };
-    this.episode = episode;
-    return { ...this.transition(episode, 0, null, null, null), episodeId: `selfplay-${options.seed}` };
-  }
-  /**
-   * The action of `role`. Only the player in control may act: the other's action is refused, as
-   * is any action the engine refuses (End Turn with nothing queued, a move with no steps left);
-   * a refused action changes nothing but counts as a step, and `info.refused` says why.
-   */
-  step(action) {
-    const episode = this.episode;
-    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
-    const before = episode.state;
-    const result = step(before, engineAction2(action));
-    episode.steps++;
-    if (result.ok) {
-      episode.state = result.state;
-      episode.leaderMemory = remember(episode.leaderMemory, result.state);
-      episode.followerObservation = episode.follower.observe(result.state);
-    }
-    const terminated = episode.state.gameOver;
-    episode.over = terminated || episode.steps >= this.options.maxSteps;
-    return this.transition(episode, episode.state.score - before.score, action.role, result.ok ? result.outcome : null, result.ok ? null : result.error);
-  }
-  transition(episode, points, actor, outcome, refused) {
-    const terminated = episode.state.gameOver;
-    return {
-      control: episode.state.turn.role,
-      leader: playerView(episode.state, "leader", episode.leaderMemory),
-      follower: episode.followerObservation,
-      reward: points,
-      terminated,
-      truncated: !terminated && episode.over,
-      info: { score: episode.state.score, points, steps: episode.steps, actor, outcome, refused }
-    };
-  }
-};
-function engineAction2(action) {
-  if (action.role === "leader") return leaderAction(action.action);
-  if (!isFollowerCode(action.action)) {
-    throw new RangeError(`unknown follower action ${JSON.stringify(action.action)}; use one of ${FOLLOWER_CODES.join(", ")}`);
-  }
-  return byActor("follower", actionOfCode(action.action));
-}
-
 // shared/agents/language.ts
 var COMPASS_WORDS = {
   NE: "north-east",
@@ -22796,19 +22495,19 @@ var SECTORS = [
   { upTo: 45, words: (side) => `ahead, slightly to the ${side}` },
   { upTo: 75, words: (side) => `ahead to the ${side}` },
   { upTo: 105, words: (side) => `to the ${side}` },
-  { upTo: 135, words: (side) => `behind you to the ${side}` },
-  { upTo: 165, words: (side) => `behind you, slightly to the ${side}` },
-  { upTo: 180, words: () => "behind you" }
+  { upTo: 135, words: (side, who) => `behind ${who} to the ${side}` },
+  { upTo: 165, words: (side, who) => `behind ${who}, slightly to the ${side}` },
+  { upTo: 180, words: (_, who) => `behind ${who}` }
 ];
-function directionWords(degrees) {
+function directionWords(degrees, who = "you") {
   const side = degrees < 0 ? "left" : "right";
   const sector = SECTORS.find(({ upTo }) => Math.abs(degrees) < upTo) ?? SECTORS[SECTORS.length - 1];
-  return sector.words(side);
+  return sector.words(side, who);
 }
-function describeRelativePosition(pose, cell2) {
+function describeRelativePosition(pose, cell2, who = "you") {
   const distance = hexDistance(pose, cell2);
-  if (distance === 0) return "where you stand";
-  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell2))}`;
+  if (distance === 0) return who === "you" ? "where you stand" : `where ${who} stands`;
+  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell2), who)}`;
 }
 function describeObservation(obs) {
   const map2 = mapFromKnown(obs.map);
@@ -22925,6 +22624,411 @@ function count(n, singular, plural2 = `${singular}s`) {
 }
 function article(word) {
   return /^[aeiou]/.test(word) ? "an" : "a";
+}
+
+// shared/agents/instructions.ts
+var COUNT_WORDS = { "1": 1, one: 1, single: 1, "2": 2, two: 2, "3": 3, three: 3 };
+var SHAPE_WORDS = Object.fromEntries(
+  SHAPES.flatMap((shape) => [SHAPE_NAMES[shape].one, SHAPE_NAMES[shape].many, shape, `${shape}s`, `${shape}es`].map((word) => [word, shape]))
+);
+var UNSELECT_WORDS = /* @__PURE__ */ new Set(["unselect", "deselect", "unpick", "undo"]);
+var NUMBER_WORDS = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  once: 1,
+  twice: 2
+};
+var DISTANCE = new RegExp(
+  String.raw`\b(\d+|a|an|${Object.keys(NUMBER_WORDS).join("|")})\s+(?:more\s+)?(?:hex(?:es|agons?)?|steps?|spaces?|tiles?|cells?|squares?)\b`
+);
+var DISTANCES = new RegExp(DISTANCE.source, "g");
+function readCardRequest(text) {
+  const words = text.toLowerCase().replace(DISTANCES, " ").match(/[a-z0-9]+/g) ?? [];
+  let color;
+  let shape;
+  let count2;
+  for (const word of words) {
+    if (!color && COLORS.includes(word)) color = word;
+    else if (!shape && SHAPE_WORDS[word]) shape = SHAPE_WORDS[word];
+    else if (!count2 && COUNT_WORDS[word]) count2 = COUNT_WORDS[word];
+  }
+  if (!color && !shape) return null;
+  return { color, shape, count: count2, select: !words.some((word) => UNSELECT_WORDS.has(word)) };
+}
+function describeCardRequest(request) {
+  const shapes = request.shape ? shapeName(request.shape, request.count ?? 2) : request.count === 1 ? "shape" : "shapes";
+  return `card with ${[request.count, request.color, shapes].filter((word) => word !== void 0).join(" ")}`;
+}
+function matchingCards(request, cards) {
+  const fits = cards.filter(
+    (card2) => (!request.color || card2.color === request.color) && (!request.shape || card2.shape === request.shape) && (!request.count || card2.count === request.count)
+  );
+  const useful = fits.filter((card2) => card2.selected !== request.select);
+  return useful.length > 0 ? useful : fits;
+}
+var UNDERFOOT = /\b(?:where you stand|(?:you are|you're) standing on|under (?:you|your feet)|right here)\b/;
+var BEHIND = /\bbehind\b(?!\s+(?:the|a|an|that|this|those|these|it)\b)|\bturn(?:ing)?\s+around\b|\bat your back\b|\b(?:back|rear)[\s-]+(?:left|right)\b/;
+var AHEAD = /\bahead\b|\bin front\b|\bfront[\s-]+(?:left|right)\b|\bforward\b|\bstraight\b/;
+var SIDE = /\b(left|right)\b(?!\s+(?:here|there|in|behind|ahead|next|by|at|where|away|now|beside|under|on|up|before|after)\b)/g;
+var SLIGHTLY = /\bslight(?:ly)?\b|\ba (?:little|bit|touch)\b|\bsomewhat\b/;
+function readPlaceHint(text) {
+  const lower = text.toLowerCase();
+  if (UNDERFOOT.test(lower)) return { distance: 0, bearing: 0 };
+  const sides = [...lower.matchAll(SIDE)];
+  const side = sides.length === 0 ? 0 : sides[sides.length - 1][1] === "left" ? -1 : 1;
+  const behind = BEHIND.test(lower);
+  const ahead = AHEAD.test(lower);
+  if (!side && !behind && !ahead) return null;
+  const slightly = SLIGHTLY.test(lower);
+  const bearing = !side ? behind ? 180 : 0 : side * (behind ? slightly ? 150 : 120 : ahead || slightly ? slightly ? 30 : 60 : 90);
+  const distance = readDistance(lower);
+  return distance === void 0 ? { bearing } : { distance, bearing };
+}
+function readDistance(lower) {
+  const word = DISTANCE.exec(lower)?.[1];
+  if (word === void 0) return void 0;
+  if (word === "a" || word === "an") return 1;
+  return /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word];
+}
+function hintedCell(pose, hint, map2) {
+  if (hint.distance === 0) return { x: pose.x, y: pose.y };
+  let best = null;
+  for (let y = Math.max(0, pose.y - hint.distance); y <= Math.min(map2.height - 1, pose.y + hint.distance); y++) {
+    for (let x = Math.max(0, pose.x - hint.distance - 1); x <= Math.min(map2.width - 1, pose.x + hint.distance + 1); x++) {
+      const cell2 = { x, y };
+      if (hexDistance(pose, cell2) !== hint.distance) continue;
+      const off = angleBetween(relativeBearing(pose, cell2), hint.bearing);
+      if (!best || off < best.off) best = { cell: cell2, off };
+    }
+  }
+  return best?.cell ?? null;
+}
+function angleBetween(a, b) {
+  const apart = Math.abs(a - b) % 360;
+  return apart > 180 ? 360 - apart : apart;
+}
+
+// shared/agents/builtin.ts
+var RANDOM_DONE_PROBABILITY = 0.1;
+var RandomAgent = class {
+  name = "random";
+  draw = new Draw(seedRng(0));
+  reset(start) {
+    this.draw = new Draw(seedRng(hashString(start.episodeId)));
+  }
+  act() {
+    return this.draw.chance(RANDOM_DONE_PROBABILITY) ? "DONE" : this.draw.pick(MOVES);
+  }
+};
+function hashString(text) {
+  let hash2 = 2166136261;
+  for (let i = 0; i < text.length; i++) {
+    hash2 ^= text.charCodeAt(i);
+    hash2 = Math.imul(hash2, 16777619) >>> 0;
+  }
+  return hash2;
+}
+var MAX_LOOKING_TURNS = 6;
+var MAX_REPEATS = 10;
+var HINT_DEFAULT_DISTANCE = 2;
+var HINT_REACHED = 1;
+var HEURISTIC_UNDERSTANDS = 'I understand instructions that name a card by its colour, shape and number ("pick up the 2 red stars", "unselect the green cube"), where it is from me ("3 hexes ahead, slightly to the left") and bare moves ("turn left", "go forward 3").';
+var HeuristicAgent = class {
+  name = "heuristic";
+  /** Plans on the terrain the follower has seen (unseen cells are walls), rebuilt when it sees more. */
+  paths = null;
+  /** Plans toward a hinted place, where unseen cells are taken as open ground. */
+  openPaths = null;
+  instructionId = null;
+  plan = { kind: "moves", moves: [] };
+  /** Why the last action, a DONE, ended the instruction without doing it, in the follower's words to the leader; null after any other action. */
+  gaveUp = null;
+  reset(_start) {
+    this.paths = null;
+    this.openPaths = null;
+    this.instructionId = null;
+    this.gaveUp = null;
+  }
+  act(obs) {
+    this.gaveUp = null;
+    if (!obs.instruction) return "DONE";
+    const text = obs.instruction.text;
+    if (obs.instruction.id !== this.instructionId) {
+      this.instructionId = obs.instruction.id;
+      this.plan = planFor(text, obs);
+    }
+    if (this.plan.kind === "unread") {
+      this.gaveUp = `I did not understand "${text}", so I marked it done. ${HEURISTIC_UNDERSTANDS}`;
+      return "DONE";
+    }
+    if (this.plan.kind === "moves") return this.plan.moves.shift() ?? "DONE";
+    const action = this.cardStep(this.plan, obs);
+    if (action === "DONE" && this.plan.target === null) {
+      this.gaveUp = `I found no ${describeCardRequest(this.plan.request)} that I could reach, even after looking around, so I marked "${text}" done. I know only the cards I have seen.`;
+    }
+    return action;
+  }
+  /** Toward the target card; DONE once stepping on it changed its selection, or when no card fits. */
+  cardStep(plan, obs) {
+    const known = knownCards(obs);
+    if (plan.target) {
+      const target = plan.target;
+      const now = known.find((card2) => card2.id === target.id);
+      if (obs.pose.x === target.x && obs.pose.y === target.y && now?.selected !== target.selected) return "DONE";
+      plan.target = now ?? null;
+    }
+    const turn = plan.turning.shift();
+    if (turn) return turn;
+    plan.target ??= this.nearestMatch(plan.request, known, obs);
+    const move3 = plan.target && this.planner(obs).nextMove(known, obs.pose, plan.target);
+    if (move3) return walk(plan, move3);
+    plan.target = null;
+    const towardHint = plan.hint && this.hintStep(plan.hint, known, obs);
+    if (towardHint) return walk(plan, towardHint);
+    plan.hint = null;
+    if (plan.turnsLooking >= MAX_LOOKING_TURNS) return "DONE";
+    plan.turnsLooking++;
+    return "RR";
+  }
+  /** A step toward the hinted cell, or null once near it, out of steps for it, or when it cannot be reached. */
+  hintStep(hint, known, obs) {
+    if (hexDistance(obs.pose, hint.cell) <= HINT_REACHED || hint.stepsLeft <= 0) return null;
+    hint.stepsLeft--;
+    return this.openPlanner(obs).nextMove(known, obs.pose, hint.cell);
+  }
+  /** The matching card with the shortest walk (other known cards are walls); ties by id. */
+  nearestMatch(request, known, obs) {
+    let best = null;
+    for (const card2 of matchingCards(request, known)) {
+      const steps = this.planner(obs).pathLength(known, obs.pose, card2);
+      if (steps >= 0 && (!best || steps < best.steps || steps === best.steps && card2.id < best.card.id)) best = { card: card2, steps };
+    }
+    return best?.card ?? null;
+  }
+  planner(obs) {
+    if (this.paths?.on !== obs.map) this.paths = { on: obs.map, planner: new PathPlanner(buildWorld(mapFromKnown(obs.map))) };
+    return this.paths.planner;
+  }
+  openPlanner(obs) {
+    if (this.openPaths?.on !== obs.map) this.openPaths = { on: obs.map, planner: new PathPlanner(buildWorld(openMapFromKnown(obs.map))) };
+    return this.openPaths.planner;
+  }
+};
+function openMapFromKnown(known) {
+  return { ...mapFromKnown(known), terrain: known.terrain.map((row) => row.replaceAll(UNSEEN, "G")) };
+}
+function walk(plan, move3) {
+  if (!plan.forwardOnly || move3 !== "MB") return move3;
+  plan.turning.push(...TURN_AROUND.slice(1));
+  return TURN_AROUND[0];
+}
+function knownCards(obs) {
+  return [...obs.visibleCards, ...obs.rememberedCards].sort((a, b) => a.id - b.id);
+}
+function planFor(text, obs) {
+  const request = readCardRequest(text);
+  if (request) {
+    const hint = hintWalk(text, obs);
+    return { kind: "card", request, target: null, turnsLooking: 0, hint, forwardOnly: hint !== null, turning: [] };
+  }
+  const moves = readMoves(text);
+  return moves.length > 0 ? { kind: "moves", moves } : { kind: "unread" };
+}
+function hintWalk(text, obs) {
+  const hint = readPlaceHint(text);
+  if (!hint) return null;
+  const distance = hint.distance ?? HINT_DEFAULT_DISTANCE;
+  const cell2 = hintedCell(obs.pose, { distance, bearing: hint.bearing }, obs.map);
+  return cell2 && { cell: cell2, stepsLeft: 2 * distance + 4 };
+}
+var TURN_AROUND = ["RR", "RR", "RR"];
+var TURN_MOVES = { left: ["RL"], right: ["RR"], around: TURN_AROUND };
+var MOVE_PHRASES = new RegExp(
+  String.raw`turn\s+(around|left|right)|(?:go|move|walk|step)\s+(forward|ahead|straight|backwards?|back)` + String.raw`(?:\s+(\d+|${Object.keys(NUMBER_WORDS).join("|")})\b)?`,
+  "g"
+);
+function readMoves(text) {
+  const moves = [];
+  for (const [, turn, way, times] of text.toLowerCase().matchAll(MOVE_PHRASES)) {
+    if (turn) moves.push(...TURN_MOVES[turn]);
+    else moves.push(...Array(repeats(times)).fill(way.startsWith("back") ? "MB" : "MF"));
+  }
+  return moves;
+}
+function repeats(word) {
+  if (word === void 0) return 1;
+  return Math.min(Math.max(/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word], 1), MAX_REPEATS);
+}
+
+// shared/agents/actions.ts
+function isLeaderAgentCode(value) {
+  return typeof value === "string" && LEADER_AGENT_CODES.includes(value);
+}
+function leaderPlayerAction(action) {
+  if (typeof action === "object" && action !== null && typeof action.instruction === "string") {
+    return { type: "instruction", text: sanitizeInstruction(action.instruction) };
+  }
+  if (!isLeaderAgentCode(action)) {
+    throw new RangeError(`unknown leader action ${JSON.stringify(action)}; use one of ${LEADER_AGENT_CODES.join(", ")} or { instruction: text }`);
+  }
+  return actionOfCode(action);
+}
+
+// shared/env/leaderEnv.ts
+var DEFAULT_LEADER_ENV_OPTIONS = { maxSteps: 500, follower: "heuristic" };
+var FOLLOWERS = {
+  heuristic: () => new HeuristicAgent(),
+  random: () => new RandomAgent()
+};
+var LeaderEnv = class {
+  options;
+  episode = null;
+  constructor(options = {}) {
+    this.options = { ...DEFAULT_LEADER_ENV_OPTIONS, ...options };
+    const { maxSteps, follower } = this.options;
+    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+    if (!(follower in FOLLOWERS)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${Object.keys(FOLLOWERS).join(", ")}`);
+  }
+  /** A fresh game on `generateMap(seed)`; the leader plays first. */
+  reset(options) {
+    const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
+    const episodeId = `selfplay-${options.seed}`;
+    const follower = FOLLOWERS[this.options.follower]();
+    follower.reset({ episodeId });
+    const episode = { follower, tracker: new ObservationTracker(), state, memory: remember(emptyMemory("leader"), state), steps: 0, over: false };
+    this.episode = episode;
+    return { view: this.view(episode), info: { ...infoOf(episode, null, null, 0, 0), episodeId } };
+  }
+  /**
+   * The leader's action, then, when it ended the leader's turn, the follower's turn, so that the
+   * step returns when the leader has control again or the episode is over. An action the engine
+   * refuses (End Turn with nothing queued, a move with no steps left, an empty instruction)
+   * changes nothing but still counts as a step: `info.refused` says why.
+   */
+  step(action) {
+    const episode = this.episode;
+    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
+    const before = episode.state;
+    const result = step(before, leaderAction(action));
+    episode.steps++;
+    let followerActions = 0;
+    if (result.ok) {
+      this.witness(episode, result.state);
+      followerActions = this.playFollower(episode);
+    }
+    const terminated = episode.state.gameOver;
+    const truncated = !terminated && episode.steps >= this.options.maxSteps;
+    episode.over = terminated || truncated;
+    const points = episode.state.score - before.score;
+    return {
+      view: this.view(episode),
+      reward: points,
+      terminated,
+      truncated,
+      info: infoOf(episode, result.ok ? result.outcome : null, result.ok ? null : result.error, points, followerActions)
+    };
+  }
+  /** The follower agent acts on its own observations until the leader has control or the game ends. */
+  playFollower(episode) {
+    let actions = 0;
+    while (!episode.state.gameOver && episode.state.turn.role === "follower") {
+      if (actions >= MAX_ACTIONS) throw new Error(`the ${this.options.follower} follower did not end its turn within ${MAX_ACTIONS} actions`);
+      const code = episode.follower.act(episode.tracker.observe(episode.state));
+      const result = step(episode.state, byActor("follower", actionOfCode(code)));
+      if (!result.ok) throw new Error(`the engine refused the ${this.options.follower} follower's ${code}: ${result.error.code}`);
+      this.witness(episode, result.state);
+      actions++;
+    }
+    return actions;
+  }
+  witness(episode, state) {
+    episode.state = state;
+    episode.memory = remember(episode.memory, state);
+  }
+  view(episode) {
+    return playerView(episode.state, "leader", episode.memory);
+  }
+};
+function leaderAction(action) {
+  return byActor("leader", leaderPlayerAction(action));
+}
+function infoOf(episode, outcome, refused, points, followerActions) {
+  return { score: episode.state.score, points, steps: episode.steps, outcome, refused, followerActions };
+}
+
+// shared/env/gameEnv.ts
+var GAME_AGENTS = ["leader", "follower"];
+var DEFAULT_GAME_ENV_OPTIONS = { maxSteps: 2e3 };
+var GameEnv = class {
+  options;
+  episode = null;
+  constructor(options = {}) {
+    this.options = { ...DEFAULT_GAME_ENV_OPTIONS, ...options };
+    const { maxSteps } = this.options;
+    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+  }
+  /** A fresh game on `generateMap(seed)`; the leader plays first. */
+  reset(options) {
+    const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
+    const follower = new ObservationTracker();
+    const episode = {
+      state,
+      leaderMemory: remember(emptyMemory("leader"), state),
+      follower,
+      followerObservation: follower.observe(state),
+      steps: 0,
+      over: false
+    };
+    this.episode = episode;
+    return { ...this.transition(episode, 0, null, null, null), episodeId: `selfplay-${options.seed}` };
+  }
+  /**
+   * The action of `role`. Only the player in control may act: the other's action is refused, as
+   * is any action the engine refuses (End Turn with nothing queued, a move with no steps left);
+   * a refused action changes nothing but counts as a step, and `info.refused` says why.
+   */
+  step(action) {
+    const episode = this.episode;
+    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
+    const before = episode.state;
+    const result = step(before, engineAction2(action));
+    episode.steps++;
+    if (result.ok) {
+      episode.state = result.state;
+      episode.leaderMemory = remember(episode.leaderMemory, result.state);
+      episode.followerObservation = episode.follower.observe(result.state);
+    }
+    const terminated = episode.state.gameOver;
+    episode.over = terminated || episode.steps >= this.options.maxSteps;
+    return this.transition(episode, episode.state.score - before.score, action.role, result.ok ? result.outcome : null, result.ok ? null : result.error);
+  }
+  transition(episode, points, actor, outcome, refused) {
+    const terminated = episode.state.gameOver;
+    return {
+      control: episode.state.turn.role,
+      leader: playerView(episode.state, "leader", episode.leaderMemory),
+      follower: episode.followerObservation,
+      reward: points,
+      terminated,
+      truncated: !terminated && episode.over,
+      info: { score: episode.state.score, points, steps: episode.steps, actor, outcome, refused }
+    };
+  }
+};
+function engineAction2(action) {
+  if (action.role === "leader") return leaderAction(action.action);
+  if (!isFollowerCode(action.action)) {
+    throw new RangeError(`unknown follower action ${JSON.stringify(action.action)}; use one of ${FOLLOWER_CODES.join(", ")}`);
+  }
+  return byActor("follower", actionOfCode(action.action));
 }
 
 // shared/env/observationArrays.ts
@@ -23161,7 +23265,7 @@ var FollowerArrays = class {
     return block.parts();
   }
 };
-var LEADER_ACTION_NAMES = [...LEADER_CODES, "INSTRUCTION"];
+var LEADER_ACTION_NAMES = [...LEADER_AGENT_CODES, "INSTRUCTION"];
 var LeaderArrays = class {
   constructor(options) {
     this.options = options;
@@ -23203,8 +23307,8 @@ var LeaderArrays = class {
     const queue = view.instructions.filter((instruction2) => instruction2.status !== "done");
     block.array("queue_length")[0] = queue.length;
     const mask = block.array("action_mask");
-    LEADER_CODES.forEach((code, i) => mask[i] = allowsCode(view.legal, code) ? 1 : 0);
-    mask[LEADER_CODES.length] = view.legal.instruction ? 1 : 0;
+    LEADER_AGENT_CODES.forEach((code, i) => mask[i] = allowsCode(view.legal, code) ? 1 : 0);
+    mask[LEADER_AGENT_CODES.length] = view.legal.instruction ? 1 : 0;
     block.setText("queue", queue.map((instruction2) => instruction2.text).join("\n"));
     block.setText("previous_instruction", view.instructions.filter((instruction2) => instruction2.status === "done").at(-1)?.text ?? "");
     block.setText("refused", info.refused?.code ?? "");
@@ -23520,8 +23624,8 @@ function readFollowerAction(request) {
 }
 function readLeaderAction(request) {
   const index = request.u8();
-  if (index === LEADER_CODES.length) return { instruction: request.text(request.u32()) };
-  if (index < LEADER_CODES.length) return LEADER_CODES[index];
+  if (index === LEADER_AGENT_CODES.length) return { instruction: request.text(request.u32()) };
+  if (index < LEADER_AGENT_CODES.length) return LEADER_AGENT_CODES[index];
   throw new RequestError("invalid", `unknown action ${index}; the leader's actions are 0 to ${LEADER_ACTION_NAMES.length - 1} (${LEADER_ACTION_NAMES.join(", ")})`);
 }
 function renderFollower(observation) {
