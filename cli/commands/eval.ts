@@ -4,14 +4,13 @@
  * (agent-vs-agent evaluation, cli/eval/pairs.ts).
  */
 import { availableParallelism } from 'node:os';
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AGENT_NAMES, AGENT_NAMES_BY_ROLE } from '../../shared/agents/node/registry';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
 import { renderHtmlReport } from '../eval/html';
-import { collect, evaluatePairs, wantsPairs, type PairsCliOptions } from '../eval/pairs';
+import { collect, evaluatePairs, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
 import { addLlmOptions, givesLlmOptions, LLM_AGENT_SPEC } from '../llmOptions';
 import { integerOption } from '../options';
@@ -134,17 +133,9 @@ export function registerEvalCommand(program: Command): void {
       const errors = result.episodes.filter((e) => e.error);
       for (const e of errors.slice(0, 5)) process.stdout.write(`  agent error in ${e.episodeId}: ${e.error}\n`);
       if (errors.length > 5) process.stdout.write(`  ... and ${errors.length - 5} more agent errors (see the JSON report)\n`);
-      if (cli.out) write(cli.out, JSON.stringify(report, null, 1));
-      if (cli.html) write(cli.html, renderHtmlReport(report, cli.viewerUrl));
+      if (cli.out) writeOutput(cli.out, JSON.stringify(report, null, 1));
+      if (cli.html) writeOutput(cli.html, renderHtmlReport(report, cli.viewerUrl));
     });
   addLlmOptions(command);
 }
 
-function write(file: string, text: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (error) {
-    throw new CliError(`${file}: cannot write: ${(error as Error).message}`);
-  }
-  process.stdout.write(`wrote ${file}\n`);
-}

@@ -122,8 +122,8 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
       differences: compareWithFirst(pairs, bootstrap),
     };
     process.stdout.write(`${formatPairsTable(report)}\n`);
-    write(join(out, 'report.json'), JSON.stringify(report, null, 1));
-    write(join(out, 'report.html'), renderPairsHtml(report));
+    writeOutput(join(out, 'report.json'), JSON.stringify(report, null, 1));
+    writeOutput(join(out, 'report.html'), renderPairsHtml(report));
     return report;
   } finally {
     for (const pair of started) await Promise.all([pair.leader.close?.(), pair.follower.close?.()]);
@@ -205,7 +205,8 @@ function makeDirectory(dir: string): void {
   }
 }
 
-function write(file: string, text: string): void {
+/** Writes an output file and says so; a file that cannot be written stops the command with the reason. */
+export function writeOutput(file: string, text: string): void {
   try {
     writeFileSync(file, text);
   } catch (error) {

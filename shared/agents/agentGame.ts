@@ -14,8 +14,7 @@
  * An answer that is not an action of the seat, or an agent that fails, stops the game with an error.
  */
 import { checkPlayerAction } from '../engine/legal';
-import { DEFAULT_CONFIG, type GameConfig } from '../engine/config';
-import type { GameMap } from '../engine/map';
+import { DEFAULT_CONFIG } from '../engine/config';
 import { byActor, type Action, type PlayerAction } from '../engine/actions';
 import { emptyMemory, playerView, remember, type Memory } from '../engine/playerView';
 import { Draw, seedRng } from '../engine/rng';
@@ -27,16 +26,9 @@ import { leaderObservationFromView, ObservationTracker } from './observation';
 import { followerSituation, PlanPlayer } from './plans';
 import { isProblem, leaderActionReader, readFollowerAction } from './protocol';
 import type { ActContext, AgentAction, AgentIdentity, FollowerAgent, LeaderAgent, LeaderAgentAction } from './types';
-import { MAX_ACTIONS, timed } from '../selfplay/game';
+import { MAX_ACTIONS, timed, type SelfPlayOptions } from '../selfplay/game';
 
-export interface AgentGameOptions {
-  readonly seed: number;
-  readonly map: GameMap;
-  readonly config?: GameConfig;
-  readonly gameId?: string;
-  /** Defaults to the Unix epoch, so that the header too depends only on the options. */
-  readonly startedAt?: Date;
-  readonly meta?: Record<string, unknown>;
+export interface AgentGameOptions extends SelfPlayOptions {
   readonly leader: LeaderAgent;
   readonly follower: FollowerAgent;
   /** Who plays each seat, for the log header's `meta.agents`. */
