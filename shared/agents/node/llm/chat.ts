@@ -24,12 +24,15 @@ export interface ChatRequest {
 
 export interface ChatResult {
   readonly status: 'ok' | 'backend_error' | 'timeout';
-  /** The message's text (ok only). */
+  /** The model's text, exactly as received (ok only); null when none came. */
   readonly reply: string | null;
   readonly error: string | null;
+  /** Every HTTP attempt, retries included. */
   readonly attempts: readonly Attempt[];
+  /** From the request to the last byte of the last attempt, retries and their waits included. */
   readonly latencyMs: number;
   readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
+  /** The response's `x-request-id` header, and its `id`. */
   readonly requestId: string | null;
   readonly responseId: string | null;
 }

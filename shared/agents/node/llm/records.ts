@@ -6,7 +6,7 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Attempt, ChatRequest } from './chat';
+import type { ChatRequest, ChatResult } from './chat';
 import type { LlmRole } from './templates';
 import type { ReplyAction, ReplyCheck } from './reply';
 
@@ -39,7 +39,8 @@ export interface RecordHeader {
   readonly time: string;
 }
 
-export interface CallRecord {
+/** One call on record: what was asked, what came back over HTTP (the chat's result), and what the agent made of it. */
+export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly kind: 'llm-call';
   /** 1, 2, ... in the episode: budget lines included. */
   readonly call: number;
@@ -54,22 +55,12 @@ export interface CallRecord {
   readonly request: ChatRequest | null;
   /** What the parser checked the reply against. */
   readonly check: ReplyCheck;
-  /** The model's text, exactly as received; null when none came. */
-  readonly reply: string | null;
   readonly status: CallStatus;
   /** The plan parsed (for `illegal`, the plan that was refused); null when nothing parsed. */
   readonly actions: readonly ReplyAction[] | null;
   readonly thought: string | null;
   /** Why the call did not give a plan: the parser's message, the backend's error; null when ok. */
   readonly error: string | null;
-  /** Every HTTP attempt, retries included. */
-  readonly attempts: readonly Attempt[];
-  /** From the request to the last byte of the last attempt, retries and their waits included. */
-  readonly latencyMs: number;
-  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
-  /** The response's `x-request-id` header, and its `id`. */
-  readonly requestId: string | null;
-  readonly responseId: string | null;
   /** On the last call for an observation that gave no plan: what the agent played instead. */
   readonly fallback: { readonly actions: readonly ReplyAction[] } | null;
   readonly time: string;
