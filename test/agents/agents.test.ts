@@ -16,7 +16,8 @@ import { createBuiltinAgent, HEURISTIC_UNDERSTANDS, HeuristicAgent, MAX_LOOKING_
 import { describeObservation, describeRelativePosition, directionWords, relativeBearing } from '../../shared/agents/language';
 import { ObservationTracker } from '../../shared/agents/observation';
 import { PlanPlayer } from '../../shared/agents/plans';
-import { AgentError, ProcessAgent, shellScript, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
+import { ProcessAgent, shellScript, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
+import { agentError } from './agentError';
 import { AGENT_ACTIONS, type AgentAction, type FollowerAgent } from '../../shared/agents/types';
 import { describeCardRequest, readCardRequest } from '../../shared/agents/instructions';
 import { done, endTurn, mv, play, say } from '../engine/helpers';
@@ -418,15 +419,6 @@ describe('process agents', () => {
     expect(() => process.kill(-pid!, 0)).toThrow(/ESRCH/);
   }
 
-  async function agentError(promise: Promise<unknown>, kind: AgentErrorKind): Promise<AgentError> {
-    const error = await promise.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(AgentError);
-    expect((error as AgentError).kind).toBe(kind);
-    return error as AgentError;
-  }
 
   test('the Python example agent: handshake, reset, observe and act, close', async () => {
     const agent = startAgent(`python3 ${EXAMPLE_AGENT} --steps 3`);

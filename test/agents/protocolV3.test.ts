@@ -1,7 +1,8 @@
 /** Agent protocol version 3: the leader's seat, plans, and every bad answer a clear AgentError. */
 import path from 'node:path';
 import { leaderObservationFromView, ObservationTracker } from '../../shared/agents/observation';
-import { AgentError, ProcessAgent, ProcessLeaderAgent, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
+import { ProcessAgent, ProcessLeaderAgent, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
+import { agentError } from './agentError';
 import { createLeaderAgent } from '../../shared/agents/node/registry';
 import { hostHello, leaderActionReader, MAX_PLAN_ACTIONS, readAnswer, readFollowerAction, SEAT_VERSIONS } from '../../shared/agents/protocol';
 import { emptyMemory, playerView, remember } from '../../shared/engine/playerView';
@@ -89,15 +90,6 @@ describe('program agents over version 3', () => {
   const follower = (command: string, options: ProcessAgentOptions) => new ProcessAgent(command, options);
   const say = 'print(json.dumps(a), flush=True)';
 
-  async function agentError(promise: Promise<unknown>, kind: AgentErrorKind): Promise<AgentError> {
-    const error = await promise.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(AgentError);
-    expect((error as AgentError).kind).toBe(kind);
-    return error as AgentError;
-  }
 
   test("a leader agent: the hello and reset name the role; observe carries the leader's observation (its map only the first time) and its text", async () => {
     const agent = inline(leader, [
