@@ -8,7 +8,7 @@ import { card, makeState } from './fixtures';
 
 /** What to do, and whether to do it as the player in control or (one time in ten) as the other one. */
 const intent = fc.record({
-  kind: fc.constantFrom('move', 'move', 'move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout'),
+  kind: fc.constantFrom('move', 'move', 'move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout', 'feedback', 'cancel'),
   move: fc.constantFrom<(typeof MOVES)[number]>('MF', 'MF', 'MF', 'MB', 'RL', 'RR'),
   wrongRole: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
   text: fc.string({ maxLength: 20 }),
@@ -25,6 +25,11 @@ function toAction(state: GameState, i: { kind: string; move: (typeof MOVES)[numb
       return { type: 'endTurn', actor: role };
     case 'done':
       return { type: 'done', actor: role };
+    // The leader's interjections come from the leader whoever has control (the wrong role: the follower).
+    case 'feedback':
+      return { type: 'feedback', actor: i.wrongRole ? 'follower' : 'leader', signal: i.text.length % 2 === 0 ? 'positive' : 'negative' };
+    case 'cancel':
+      return { type: 'cancel', actor: i.wrongRole ? 'follower' : 'leader' };
     default:
       return { type: 'timeout', actor: 'server', role };
   }
@@ -47,7 +52,7 @@ const SET_RICH_CARDS = [
 ];
 
 function record(intentList: Parameters<typeof toAction>[1][], seed: number) {
-  const start = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 6 } });
+  const start = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 6, liveFeedback: true, cancelInstructions: true } });
   const header = makeHeader({
     gameId: `property-${seed}`,
     startedAt: new Date(0),
@@ -127,18 +132,25 @@ function documentedRefusal(state: GameState, action: Record<string, unknown> | n
   const isRole = (value: unknown) => value === 'leader' || value === 'follower';
   if (state.gameOver) return 'GAME_OVER';
   const type = action?.type;
-  if (!['move', 'instruction', 'endTurn', 'done', 'timeout'].includes(type as string)) return 'MALFORMED_ACTION';
+  if (!['move', 'instruction', 'endTurn', 'done', 'feedback', 'cancel', 'timeout'].includes(type as string)) return 'MALFORMED_ACTION';
   if (type === 'timeout') {
     if (action!.actor !== 'server' || !isRole(action!.role)) return 'MALFORMED_ACTION';
     return action!.role === state.turn.role ? null : 'STALE_TIMEOUT';
   }
-  const { actor, move, text } = action!;
+  const { actor, move, text, signal } = action!;
   if (!isRole(actor)) return 'MALFORMED_ACTION';
   if (type === 'move' && !(MOVES as readonly unknown[]).includes(move)) return 'MALFORMED_ACTION';
   if (type === 'instruction' && typeof text !== 'string') return 'MALFORMED_ACTION';
+  if (type === 'feedback' && signal !== 'positive' && signal !== 'negative') return 'MALFORMED_ACTION';
   if (type === 'instruction' && actor === 'follower') return 'FOLLOWER_CANNOT_INSTRUCT';
   if (type === 'endTurn' && actor === 'follower') return 'FOLLOWER_CANNOT_END_TURN';
   if (type === 'done' && actor === 'leader') return 'LEADER_CANNOT_MARK_DONE';
+  if (type === 'feedback' || type === 'cancel') {
+    if (type === 'feedback' && !state.config.liveFeedback) return 'FEEDBACK_OFF';
+    if (type === 'cancel' && !state.config.cancelInstructions) return 'CANCEL_OFF';
+    if (actor === 'follower') return type === 'feedback' ? 'FOLLOWER_CANNOT_GIVE_FEEDBACK' : 'FOLLOWER_CANNOT_CANCEL';
+    return state.turn.role === 'follower' ? null : 'NOT_FOLLOWER_TURN';
+  }
   if (actor !== state.turn.role) return 'NOT_YOUR_TURN';
   if (type === 'move' && state.turn.stepsLeft === 0) return 'NO_STEPS_LEFT';
   if (type === 'endTurn' && state.queue.length === 0 && !state.config.endTurnWithEmptyQueue) return 'EMPTY_QUEUE';
@@ -153,10 +165,11 @@ function documentedRefusal(state: GameState, action: Record<string, unknown> | n
 /** Any action, well formed or not: each field drawn from valid values and from wrong ones. */
 const anyAction = fc.record(
   {
-    type: fc.constantFrom('move', 'move', 'move', 'instruction', 'endTurn', 'done', 'timeout', 'fly', undefined),
+    type: fc.constantFrom('move', 'move', 'move', 'instruction', 'endTurn', 'done', 'feedback', 'cancel', 'timeout', 'fly', undefined),
     actor: fc.constantFrom('leader', 'follower', 'leader', 'follower', 'server', 'ghost', undefined),
     move: fc.constantFrom('MF', 'MB', 'RL', 'RR', 'MF', 'JUMP', 7),
     role: fc.constantFrom('leader', 'follower', 'ghost'),
+    signal: fc.constantFrom('positive', 'negative', 'positive', 'meh', undefined),
     // Boundary texts often enough that every refusal about text is met in every run.
     text: fc.oneof(
       { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
@@ -169,12 +182,12 @@ const anyAction = fc.record(
 const turnOfPlay = fc.record({ wild: fc.integer({ min: 0, max: 2 }).map((n) => n === 0), action: anyAction, intent });
 
 describe('R-32: refusals over random play', () => {
-  test('R-32 to R-44, R-57: every refusal carries the first documented code that applies and changes nothing; every action no row refuses is accepted', () => {
+  test('R-32 to R-44, R-57, R-60 to R-64: every refusal carries the first documented code that applies and changes nothing; every action no row refuses is accepted', () => {
     const codes = new Set<string>();
     fc.assert(
       // Small queue caps, so that random play fills the queue.
-      fc.property(fc.array(turnOfPlay, { minLength: 100, maxLength: 200 }), fc.boolean(), fc.constantFrom(1, 2, 50, null), (turns, emptyEndTurn, queueCap) => {
-        let state = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 3, endTurnWithEmptyQueue: emptyEndTurn, maxQueuedInstructions: queueCap } });
+      fc.property(fc.array(turnOfPlay, { minLength: 100, maxLength: 200 }), fc.boolean(), fc.constantFrom(1, 2, 50, null), fc.boolean(), fc.boolean(), (turns, emptyEndTurn, queueCap, liveFeedback, cancelInstructions) => {
+        let state = makeState({ cards: SET_RICH_CARDS, config: { turnsPerPlayer: 3, endTurnWithEmptyQueue: emptyEndTurn, maxQueuedInstructions: queueCap, liveFeedback, cancelInstructions } });
         let afterTheEnd = 3; // a few actions once the game is over, then the next game
         for (const { wild, action: drawn, intent: planned } of turns) {
           if (state.gameOver && afterTheEnd-- === 0) break;
@@ -199,7 +212,7 @@ describe('R-32: refusals over random play', () => {
       }),
       // A fixed seed: about one random run in ten never met INSTRUCTION_TOO_LONG, so the coverage
       // check below failed now and then; with this seed the 100 runs meet every code.
-      { numRuns: 100, seed: 20261124 },
+      { numRuns: 100, seed: 20261126 },
     );
     // The random play reaches every code the engine gives players (BAD_REPLACEMENT_CARDS is replay's).
     expect([...codes].sort()).toEqual(ACTION_ERROR_CODES.filter((code) => code !== 'BAD_REPLACEMENT_CARDS' && code !== 'MOVE_BLOCKED').sort());

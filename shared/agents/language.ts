@@ -263,6 +263,7 @@ function selectionLines(obs: LeaderObservation): string[] {
 
 const INSTRUCTION_STATUS_WORDS: Readonly<Record<InstructionStatus, (shown: boolean) => string>> = {
   done: () => 'done',
+  cancelled: () => 'cancelled by you',
   current: (shown) => (shown ? 'current, the follower is carrying it out' : 'current, the follower sees it from its next turn'),
   queued: () => 'queued',
 };

@@ -10,12 +10,18 @@ export const MOVES = ['MF', 'MB', 'RL', 'RR'] as const;
 /** Move forward, move back, rotate left, rotate right. */
 export type Move = (typeof MOVES)[number];
 
+/** The leader's live feedback during the follower's turn (CB2's thumbs up and down). */
+export const FEEDBACK_SIGNALS = ['positive', 'negative'] as const;
+export type FeedbackSignal = (typeof FEEDBACK_SIGNALS)[number];
+
 /** What a player asks for. */
 export type PlayerAction =
   | { readonly type: 'move'; readonly move: Move }
   | { readonly type: 'instruction'; readonly text: string }
   | { readonly type: 'endTurn' }
-  | { readonly type: 'done' };
+  | { readonly type: 'done' }
+  | { readonly type: 'feedback'; readonly signal: FeedbackSignal }
+  | { readonly type: 'cancel' };
 
 /** A turn out of time, declared by whoever keeps time (the server). */
 export interface TimeoutAction {
@@ -27,7 +33,7 @@ export interface TimeoutAction {
 /** Every action a game accepts: a player's, with its actor, or a timeout. */
 export type Action = (PlayerAction & { readonly actor: Role }) | TimeoutAction;
 export type ActionType = Action['type'];
-export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'timeout'];
+export const ACTION_TYPES: readonly ActionType[] = ['move', 'instruction', 'endTurn', 'done', 'feedback', 'cancel', 'timeout'];
 
 /**
  * Longest text, in UTF-16 units, the edge accepts before the engine judges it: at least as many as
@@ -42,6 +48,8 @@ export const playerActionSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('instruction'), text: z.string().max(MAX_INSTRUCTION_TEXT) }),
   z.strictObject({ type: z.literal('endTurn') }),
   z.strictObject({ type: z.literal('done') }),
+  z.strictObject({ type: z.literal('feedback'), signal: z.enum(FEEDBACK_SIGNALS) }),
+  z.strictObject({ type: z.literal('cancel') }),
 ]);
 
 /** Short codes for the actions that carry no text: the agents' and the environment's vocabulary. */
@@ -75,7 +83,7 @@ export function actionOfCode(code: ActionCode): PlayerAction {
   return MOVE_ACTIONS[code];
 }
 
-/** The short code of an action, or null for an instruction (its text is the action). */
+/** The short code of an action, or null for one without a code (an instruction, feedback, a cancel). */
 export function codeOf(action: PlayerAction): ActionCode | null {
   switch (action.type) {
     case 'move':
@@ -85,6 +93,8 @@ export function codeOf(action: PlayerAction): ActionCode | null {
     case 'endTurn':
       return 'END';
     case 'instruction':
+    case 'feedback':
+    case 'cancel':
       return null;
   }
 }
@@ -100,6 +110,10 @@ export function byActor(actor: Role, action: PlayerAction): Action {
       return { type: 'endTurn', actor };
     case 'done':
       return { type: 'done', actor };
+    case 'feedback':
+      return { type: 'feedback', actor, signal: action.signal };
+    case 'cancel':
+      return { type: 'cancel', actor };
   }
 }
 
@@ -114,6 +128,10 @@ export function withoutActor(action: PlayerAction & { readonly actor: Role }): P
       return { type: 'endTurn' };
     case 'done':
       return { type: 'done' };
+    case 'feedback':
+      return { type: 'feedback', signal: action.signal };
+    case 'cancel':
+      return { type: 'cancel' };
   }
 }
 

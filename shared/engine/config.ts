@@ -37,6 +37,10 @@ export const configSchema = z.strictObject({
   walkableHills: z.boolean().default(false),
   /** Cards may lie on the map's outer ring (CB2); CerealBar keeps them off it. */
   cardsOnEdge: z.boolean().default(false),
+  /** The leader may send live feedback (a positive or negative signal) during the follower's turn (CB2). */
+  liveFeedback: z.boolean().default(false),
+  /** The leader may cancel the follower's instructions during its turn, which ends the round (CB2). */
+  cancelInstructions: z.boolean().default(false),
   /** The follower's view: a cone of this full angle and this range in hexes. */
   view: z
     .strictObject({
@@ -59,8 +63,8 @@ export const DEFAULT_CONFIG: GameConfig = makeConfig();
 /**
  * Named sets of rules. `cerealbar` is the paper's (the defaults); `cb2` is CB2's as its logs show
  * it (docs/data.md): seven rounds before any set (its turns_left counts 6 down to 0), no extra turn
- * for a tenth set, walkable mountain tops and ramps, cards on the outer ring, and the clocks of the
- * recorded games. Walls between cells come with the map, not the profile.
+ * for a tenth set, walkable mountain tops and ramps, cards on the outer ring, the clocks of the
+ * recorded games, and the leader's live feedback and cancellation. Walls between cells come with the map, not the profile.
  */
 export const RULES_PROFILES = {
   cerealbar: {},
@@ -70,6 +74,8 @@ export const RULES_PROFILES = {
     walkableHills: true,
     cardsOnEdge: true,
     turnSeconds: { leader: 60, follower: 180 },
+    liveFeedback: true,
+    cancelInstructions: true,
   },
 } as const satisfies Record<string, GameConfigInput>;
 export type RulesProfile = keyof typeof RULES_PROFILES;

@@ -19,6 +19,10 @@ export interface LegalActions {
   readonly maxInstructionLength: number;
   readonly endTurn: boolean;
   readonly done: boolean;
+  /** The leader may send live feedback now (`config.liveFeedback`, in the follower's turn). */
+  readonly feedback: boolean;
+  /** The leader may cancel the follower's instructions now (`config.cancelInstructions`, in the follower's turn). */
+  readonly cancel: boolean;
 }
 
 const NOTHING: readonly Move[] = [];
@@ -26,12 +30,15 @@ const NOTHING: readonly Move[] = [];
 export function legalActions(state: GameState, role: Role): LegalActions {
   const mine = !state.gameOver && state.turn.role === role;
   const moves = mine && state.turn.stepsLeft > 0 ? openMoves(state, role) : NOTHING;
+  const interjects = !state.gameOver && role === 'leader' && state.turn.role === 'follower';
   return {
     moves,
     instruction: mine && role === 'leader' && !queueIsFull(state),
     maxInstructionLength: state.config.maxInstructionLength,
     endTurn: mine && role === 'leader' && (state.queue.length > 0 || state.config.endTurnWithEmptyQueue),
     done: mine && role === 'follower' && state.queue.length > 0,
+    feedback: interjects && state.config.liveFeedback,
+    cancel: interjects && state.config.cancelInstructions,
   };
 }
 

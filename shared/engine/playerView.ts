@@ -15,7 +15,7 @@ import type { GameConfig } from './config';
 import { stepFrom, type Pose } from './hex';
 import { legalActions, type LegalActions } from './legal';
 import type { Prop, Wall } from './map';
-import type { GameState, Instruction, Role } from './state';
+import type { CancelledInstruction, GameState, Instruction, Role } from './state';
 import { viewFrom } from './view';
 
 /** The map as a player knows it. */
@@ -43,7 +43,7 @@ export interface SightedCard extends Card {
   readonly seenAt: number;
 }
 
-export type InstructionStatus = 'done' | 'current' | 'queued';
+export type InstructionStatus = 'done' | 'cancelled' | 'current' | 'queued';
 
 export interface InstructionView extends Instruction {
   readonly status: InstructionStatus;
@@ -191,7 +191,7 @@ function leaderView(state: GameState, memory: Memory): PlayerView {
     rememberedCards: [],
     invalidCards: isInvalidSelection(selected) ? selected.map((card) => card.id).sort((a, b) => a - b) : [],
     instructions: [
-      ...memory.done.map((instruction) => instructionView(instruction, 'done', true)),
+      ...finished(memory.done, state.cancelled, state.instructionsShown),
       ...state.queue.map((instruction, i) => instructionView(instruction, i === 0 ? 'current' : 'queued', instruction.id < state.instructionsShown)),
     ],
     legal: legalActions(state, 'leader'),
@@ -203,8 +203,12 @@ function followerView(state: GameState, memory: Memory): PlayerView {
   const inView = viewFrom(state.world, state.follower, state.config.view).set;
   const width = state.world.width;
   const current = state.queue[0];
-  const instructions = memory.done.map((instruction) => instructionView(instruction, 'done', true));
+  // The follower saw only the current instruction of those a cancel removed.
+  const instructions = finished(memory.done, state.cancelled.filter((instruction) => instruction.current), state.instructionsShown);
   if (current !== undefined && current.id < state.instructionsShown) instructions.push(instructionView(current, 'current', true));
+  if (state.cancelled.length > 0) {
+    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
+  }
   const cards = state.cards.filter((card) => inView.has(card.y * width + card.x)).map(copyCard).sort(byId);
   return {
     role: 'follower',
@@ -223,6 +227,25 @@ function followerView(state: GameState, memory: Memory): PlayerView {
     instructions,
     legal: legalActions(state, 'follower'),
   };
+}
+
+/**
+ * The id the follower knows an instruction by. An instruction's id counts every instruction
+ * written, so after a cancel the ids would tell the follower how many queued instructions it never
+ * saw went with it: the follower's ids leave those out. Without a cancel they are the engine's.
+ */
+export function followerInstructionId(state: GameState, id: number): number {
+  let unseen = 0;
+  for (const instruction of state.cancelled) if (!instruction.current && instruction.id < id) unseen++;
+  return id - unseen;
+}
+
+/** Instructions done and cancelled, in the order they were written (both come before every queued one). */
+function finished(done: readonly Instruction[], cancelled: readonly CancelledInstruction[], shownBelow: number): InstructionView[] {
+  const views = done.map((instruction) => instructionView(instruction, 'done', true));
+  if (cancelled.length === 0) return views;
+  for (const instruction of cancelled) views.push(instructionView(instruction, 'cancelled', instruction.current || instruction.id < shownBelow));
+  return views.sort(byId);
 }
 
 function instructionView(instruction: Instruction, status: InstructionStatus, shown: boolean): InstructionView {

@@ -12,6 +12,8 @@ export interface Snapshot {
   score: number;
   queue: Instruction[];
   previousInstruction: Instruction | null;
+  /** Present once an instruction was cancelled: every cancelled one, in order. */
+  cancelled?: { id: number; text: string; current: boolean }[];
   leader: { x: number; y: number; heading: Heading };
   follower: { x: number; y: number; heading: Heading };
   cards: { id: number; x: number; y: number; color: Color; shape: Shape; count: Count; selected: boolean }[];
@@ -26,6 +28,7 @@ export function snapshot(state: GameState): Snapshot {
     score: state.score,
     queue: state.queue.map((i) => ({ id: i.id, text: i.text })),
     previousInstruction: state.previousInstruction && { id: state.previousInstruction.id, text: state.previousInstruction.text },
+    ...(state.cancelled.length > 0 ? { cancelled: state.cancelled.map((i) => ({ id: i.id, text: i.text, current: i.current })) } : {}),
     leader: pose(state.leader),
     follower: pose(state.follower),
     cards: [...state.cards]

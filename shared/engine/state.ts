@@ -15,6 +15,12 @@ export interface Instruction {
   readonly text: string;
 }
 
+/** An instruction the leader cancelled (the cancel rule, `config.cancelInstructions`). */
+export interface CancelledInstruction extends Instruction {
+  /** It was the current instruction, the one the follower was shown, when it was cancelled. */
+  readonly current: boolean;
+}
+
 export interface Turn {
   readonly role: Role;
   readonly stepsLeft: number;
@@ -35,6 +41,8 @@ export interface GameState {
   readonly queue: readonly Instruction[];
   /** The instruction most recently marked DONE (the follower sees it with the current one). */
   readonly previousInstruction: Instruction | null;
+  /** Every instruction cancelled so far, in order: empty unless the leader cancelled. */
+  readonly cancelled: readonly CancelledInstruction[];
   readonly leader: Pose;
   readonly follower: Pose;
   readonly cards: readonly Card[];
@@ -63,6 +71,7 @@ export function updateState(state: GameState, changes: StateChanges): GameState 
     score: changes.score ?? state.score,
     queue: changes.queue ?? state.queue,
     previousInstruction: changes.previousInstruction ?? state.previousInstruction,
+    cancelled: changes.cancelled ?? state.cancelled,
     leader: changes.leader ?? state.leader,
     follower: changes.follower ?? state.follower,
     cards: changes.cards ?? state.cards,
@@ -110,6 +119,7 @@ export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup)
     score: 0,
     queue: [],
     previousInstruction: null,
+    cancelled: [],
     leader: setup.leader,
     follower: setup.follower,
     cards: setup.cards,

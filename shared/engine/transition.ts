@@ -8,11 +8,11 @@ import { opposite, rotateLeft, rotateRight, type Pose } from './hex';
 import { cellIndex, stepTarget } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
-import { MOVES, instructionLength, type Action } from './actions';
+import { FEEDBACK_SIGNALS, MOVES, instructionLength, type Action, type FeedbackSignal } from './actions';
 import { updateState, type GameState, type Instruction, type Turn } from './state';
 
 /** Why control changed hands. */
-export type TurnEndReason = 'end-turn' | 'timeout' | 'out-of-steps' | 'all-done';
+export type TurnEndReason = 'end-turn' | 'timeout' | 'out-of-steps' | 'all-done' | 'cancelled';
 
 export interface SetOutcome {
   /** The three cards that formed the set (they leave the board). */
@@ -33,6 +33,10 @@ export interface Outcome {
   readonly set?: SetOutcome;
   /** Id of the instruction issued or marked done. */
   readonly instruction?: number;
+  /** The leader's live feedback, and the instruction current when it was given. */
+  readonly feedback?: { readonly signal: FeedbackSignal; readonly instruction: number };
+  /** Ids of the instructions a cancel removed, the current one first. */
+  readonly cancelled?: readonly number[];
   readonly turnEnded?: { readonly reason: TurnEndReason; readonly followerSkipped?: true };
   readonly turn: Turn;
   readonly turnsLeft: number;
@@ -56,9 +60,18 @@ export interface StepOptions {
  * What an action did besides the turn counters. Every call site names every field (undefined when
  * absent) so that outcomes share one shape, which keeps `step` fast; JSON leaves undefined out.
  */
-type Effects = { readonly [K in 'pose' | 'blocked' | 'toggled' | 'set' | 'instruction' | 'turnEnded']-?: Outcome[K] | undefined };
+type Effects = { readonly [K in 'pose' | 'blocked' | 'toggled' | 'set' | 'instruction' | 'feedback' | 'cancelled' | 'turnEnded']-?: Outcome[K] | undefined };
 
-const NO_EFFECTS: Effects = { pose: undefined, blocked: undefined, toggled: undefined, set: undefined, instruction: undefined, turnEnded: undefined };
+const NO_EFFECTS: Effects = {
+  pose: undefined,
+  blocked: undefined,
+  toggled: undefined,
+  set: undefined,
+  instruction: undefined,
+  feedback: undefined,
+  cancelled: undefined,
+  turnEnded: undefined,
+};
 
 function accept(state: GameState, effects: Effects): StepResult {
   return {
@@ -70,6 +83,8 @@ function accept(state: GameState, effects: Effects): StepResult {
       toggled: effects.toggled,
       set: effects.set,
       instruction: effects.instruction,
+      feedback: effects.feedback,
+      cancelled: effects.cancelled,
       turnEnded: effects.turnEnded,
       turn: state.turn,
       turnsLeft: state.turnsLeft,
@@ -93,6 +108,10 @@ export function step(state: GameState, action: Action, options: StepOptions = NO
       return passControl(state, 'end-turn');
     case 'done':
       return markDone(state);
+    case 'feedback':
+      return giveFeedback(state, action);
+    case 'cancel':
+      return cancelInstructions(state);
     case 'timeout':
       return timeout(state, action);
   }
@@ -118,6 +137,7 @@ export function refusal(state: GameState, action: Action): ActionError | null {
     return actionError('FOLLOWER_CANNOT_END_TURN', "the follower's turn ends by DONE on the last instruction, running out of steps or time");
   }
   if (action.type === 'done' && action.actor === 'leader') return actionError('LEADER_CANNOT_MARK_DONE', 'only the follower marks instructions done');
+  if (action.type === 'feedback' || action.type === 'cancel') return leaderInterjectionRefusal(state, action);
   if (action.actor !== state.turn.role) return actionError('NOT_YOUR_TURN', `it is the ${state.turn.role}'s turn`);
   switch (action.type) {
     case 'move':
@@ -136,13 +156,29 @@ export function refusal(state: GameState, action: Action): ActionError | null {
   }
 }
 
+/**
+ * Why the leader may not send feedback or cancel now: both are options of the rules, the leader's
+ * alone, and only in the follower's turn (which always has a current instruction).
+ */
+function leaderInterjectionRefusal(state: GameState, action: Extract<Action, { type: 'feedback' | 'cancel' }>): ActionError | null {
+  if (action.type === 'feedback') {
+    if (!state.config.liveFeedback) return actionError('FEEDBACK_OFF', 'live feedback is off in this game');
+    if (action.actor === 'follower') return actionError('FOLLOWER_CANNOT_GIVE_FEEDBACK', 'only the leader gives feedback');
+  } else {
+    if (!state.config.cancelInstructions) return actionError('CANCEL_OFF', 'cancelling instructions is off in this game');
+    if (action.actor === 'follower') return actionError('FOLLOWER_CANNOT_CANCEL', 'only the leader cancels instructions');
+  }
+  if (state.turn.role !== 'follower') return actionError('NOT_FOLLOWER_TURN', `the leader may ${action.type === 'feedback' ? 'give feedback' : 'cancel'} only during the follower's turn`);
+  return null;
+}
+
 export function queueIsFull(state: GameState): boolean {
   return state.config.maxQueuedInstructions !== null && state.queue.length >= state.config.maxQueuedInstructions;
 }
 
 /** What is wrong with the action's shape, or null. */
 function malformation(action: Action): string | null {
-  const shape = action as { type?: unknown; actor?: unknown; move?: unknown; text?: unknown; role?: unknown } | null | undefined;
+  const shape = action as { type?: unknown; actor?: unknown; move?: unknown; text?: unknown; signal?: unknown; role?: unknown } | null | undefined;
   switch (shape?.type) {
     case 'timeout':
       if (shape.actor !== 'server') return 'only the server declares a timeout';
@@ -151,9 +187,12 @@ function malformation(action: Action): string | null {
     case 'instruction':
     case 'endTurn':
     case 'done':
+    case 'feedback':
+    case 'cancel':
       if (!isRole(shape.actor)) return `unknown actor ${JSON.stringify(shape.actor)}`;
       if (shape.type === 'move' && !(MOVES as readonly unknown[]).includes(shape.move)) return `unknown move ${JSON.stringify(shape.move)}`;
       if (shape.type === 'instruction' && typeof shape.text !== 'string') return 'an instruction needs a text';
+      if (shape.type === 'feedback' && !(FEEDBACK_SIGNALS as readonly unknown[]).includes(shape.signal)) return `unknown feedback signal ${JSON.stringify(shape.signal)}`;
       return null;
     default:
       return `unknown action type ${JSON.stringify(shape?.type)}`;
@@ -203,7 +242,7 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
     next = endRound(next);
     turnEnded = { reason: 'out-of-steps' };
   }
-  return accept(next, { pose: to, blocked: undefined, toggled, set, instruction: undefined, turnEnded });
+  return accept(next, { pose: to, blocked: undefined, toggled, set, instruction: undefined, feedback: undefined, cancelled: undefined, turnEnded });
 }
 
 /** When the selection is a valid set: remove it, score, add extra turns and new cards. */
@@ -273,6 +312,21 @@ function markDone(state: GameState): StepResult {
   const next = updateState(state, { queue: rest, previousInstruction: finished });
   if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished.id });
   return accept(endRound(next), { ...NO_EFFECTS, instruction: finished.id, turnEnded: { reason: 'all-done' } });
+}
+
+/** The leader's live feedback changes nothing in the game: it is recorded with the current instruction. */
+function giveFeedback(state: GameState, action: Extract<Action, { type: 'feedback' }>): StepResult {
+  return accept(state, { ...NO_EFFECTS, feedback: { signal: action.signal, instruction: state.queue[0].id } });
+}
+
+/**
+ * CB2's cancel: the current and every queued instruction are cancelled, and the follower's turn
+ * ends, the round with it, as when its steps run out.
+ */
+function cancelInstructions(state: GameState): StepResult {
+  const cancelled = state.queue.map((instruction, i) => ({ id: instruction.id, text: instruction.text, current: i === 0 }));
+  const next = updateState(state, { queue: [], cancelled: [...state.cancelled, ...cancelled] });
+  return accept(endRound(next), { ...NO_EFFECTS, cancelled: cancelled.map((instruction) => instruction.id), turnEnded: { reason: 'cancelled' } });
 }
 
 /** A turn out of time ends like the leader's End Turn (rule 2 or 3) or the follower's last step (rule 7). */

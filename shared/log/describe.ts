@@ -42,9 +42,18 @@ function describeAction(event: LogEvent): string {
       return `The ${event.actor} marked instruction ${instructionNumber(event.outcome.instruction ?? 0)} done`;
     case 'endTurn':
       return `The ${event.actor} ended the turn`;
+    case 'feedback':
+      return `The ${event.actor} gave ${event.payload.signal} feedback on instruction ${instructionNumber(event.outcome.feedback?.instruction ?? 0)}`;
+    case 'cancel':
+      return `The ${event.actor} cancelled ${describeCancelled(event.outcome.cancelled ?? [])}`;
     case 'timeout':
       return `The ${event.payload.role}'s turn timed out`;
   }
+}
+
+function describeCancelled(ids: readonly number[]): string {
+  const numbers = ids.map(instructionNumber);
+  return numbers.length === 1 ? `instruction ${numbers[0]}` : `instructions ${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
 }
 
 function describeSet(set: NonNullable<Outcome['set']>): string {
@@ -63,6 +72,7 @@ function describeTurnEnd(outcome: Outcome): string | null {
   if (ended.followerSkipped) cause = "No instructions are queued, so the follower's turn is skipped";
   else if (ended.reason === 'out-of-steps') cause = 'The follower is out of steps';
   else if (ended.reason === 'all-done') cause = 'All instructions are done';
+  else if (ended.reason === 'cancelled') cause = "The follower's turn ends";
   if (!cause) return next && capitalise(next);
   return next ? `${cause}: ${next}` : cause;
 }

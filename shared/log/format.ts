@@ -7,7 +7,7 @@ import { COLORS, COUNTS, SHAPES } from '../engine/cards';
 import { configSchema } from '../engine/config';
 import { mapSchema, poseSchema } from '../engine/map';
 import { ROLES } from '../engine/state';
-import { MOVES, type Action } from '../engine/actions';
+import { FEEDBACK_SIGNALS, MOVES, type Action } from '../engine/actions';
 import type { Outcome } from '../engine/transition';
 
 export const LOG_FORMAT = 'cerealbar-log';
@@ -79,9 +79,11 @@ export const outcomeSchema = z.strictObject({
     })
     .optional(),
   instruction: nonNegative.optional(),
+  feedback: z.strictObject({ signal: z.enum(FEEDBACK_SIGNALS), instruction: nonNegative }).optional(),
+  cancelled: z.array(nonNegative).optional(),
   turnEnded: z
     .strictObject({
-      reason: z.enum(['end-turn', 'timeout', 'out-of-steps', 'all-done']),
+      reason: z.enum(['end-turn', 'timeout', 'out-of-steps', 'all-done', 'cancelled']),
       followerSkipped: z.literal(true).optional(),
     })
     .optional(),
@@ -99,6 +101,8 @@ export const eventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...eventBase, type: z.literal('instruction'), actor: roleSchema, payload: z.strictObject({ text: z.string() }) }),
   z.strictObject({ ...eventBase, type: z.literal('endTurn'), actor: roleSchema, payload: z.strictObject({}) }),
   z.strictObject({ ...eventBase, type: z.literal('done'), actor: roleSchema, payload: z.strictObject({}) }),
+  z.strictObject({ ...eventBase, type: z.literal('feedback'), actor: roleSchema, payload: z.strictObject({ signal: z.enum(FEEDBACK_SIGNALS) }) }),
+  z.strictObject({ ...eventBase, type: z.literal('cancel'), actor: roleSchema, payload: z.strictObject({}) }),
   z.strictObject({ ...eventBase, type: z.literal('timeout'), actor: z.literal('server'), payload: z.strictObject({ role: roleSchema }) }),
 ]);
 
@@ -125,6 +129,10 @@ export function eventAction(event: LogEvent): Action {
       return { type: 'endTurn', actor: event.actor };
     case 'done':
       return { type: 'done', actor: event.actor };
+    case 'feedback':
+      return { type: 'feedback', actor: event.actor, signal: event.payload.signal };
+    case 'cancel':
+      return { type: 'cancel', actor: event.actor };
     case 'timeout':
       return { type: 'timeout', actor: 'server', role: event.payload.role };
   }
@@ -144,6 +152,10 @@ export function eventLine(seq: number, t: number, action: Action, outcome: Outco
       return { kind: 'event', seq, t, actor: action.actor, type: 'endTurn', payload: {}, outcome: recorded };
     case 'done':
       return { kind: 'event', seq, t, actor: action.actor, type: 'done', payload: {}, outcome: recorded };
+    case 'feedback':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'feedback', payload: { signal: action.signal }, outcome: recorded };
+    case 'cancel':
+      return { kind: 'event', seq, t, actor: action.actor, type: 'cancel', payload: {}, outcome: recorded };
     case 'timeout':
       return { kind: 'event', seq, t, actor: 'server', type: 'timeout', payload: { role: action.role }, outcome: recorded };
   }

@@ -45,6 +45,10 @@ function listed(state: GameState, role: (typeof ROLES)[number], action: PlayerAc
       return legal.endTurn;
     case 'instruction':
       return legal.instruction && action.text.length <= legal.maxInstructionLength;
+    case 'feedback':
+      return legal.feedback;
+    case 'cancel':
+      return legal.cancel;
   }
 }
 

@@ -20292,12 +20292,15 @@ var Draw = class {
 
 // shared/engine/actions.ts
 var MOVES = ["MF", "MB", "RL", "RR"];
+var FEEDBACK_SIGNALS = ["positive", "negative"];
 var MAX_INSTRUCTION_TEXT = 65536;
 var playerActionSchema = external_exports.discriminatedUnion("type", [
   external_exports.strictObject({ type: external_exports.literal("move"), move: external_exports.enum(MOVES) }),
   external_exports.strictObject({ type: external_exports.literal("instruction"), text: external_exports.string().max(MAX_INSTRUCTION_TEXT) }),
   external_exports.strictObject({ type: external_exports.literal("endTurn") }),
-  external_exports.strictObject({ type: external_exports.literal("done") })
+  external_exports.strictObject({ type: external_exports.literal("done") }),
+  external_exports.strictObject({ type: external_exports.literal("feedback"), signal: external_exports.enum(FEEDBACK_SIGNALS) }),
+  external_exports.strictObject({ type: external_exports.literal("cancel") })
 ]);
 var FOLLOWER_CODES = ["MF", "MB", "RL", "RR", "DONE"];
 function isFollowerCode(value) {
@@ -20326,6 +20329,10 @@ function byActor(actor, action) {
       return { type: "endTurn", actor };
     case "done":
       return { type: "done", actor };
+    case "feedback":
+      return { type: "feedback", actor, signal: action.signal };
+    case "cancel":
+      return { type: "cancel", actor };
   }
 }
 var CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -20351,6 +20358,7 @@ function updateState(state, changes) {
     score: changes.score ?? state.score,
     queue: changes.queue ?? state.queue,
     previousInstruction: changes.previousInstruction ?? state.previousInstruction,
+    cancelled: changes.cancelled ?? state.cancelled,
     leader: changes.leader ?? state.leader,
     follower: changes.follower ?? state.follower,
     cards: changes.cards ?? state.cards,
@@ -20388,6 +20396,7 @@ function startGame(config2, map2, setup) {
     score: 0,
     queue: [],
     previousInstruction: null,
+    cancelled: [],
     leader: setup.leader,
     follower: setup.follower,
     cards: setup.cards,
@@ -20434,7 +20443,16 @@ function fixedCards(map2) {
 }
 
 // shared/engine/transition.ts
-var NO_EFFECTS = { pose: void 0, blocked: void 0, toggled: void 0, set: void 0, instruction: void 0, turnEnded: void 0 };
+var NO_EFFECTS = {
+  pose: void 0,
+  blocked: void 0,
+  toggled: void 0,
+  set: void 0,
+  instruction: void 0,
+  feedback: void 0,
+  cancelled: void 0,
+  turnEnded: void 0
+};
 function accept(state, effects) {
   return {
     ok: true,
@@ -20445,6 +20463,8 @@ function accept(state, effects) {
       toggled: effects.toggled,
       set: effects.set,
       instruction: effects.instruction,
+      feedback: effects.feedback,
+      cancelled: effects.cancelled,
       turnEnded: effects.turnEnded,
       turn: state.turn,
       turnsLeft: state.turnsLeft,
@@ -20466,6 +20486,10 @@ function step(state, action, options = NO_OPTIONS) {
       return passControl(state, "end-turn");
     case "done":
       return markDone(state);
+    case "feedback":
+      return giveFeedback(state, action);
+    case "cancel":
+      return cancelInstructions(state);
     case "timeout":
       return timeout(state, action);
   }
@@ -20483,6 +20507,7 @@ function refusal(state, action) {
     return actionError("FOLLOWER_CANNOT_END_TURN", "the follower's turn ends by DONE on the last instruction, running out of steps or time");
   }
   if (action.type === "done" && action.actor === "leader") return actionError("LEADER_CANNOT_MARK_DONE", "only the follower marks instructions done");
+  if (action.type === "feedback" || action.type === "cancel") return leaderInterjectionRefusal(state, action);
   if (action.actor !== state.turn.role) return actionError("NOT_YOUR_TURN", `it is the ${state.turn.role}'s turn`);
   switch (action.type) {
     case "move":
@@ -20500,6 +20525,17 @@ function refusal(state, action) {
       return null;
   }
 }
+function leaderInterjectionRefusal(state, action) {
+  if (action.type === "feedback") {
+    if (!state.config.liveFeedback) return actionError("FEEDBACK_OFF", "live feedback is off in this game");
+    if (action.actor === "follower") return actionError("FOLLOWER_CANNOT_GIVE_FEEDBACK", "only the leader gives feedback");
+  } else {
+    if (!state.config.cancelInstructions) return actionError("CANCEL_OFF", "cancelling instructions is off in this game");
+    if (action.actor === "follower") return actionError("FOLLOWER_CANNOT_CANCEL", "only the leader cancels instructions");
+  }
+  if (state.turn.role !== "follower") return actionError("NOT_FOLLOWER_TURN", `the leader may ${action.type === "feedback" ? "give feedback" : "cancel"} only during the follower's turn`);
+  return null;
+}
 function queueIsFull(state) {
   return state.config.maxQueuedInstructions !== null && state.queue.length >= state.config.maxQueuedInstructions;
 }
@@ -20513,9 +20549,12 @@ function malformation(action) {
     case "instruction":
     case "endTurn":
     case "done":
+    case "feedback":
+    case "cancel":
       if (!isRole(shape.actor)) return `unknown actor ${JSON.stringify(shape.actor)}`;
       if (shape.type === "move" && !MOVES.includes(shape.move)) return `unknown move ${JSON.stringify(shape.move)}`;
       if (shape.type === "instruction" && typeof shape.text !== "string") return "an instruction needs a text";
+      if (shape.type === "feedback" && !FEEDBACK_SIGNALS.includes(shape.signal)) return `unknown feedback signal ${JSON.stringify(shape.signal)}`;
       return null;
     default:
       return `unknown action type ${JSON.stringify(shape?.type)}`;
@@ -20561,7 +20600,7 @@ function move(state, action, options) {
     next = endRound(next);
     turnEnded = { reason: "out-of-steps" };
   }
-  return accept(next, { pose: to, blocked: void 0, toggled, set: set2, instruction: void 0, turnEnded });
+  return accept(next, { pose: to, blocked: void 0, toggled, set: set2, instruction: void 0, feedback: void 0, cancelled: void 0, turnEnded });
 }
 function completeSet(state, options) {
   const selected = state.cards.filter((card2) => card2.selected);
@@ -20614,10 +20653,18 @@ function instruct(state, action) {
   );
 }
 function markDone(state) {
-  const [finished, ...rest] = state.queue;
-  const next = updateState(state, { queue: rest, previousInstruction: finished });
-  if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished.id });
-  return accept(endRound(next), { ...NO_EFFECTS, instruction: finished.id, turnEnded: { reason: "all-done" } });
+  const [finished2, ...rest] = state.queue;
+  const next = updateState(state, { queue: rest, previousInstruction: finished2 });
+  if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished2.id });
+  return accept(endRound(next), { ...NO_EFFECTS, instruction: finished2.id, turnEnded: { reason: "all-done" } });
+}
+function giveFeedback(state, action) {
+  return accept(state, { ...NO_EFFECTS, feedback: { signal: action.signal, instruction: state.queue[0].id } });
+}
+function cancelInstructions(state) {
+  const cancelled = state.queue.map((instruction2, i) => ({ id: instruction2.id, text: instruction2.text, current: i === 0 }));
+  const next = updateState(state, { queue: [], cancelled: [...state.cancelled, ...cancelled] });
+  return accept(endRound(next), { ...NO_EFFECTS, cancelled: cancelled.map((instruction2) => instruction2.id), turnEnded: { reason: "cancelled" } });
 }
 function timeout(state, action) {
   if (action.role === "leader") return passControl(state, "timeout");
@@ -20661,6 +20708,10 @@ var configSchema = external_exports.strictObject({
   walkableHills: external_exports.boolean().default(false),
   /** Cards may lie on the map's outer ring (CB2); CerealBar keeps them off it. */
   cardsOnEdge: external_exports.boolean().default(false),
+  /** The leader may send live feedback (a positive or negative signal) during the follower's turn (CB2). */
+  liveFeedback: external_exports.boolean().default(false),
+  /** The leader may cancel the follower's instructions during its turn, which ends the round (CB2). */
+  cancelInstructions: external_exports.boolean().default(false),
   /** The follower's view: a cone of this full angle and this range in hexes. */
   view: external_exports.strictObject({
     fovDegrees: external_exports.number().min(1).max(360).default(120),
@@ -20728,8 +20779,10 @@ var outcomeSchema = external_exports.strictObject({
     extraTurns: nonNegative
   }).optional(),
   instruction: nonNegative.optional(),
+  feedback: external_exports.strictObject({ signal: external_exports.enum(FEEDBACK_SIGNALS), instruction: nonNegative }).optional(),
+  cancelled: external_exports.array(nonNegative).optional(),
   turnEnded: external_exports.strictObject({
-    reason: external_exports.enum(["end-turn", "timeout", "out-of-steps", "all-done"]),
+    reason: external_exports.enum(["end-turn", "timeout", "out-of-steps", "all-done", "cancelled"]),
     followerSkipped: external_exports.literal(true).optional()
   }).optional(),
   turn: turnSchema,
@@ -20743,6 +20796,8 @@ var eventSchema = external_exports.discriminatedUnion("type", [
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("instruction"), actor: roleSchema, payload: external_exports.strictObject({ text: external_exports.string() }) }),
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("endTurn"), actor: roleSchema, payload: external_exports.strictObject({}) }),
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("done"), actor: roleSchema, payload: external_exports.strictObject({}) }),
+  external_exports.strictObject({ ...eventBase, type: external_exports.literal("feedback"), actor: roleSchema, payload: external_exports.strictObject({ signal: external_exports.enum(FEEDBACK_SIGNALS) }) }),
+  external_exports.strictObject({ ...eventBase, type: external_exports.literal("cancel"), actor: roleSchema, payload: external_exports.strictObject({}) }),
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("timeout"), actor: external_exports.literal("server"), payload: external_exports.strictObject({ role: roleSchema }) })
 ]);
 var endSchema = external_exports.strictObject({
@@ -20761,6 +20816,10 @@ function eventAction(event) {
       return { type: "endTurn", actor: event.actor };
     case "done":
       return { type: "done", actor: event.actor };
+    case "feedback":
+      return { type: "feedback", actor: event.actor, signal: event.payload.signal };
+    case "cancel":
+      return { type: "cancel", actor: event.actor };
     case "timeout":
       return { type: "timeout", actor: "server", role: event.payload.role };
   }
@@ -21337,12 +21396,15 @@ var NOTHING = [];
 function legalActions(state, role) {
   const mine = !state.gameOver && state.turn.role === role;
   const moves = mine && state.turn.stepsLeft > 0 ? openMoves(state, role) : NOTHING;
+  const interjects = !state.gameOver && role === "leader" && state.turn.role === "follower";
   return {
     moves,
     instruction: mine && role === "leader" && !queueIsFull(state),
     maxInstructionLength: state.config.maxInstructionLength,
     endTurn: mine && role === "leader" && (state.queue.length > 0 || state.config.endTurnWithEmptyQueue),
-    done: mine && role === "follower" && state.queue.length > 0
+    done: mine && role === "follower" && state.queue.length > 0,
+    feedback: interjects && state.config.liveFeedback,
+    cancel: interjects && state.config.cancelInstructions
   };
 }
 function openMoves(state, role) {
@@ -21483,7 +21545,7 @@ function leaderView(state, memory) {
     rememberedCards: [],
     invalidCards: isInvalidSelection(selected) ? selected.map((card2) => card2.id).sort((a, b) => a - b) : [],
     instructions: [
-      ...memory.done.map((instruction2) => instructionView(instruction2, "done", true)),
+      ...finished(memory.done, state.cancelled, state.instructionsShown),
       ...state.queue.map((instruction2, i) => instructionView(instruction2, i === 0 ? "current" : "queued", instruction2.id < state.instructionsShown))
     ],
     legal: legalActions(state, "leader")
@@ -21494,8 +21556,11 @@ function followerView(state, memory) {
   const inView = viewFrom(state.world, state.follower, state.config.view).set;
   const width = state.world.width;
   const current = state.queue[0];
-  const instructions = memory.done.map((instruction2) => instructionView(instruction2, "done", true));
+  const instructions = finished(memory.done, state.cancelled.filter((instruction2) => instruction2.current), state.instructionsShown);
   if (current !== void 0 && current.id < state.instructionsShown) instructions.push(instructionView(current, "current", true));
+  if (state.cancelled.length > 0) {
+    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
+  }
   const cards = state.cards.filter((card2) => inView.has(card2.y * width + card2.x)).map(copyCard).sort(byId);
   return {
     role: "follower",
@@ -21514,6 +21579,17 @@ function followerView(state, memory) {
     instructions,
     legal: legalActions(state, "follower")
   };
+}
+function followerInstructionId(state, id) {
+  let unseen = 0;
+  for (const instruction2 of state.cancelled) if (!instruction2.current && instruction2.id < id) unseen++;
+  return id - unseen;
+}
+function finished(done, cancelled, shownBelow) {
+  const views2 = done.map((instruction2) => instructionView(instruction2, "done", true));
+  if (cancelled.length === 0) return views2;
+  for (const instruction2 of cancelled) views2.push(instructionView(instruction2, "cancelled", instruction2.current || instruction2.id < shownBelow));
+  return views2.sort(byId);
 }
 function instructionView(instruction2, status, shown) {
   return { id: instruction2.id, text: instruction2.text, status, shown };
