@@ -6,7 +6,7 @@
 import type { QueueMessage } from '../../shared/protocol/messages';
 
 /**
- * What a game room lists (GameRoom.publishListing): the matchmaking fields, and what the
+ * What a game room lists (RoomListing, listing.ts): the matchmaking fields, and what the
  * matchmaker's checks before a join read in whichever process the room lives.
  */
 export interface SeatListing {

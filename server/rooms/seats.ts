@@ -1,0 +1,222 @@
+/**
+ * The seats of one game: those the matchmaker has reserved for players who have not connected yet
+ * (claims), and those taken, by a player or an agent. A seat's role is claimed at the moment
+ * Colyseus reserves it, so that simultaneous players never meet in the same seat; a dropped
+ * player keeps its seat for a window to come back in.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Client, Clock, Deferred, Delayed, Room } from '@colyseus/core';
+import { ROLES, type Role } from '../../shared/engine/state';
+import { agentSeatAsked, playerSeatAsked, type JoinOptions } from '../../shared/protocol/messages';
+import type { SeatRecord } from '../store/types';
+import type { SeatListing } from './queue';
+import { ViewFeed } from './viewFeed';
+
+/**
+ * How long a seat reserved by the matchmaker waits for its player's websocket before it is free
+ * again: long enough for a slow connection, short enough that a reservation nobody uses does not
+ * keep a partner waiting.
+ */
+export const SEAT_RESERVATION_SECONDS = 3;
+
+/** A seat the matchmaker has reserved for a player who has not connected yet. */
+export interface Claim {
+  readonly role: Role;
+  readonly options: JoinOptions;
+  readonly expiry: Delayed;
+}
+
+export interface Seat {
+  readonly role: Role;
+  readonly record: SeatRecord;
+  client: Client | null;
+  connected: boolean;
+  /** A dropped player's window to come back in (allowReconnection), while it is open. */
+  reconnection: Deferred<Client> | null;
+  readonly feed: ViewFeed;
+}
+
+/** A `notice` message: its kind and its details. */
+export interface Notice {
+  readonly kind: string;
+  readonly [detail: string]: unknown;
+}
+
+export const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
+
+/** Colyseus 0.18's seat reservation: private in its types, and with no hook of its own. */
+type ReserveSeat = (sessionId: string, joinOptions: unknown, authData: unknown, seconds?: number, reconnecting?: boolean, ...rest: unknown[]) => Promise<boolean>;
+
+/**
+ * Colyseus 0.18 reserves a seat when the matchmaker answers, before the player connects, and has
+ * no hook there. `claim` runs in that same step (and updates the listing at once), so that the
+ * next reservation already sees the seat taken: a refused reservation makes the matchmaker look
+ * for another room (or make one) instead of seating two leaders together. `reserved` runs after
+ * every new reservation, made or refused.
+ */
+export function claimSeatsOnReservation(
+  room: Room,
+  seats: { claim(sessionId: string, joinOptions: unknown): boolean; release(sessionId: string): void },
+  reserved: () => Promise<void>,
+): void {
+  const reservable = room as unknown as { _reserveSeat: ReserveSeat };
+  const reserve = reservable._reserveSeat.bind(room);
+  reservable._reserveSeat = async (sessionId, joinOptions, authData, seconds, reconnecting, ...rest) => {
+    // allowReconnection keeps a dropped player's seat through the same method.
+    if (reconnecting) return reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
+    try {
+      if (!seats.claim(sessionId, joinOptions)) return false;
+      const made = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
+      if (!made) seats.release(sessionId);
+      return made;
+    } finally {
+      await reserved();
+    }
+  };
+}
+
+export class Seats {
+  /** Reserved seats by session id, until their players connect. */
+  private readonly claims = new Map<string, Claim>();
+  private readonly taken = new Map<Role, Seat>();
+
+  /** `released` runs when a claim is given up (its listing changed). */
+  constructor(
+    private readonly clock: Clock,
+    private readonly released: () => void,
+  ) {}
+
+  get(role: Role): Seat | undefined {
+    return this.taken.get(role);
+  }
+
+  values(): IterableIterator<Seat> {
+    return this.taken.values();
+  }
+
+  get size(): number {
+    return this.taken.size;
+  }
+
+  /** The seats' records, for the log and the study. */
+  records(): SeatRecord[] {
+    return [...this.taken.values()].map((seat) => seat.record);
+  }
+
+  of(client: Client): Seat | undefined {
+    return [...this.taken.values()].find((seat) => seat.client?.sessionId === client.sessionId);
+  }
+
+  heldBy(workerId: string): Seat | undefined {
+    return [...this.taken.values()].find((seat) => seat.record.workerId === workerId);
+  }
+
+  claimOf(sessionId: string): Claim | undefined {
+    return this.claims.get(sessionId);
+  }
+
+  /**
+   * Claims a seat for `asked` if one is free and the worker (if any) holds none here yet, for
+   * `seconds` unless its player connects.
+   */
+  claim(sessionId: string, asked: JoinOptions, seconds: number): boolean {
+    if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
+    const role = this.freeRole(playerSeatAsked(asked));
+    if (!role) return false;
+    const expiry = this.clock.setTimeout(() => this.release(sessionId), seconds * 1000);
+    this.claims.set(sessionId, { role, options: asked, expiry });
+    return true;
+  }
+
+  release(sessionId: string): void {
+    const claim = this.claims.get(sessionId);
+    if (!claim) return;
+    claim.expiry.clear();
+    this.claims.delete(sessionId);
+    this.released();
+  }
+
+  /** The player takes the seat `role` for `options`. */
+  take(role: Role, client: Client, options: JoinOptions): Seat {
+    const record: SeatRecord = {
+      role,
+      playerId: randomUUID(),
+      kind: 'human',
+      ...(options.workerId && { workerId: options.workerId }),
+      ...(options.assignmentId && { assignmentId: options.assignmentId }),
+      ...(options.hitId && { hitId: options.hitId }),
+    };
+    return this.seat({ role, client, record, connected: true, reconnection: null, feed: new ViewFeed(role) });
+  }
+
+  seat(seat: Seat): Seat {
+    this.taken.set(seat.role, seat);
+    return seat;
+  }
+
+  /** The seat's player dropped: its partner is told how long the seat waits for it to come back. */
+  dropped(seat: Seat, seconds: number): void {
+    seat.connected = false;
+    this.notifyPartner(seat.role, { kind: 'partnerDisconnected', seconds });
+  }
+
+  /** The seat's player is back, on a new Client object with the same session id: its next view is whole. */
+  reconnected(seat: Seat, client: Client): void {
+    seat.client = client;
+    seat.connected = true;
+    seat.reconnection = null;
+    this.notifyPartner(seat.role, { kind: 'partnerReconnected' });
+    seat.feed.resend();
+  }
+
+  /** The seat is free again. */
+  vacate(seat: Seat): void {
+    this.taken.delete(seat.role);
+  }
+
+  /** What the listing says of the seats: which are open, and the study workers seated or about to be. */
+  listed(): Pick<SeatListing, 'leaderOpen' | 'followerOpen' | 'workers'> {
+    const open = this.openRoles();
+    const workers = [...this.taken.values()].map((seat) => seat.record.workerId).concat([...this.claims.values()].map((claim) => claim.options.workerId));
+    return {
+      leaderOpen: open.includes('leader'),
+      followerOpen: open.includes('follower'),
+      workers: workers.filter((workerId): workerId is string => workerId !== undefined),
+    };
+  }
+
+  /** For the metrics: the seated players connected now. */
+  get connectedCount(): number {
+    return [...this.taken.values()].filter((seat) => seat.client && seat.connected).length;
+  }
+
+  partnerConnected(role: Role): boolean {
+    return this.taken.get(partnerOf(role))?.connected ?? false;
+  }
+
+  /** Sends the player in seat `role` (if it has a client) a notice. */
+  notify(role: Role, notice: Notice): void {
+    this.taken.get(role)?.client?.send('notice', notice);
+  }
+
+  notifyPartner(role: Role, notice: Notice): void {
+    this.notify(partnerOf(role), notice);
+  }
+
+  /** The seats neither taken nor claimed (a claim for a game with an agent takes both). */
+  private openRoles(): Role[] {
+    const claimed = [...this.claims.values()].flatMap((claim): Role[] => (agentSeatAsked(claim.options) ? [...ROLES] : [claim.role]));
+    return ROLES.filter((role) => !this.taken.has(role) && !claimed.includes(role));
+  }
+
+  private holdsWorker(workerId: string): boolean {
+    return this.heldBy(workerId) !== undefined || [...this.claims.values()].some((claim) => claim.options.workerId === workerId);
+  }
+
+  /** The seat for a player asking for `wanted`: either seat is drawn at random when both are open. */
+  private freeRole(wanted: JoinOptions['role']): Role | null {
+    const open = this.openRoles();
+    if (wanted !== 'any') return open.includes(wanted) ? wanted : null;
+    return open.length === 0 ? null : open[randomInt(open.length)];
+  }
+}
