@@ -57,8 +57,17 @@ pay:
 time:
   waitForPartnerSeconds: 300   # default 300: wait this long for a partner, then leave with the noPartner code
   sessionMinutes: 30           # default 30: how long a session takes at most, as participants are told
-  # leaderTurnSeconds: 45      # default: the server's --leader-seconds (45)
-  # followerTurnSeconds: 15    # default: the server's --follower-seconds (15)
+  # leaderTurnSeconds: 45      # default: the server's --leader-seconds, else the game's rules' (45)
+  # followerTurnSeconds: 15    # default: the server's --follower-seconds, else the game's rules' (15)
+
+# Optional: the rules of the study's games; default: the server's (serve --rules and its options).
+#   rules: cerealbar (default) is the CerealBar paper's; cb2 is CB2's, with the leader's live
+#     feedback and cancelling on (docs/rules.md lists what else differs).
+#   liveFeedback, cancelInstructions: true or false, on top of the rules; default: the rules'.
+# game:
+#   rules: cerealbar
+#   liveFeedback: true
+#   cancelInstructions: true
 
 # A quiz on the rules, after the tutorial. "answer" is the right choice counted from 0
 # (0 is the first choice). 2 to 6 choices per question. The explanation is optional and for

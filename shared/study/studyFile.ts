@@ -7,6 +7,7 @@
  * ignored) and every optional field has a documented default (docs/running-a-study.md).
  */
 import { z } from 'zod';
+import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../engine/config';
 import { DEFAULT_POOL, poolNameSchema } from '../protocol/messages';
 
 // ---------------------------------------------------------------------------------------------
@@ -266,6 +267,34 @@ export const rulesSchema = z.union([z.strictObject({ file: markdownPath }), z.st
   error: 'must be {file: some.md} or {text: ...}',
 });
 
+const PROFILE_NAMES = Object.keys(RULES_PROFILES) as [RulesProfile, ...RulesProfile[]];
+
+/**
+ * The rules the study's games are played by (docs/rules.md): a profile, and CB2's options for the
+ * leader on top of it (each the profile's when left out, so the output says what the games do).
+ */
+export const studyGameSchema = z
+  .strictObject({
+    rules: z.enum(PROFILE_NAMES, { error: `must be one of ${PROFILE_NAMES.join(', ')}` }).default('cerealbar'),
+    liveFeedback: z.boolean().optional(),
+    cancelInstructions: z.boolean().optional(),
+  })
+  .transform((game) => {
+    const profile = profileConfig(game.rules);
+    return {
+      rules: game.rules,
+      liveFeedback: game.liveFeedback ?? profile.liveFeedback,
+      cancelInstructions: game.cancelInstructions ?? profile.cancelInstructions,
+    };
+  });
+export type StudyGame = z.output<typeof studyGameSchema>;
+
+/** The config of a study's games, by its `game` (the profile's clocks: the room puts `time`'s on top); null when the study leaves them to the server. */
+export function studyGameConfig(study: Pick<StudyFile, 'game'>): GameConfig | null {
+  const game = study.game;
+  return game ? profileConfig(game.rules, { liveFeedback: game.liveFeedback, cancelInstructions: game.cancelInstructions }) : null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The study
 
@@ -287,6 +316,8 @@ const studyObjectSchema = z.strictObject({
   platform: platformSchema,
   /** The matchmaking pool of the study's games; the study id when left out. */
   pool: poolNameSchema.optional(),
+  /** The rules of the study's games; the server's (`serve --rules` and its options) when left out. */
+  game: studyGameSchema.optional(),
   /** Games played to their end in one session (one Prolific submission, one MTurk assignment) before the completed code. */
   gamesPerSession: z.number().int('must be a whole number of games').min(1, 'must be at least 1').max(50, 'must be at most 50').default(1),
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadStudyFile, loadStudyFiles } from '../../server/study/loadStudy';
 import { joinOptionsSchema } from '../../shared/protocol/messages';
 import { parseStudy, StudyFileError } from '../../shared/study/parseStudy';
-import { completionUrl, publicStudy, type Study } from '../../shared/study/studyFile';
+import { makeConfig, profileConfig } from '../../shared/engine/config';
+import { completionUrl, publicStudy, studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { exampleStudyYaml, EXAMPLE_CONSENT } from '../../cli/study/example';
 import { CONSENT, setPath, studyFolder, validStudy, writeStudy } from './fixtures';
 
@@ -61,6 +62,10 @@ describe('a valid study', () => {
     ]);
     expect(study.consentText).toBe(EXAMPLE_CONSENT);
     expect(study.rulesText).toMatch(/plain English/);
+    expect(study.game).toBeUndefined();
+    const withGame = exampleStudyYaml('my-study').replace(/^# (game:\n)# (.*\n)# (.*\n)# (.*\n)/m, '$1$2$3$4');
+    writeFileSync(join(dir, 'example.yaml'), withGame);
+    expect(loadStudyFile(join(dir, 'example.yaml')).game).toEqual({ rules: 'cerealbar', liveFeedback: true, cancelInstructions: true });
   });
 
   function writeExample(): string {
@@ -91,6 +96,19 @@ describe('a valid study', () => {
     expect(completionUrl(mturk, 'completed')).toBeNull();
     const lab = loadStudyFile(writeStudy(dir, { ...validStudy(), platform: { kind: 'lab', participantIdPattern: 'P[0-9]{3}' } }));
     expect(lab.platform).toEqual({ kind: 'lab', participantIdLabel: 'Participant id', participantIdPattern: 'P[0-9]{3}' });
+  });
+
+  test("a study's game: a rules profile and CB2's options on top of it, each the profile's when left out; none leaves the rules to the server", () => {
+    const load = (game: unknown) => loadStudyFile(writeStudy(dir, { ...validStudy(), game }));
+    expect(load({}).game).toEqual({ rules: 'cerealbar', liveFeedback: false, cancelInstructions: false });
+    expect(load({ rules: 'cb2' }).game).toEqual({ rules: 'cb2', liveFeedback: true, cancelInstructions: true });
+    expect(load({ rules: 'cb2', cancelInstructions: false }).game).toEqual({ rules: 'cb2', liveFeedback: true, cancelInstructions: false });
+    const cerealbarWithFeedback = load({ liveFeedback: true });
+    expect(studyGameConfig(cerealbarWithFeedback)).toEqual(makeConfig({ liveFeedback: true }));
+    expect(studyGameConfig(load({ rules: 'cb2', liveFeedback: false }))).toEqual(profileConfig('cb2', { liveFeedback: false }));
+    const noGame = validStudy();
+    delete noGame.game;
+    expect(studyGameConfig(loadStudyFile(writeStudy(dir, noGame)))).toBeNull();
   });
 
   test("a study's id and pool are pool names the join options accept", () => {
@@ -162,6 +180,9 @@ describe('a bad field is named with its path, and nothing is loaded', () => {
     ['a lab id pattern that does not compile', { platform: { kind: 'lab', participantIdPattern: 'P[0-9' } }, 'platform.participantIdPattern: is not a valid regular expression'],
     ['a negative frame height', { pay: { base: 1, currency: 'USD' }, platform: { kind: 'mturk', frameHeight: -1 } }, 'platform.frameHeight: must not be negative'],
     ['a pool named default', { pool: 'default' }, 'pool: "default" is the public quick-play pool'],
+    ['an unknown rules profile', { game: { rules: 'cb3' } }, 'game.rules: must be one of cerealbar, cb2'],
+    ['feedback written as text', { game: { liveFeedback: 'yes' } }, 'game.liveFeedback: must be true or false, not the text "yes"'],
+    ['a rule the study file does not set', { game: { rules: 'cb2', turnsPerPlayer: 3 } }, 'game.turnsPerPlayer: is not a field here'],
   ])('%s', (_name, change, message) => {
     const error = problemLoading(writeStudy(dir, { ...validStudy(), ...change }));
     expect(error.message).toContain(`: ${message}`);
