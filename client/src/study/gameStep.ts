@@ -57,6 +57,8 @@ export class StudyGame {
    */
   async run(connect: (sessions: Sessions) => Promise<GameSession | null>): Promise<boolean> {
     const { app, study } = this.options;
+    // The time left shows while the page joins, not only once it is seated.
+    this.clock.textContent = formatClock(this.secondsLeft());
     const waitLine = h('p', { class: 'wait-time' }, 'If nobody arrives within ', this.clock, ', the study ends here and you get your completion code.');
     const waiting = new WaitingScreen(null, waitLine, h('p', {}, 'Keep this page open: the game starts by itself when your partner arrives.'), this.note);
     app.replaceChildren(waiting.element);
@@ -101,8 +103,12 @@ export class StudyGame {
     }
   }
 
+  private secondsLeft(): number {
+    return (this.options.waitStartedAt + this.options.study.time.waitForPartnerSeconds * 1000 - Date.now()) / 1000;
+  }
+
   private tick(): void {
-    const left = (this.options.waitStartedAt + this.options.study.time.waitForPartnerSeconds * 1000 - Date.now()) / 1000;
+    const left = this.secondsLeft();
     this.clock.textContent = formatClock(left);
     if (left <= 0 && !this.claiming) void this.claim();
   }
