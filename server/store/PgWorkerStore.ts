@@ -35,6 +35,8 @@ import {
   WorkerError,
   workerGame,
   workerRecord,
+  type ArmDraw,
+  type ArmTotals,
   type Changes,
   type GameEnd,
   type QuizResult,
@@ -47,7 +49,7 @@ import {
 /** Taken around the schema's creation, so that processes starting together do not race. */
 const SCHEMA_LOCK = 7_244_019;
 
-/** SqliteWorkerStore's schema (both of its migrations), in PostgreSQL's types. */
+/** SqliteWorkerStore's schema (all of its migrations), in PostgreSQL's types. */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS workers (
     study_id             TEXT NOT NULL,
@@ -107,6 +109,16 @@ const SCHEMA = `
     PRIMARY KEY (study_id, participant_id, game_id),
     FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
   );
+  CREATE TABLE IF NOT EXISTS arm_draws (
+    study_id        TEXT NOT NULL,
+    draw            INTEGER NOT NULL,  -- 0, 1, ... in the order drawn: the arm is a function of it (server/study/arms.ts)
+    arm_id          TEXT NOT NULL,
+    participant_id  TEXT NOT NULL,
+    drawn_at        TEXT NOT NULL,
+    game_id         TEXT,              -- set when the game made for the draw starts
+    PRIMARY KEY (study_id, draw),
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
 `;
 
 const INSERT_WORKER = `
@@ -119,6 +131,18 @@ const GAME_TOTALS = `
     CAST(AVG(score) FILTER (WHERE ended_at IS NOT NULL) AS DOUBLE PRECISION) AS mean_score,
     CAST(AVG(seconds) FILTER (WHERE ended_at IS NOT NULL) AS DOUBLE PRECISION) AS mean_seconds
   FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = $1 GROUP BY game_id) AS each_game`;
+
+/** Each arm's draws and games in a study (each game once: a draw has one worker). */
+const ARM_TOTALS = `
+  SELECT d.arm_id AS arm, CAST(COUNT(*) AS INTEGER) AS drawn, CAST(COUNT(g.game_id) AS INTEGER) AS games,
+    CAST(COUNT(*) FILTER (WHERE g.game_id IS NOT NULL AND g.ended_at IS NULL) AS INTEGER) AS live,
+    CAST(COUNT(*) FILTER (WHERE g.ended_at IS NOT NULL AND g.end_reason <> 'abandoned') AS INTEGER) AS ended,
+    CAST(COUNT(*) FILTER (WHERE g.ended_at IS NOT NULL AND g.end_reason = 'abandoned') AS INTEGER) AS abandoned
+  FROM arm_draws d LEFT JOIN worker_games g ON g.study_id = d.study_id AND g.participant_id = d.participant_id AND g.game_id = d.game_id
+  WHERE d.study_id = $1 GROUP BY d.arm_id ORDER BY d.arm_id COLLATE "C"`;
+
+/** Taken (with the study id's hash) around a study's arm draw, so that two processes never hand out one number. */
+const ARM_DRAW_LOCK = 7_244_020;
 
 export interface PgWorkerStoreOptions {
   /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
@@ -245,12 +269,13 @@ export class PgWorkerStore implements WorkerStore {
     return this.change(studyId, participantId, stopWaitingChanges);
   }
 
-  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): Promise<WorkerRecord> {
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): Promise<WorkerRecord> {
     return this.change(studyId, participantId, async (row, tx) => {
       await tx.query(
         'INSERT INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
         [studyId, participantId, gameId, role, sessionKey(row), this.time()],
       );
+      if (armDraw !== undefined) await tx.query('UPDATE arm_draws SET game_id = $1 WHERE study_id = $2 AND draw = $3 AND participant_id = $4', [gameId, studyId, armDraw, participantId]);
       return { waiting_since: null };
     });
   }
@@ -275,6 +300,21 @@ export class PgWorkerStore implements WorkerStore {
   async gameTotals(studyId: string): Promise<StudyGameTotals> {
     const row = (await this.pool.query<{ games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(GAME_TOTALS, [studyId])).rows[0];
     return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
+  }
+
+  drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): Promise<ArmDraw> {
+    return this.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ARM_DRAW_LOCK, studyId]);
+      const { rows } = await tx.query<{ draw: number }>('SELECT CAST(COALESCE(MAX(draw) + 1, 0) AS INTEGER) AS draw FROM arm_draws WHERE study_id = $1', [studyId]);
+      const draw = rows[0].draw;
+      const armId = armOf(draw);
+      await tx.query('INSERT INTO arm_draws (study_id, draw, arm_id, participant_id, drawn_at) VALUES ($1, $2, $3, $4, $5)', [studyId, draw, armId, participantId, this.time()]);
+      return { draw, armId };
+    });
+  }
+
+  async armTotals(studyId: string): Promise<ArmTotals[]> {
+    return (await this.pool.query<ArmTotals>(ARM_TOTALS, [studyId])).rows;
   }
 
   async games(studyId: string, participantId: string): Promise<WorkerGame[]> {

@@ -41,6 +41,8 @@ import {
   WorkerError,
   workerGame,
   workerRecord,
+  type ArmDraw,
+  type ArmTotals,
   type Changes,
   type GameEnd,
   type QuizResult,
@@ -124,6 +126,18 @@ const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
   );
   `,
+  `
+  CREATE TABLE arm_draws (
+    study_id        TEXT NOT NULL,
+    draw            INTEGER NOT NULL,  -- 0, 1, ... in the order drawn: the arm is a function of it (server/study/arms.ts)
+    arm_id          TEXT NOT NULL,
+    participant_id  TEXT NOT NULL,
+    drawn_at        TEXT NOT NULL,
+    game_id         TEXT,              -- set when the game made for the draw starts
+    PRIMARY KEY (study_id, draw),
+    FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -139,6 +153,10 @@ export class SqliteWorkerStore implements WorkerStore {
   private readonly endGameRow;
   private readonly selectGames;
   private readonly selectGameTotals;
+  private readonly selectNextDraw;
+  private readonly insertDrawRow;
+  private readonly drawGameRow;
+  private readonly selectArmTotals;
   /** UPDATE statements by the columns they set, prepared once each. */
   private readonly updates = new Map<string, Database.Statement>();
 
@@ -160,6 +178,16 @@ export class SqliteWorkerStore implements WorkerStore {
       SELECT COUNT(*) AS games, COALESCE(SUM(ended_at IS NULL), 0) AS live,
         AVG(CASE WHEN ended_at IS NOT NULL THEN score END) AS mean_score, AVG(CASE WHEN ended_at IS NOT NULL THEN seconds END) AS mean_seconds
       FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = ? GROUP BY game_id)`);
+    this.selectNextDraw = db.prepare<[string], { draw: number }>('SELECT COALESCE(MAX(draw) + 1, 0) AS draw FROM arm_draws WHERE study_id = ?');
+    this.insertDrawRow = db.prepare<[string, number, string, string, string]>('INSERT INTO arm_draws (study_id, draw, arm_id, participant_id, drawn_at) VALUES (?, ?, ?, ?, ?)');
+    this.drawGameRow = db.prepare<[string, string, number, string]>('UPDATE arm_draws SET game_id = ? WHERE study_id = ? AND draw = ? AND participant_id = ?');
+    this.selectArmTotals = db.prepare<[string], ArmTotals>(`
+      SELECT d.arm_id AS arm, COUNT(*) AS drawn, COUNT(g.game_id) AS games,
+        COALESCE(SUM(g.game_id IS NOT NULL AND g.ended_at IS NULL), 0) AS live,
+        COALESCE(SUM(g.ended_at IS NOT NULL AND g.end_reason <> 'abandoned'), 0) AS ended,
+        COALESCE(SUM(g.ended_at IS NOT NULL AND g.end_reason = 'abandoned'), 0) AS abandoned
+      FROM arm_draws d LEFT JOIN worker_games g ON g.study_id = d.study_id AND g.participant_id = d.participant_id AND g.game_id = d.game_id
+      WHERE d.study_id = ? GROUP BY d.arm_id ORDER BY d.arm_id`);
     this.selectGames = db.prepare<[string, string], WorkerGameRow>('SELECT * FROM worker_games WHERE study_id = ? AND participant_id = ? ORDER BY started_at, game_id');
     this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
       'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
@@ -282,9 +310,10 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   /** A game with the worker in it started: its wait is over and the game is counted from now. */
-  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): WorkerRecord {
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): WorkerRecord {
     return this.change(studyId, participantId, (row) => {
       this.insertGameRow.run(studyId, participantId, gameId, role, sessionKey(row), this.time());
+      if (armDraw !== undefined) this.drawGameRow.run(gameId, studyId, armDraw, participantId);
       return { waiting_since: null };
     });
   }
@@ -307,6 +336,20 @@ export class SqliteWorkerStore implements WorkerStore {
   gameTotals(studyId: string): StudyGameTotals {
     const row = this.selectGameTotals.get(studyId)!;
     return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
+  }
+
+  drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): ArmDraw {
+    const run = this.db.transaction(() => {
+      const { draw } = this.selectNextDraw.get(studyId)!;
+      const armId = armOf(draw);
+      this.insertDrawRow.run(studyId, draw, armId, participantId, this.time());
+      return { draw, armId };
+    });
+    return run.immediate();
+  }
+
+  armTotals(studyId: string): ArmTotals[] {
+    return this.selectArmTotals.all(studyId);
   }
 
   /** The games a worker played (and plays), oldest first. */

@@ -3,7 +3,7 @@ import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
 import type { Role } from '../../shared/engine/state';
 import type { StudyFile } from '../../shared/study/studyFile';
 import type { SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
-import type { GameEnd, QuizResult, StudyGameTotals } from './workerChanges';
+import type { ArmDraw, ArmTotals, GameEnd, QuizResult, StudyGameTotals } from './workerChanges';
 
 /** One seat of a game, as recorded in the index. */
 export interface SeatRecord {
@@ -119,11 +119,19 @@ export interface WorkerStore {
   promote(studyId: string, participantId: string): Awaitable<WorkerRecord>;
   startWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
   stopWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
-  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role): Awaitable<WorkerRecord>;
+  /** `armDraw`: the study's arm draw the game was made for (drawArm), which learns its game. */
+  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): Awaitable<WorkerRecord>;
   recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): Awaitable<WorkerRecord>;
   claimNoPartner(study: StudyFile, participantId: string): Awaitable<WorkerRecord>;
   /** The study's games as its workers' records count them (each game once). */
   gameTotals(studyId: string): Awaitable<StudyGameTotals>;
+  /**
+   * Hands out the study's next arm draw, for the worker's next game: its number (0, 1, ...; each
+   * once, whichever process asks) and the arm `armOf` gives that number, in one transaction.
+   */
+  drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): Awaitable<ArmDraw>;
+  /** Each drawn arm's draws and games, by arm id. */
+  armTotals(studyId: string): Awaitable<ArmTotals[]>;
   /** The games a worker played (and plays), oldest first. */
   games(studyId: string, participantId: string): Awaitable<WorkerGame[]>;
   close(): Awaitable<void>;

@@ -1,11 +1,13 @@
 /**
  * Study files from disk: the file, then the Markdown it names (relative to the file's folder),
- * checked and loaded at once, so a server starts only with studies it can show in full.
+ * checked and loaded at once, so a server starts only with studies it can show in full (and
+ * whose arms' agents exist for their seat).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { checkDistinctStudies, parseStudy, StudyFileError } from '../../shared/study/parseStudy';
 import type { Study } from '../../shared/study/studyFile';
+import { armChecker, withStudyPaths } from './armAgents';
 
 function readText(path: string): string {
   try {
@@ -25,7 +27,8 @@ export function loadStudyFile(file: string): Study {
   } catch (error) {
     throw new StudyFileError(file, [{ message: (error as Error).message }]);
   }
-  return parseStudy(file, text, (relativePath) => readText(join(dirname(file), relativePath)));
+  const study = parseStudy(file, text, (relativePath) => readText(join(dirname(file), relativePath)), armChecker(dirname(file)));
+  return study.arms ? { ...study, arms: study.arms.map((arm) => withStudyPaths(arm, dirname(file))) } : study;
 }
 
 /** Several study files; also refuses two with the same id. */

@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { armSeat, type CheckArm } from './arms';
 import { studyFileSchema, type Study, type StudyFile } from './studyFile';
 
 /** Study files are a few kilobytes; anything this big is not one. */
@@ -190,9 +191,10 @@ export type ReadDocument = (relativePath: string) => string;
 
 /**
  * The study in `text` (named `file`, whose extension says YAML or JSON), with its consent form
- * and rules read through `readDocument`. Throws a StudyFileError listing every problem.
+ * and rules read through `readDocument`, and each arm's agent checked by `checkArm` (when given:
+ * the agents live above this layer). Throws a StudyFileError listing every problem.
  */
-export function parseStudy(file: string, text: string, readDocument: ReadDocument): Study {
+export function parseStudy(file: string, text: string, readDocument: ReadDocument, checkArm?: CheckArm): Study {
   const { data, lineOf } = parseText(file, text.replace(/^\uFEFF/, ''));
   const problems: StudyProblem[] = [];
   const read = (fieldPath: readonly string[], path: string): string => {
@@ -220,6 +222,12 @@ export function parseStudy(file: string, text: string, readDocument: ReadDocumen
   const consentText = read(['consent'], study.consent);
   const rules = study.rules;
   const rulesText = rules === undefined ? null : 'file' in rules ? read(['rules', 'file'], rules.file) : rules.text;
+  study.arms?.forEach((arm, i) => {
+    for (const problem of checkArm?.(arm, armSeat(study)) ?? []) {
+      const path = ['arms', i, ...problem.path];
+      problems.push({ path: formatPath(path), message: problem.message, line: lineOf(path) });
+    }
+  });
   if (problems.length > 0) throw new StudyFileError(file, problems);
   return { ...study, consentText, rulesText };
 }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../engine/config';
 import { DEFAULT_POOL, poolNameSchema } from '../protocol/messages';
+import { armRolesProblem, armsSchema } from './arms';
 
 // ---------------------------------------------------------------------------------------------
 // Small pieces
@@ -318,12 +319,16 @@ const studyObjectSchema = z.strictObject({
   pool: poolNameSchema.optional(),
   /** The rules of the study's games; the server's (`serve --rules` and its options) when left out. */
   game: studyGameSchema.optional(),
+  /** Agents for the seat the participants do not play, one drawn for each game (shared/study/arms.ts); none: participants play each other. */
+  arms: armsSchema.optional(),
   /** Games played to their end in one session (one Prolific submission, one MTurk assignment) before the completed code. */
   gamesPerSession: z.number().int('must be a whole number of games').min(1, 'must be at least 1').max(50, 'must be at most 50').default(1),
 });
 
 export const studyFileSchema = studyObjectSchema
   .superRefine((study, ctx) => {
+    const armRoles = study.arms && armRolesProblem(study.roles);
+    if (armRoles) ctx.addIssue({ code: 'custom', path: armRoles[0], message: armRoles[1] });
     if ((study.pool ?? study.id) === DEFAULT_POOL) {
       ctx.addIssue({
         code: 'custom',

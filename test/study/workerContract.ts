@@ -355,6 +355,37 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         expect((await store.claimNoPartner(study, PID)).completion).toMatchObject({ outcome: 'noPartner', code: 'CNOPART' });
         expect(await refusal(() => store.startWaiting(study.id, PID))).toBe('WRONG_STEP');
     });
+
+      test("an arm's draws are numbered once each across store connections, learn their games, and are counted by how the games went", async () => {
+        await store.startSession(study, ids);
+        const other = await place.open(() => clock);
+        const asked: number[] = [];
+        const armOf = (draw: number) => {
+          asked.push(draw);
+          return draw % 3 === 2 ? 'b' : 'a';
+        };
+        // Two processes drawing at once never hand out one number twice.
+        const draws = await Promise.all([0, 1, 2, 3, 4].map((i) => (i % 2 === 0 ? store : other).drawArm(study.id, PID, armOf)));
+        await other.close();
+        expect(draws.map((d) => d.draw).sort()).toEqual([0, 1, 2, 3, 4]);
+        expect(asked.sort()).toEqual([0, 1, 2, 3, 4]);
+        for (const d of draws) expect(d.armId).toBe(armOf(d.draw));
+        // Another study counts from 0 on its own.
+        const second = studyWith({ id: 'pilot-2' });
+        await store.startSession(second, ids);
+        expect(await store.drawArm(second.id, PID, () => 'a')).toEqual({ draw: 0, armId: 'a' });
+        // Draw 0 (a) is played to the end, 1 (a) abandoned, 2 (b) is being played, 3 and 4 never started.
+        await store.recordGameStart(study.id, PID, 'g0', 'leader', 0);
+        await store.recordGameEnd(study, PID, 'g0', { reason: 'turns-exhausted', score: 4, left: false });
+        await store.recordGameStart(study.id, PID, 'g1', 'leader', 1);
+        await store.recordGameEnd(study, PID, 'g1', { reason: 'abandoned', score: 1, left: true });
+        await store.recordGameStart(study.id, PID, 'g2', 'leader', 2);
+        expect(await store.armTotals(study.id)).toEqual([
+          { arm: 'a', drawn: 4, games: 2, live: 0, ended: 1, abandoned: 1 },
+          { arm: 'b', drawn: 1, games: 1, live: 1, ended: 0, abandoned: 0 },
+        ]);
+        expect(await store.armTotals('no-such-study')).toEqual([]);
+    });
     });
   });
 }

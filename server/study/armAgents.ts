@@ -1,0 +1,91 @@
+/**
+ * A study's arms' agents: the checks of an arm's agent when the study file is loaded (the agents'
+ * names and seats, the LLM arm's settings), and the agent started for each game of the arm, as
+ * the room's agent partner (botSeat.ts) plays it.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { LLM_CONFIG_KEYS, partialLlmConfigSchema, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
+import { startLlmFollower, startLlmLeader } from '../../shared/agents/node/llm/seats';
+import { AGENT_NAMES_BY_ROLE } from '../../shared/agents/node/registry';
+import type { Role } from '../../shared/engine/state';
+import { LLM_ARM_AGENT, type Arm, type ArmProblem, type CheckArm } from '../../shared/study/arms';
+import type { SeatedAgent } from '../rooms/botSeat';
+import { checkSeatOfBuiltin, startSeatAgent } from '../rooms/seatAgents';
+
+/** The config keys by their name in a file (`base-url` → baseUrl). */
+const KEY_OF_FILE_KEY = new Map<string, keyof LlmConfig>(Object.entries(LLM_CONFIG_KEYS).map(([key, fileKey]) => [fileKey, key as keyof LlmConfig]));
+
+/** An LLM arm's settings as the agent's configuration takes them (keys renamed), and the problems of the keys no configuration has. */
+function llmSettings(llm: Readonly<Record<string, unknown>>): { renamed: Record<string, unknown>; problems: ArmProblem[] } {
+  const renamed: Record<string, unknown> = {};
+  const problems: ArmProblem[] = [];
+  for (const [fileKey, value] of Object.entries(llm)) {
+    const key = KEY_OF_FILE_KEY.get(fileKey);
+    if (key) renamed[key] = value;
+    else problems.push({ path: ['llm', fileKey], message: `is not a setting of the LLM agent (its settings: ${[...KEY_OF_FILE_KEY.keys()].join(', ')})` });
+  }
+  return { renamed, problems };
+}
+
+/** What is wrong with an LLM arm's settings: unknown keys, bad values, no model, a prompt that is not there. */
+function llmProblems(llm: Readonly<Record<string, unknown>>, studyDir: string): ArmProblem[] {
+  const { renamed, problems } = llmSettings(llm);
+  const parsed = partialLlmConfigSchema.safeParse(renamed);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push({ path: ['llm', LLM_CONFIG_KEYS[issue.path[0] as keyof LlmConfig] ?? String(issue.path[0])], message: issue.message });
+    }
+    return problems;
+  }
+  if (parsed.data.model === undefined) problems.push({ path: ['llm'], message: 'needs model: the model to ask (docs/llm.md)' });
+  const prompt = parsed.data.prompt;
+  if (prompt !== undefined && !existsSync(resolve(studyDir, prompt))) problems.push({ path: ['llm', 'prompt'], message: `${prompt}: no such file (a prompt template, relative to the study file)` });
+  return problems;
+}
+
+/**
+ * The checks of an arm's agent for its seat, for a study file in `studyDir`: a built-in agent of
+ * the other seat, a bare word that names no agent (a program is a command line: `python3
+ * agent.py`, `./agent`), and an LLM arm's settings. A program that does not start, and agents
+ * that cannot play a live seat (the oracles), are found when the server starts each arm's agent.
+ */
+export function armChecker(studyDir: string): CheckArm {
+  return (arm, seat) => {
+    if (arm.agent === LLM_ARM_AGENT) return llmProblems(arm.llm ?? {}, studyDir);
+    try {
+      checkSeatOfBuiltin(seat, arm.agent);
+    } catch (error) {
+      return [{ path: ['agent'], message: `${(error as Error).message}: the arms play the ${seat}'s seat (the participants are ${seat === 'leader' ? 'followers' : 'leaders'})` }];
+    }
+    const builtins = [...AGENT_NAMES_BY_ROLE[seat], LLM_ARM_AGENT];
+    if (!builtins.includes(arm.agent) && /^[\w.-]+$/.test(arm.agent)) {
+      return [{ path: ['agent'], message: `${JSON.stringify(arm.agent)} is not an agent: the built-in ${seat}s are ${builtins.join(', ')}; a program is its command line, as in "python3 my_agent.py" or "./my_agent"` }];
+    }
+    return [];
+  };
+}
+
+/** An LLM arm's prompt, relative to the study file, made absolute: the server may run from anywhere. */
+export function withStudyPaths(arm: Arm, studyDir: string): Arm {
+  const prompt = arm.llm?.prompt;
+  if (typeof prompt !== 'string' || isAbsolute(prompt)) return arm;
+  return { ...arm, llm: { ...arm.llm, prompt: resolve(studyDir, prompt) } };
+}
+
+/** The configuration of an LLM arm (its settings checked when the study was loaded). */
+export function armLlmConfig(arm: Arm): LlmConfig {
+  return resolveLlmConfig(partialLlmConfigSchema.parse(llmSettings(arm.llm ?? {}).renamed) as PartialLlmConfig);
+}
+
+/** Starts an arm's agent for one game's seat; an LLM arm's call records go to `recordDir`, one file per game. */
+export async function startArmAgent(arm: Arm, seat: Role, recordDir: string): Promise<SeatedAgent> {
+  if (arm.agent !== LLM_ARM_AGENT) return startSeatAgent(seat, arm.agent);
+  const options = { config: armLlmConfig(arm), recordDir };
+  if (seat === 'leader') {
+    const agent = await startLlmLeader(options);
+    return { role: seat, agent, identity: agent.identity };
+  }
+  const agent = await startLlmFollower(options);
+  return { role: seat, agent, identity: agent.identity };
+}
