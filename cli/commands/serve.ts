@@ -1,6 +1,6 @@
 /** `cerealbar serve`: the game server, the HTTP API and the client, on an embedded store. */
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { Cluster, redactUrl } from '../../server/cluster';
 import { mountApi } from '../../server/http/api';
 import { resolveAdminToken, type AdminToken } from '../../server/adminToken';
@@ -15,12 +15,13 @@ import type { GameStore, Recovery, WorkerStore } from '../../server/store/types'
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import type { SeatedAgent } from '../../server/rooms/botSeat';
 import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
+import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startLlmFromOptions, type LlmCliOptions } from '../llmOptions';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
-import type { Study } from '../../shared/study/studyFile';
+import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
 
@@ -28,8 +29,11 @@ interface ServeOptions extends LlmCliOptions {
   port: number;
   host: string;
   data: string;
-  leaderSeconds: number;
-  followerSeconds: number;
+  rules: RulesProfile;
+  liveFeedback?: boolean;
+  cancelInstructions?: boolean;
+  leaderSeconds?: number;
+  followerSeconds?: number;
   reconnectSeconds: number;
   drainSeconds: number;
   corsOrigin: string[];
@@ -52,6 +56,20 @@ const listOption = (name: string, check: (items: string[]) => string | null) => 
 };
 
 const secondsOption = (name: string) => integerOption(name, 1, 3600);
+
+const PROFILE_NAMES = Object.keys(RULES_PROFILES) as RulesProfile[];
+
+/** The config of quick play's games: the profile, with each option given on top of it. */
+function quickPlayConfig(options: Pick<ServeOptions, 'rules' | 'liveFeedback' | 'cancelInstructions'>): GameConfig {
+  const { liveFeedback, cancelInstructions } = options;
+  return profileConfig(options.rules, { ...(liveFeedback !== undefined && { liveFeedback }), ...(cancelInstructions !== undefined && { cancelInstructions }) });
+}
+
+/** The rules of a config in one line: "cb2 (live feedback on, cancelling on; a leader's turn 60 s, a follower's 180 s)". */
+function rulesLine(profile: string, config: GameConfig, seconds: { leader?: number; follower?: number }): string {
+  const onOff = (on: boolean) => (on ? 'on' : 'off');
+  return `${profile} (live feedback ${onOff(config.liveFeedback)}, cancelling ${onOff(config.cancelInstructions)}; a leader's turn ${seconds.leader ?? config.turnSeconds.leader} s, a follower's ${seconds.follower ?? config.turnSeconds.follower} s)`;
+}
 
 /** Long enough for a whole game: 32 rounds at most (6 and every extra turn), a minute each. */
 const DEFAULT_DRAIN_SECONDS = 35 * 60;
@@ -103,8 +121,13 @@ export function registerServeCommand(program: Command): void {
     .option('--port <port>', 'port to listen on', integerOption('--port', 0, 65535), 2567)
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'directory for the game index and logs (created if missing)', 'data')
-    .option('--leader-seconds <s>', "seconds in a leader's turn", secondsOption('--leader-seconds'), 45)
-    .option('--follower-seconds <s>', "seconds in a follower's turn", secondsOption('--follower-seconds'), 15)
+    .addOption(new Option('--rules <profile>', "the rules of quick play's games (docs/rules.md); a study's are its study file's").choices(PROFILE_NAMES).default('cerealbar'))
+    .option('--live-feedback', "the leader may send live feedback in the follower's turn, whatever --rules says")
+    .option('--no-live-feedback', 'the leader may not, whatever --rules says')
+    .option('--cancel-instructions', "the leader may cancel the follower's instructions in its turn, whatever --rules says")
+    .option('--no-cancel-instructions', 'the leader may not, whatever --rules says')
+    .option('--leader-seconds <s>', "seconds in a leader's turn (default: the rules', 45 in cerealbar)", secondsOption('--leader-seconds'))
+    .option('--follower-seconds <s>', "seconds in a follower's turn (default: the rules', 15 in cerealbar)", secondsOption('--follower-seconds'))
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
     .option('--drain-seconds <s>', 'on SIGTERM, how long games in play may go on to their end before the rest are ended (no new games meanwhile)', integerOption('--drain-seconds', 0, 24 * 3600), DEFAULT_DRAIN_SECONDS)
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
@@ -118,6 +141,7 @@ export function registerServeCommand(program: Command): void {
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
+      const config = quickPlayConfig(options);
       checkStoreUrl(options.store);
       const seatAgents = { leader: options.botLeader, follower: options.botFollower };
       checkLlmOptionsUsed(options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
@@ -178,6 +202,7 @@ export function registerServeCommand(program: Command): void {
         host: options.host,
         services: { startLog: (header, info) => store.startGame(header, info), metrics, seatAgents: seatAgentsFrom(seatAgents, startAgent) },
         roomSettings: {
+          config,
           leaderTurnSeconds: options.leaderSeconds,
           followerTurnSeconds: options.followerSeconds,
           reconnectSeconds: options.reconnectSeconds,
@@ -206,6 +231,8 @@ export function registerServeCommand(program: Command): void {
       );
       if (options.store !== undefined) say(`Games in PostgreSQL at ${redactUrl(options.store)}, for every process of every machine`);
       say(`${options.store === undefined ? 'Games and logs' : 'Logs written first'}: ${dataDir}${recovered.length > 0 ? ` (closed ${recovered.length} unfinished log(s): ${recovered.join(', ')})` : ''}`);
+      const seconds = { leader: options.leaderSeconds, follower: options.followerSeconds };
+      say(`Rules of quick play: ${rulesLine(options.rules, config, seconds)}`);
       say(`Agent partners, for players who ask for one: leader ${JSON.stringify(seatAgents.leader)}, follower ${JSON.stringify(seatAgents.follower)}`);
       if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
       // A study's workers whose games recovery closed learn of their end, as of any game's.
@@ -227,6 +254,9 @@ export function registerServeCommand(program: Command): void {
       say(`Game data API: http://localhost:${server.port}/api/games, metrics: /metrics, both with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): participants enter at http://localhost:${server.port}/study/${study.id} (with the platform's ids: cerealbar study links)`);
+        const studySeconds = { leader: study.time.leaderTurnSeconds ?? seconds.leader, follower: study.time.followerTurnSeconds ?? seconds.follower };
+        const { game } = study;
+        say(`  its rules: ${game ? rulesLine(game.rules, studyGameConfig(game), studySeconds) : `quick play's, ${rulesLine(options.rules, config, studySeconds)}`}`);
         say(
           options.store === undefined
             ? `  its workers: cerealbar study workers --study FILE --data ${options.data}; its bonuses: cerealbar study bonuses`

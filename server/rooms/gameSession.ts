@@ -116,7 +116,7 @@ export class GameSession {
     // The map and the draw of poses and cards use independent seeds unless a study fixes one: the
     // terrain a follower sees then says nothing about the cards or the leader it does not see.
     const seed = settings.seed ?? randomInt(0, MAX_SEED);
-    const base = settings.config ?? makeConfig();
+    const base = study.gameConfig() ?? settings.config ?? makeConfig();
     const studyTurns = study.turnSeconds();
     const config = makeConfig({
       ...base,

@@ -5,6 +5,7 @@
  * to a waiting worker's record has the worker's seat checked again (recheck).
  */
 import { CloseCode, logger, ServerError } from '@colyseus/core';
+import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import type { EndReason } from '../../shared/log/format';
 import { CLOSE_ROLE_CHANGED, CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
@@ -21,6 +22,8 @@ export const ROLE_CHANGED_MESSAGE = 'your role in the study has changed: your pa
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
   turnSeconds(studyId: string): { leader?: number; follower?: number };
+  /** The config of the study's games by its rules (`game`), or null if it leaves them to the server. */
+  gameConfig(studyId: string): GameConfig | null;
   /** Whether the worker may still take its seat of `role`: at the play step (not done, blocked or screened out), in that role. */
   seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
@@ -42,6 +45,11 @@ export class StudySeats {
   /** The turn seconds the study sets, if this is a study's game. */
   turnSeconds(): { leader?: number; follower?: number } | undefined {
     return this.studyId ? this.hooks?.turnSeconds(this.studyId) : undefined;
+  }
+
+  /** The config the study's games are played by, if this is a study's game that sets one. */
+  gameConfig(): GameConfig | null {
+    return this.studyId ? (this.hooks?.gameConfig(this.studyId) ?? null) : null;
   }
 
   /**

@@ -5,10 +5,11 @@
  * endings give their completion codes (WorkerStore.recordGameEnd).
  */
 import { logger, matchMaker } from '@colyseus/core';
+import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
-import type { Study } from '../../shared/study/studyFile';
+import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
 import type { GameRecord, SeatRecord } from '../store/types';
@@ -51,6 +52,11 @@ export class StudyGames implements StudyGameHooks {
   turnSeconds(studyId: string): { leader?: number; follower?: number } {
     const time = this.studies.get(studyId)?.time;
     return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
+  }
+
+  gameConfig(studyId: string): GameConfig | null {
+    const game = this.studies.get(studyId)?.game;
+    return game ? studyGameConfig(game) : null;
   }
 
   async stoppedWaiting(studyId: string, workerId: string): Promise<void> {

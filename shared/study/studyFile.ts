@@ -290,10 +290,9 @@ export const studyGameSchema = z
   });
 export type StudyGame = z.output<typeof studyGameSchema>;
 
-/** The config of a study's games, by its `game` (the profile's clocks: the room puts `time`'s on top); null when the study leaves them to the server. */
-export function studyGameConfig(study: Pick<StudyFile, 'game'>): GameConfig | null {
-  const game = study.game;
-  return game ? profileConfig(game.rules, { liveFeedback: game.liveFeedback, cancelInstructions: game.cancelInstructions }) : null;
+/** The config of a study's games, by its `game`, with the profile's clocks (the room puts `time`'s on top). */
+export function studyGameConfig(game: StudyGame): GameConfig {
+  return profileConfig(game.rules, { liveFeedback: game.liveFeedback, cancelInstructions: game.cancelInstructions });
 }
 
 // ---------------------------------------------------------------------------------------------
