@@ -79,7 +79,7 @@ function logsByPool(): Map<string, { config: GameConfig; events: string[]; study
   return logs;
 }
 
-test("quick play by serve's --rules and options, a study's games by its study file's game, each log's header with its config", async () => {
+test("R-65: quick play by serve's --rules and options, a study's games by its study file's game, each log's header with its config", async () => {
   const study = validStudy();
   setPath(study, 'game', { rules: 'cb2' });
   setPath(study, 'time.leaderTurnSeconds', 500);
@@ -117,7 +117,7 @@ test("quick play by serve's --rules and options, a study's games by its study fi
   });
 });
 
-test("serve's --no- options turn a profile's options off; a study without a game in its study file is told to play by quick play's rules", async () => {
+test("R-65: serve's --no- options turn a profile's options off; a study without a game in its study file is told to play by quick play's rules", async () => {
   serve = await startServe(['--rules', 'cb2', '--no-cancel-instructions', '--drain-seconds', '0', '--study', writeStudy(studyFolder(), validStudy())]);
   expect(serve.output()).toContain("Rules of quick play: cb2 (live feedback on, cancelling off; a leader's turn 60 s, a follower's 180 s)");
   expect(serve.output()).toContain("its rules: quick play's, cb2 (live feedback on, cancelling off; a leader's turn 60 s, a follower's 180 s)");
