@@ -1,7 +1,8 @@
 /**
  * The follower's side panel: only the previous and the current instruction (the server sends no
  * others), and "Done: next instruction". A current instruction shown in the leader's turn is one
- * the follower's last turn ended on: the panel says it is still to be done.
+ * the follower's last turn ended on: the panel says it is still to be done. The previous
+ * instruction may be one the leader cancelled, and says so.
  */
 import { h, setChildren } from '../ui/dom';
 import { keyHelp } from './keyHelp';
@@ -37,12 +38,13 @@ export class FollowerPanel {
   update(view: GameView): void {
     this.view = view;
     const current = view.instructions.find((i) => i.status === 'current');
-    const previous = view.instructions.filter((i) => i.status === 'done').at(-1);
+    // A cancelled instruction is finished too, without being done.
+    const previous = view.instructions.filter((i) => i.status === 'done' || i.status === 'cancelled').at(-1);
     setChildren(this.current, current ? instructionItem(current, currentTag(view)) : h('li', { class: 'empty' }, 'No instruction yet: wait for the leader.'));
     const note = unfinishedInstructionNote(view);
     this.note.textContent = note ?? '';
     this.note.hidden = note === null;
-    setChildren(this.previous, previous ? instructionItem(previous, 'Done') : h('li', { class: 'empty' }, 'None yet.'));
+    setChildren(this.previous, previous ? instructionItem(previous, previous.status === 'cancelled' ? 'Cancelled by the leader' : 'Done') : h('li', { class: 'empty' }, 'None yet.'));
     this.done.disabled = !this.canMarkDone();
   }
 

@@ -16,10 +16,14 @@ import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
 import { CardInfo } from './cardInfo';
 import { cuesBetween } from './cues';
+import { FeedbackCue } from './feedbackCue';
 import { DONE_KEY, FollowerPanel } from './FollowerPanel';
 import { insetControls } from './insetControls';
+import { pendingInstructions } from './interjections';
+import { interjectionKey, type Interjection } from './keyHelp';
 import { LeaderPanel } from './LeaderPanel';
 import {
+  cancelledText,
   connectionClosed,
   endReasonText,
   NO_STEPS_TEXT,
@@ -47,6 +51,8 @@ export class GameScreen {
   private readonly panel: LeaderPanel | FollowerPanel;
   private readonly cardInfo: CardInfo;
   private readonly sounds = new Sounds();
+  /** The leader's live feedback, over the follower's world. */
+  private readonly feedbackCue = new FeedbackCue();
   /** The view shown before this one, to tell what changed. */
   private lastView: GameView | null = null;
   private lastWaitHint = 0;
@@ -94,6 +100,7 @@ export class GameScreen {
       (window as unknown as { __overview: unknown }).__overview = () => this.renderer.overviewLayout();
     } else {
       this.renderer.setMode('firstPerson');
+      worldBox.append(this.feedbackCue.element);
     }
     this.cardInfo = new CardInfo(worldBox, this.renderer, notes);
     this.status.element.append(this.sounds.toggle);
@@ -112,6 +119,8 @@ export class GameScreen {
     this.renderer.dispose();
     this.world.dispose();
     this.sounds.dispose();
+    this.feedbackCue.dispose();
+    if (this.panel instanceof LeaderPanel) this.panel.interjections.dispose();
   }
 
   private update(view: GameView): void {
@@ -156,8 +165,18 @@ export class GameScreen {
     else this.banners.show('Something is in the way.', 'info', 2);
   }
 
-  /** The leader's own keys: Ctrl+Enter (or Cmd+Enter) ends the turn; a key meant as text goes into the box. True if handled. */
+  /**
+   * The leader's own keys: Ctrl+Enter (or Cmd+Enter) ends the turn; the chords of feedback and
+   * cancelling, when the game's rules have them; a key meant as text goes into the box. True if handled.
+   */
   private leaderKey(event: KeyboardEvent, panel: LeaderPanel): boolean {
+    const interjection = interjectionKey(event);
+    if (interjection && this.inRules(interjection)) {
+      event.preventDefault();
+      const why = panel.interjections.interject(interjection);
+      if (why) this.banners.show(why, 'info', 3);
+      return true;
+    }
     if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return panel.takeTyping(event);
     event.preventDefault();
     if (!this.canAct()) {
@@ -167,6 +186,12 @@ export class GameScreen {
     const why = panel.sendAndEndTurn();
     if (why) this.banners.show(why, 'info', 4);
     return true;
+  }
+
+  /** The game's rules allow this interjection at all (the view's legal actions say whether now). */
+  private inRules(interjection: Interjection): boolean {
+    const config = this.session.view?.config;
+    return (interjection === 'cancel' ? config?.cancelInstructions : config?.liveFeedback) ?? false;
   }
 
   private waitHint(): void {
@@ -197,6 +222,15 @@ export class GameScreen {
         this.banners.clear('partner');
         this.partnerLeft = partnerLeftReason(this.partner, notice, this.partnerAway);
         return this.banners.show(partnerLeftBanner(this.partner, notice, this.partnerAway), 'error', 10);
+      case 'feedback':
+        if (this.panel instanceof LeaderPanel) return this.panel.interjections.sent(notice.signal, notice.afterStep);
+        this.feedbackCue.show(notice.signal);
+        return this.sounds.play(notice.signal);
+      case 'cancelled': {
+        // The notice comes before the view that shows the instructions cancelled.
+        const pending = this.session.view ? pendingInstructions(this.session.view) : 0;
+        return this.banners.show(cancelledText(this.role, pending), this.role === 'follower' ? 'warning' : 'info', 8);
+      }
       case 'followerGaveUp':
         return this.banners.show(`Scripted follower: ${notice.message}`, 'warning', 12);
       case 'gameOver':

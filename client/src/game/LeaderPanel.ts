@@ -7,12 +7,14 @@
 import { instructionLength, sanitizeInstruction } from '../../../shared/engine/actions';
 import type { InstructionView } from '../../../shared/engine/playerView';
 import { h, setChildren } from '../ui/dom';
-import { commandKey, keyHelp } from './keyHelp';
+import { InterjectionControls } from './interjections';
+import { chordName, commandKey, keyHelp, type Interjection } from './keyHelp';
 import { currentTag, unfinishedInstructionNote } from './messages';
 import type { GameConnection, GameView } from './session';
 
 function instructionTag(instruction: InstructionView, view: GameView): string {
   if (instruction.status === 'done') return 'Done';
+  if (instruction.status === 'cancelled') return instruction.shown ? 'Cancelled' : 'Cancelled · never seen';
   if (!instruction.shown) return instruction.status === 'current' ? 'Next · not seen yet' : 'Not seen yet';
   return instruction.status === 'current' ? currentTag(view) : 'Queued';
 }
@@ -22,7 +24,7 @@ export function instructionItem(instruction: InstructionView, tag: string): HTML
     'li',
     { class: `${instruction.status}${instruction.shown ? '' : ' unsent'}`, 'data-instruction': instruction.id },
     h('span', { class: 'tag' }, tag),
-    instruction.text,
+    h('span', { class: 'text' }, instruction.text),
   );
 }
 
@@ -38,6 +40,10 @@ export class LeaderPanel {
   private readonly endTurn = h('button', { type: 'button', class: 'end-turn', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, 'End turn');
   private readonly list = h('ol', { class: 'instructions', 'aria-label': 'Instructions' });
   private readonly note = h('p', { class: 'instruction-note', hidden: true });
+  /** Feedback and Cancel, in the follower's turn when the rules allow them. */
+  readonly interjections: InterjectionControls;
+  /** Their chords in the key help, when the game's rules have them. */
+  private readonly interjectionKeys = h('span', { hidden: true });
   private view: GameView | null = null;
 
   constructor(private readonly session: GameConnection) {
@@ -61,18 +67,21 @@ export class LeaderPanel {
     this.endTurn.addEventListener('click', () => {
       if (this.view?.legal.endTurn && this.session.connected) this.session.send({ type: 'endTurn' });
     });
+    this.interjections = new InterjectionControls(session);
     this.element = h(
       'aside',
       { class: 'side leader-panel' },
       h('h2', {}, 'Write an instruction'),
       form,
       this.endTurn,
+      this.interjections.element,
       h('h2', {}, 'Instructions'),
       this.note,
       this.list,
       keyHelp(
         h('kbd', {}, 'Enter'), ' sends the instruction, ', h('kbd', {}, commandKey()), '+', h('kbd', {}, 'Enter'), ' sends it and ends your turn', h('br'),
         'Typing anywhere writes in the box; the arrows move you while it is empty, or after ', h('kbd', {}, 'Esc'),
+        this.interjectionKeys,
       ),
     );
     this.refresh();
@@ -80,7 +89,9 @@ export class LeaderPanel {
 
   update(view: GameView): void {
     const added = view.instructions.length > (this.view?.instructions.length ?? 0);
+    if (!this.view) this.showInterjectionKeys(view);
     this.view = view;
+    this.interjections.update(view);
     setChildren(
       this.list,
       ...(view.instructions.length === 0
@@ -93,6 +104,16 @@ export class LeaderPanel {
     // A new instruction is shown even when the list is long enough to scroll.
     if (added) this.list.lastElementChild?.scrollIntoView({ block: 'nearest' });
     this.refresh();
+  }
+
+  /** The chords of the interjections the game's rules have, under the others. */
+  private showInterjectionKeys(view: GameView): void {
+    const chord = (interjection: Interjection) => h('kbd', {}, chordName(interjection));
+    const lines: (Node | string)[] = [];
+    if (view.config.liveFeedback) lines.push(h('br'), "In the follower's turn: ", chord('positive'), ' good, ', chord('negative'), ' not that');
+    if (view.config.cancelInstructions) lines.push(h('br'), chord('cancel'), " twice cancels the follower's instructions");
+    setChildren(this.interjectionKeys, ...lines);
+    this.interjectionKeys.hidden = lines.length === 0;
   }
 
   private canInstruct(): boolean {

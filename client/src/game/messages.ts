@@ -5,6 +5,7 @@
  * read the rules; the server's codes go to small print (`detail`), for support. Pure functions of
  * what the server sent, so that they can be tested without a page.
  */
+import type { FeedbackSignal } from '../../../shared/engine/actions';
 import type { Role } from '../../../shared/engine/state';
 import { CLOSE_BAD_FRAME, CLOSE_FRAME_TOO_LARGE, CLOSE_RATE_LIMITED, type Expulsion } from '../../../shared/protocol/messages';
 import type { GameView } from './session';
@@ -168,4 +169,33 @@ export function currentTag(view: GameView): string {
   const unfinished = unfinishedInstructionNote(view) !== null;
   if (view.role === 'follower') return unfinished ? 'Not done yet' : 'Now';
   return unfinished ? 'Current · not done yet' : 'Current';
+}
+
+/** The words of each feedback signal, shown with its icon: the cue never rests on colour alone. */
+export const FEEDBACK_WORDS: Readonly<Record<FeedbackSignal, string>> = { positive: 'Good', negative: 'Not that' };
+
+/** Where in the follower's turn a feedback came (`afterStep`: the steps it had taken in this turn). */
+function whenInTurn(afterStep: number): string {
+  return afterStep === 0 ? 'before its first step' : `after its step ${afterStep}`;
+}
+
+/** The leader's confirmation of its feedback, from the server's `feedback` notice. */
+export function feedbackSentText(signal: FeedbackSignal, afterStep: number): string {
+  return `Sent “${FEEDBACK_WORDS[signal]}” to the follower, ${whenInTurn(afterStep)}.`;
+}
+
+/**
+ * A `cancelled` notice. `cancelled`: for the leader, how many instructions its view held not yet
+ * done (the notice comes before the view that shows them cancelled).
+ */
+export function cancelledText(me: Role, cancelled: number): string {
+  if (me === 'follower') return "The leader cancelled its instructions, so your turn is over: the leader's turn begins.";
+  const what = cancelled === 1 ? "the follower's instruction" : `the follower's ${cancelled} instructions`;
+  return `You cancelled ${what}: its turn is over, and yours begins.`;
+}
+
+/** What the Cancel control asks before it cancels (a second press within the time, as a stray key must not empty the queue). */
+export function cancelConfirmText(pending: number, key: string, seconds: number): string {
+  const what = pending === 1 ? 'the current instruction' : `all ${pending} instructions`;
+  return `Press Cancel or ${key} again within ${seconds} s to cancel ${what} and end the follower's turn.`;
 }

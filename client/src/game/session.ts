@@ -4,7 +4,7 @@
  * notices, errors and connection changes on. Nothing here decides a rule: the server does.
  */
 import { Client, type Room, type SeatReservation } from '@colyseus/sdk';
-import type { PlayerAction } from '../../../shared/engine/actions';
+import type { FeedbackSignal, PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
@@ -26,6 +26,10 @@ export type Notice =
   | { kind: 'timeout'; role: Role }
   /** To the leader, from the scripted follower: why it marked an instruction done without doing it (P-116). */
   | { kind: 'followerGaveUp'; message: string }
+  /** To both, as the leader's live feedback is accepted; `afterStep`: the steps the follower had taken in its turn (docs/protocol.md). */
+  | { kind: 'feedback'; signal: FeedbackSignal; afterStep: number }
+  /** To both, as the leader cancels the follower's instructions: the follower's turn is over. */
+  | { kind: 'cancelled' }
   | { kind: 'gameOver'; reason: string; score: number; message?: string };
 
 /** How the connection closed for good: the WebSocket's close code and reason (or the SDK's, after failed reconnections). */

@@ -1,9 +1,11 @@
 /**
  * The control bar under the world (jump to the start or end, step, play and pause, the timeline
- * slider, where the cursor is in events and game time, the playback speed) and the view switch
- * that floats over the world.
+ * slider with the marks of feedback and cancels over it, where the cursor is in events and game
+ * time, the playback speed) and the view switch that floats over the world.
  */
 import { h, setChildren } from '../ui/dom';
+import { crossIcon, thumbIcon } from '../ui/icons';
+import type { TimelineMark } from './marks';
 import { SPEEDS } from './playback';
 import { formatGameTime } from './time';
 import { VIEWS, type ViewName } from './views';
@@ -31,6 +33,8 @@ export class ControlBar {
   private readonly slider: HTMLInputElement;
   private readonly position = h('span', { class: 'replay-position' });
   private readonly clock = h('span', { class: 'replay-clock' });
+  /** The marks over the slider, each where its event is on it. */
+  private readonly marks = h('div', { class: 'replay-marks', role: 'group', 'aria-label': 'Feedback and cancels' });
   private readonly viewButtons: Map<ViewName, HTMLButtonElement>;
   private readonly buttons: HTMLButtonElement[];
 
@@ -59,7 +63,7 @@ export class ControlBar {
       'div',
       { class: 'replay-controls' },
       h('div', { class: 'replay-transport' }, start, back, this.playButton, forward, end),
-      this.slider,
+      h('div', { class: 'replay-timeline' }, this.marks, this.slider),
       h('div', { class: 'replay-where' }, this.position, this.clock),
       speed,
     );
@@ -78,6 +82,28 @@ export class ControlBar {
     this.playButton.setAttribute('aria-pressed', String(state.playing));
     setChildren(this.position, `Event ${state.cursor} of ${state.length}`);
     setChildren(this.clock, `${formatGameTime(state.time)} / ${formatGameTime(state.duration)}`);
+  }
+
+  /**
+   * The marks of an open game whose slider runs from 0 to `length`. A mark is a picture with its
+   * event's words (its tooltip, and its name for a screen reader); a click on it goes there, as the
+   * slider and the arrow keys do.
+   */
+  showMarks(marks: readonly TimelineMark[], length: number, seek: (cursor: number) => void): void {
+    setChildren(
+      this.marks,
+      ...marks.map((mark) => {
+        const element = h(
+          'span',
+          { class: 'replay-mark', 'data-kind': mark.kind, 'data-at': mark.at, role: 'img', 'aria-label': mark.label, title: mark.label },
+          mark.kind === 'cancel' ? crossIcon() : thumbIcon(mark.kind),
+        );
+        element.style.setProperty('--at', String(length === 0 ? 0 : mark.at / length));
+        element.addEventListener('click', () => seek(mark.at));
+        return element;
+      }),
+    );
+    this.marks.hidden = marks.length === 0;
   }
 
   showView(view: ViewName): void {

@@ -9,7 +9,7 @@ import { duration, timeAt, type ReplayedGame } from './recording';
 import { formatGameTime } from './time';
 import { VIEWS } from './views';
 
-const STATUS_TAGS: Readonly<Record<InstructionStatus, string>> = { done: 'Done', current: 'Current', queued: 'Queued' };
+const STATUS_TAGS: Readonly<Record<InstructionStatus, string>> = { done: 'Done', cancelled: 'Cancelled', current: 'Current', queued: 'Queued' };
 
 export class SidePanel {
   readonly element: HTMLElement;

@@ -6,6 +6,7 @@ import { WorldRenderer } from '../world/WorldRenderer';
 import { WorldScene } from '../world/WorldScene';
 import { ControlBar, type ControlActions } from './controls';
 import { hook } from './hook';
+import { timelineMarks } from './marks';
 import { SidePanel } from './panel';
 import { Playback } from './playback';
 import { duration, timeAt, type ReplayedGame } from './recording';
@@ -55,6 +56,7 @@ export class Viewer implements ControlActions {
     playback.setSpeed(this.speed);
     this.game = { recording, world: game.world, playback };
     this.panel.showGame(recording);
+    this.showMarks(recording);
     hook.events = recording.events.length;
     playback.seek(cursor);
     this.show(playback.cursor, previous);
@@ -73,6 +75,7 @@ export class Viewer implements ControlActions {
     this.renderer.setWorld(world, recording.header.config.view);
     this.status.showGame(recording.header.gameId);
     this.panel.showGame(recording);
+    this.showMarks(recording);
     this.controls.setEnabled(true);
     hook.ready = false;
     hook.events = recording.events.length;
@@ -122,6 +125,10 @@ export class Viewer implements ControlActions {
     this.controls.update({ cursor, length: playback.length, playing: playback.playing, time: timeAt(recording, cursor), duration: duration(recording) });
     hook.cursor = cursor;
     hook.score = state.score;
+  }
+
+  private showMarks(recording: ReplayedGame): void {
+    this.controls.showMarks(timelineMarks(recording), recording.events.length, (cursor) => this.seek(cursor));
   }
 
   /** Resolves after the renderer has drawn a frame. */

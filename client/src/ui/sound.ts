@@ -5,13 +5,16 @@
  */
 import { h } from './dom';
 
-export type SoundKind = 'set' | 'yourTurn' | 'lastRound';
+export type SoundKind = 'set' | 'yourTurn' | 'lastRound' | 'positive' | 'negative';
 
 /** Each cue's notes (Hz), played one after another. */
 const NOTES: Readonly<Record<SoundKind, readonly number[]>> = {
   set: [660, 880, 1320],
   yourTurn: [523, 784],
   lastRound: [440, 440, 330],
+  // The leader's live feedback, to the follower: rising for good, falling for not that.
+  positive: [587, 880],
+  negative: [392, 262],
 };
 const NOTE_SECONDS = 0.11;
 const VOLUME = 0.12;
@@ -73,6 +76,6 @@ export class Sounds {
   private show(): void {
     this.toggle.textContent = this.enabled ? 'Sound on' : 'Sound off';
     this.toggle.setAttribute('aria-pressed', String(this.enabled));
-    this.toggle.title = this.enabled ? 'Turn the sound cues off' : 'Play a sound when a set is made, your turn comes, and the last round begins';
+    this.toggle.title = this.enabled ? 'Turn the sound cues off' : 'Play a sound when a set is made, your turn comes, the last round begins, and the leader sends feedback';
   }
 }
