@@ -14,8 +14,11 @@ export function registerImportCommands(program: Command): void {
     .action((paths: string[], options: { out: string; json?: boolean }) => {
       const report = importCb2(findCb2Games(paths), options.out, paths.length === 1 ? paths[0] : '.');
       for (const { folder, error } of report.failed) process.stderr.write(`cerealbar: not imported: ${folder}: ${error}\n`);
+      for (const { folder, droppedFeedback } of report.imported) {
+        for (const { line, reason } of droppedFeedback) process.stderr.write(`cerealbar: feedback left out: ${folder}: line ${line}: ${reason}\n`);
+      }
       if (options.json) {
-        const games = report.imported.map(({ folder, file, gameId, score, events, gameOver }) => ({ folder, file, gameId, score, events, gameOver }));
+        const games = report.imported.map(({ folder, file, gameId, score, events, gameOver, droppedFeedback }) => ({ folder, file, gameId, score, events, gameOver, droppedFeedback }));
         process.stdout.write(`${JSON.stringify({ imported: games, failed: report.failed }, null, 2)}\n`);
       } else {
         for (const game of report.imported) process.stdout.write(`${game.file}: ${game.events} events, score ${game.score}, ${game.gameOver ? 'played to the end' : 'abandoned'}\n`);

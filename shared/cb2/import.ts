@@ -1,6 +1,7 @@
 /**
  * A CB2 game (its server's raw message logs) as one of our game logs: the map with its walls, the
- * cards, both players' moves, the instructions, DONEs, turn ends and timeouts, replayed through our
+ * cards, both players' moves, the instructions, DONEs, the leader's live feedback and cancels, turn
+ * ends and timeouts, replayed through our
  * engine under the `cb2` rules profile. The engine computes every outcome; the importer checks
  * each against what CB2 sent (its card lists, poses, scores and turn states) and stops at the first
  * difference, naming the file and line. The format is described in docs/data.md.
@@ -10,7 +11,7 @@ import { profileConfig } from '../engine/config';
 import { HEADINGS, opposite, stepFrom, type Heading, type Pose } from '../engine/hex';
 import { mapSchema, type GameMap, type Prop, type PropType } from '../engine/map';
 import { seedRng } from '../engine/rng';
-import type { Action } from '../engine/actions';
+import type { Action, FeedbackSignal } from '../engine/actions';
 import type { Role } from '../engine/state';
 import type { Outcome } from '../engine/transition';
 import type { LogLine } from '../log/format';
@@ -46,12 +47,23 @@ export interface Cb2Import {
   readonly score: number;
   readonly events: number;
   readonly gameOver: boolean;
+  /** Live feedback CB2's server would have dropped on arrival, which the import leaves out too (docs/data.md). */
+  readonly droppedFeedback: readonly DroppedFeedback[];
+}
+
+/** A live-feedback message left out of the import, with its line and why. */
+export interface DroppedFeedback {
+  readonly line: number;
+  readonly reason: string;
 }
 
 // CB2's enums (cb2-log-format.md, section 2).
 const LEADER = 2;
 const FOLLOWER = 1;
-const MESSAGE = { actions: 0, mapUpdate: 1, stateSync: 2, objective: 4, gameState: 5, propUpdate: 9 } as const;
+const MESSAGE = { actions: 0, mapUpdate: 1, stateSync: 2, objective: 4, gameState: 5, liveFeedback: 8, propUpdate: 9, tick: 10 } as const;
+/** CB2's FeedbackType: NONE (which its server drops), POSITIVE, NEGATIVE. */
+const FEEDBACK_NONE = 0;
+const FEEDBACK_SIGNAL: Readonly<Record<number, FeedbackSignal>> = { 1: 'positive', 2: 'negative' };
 const ACTION = { rotate: 2, translate: 3 } as const;
 const CB2_COLORS: Readonly<Record<number, Color>> = { 1: 'black', 2: 'blue', 3: 'green', 4: 'orange', 5: 'pink', 6: 'red', 7: 'yellow' };
 const CB2_SHAPES: Readonly<Record<number, Shape>> = { 1: 'plus', 2: 'torus', 3: 'heart', 4: 'diamond', 5: 'cube', 6: 'star', 7: 'triangle' };
@@ -162,10 +174,30 @@ export function importCb2Game(game: Cb2Game): Cb2Import {
   } catch (error) {
     throw new Cb2ImportError(messagesFile, firstCards.line, `the game cannot start under the cb2 rules: ${(error as Error).message}`);
   }
-  const lastT = new Replayer(recorder, messages, { leaderId, followerId, gameStart, toCell, cardsAt, file: messagesFile }).run();
+  const replayer = new Replayer(recorder, feedbackFirst(messages), { leaderId, followerId, gameStart, toCell, cardsAt, file: messagesFile });
+  const lastT = replayer.run();
   // A game CB2 did not play to its end was left by a player: abandoned.
   recorder.end(lastT, 'abandoned');
-  return { lines, gameId, score: recorder.state.score, events: lines.length - 2, gameOver: recorder.state.gameOver };
+  return { lines, gameId, score: recorder.state.score, events: lines.length - 2, gameOver: recorder.state.gameOver, droppedFeedback: replayer.droppedFeedback };
+}
+
+/**
+ * The messages with each live-feedback message moved to the start of its update (after the tick
+ * that ended the update before). CB2's server takes a signal as it arrives, checks it against the
+ * turn as the last update left it, and handles it at the end of its next update, after that
+ * update's moves, DONEs and turn changes: a signal sent in the follower's last moment is reported
+ * after the turn state that gave the leader the turn. At the update's start it meets the turn it
+ * was checked against.
+ */
+function feedbackFirst<T extends { message: any }>(messages: readonly T[]): T[] {
+  const ordered: T[] = [];
+  let insertAt = 0;
+  for (const entry of messages) {
+    if (entry.message.type === MESSAGE.liveFeedback) ordered.splice(insertAt++, 0, entry);
+    else ordered.push(entry);
+    if (entry.message.type === MESSAGE.tick) insertAt = ordered.length;
+  }
+  return ordered;
 }
 
 /**
@@ -274,7 +306,9 @@ interface ReplayContext {
 
 /** Feeds CB2's messages to our recorder in order, checking every state CB2 sent against ours. */
 class Replayer {
-  private readonly instructions = new Map<string, { done: boolean }>();
+  /** CB2's instructions by uuid: our id for each, and whether it is done or cancelled yet. */
+  private readonly instructions = new Map<string, { id: number; done: boolean; cancelled: boolean }>();
+  readonly droppedFeedback: DroppedFeedback[] = [];
   private turnEnd = 0;
   private line = 0;
 
@@ -289,7 +323,7 @@ class Replayer {
     let t = 0;
     this.messages.forEach(({ line, message }, index) => {
       this.line = line;
-      t = Math.max(0, Date.parse(`${message.transmit_time}Z`) - this.context.gameStart);
+      t = this.timeOf(index);
       switch (message.type) {
         case MESSAGE.actions:
           for (const action of message.actions) this.act(action, t, index);
@@ -308,9 +342,24 @@ class Replayer {
         case MESSAGE.stateSync:
           this.expectPoses(message.state.actors);
           break;
+        case MESSAGE.liveFeedback:
+          this.feedback(message.live_feedback?.signal, t);
+          break;
       }
     });
     return t;
+  }
+
+  /**
+   * When the message at `index` was sent, in ms since the game started. A live-feedback message,
+   * moved to the start of its update (feedbackFirst), takes no later time than the update's next
+   * message, so that the log's times never decrease.
+   */
+  private timeOf(index: number): number {
+    const stamp = (at: number) => Math.max(0, Date.parse(`${this.messages[at].message.transmit_time}Z`) - this.context.gameStart);
+    if (this.messages[index].message.type !== MESSAGE.liveFeedback) return stamp(index);
+    const next = this.messages.findIndex((entry, at) => at > index && entry.message.type !== MESSAGE.liveFeedback);
+    return next < 0 ? stamp(index) : Math.min(stamp(index), stamp(next));
   }
 
   /**
@@ -370,21 +419,51 @@ class Replayer {
     return this.context.cardsAt(next).filter((card) => card.id >= this.recorder.state.nextCardId);
   }
 
-  /** New instructions (the leader's) and newly completed ones (the follower's DONE), in list order. */
+  /**
+   * New instructions (the leader's), newly completed ones (the follower's DONE), in list order, and
+   * newly cancelled ones (the leader's cancel, which cancels every instruction still open).
+   */
   private objectives(list: any[], t: number): void {
+    const cancelled: number[] = [];
     for (const objective of list) {
-      if (objective.cancelled) this.fail('an instruction was cancelled: CB2 cancelling is not imported');
       let known = this.instructions.get(objective.uuid);
       if (!known) {
-        this.apply({ type: 'instruction', actor: 'leader', text: objective.text }, t);
-        known = { done: false };
+        known = { id: this.apply({ type: 'instruction', actor: 'leader', text: objective.text }, t).instruction!, done: false, cancelled: false };
         this.instructions.set(objective.uuid, known);
       }
       if (objective.completed && !known.done) {
         known.done = true;
         this.apply({ type: 'done', actor: 'follower' }, t);
       }
+      if (objective.cancelled && !known.cancelled) {
+        known.cancelled = true;
+        cancelled.push(known.id);
+      }
     }
+    if (cancelled.length === 0) return;
+    const ours = this.apply({ type: 'cancel', actor: 'leader' }, t).cancelled ?? [];
+    const key = (ids: readonly number[]) => [...ids].sort((a, b) => a - b).join(', ');
+    if (key(ours) !== key(cancelled)) this.fail(`CB2 cancels instructions ${key(cancelled)} (our ids), ours ${key(ours)}`);
+  }
+
+  /**
+   * The leader's live feedback, as CB2's server takes it: a signal of NONE, or one outside the
+   * follower's turn, is dropped (its server drops both on arrival, so neither should be in its
+   * messages; each left out is listed); any other signal is not CB2's.
+   */
+  private feedback(signal: unknown, t: number): void {
+    if (signal === FEEDBACK_NONE) {
+      this.droppedFeedback.push({ line: this.line, reason: 'a signal of NONE, which CB2 drops' });
+      return;
+    }
+    const ours = typeof signal === 'number' ? FEEDBACK_SIGNAL[signal] : undefined;
+    if (!ours) this.fail(`live feedback with the signal ${JSON.stringify(signal)}: CB2's are 1 (positive) and 2 (negative)`);
+    const state = this.recorder.state;
+    if (state.gameOver || state.turn.role !== 'follower') {
+      this.droppedFeedback.push({ line: this.line, reason: `${ours} feedback in the ${state.gameOver ? 'finished game' : "leader's turn"}, which CB2 drops` });
+      return;
+    }
+    this.apply({ type: 'feedback', actor: 'leader', signal: ours }, t);
   }
 
   /** CB2's turn state: a turn that changed hands here ended by End Turn or by its clock; the rest must agree with ours. */
