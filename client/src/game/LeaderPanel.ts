@@ -1,6 +1,7 @@
 /**
- * The leader's side panel: the instruction box (Enter sends), End Turn, and every instruction
- * marked done, current, or not yet seen by the follower. What is enabled comes from the view's
+ * The leader's side panel: the instruction box (Enter sends), End Turn, the feedback and Cancel
+ * controls of the follower's turn, and every instruction marked done, cancelled, current, or not
+ * yet seen by the follower. What is enabled comes from the view's
  * legal actions, and the length limit from the game's config. No key meant as text is lost: the
  * box keeps the focus after sending, and takes the keys typed while it does not have it.
  */
@@ -14,7 +15,7 @@ import type { GameConnection, GameView } from './session';
 
 function instructionTag(instruction: InstructionView, view: GameView): string {
   if (instruction.status === 'done') return 'Done';
-  if (instruction.status === 'cancelled') return instruction.shown ? 'Cancelled' : 'Cancelled · never seen';
+  if (instruction.status === 'cancelled') return 'Cancelled';
   if (!instruction.shown) return instruction.status === 'current' ? 'Next · not seen yet' : 'Not seen yet';
   return instruction.status === 'current' ? currentTag(view) : 'Queued';
 }
