@@ -134,6 +134,10 @@ const COLUMNS: Record<DatasetConfig, readonly Column[]> = {
     { name: 'state_before', kind: 'json' },
     { name: 'changed_cards', kind: 'ints' },
     { name: 'points', kind: 'int' },
+    { name: 'cancelled', kind: 'bool' },
+    { name: 'feedback_positive', kind: 'int' },
+    { name: 'feedback_negative', kind: 'int' },
+    { name: 'feedback', kind: 'json' },
     { name: 'split', kind: 'string' },
   ],
   games: [
@@ -146,6 +150,7 @@ const COLUMNS: Record<DatasetConfig, readonly Column[]> = {
     { name: 'end_reason', kind: 'string' },
     { name: 'num_instructions', kind: 'int' },
     { name: 'num_completed', kind: 'int' },
+    { name: 'num_cancelled', kind: 'int' },
     { name: 'num_follower_actions', kind: 'int' },
     { name: 'map', kind: 'json' },
     { name: 'seed', kind: 'int' },

@@ -133,10 +133,13 @@ export function datasetCard(summary: DatasetSummary): string {
     "engine's), `text`, `completed` (the follower marked it DONE), `actions` (the follower's, DONE included),",
     '`num_actions` (its moves), `path` (its poses from the start of the instruction), `state_before` (both',
     'poses, every card, score, turns left and the queue just before its first action; null when it never',
-    'acted on it), `changed_cards`, `points` (sets its actions made), `split`.',
+    'acted on it), `changed_cards`, `points` (sets its actions made), `cancelled` (the leader cancelled it),',
+    '`feedback_positive`, `feedback_negative` and `feedback` (the live-feedback signals while it was current, in',
+    "order, each with `after_step`: the follower's steps in its turn before it), `split`.",
     '',
     "`games`: `game_id`, `source`, `profile` (the rules), `engine_version`, `started_at`, `score`, `end_reason`,",
-    '`num_instructions`, `num_completed`, `num_follower_actions`, `map` (the map format), `seed`, `split`.',
+    '`num_instructions`, `num_completed`, `num_cancelled`, `num_follower_actions`, `map` (the map format), `seed`,',
+    '`split`.',
     '',
   ];
   return lines.join('\n');

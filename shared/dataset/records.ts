@@ -7,6 +7,7 @@ import type { Card } from '../engine/cards';
 import type { Pose } from '../engine/hex';
 import type { GameMap } from '../engine/map';
 import type { GameState } from '../engine/state';
+import type { FeedbackSignal } from '../engine/actions';
 import type { AgentAction } from '../agents/types';
 import type { Recording, RecordedInstruction } from '../eval/recording';
 import { rulesProfileOf } from '../log/format';
@@ -45,6 +46,20 @@ export interface InstructionRecord {
   readonly changed_cards: readonly number[];
   /** Sets made by the follower's actions for it. */
   readonly points: number;
+  /** The leader cancelled it (with the current and every queued instruction): it was neither followed nor failed. */
+  readonly cancelled: boolean;
+  /** The leader's positive live-feedback signals while it was current. */
+  readonly feedback_positive: number;
+  /** The leader's negative live-feedback signals while it was current. */
+  readonly feedback_negative: number;
+  /** Every live-feedback signal while it was current, in order, with the steps the follower had taken in its turn before it. */
+  readonly feedback: readonly FeedbackRecord[];
+}
+
+export interface FeedbackRecord {
+  readonly signal: FeedbackSignal;
+  /** The follower's steps (moves) in its current turn before the signal: 0 when it came before the turn's first move. */
+  readonly after_step: number;
 }
 
 export interface GameRecord {
@@ -60,6 +75,8 @@ export interface GameRecord {
   readonly end_reason: string;
   readonly num_instructions: number;
   readonly num_completed: number;
+  /** Instructions the leader cancelled. */
+  readonly num_cancelled: number;
   readonly num_follower_actions: number;
   readonly map: GameMap;
   readonly seed: number;
@@ -74,7 +91,9 @@ export function recordsOf(recording: Recording): GameRecords {
   const { header, events, states } = recording;
   const gameId = header.gameId;
   const followed = new Map<number, RecordedInstruction>();
-  for (const instruction of [...recording.instructions, ...(recording.unfinished ? [recording.unfinished] : [])]) followed.set(instruction.id, instruction);
+  for (const instruction of [...recording.instructions, ...recording.cancelled, ...(recording.unfinished ? [recording.unfinished] : [])]) followed.set(instruction.id, instruction);
+  const cancelled = new Set(recording.cancelledIds);
+  const feedback = feedbackByInstruction(recording);
   const instructions: InstructionRecord[] = [];
   events.forEach((event, i) => {
     if (event.type !== 'instruction' || event.outcome.instruction === undefined) return;
@@ -95,6 +114,10 @@ export function recordsOf(recording: Recording): GameRecords {
       state_before: done ? stateRecord(states[done.start]) : null,
       changed_cards: done?.changedCards ?? [],
       points: steps.points,
+      cancelled: cancelled.has(id),
+      feedback_positive: (feedback.get(id) ?? []).filter((signal) => signal.signal === 'positive').length,
+      feedback_negative: (feedback.get(id) ?? []).filter((signal) => signal.signal === 'negative').length,
+      feedback: feedback.get(id) ?? [],
     });
   });
   const meta = header.meta as { source?: unknown };
@@ -110,12 +133,26 @@ export function recordsOf(recording: Recording): GameRecords {
       end_reason: recording.end?.reason ?? 'open',
       num_instructions: instructions.length,
       num_completed: instructions.filter((instruction) => instruction.completed).length,
+      num_cancelled: instructions.filter((instruction) => instruction.cancelled).length,
       num_follower_actions: instructions.reduce((sum, instruction) => sum + instruction.num_actions, 0),
       map: header.map,
       seed: header.seed,
     },
     instructions,
   };
+}
+
+/** The live feedback of the game by the instruction it was given on (the log's `outcome.feedback`). */
+function feedbackByInstruction(recording: Recording): Map<number, FeedbackRecord[]> {
+  const byInstruction = new Map<number, FeedbackRecord[]>();
+  recording.events.forEach((event, i) => {
+    const feedback = event.outcome.feedback;
+    if (!feedback) return;
+    const signals = byInstruction.get(feedback.instruction) ?? [];
+    signals.push({ signal: feedback.signal, after_step: recording.states[i].config.followerSteps - event.outcome.turn.stepsLeft });
+    byInstruction.set(feedback.instruction, signals);
+  });
+  return byInstruction;
 }
 
 function stateRecord(state: GameState): StateRecord {
@@ -136,7 +173,8 @@ function followerSteps(recording: Recording, instruction: RecordedInstruction): 
   const last = instruction.end ?? recording.states.length - 1;
   for (let i = instruction.start; i < last; i++) {
     const event = recording.events[i];
-    if (event.actor !== 'follower') continue;
+    // A cancelled instruction has no end: the follower's later moves are for others.
+    if (event.actor !== 'follower' || recording.states[i].queue[0]?.id !== instruction.id) continue;
     if (event.type === 'move') path.push(recording.states[i + 1].follower);
     if (event.outcome.set) points++;
   }

@@ -47,6 +47,16 @@ export interface Recording {
    * possible from earlier examples).
    */
   readonly unfinished: RecordedInstruction | null;
+  /**
+   * The ids of every instruction the recorded leader cancelled (the cancel rule), in order: not
+   * examples, neither followed nor failed (docs/evaluation.md, E-37).
+   */
+  readonly cancelledIds: readonly number[];
+  /**
+   * What the follower did with the cancelled instructions it had acted on, up to the cancel (their
+   * `end` is null): the oracles replay it, so that the recorded cancel comes where it came.
+   */
+  readonly cancelled: readonly RecordedInstruction[];
   /** Replacement cards of every set made in the game, by the sorted ids of the set's cards. */
   readonly setReplacements: ReadonlyMap<string, readonly Card[]>;
 }
@@ -66,17 +76,25 @@ export function loadRecording(text: string): Recording {
   });
   const setReplacements = new Map<string, readonly Card[]>();
   for (const event of events) if (event.outcome.set) setReplacements.set(setKey(event.outcome.set.cards), event.outcome.set.added);
-  const segments = segment(states, events);
-  const instructions = segments.filter((instruction) => instruction.end !== null);
-  const unfinished = segments.find((instruction) => instruction.end === null) ?? null;
-  return { header: result.header, end: result.end, states, events, instructions, unfinished, setReplacements };
+  const { done, unfinished, cancelled } = segment(states, events);
+  const cancelledIds = events.flatMap((event) => event.outcome.cancelled ?? []);
+  return { header: result.header, end: result.end, states, events, instructions: done, unfinished, cancelledIds, cancelled, setReplacements };
 }
 
-function segment(states: readonly GameState[], events: readonly LogEvent[]): RecordedInstruction[] {
-  const found: RecordedInstruction[] = [];
+/** The follower's instructions: those it marked DONE, the one the game ended on, those the leader cancelled while the follower was on them. */
+function segment(
+  states: readonly GameState[],
+  events: readonly LogEvent[],
+): { done: RecordedInstruction[]; unfinished: RecordedInstruction | null; cancelled: RecordedInstruction[] } {
+  const done: RecordedInstruction[] = [];
+  const cancelled: RecordedInstruction[] = [];
   let current: OpenInstruction | null = null;
   events.forEach((event, i) => {
     const before = states[i];
+    if (event.type === 'cancel' && current) {
+      cancelled.push(close(current, null));
+      current = null;
+    }
     if (event.actor !== 'follower') return;
     const head = before.queue[0];
     if (!current || current.id !== head.id) {
@@ -90,12 +108,11 @@ function segment(states: readonly GameState[], events: readonly LogEvent[]): Rec
       open.visits.push(...(event.outcome.toggled ?? []));
     } else if (event.type === 'done') {
       open.actions.push('DONE');
-      found.push(close(open, i + 1));
+      done.push(close(open, i + 1));
       current = null;
     }
   });
-  if (current) found.push(close(current, null));
-  return found;
+  return { done, unfinished: current ? close(current, null) : null, cancelled };
 }
 
 /** An instruction the follower is on, while segmenting. */

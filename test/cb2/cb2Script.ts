@@ -164,3 +164,41 @@ export class Cb2Script {
 /** Game 34 of the fixture up to its first leader turn after the first instruction was done (turn number 1, nothing queued). */
 export const FEEDBACK_GAME = 'gemini_text/bot-sandbox/2024-05-03T01h.40m.28s_34_GAME';
 export const scriptAfterFirstInstruction = () => new Cb2Script(FEEDBACK_GAME, 63);
+
+/**
+ * Game 34's start, then: two instructions; live feedback after the follower's first step (positive)
+ * and its second (negative); the leader cancels both (the second never shown to the follower); a
+ * third instruction, positive feedback before the follower's first step of its turn, two steps and
+ * DONE. Engine ids: 0 (the real game's), 1 and 2 cancelled, 3 (the follower knows it as 2).
+ */
+export function feedbackAndCancelGame(): Cb2Game {
+  return scriptAfterFirstInstruction()
+    .instruction('turn right twice')
+    .instruction('then wait')
+    .tick()
+    .endTurn()
+    .tick()
+    .rotate(60)
+    .tick()
+    .feedback(1)
+    .tick()
+    .rotate(60)
+    .tick()
+    .feedback(2)
+    .tick()
+    .cancel()
+    .tick()
+    .instruction('turn left twice')
+    .tick()
+    .endTurn()
+    .tick()
+    .feedback(1)
+    .tick()
+    .rotate(-60)
+    .tick()
+    .rotate(-60)
+    .tick()
+    .done()
+    .tick()
+    .game();
+}

@@ -10,7 +10,7 @@ import { CB2_FILES, importCb2Game, type Cb2Game } from '../../shared/cb2/import'
 import type { LogEvent, LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
-import { FEEDBACK_GAME, scriptAfterFirstInstruction } from './cb2Script';
+import { FEEDBACK_GAME, feedbackAndCancelGame, scriptAfterFirstInstruction } from './cb2Script';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'cb2-logs');
 const logText = (lines: readonly LogLine[]) => lines.map((line) => `${serializeLine(line)}\n`).join('');
@@ -59,37 +59,7 @@ describe('live feedback in the real CB2 games', () => {
 });
 
 describe('a synthetic CB2 game with feedback and a cancel', () => {
-  // Two instructions; feedback after one step and after two; the leader cancels both; a third,
-  // feedback before the follower's first step of its turn, done.
-  const game = scriptAfterFirstInstruction()
-    .instruction('turn right twice')
-    .instruction('then wait')
-    .tick()
-    .endTurn()
-    .tick()
-    .rotate(60)
-    .tick()
-    .feedback(1)
-    .tick()
-    .rotate(60)
-    .tick()
-    .feedback(2)
-    .tick()
-    .cancel()
-    .tick()
-    .instruction('turn left twice')
-    .tick()
-    .endTurn()
-    .tick()
-    .feedback(1)
-    .tick()
-    .rotate(-60)
-    .tick()
-    .rotate(-60)
-    .tick()
-    .done()
-    .tick()
-    .game();
+  const game = feedbackAndCancelGame();
   const imported = importCb2Game(game);
   const before = eventsOf(importCb2Game(scriptAfterFirstInstruction().game()).lines).length;
 

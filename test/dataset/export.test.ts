@@ -7,6 +7,8 @@ import { parquetReadObjects } from 'hyparquet';
 import { loadRecording } from '../../shared/eval/recording';
 import { recordsOf } from '../../shared/dataset/records';
 import { SPLITS } from '../../shared/dataset/splits';
+import { importCb2Game } from '../../shared/cb2/import';
+import { feedbackAndCancelGame } from '../cb2/cb2Script';
 import { cutLog, logText, selfPlayLines } from './corpus';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
@@ -98,6 +100,9 @@ describe('dataset export', () => {
       instruction_id: Number(row.instruction_id),
       num_actions: Number(row.num_actions),
       points: Number(row.points),
+      feedback_positive: Number(row.feedback_positive),
+      feedback_negative: Number(row.feedback_negative),
+      feedback: typeof row.feedback === 'string' ? JSON.parse(row.feedback) : row.feedback,
       changed_cards: (row.changed_cards as (bigint | number)[]).map(Number),
       path: typeof row.path === 'string' ? JSON.parse(row.path) : row.path,
       state_before: typeof row.state_before === 'string' ? JSON.parse(row.state_before) : row.state_before,
@@ -117,6 +122,40 @@ describe('dataset export', () => {
     expect(cerealbar('dataset', 'export', '--data', logs, '--out', join(dir, 'x'), '--prune', 'short-games').stderr).toMatch(/unknown rule short-games; the rules are no-completed-instruction/);
     expect(cerealbar('dataset', 'export', '--data', logs, '--out', join(dir, 'x'), '--format', 'csv').stderr).toMatch(/--format must be jsonl or parquet/);
     expect(cerealbar('dataset', 'stats', '--data', join(dir, 'nowhere')).stderr).toMatch(/no such file or directory/);
+  });
+});
+
+describe('dataset export of a game with live feedback and a cancel', () => {
+  test('JSON Lines and Parquet carry each instruction\'s feedback and whether it was cancelled, and the game\'s cancels', async () => {
+    const data = join(dir, 'cb2');
+    mkdirSync(data);
+    writeFileSync(join(data, 'cb2.jsonl'), logText(importCb2Game(feedbackAndCancelGame()).lines));
+    const exported: Record<string, Record<string, unknown>[]> = {};
+    for (const format of ['jsonl', 'parquet']) {
+      const folder = join(dir, `cb2-${format}`);
+      expect(cerealbar('dataset', 'export', '--data', data, '--out', folder, '--format', format, '--no-prune', '--splits', '1,0,0').status).toBe(0);
+      const file = join(folder, 'instructions', `train.${format}`);
+      if (format === 'jsonl') exported[format] = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      else {
+        const bytes = readFileSync(file);
+        exported[format] = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Record<string, unknown>[];
+      }
+    }
+    const interjections = (row: Record<string, unknown>) => ({
+      cancelled: row.cancelled,
+      feedback_positive: Number(row.feedback_positive),
+      feedback_negative: Number(row.feedback_negative),
+      feedback: typeof row.feedback === 'string' ? JSON.parse(row.feedback) : row.feedback,
+    });
+    expect(exported.jsonl.map(interjections)).toEqual([
+      { cancelled: false, feedback_positive: 0, feedback_negative: 0, feedback: [] },
+      { cancelled: true, feedback_positive: 1, feedback_negative: 1, feedback: [{ signal: 'positive', after_step: 1 }, { signal: 'negative', after_step: 2 }] },
+      { cancelled: true, feedback_positive: 0, feedback_negative: 0, feedback: [] },
+      { cancelled: false, feedback_positive: 1, feedback_negative: 0, feedback: [{ signal: 'positive', after_step: 0 }] },
+    ]);
+    expect(exported.parquet.map(interjections)).toEqual(exported.jsonl.map(interjections));
+    const games = readFileSync(join(dir, 'cb2-jsonl', 'games', 'train.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(games).toMatchObject([{ num_instructions: 4, num_completed: 2, num_cancelled: 2 }]);
   });
 });
 
