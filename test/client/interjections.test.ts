@@ -64,6 +64,7 @@ describe('the words', () => {
 
   test('Cancel says what a second press would take', () => {
     expect(cancelConfirmText(1, 'Ctrl+Shift+X', 3)).toBe("Press Cancel or Ctrl+Shift+X again within 3 s to cancel the current instruction and end the follower's turn.");
+    expect(cancelConfirmText(2, 'Ctrl+Shift+X', 3)).toBe("Press Cancel or Ctrl+Shift+X again within 3 s to cancel both instructions and end the follower's turn.");
     expect(cancelConfirmText(4, '⌘+Shift+X', 3)).toBe("Press Cancel or ⌘+Shift+X again within 3 s to cancel all 4 instructions and end the follower's turn.");
   });
 

@@ -196,6 +196,6 @@ export function cancelledText(me: Role, cancelled: number): string {
 
 /** What the Cancel control asks before it cancels (a second press within the time, as a stray key must not empty the queue). */
 export function cancelConfirmText(pending: number, key: string, seconds: number): string {
-  const what = pending === 1 ? 'the current instruction' : `all ${pending} instructions`;
+  const what = pending === 1 ? 'the current instruction' : pending === 2 ? 'both instructions' : `all ${pending} instructions`;
   return `Press Cancel or ${key} again within ${seconds} s to cancel ${what} and end the follower's turn.`;
 }
