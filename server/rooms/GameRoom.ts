@@ -6,7 +6,7 @@
  * Colyseus's lifecycle: the seats and their claims (seats.ts), the listing and the checks before a
  * join (listing.ts), a study's seats (studySeats.ts) and the queue messages (queueWatch.ts).
  */
-import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, logger, matchMaker, Room, ServerError, type Client, type RoomException, type RoomMethodName } from '@colyseus/core';
 import type { z } from 'zod';
 import type { PlayerAction } from '../../shared/engine/actions';
 import { ROLES } from '../../shared/engine/state';
@@ -20,13 +20,13 @@ import { QueueWatch } from './queueWatch';
 import { roomSettingsSchema, type GameRoomOptions, type ParsedRoomSettings, type RoomServices } from './roomOptions';
 import { droppingAgent, startAskedAgent } from './seatAgents';
 import { claimSeatsOnReservation, SEAT_RESERVATION_SECONDS, Seats, type Seat } from './seats';
-import { ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, StudySeats } from './studySeats';
+import { armOf, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, StudySeats } from './studySeats';
 
 export { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE } from './gameSession';
 export { parseJoinOptions, PRIVATE_CODE_LENGTH, STUDY_OPTION, studyOf } from './listing';
 export type { GameRoomOptions, RoomServices, RoomSettings } from './roomOptions';
 export { SEAT_RESERVATION_SECONDS } from './seats';
-export { ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type StudyGameHooks } from './studySeats';
+export { ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, type StudyGameHooks } from './studySeats';
 
 /** Why a waiting player is sent away when the server drains (the browser shows it as the reason). */
 export const SERVER_DRAINING_MESSAGE = 'the server is restarting; join again in a minute';
@@ -48,10 +48,8 @@ export class GameRoom extends Room implements LiveRoom {
     action: (seat, action) => this.act(seat, action),
   };
 
-  /** Runs when the matchmaker is asked, before it picks a room: refuses a join with its reason (listing.ts). */
-  static onAuth(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
-    return checkJoin(options, context);
-  }
+  /** Runs when the matchmaker is asked, before it picks a room: refuses a join with its reason. */
+  static readonly onAuth = checkJoin;
 
   /**
    * Has every game waiting with a study's worker check the worker's seat again (recheckWorker),
@@ -66,9 +64,7 @@ export class GameRoom extends Room implements LiveRoom {
   static readonly inThisProcess = new Set<GameRoom>();
 
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
-  static seatsWorker(studyId: string, workerId: string): Promise<boolean> {
-    return seatsWorker(studyId, workerId);
-  }
+  static readonly seatsWorker = seatsWorker;
 
   onCreate(options: GameRoomOptions): void {
     const asked = parseJoinOptions(options);
@@ -85,7 +81,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.seats = new Seats(this.clock, () => {
       if (waiting()) this.listing.publish();
     });
-    this.study = new StudySeats(study, this.services.studies, this.seats, this.roomId);
+    this.study = new StudySeats(study, this.services.studies, this.seats, this.roomId, armOf(options));
     this.queue = new QueueWatch(this, code, waiting);
     this.session = new GameSession({
       room: this,
@@ -103,9 +99,11 @@ export class GameRoom extends Room implements LiveRoom {
     // A quick-play game is made under its pool's lock, given back once its first seat is claimed.
     const creationLock = code === '' && !asked.private && !agentSeatAsked(asked) ? creationLockKey(asked.pool, study) : null;
     this.listing = new RoomListing({ pool: asked.pool, code, study }, this.seats, () => this.session.phase, (listing) => this.setMetadata(listing), creationLock);
-    claimSeatsOnReservation(this, { claim: (sessionId, joinOptions) => this.claim(sessionId, joinOptions), release: (sessionId) => this.seats.release(sessionId) }, () =>
-      this.listing.releaseCreationLock(),
-    );
+    claimSeatsOnReservation(this, {
+      claim: (sessionId, joinOptions) => this.claim(sessionId, joinOptions),
+      release: (sessionId) => this.seats.release(sessionId),
+      reserved: () => this.listing.releaseCreationLock(),
+    });
     this.listing.publish();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {
       this.onMessage(type, (client, message) => this.receive(client, type, message));
@@ -131,7 +129,7 @@ export class GameRoom extends Room implements LiveRoom {
     // A study's workers (the joining one, and those waiting here) play only while at the play
     // step, in their seat's role; the study's store is asked first, and the claim holds the seat meanwhile.
     const verdicts = await this.study.verdictsOnJoin(options.workerId, role);
-    const agent = await startAskedAgent(this.services.seatAgents, agentSeatAsked(options), `game room ${this.roomId}`);
+    const agent = await startAskedAgent(this.study.seatAgents(this.services.seatAgents), agentSeatAsked(options), `game room ${this.roomId}`);
     if (this.seats.claimOf(client.sessionId) !== claim) throw droppingAgent(agent, new ServerError(409, 'the seat reservation expired: join again'));
     this.seats.release(client.sessionId);
     if (verdicts?.joining === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);

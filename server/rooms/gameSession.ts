@@ -135,7 +135,7 @@ export class GameSession {
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', pool, ...(study.studyId && { study: study.studyId }), players: records, ...this.agentSeat?.headerMeta() },
+      meta: { source: 'server', pool, ...(study.studyId && { study: study.studyId }), players: records, ...this.agentSeat?.headerMeta(), ...study.headerMeta() },
     });
     try {
       this.writer = services.startLog(header, { pool, seats: records });

@@ -70,7 +70,7 @@ async function listings(conditions: Partial<SeatListing> = {}): Promise<Listed[]
  * room: bad options, a code that no waiting game has, a seat that game no longer has, and a
  * worker who already waits for a partner are refused there, each with its reason.
  */
-export async function checkJoin(options: unknown, context?: AuthContext): Promise<true> {
+export async function checkJoin(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
   if (studyOf(options) !== '') throw new ServerError(403, "a study's games are joined from the study's pages");
   const asked = parseJoinOptions(options);
   // A join by room id names the room in the request's path (context.req is that request).

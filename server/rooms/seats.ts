@@ -42,35 +42,40 @@ export interface Notice {
   readonly [detail: string]: unknown;
 }
 
-export const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
+const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');
 
 /** Colyseus 0.18's seat reservation: private in its types, and with no hook of its own. */
 type ReserveSeat = (sessionId: string, joinOptions: unknown, authData: unknown, seconds?: number, reconnecting?: boolean, ...rest: unknown[]) => Promise<boolean>;
 
+/** What a room does when Colyseus reserves one of its seats. */
+export interface Reservations {
+  /** Claims a seat for the join options, or answers false when the room has none for them. */
+  claim(sessionId: string, joinOptions: unknown): boolean;
+  /** Gives up a claim whose reservation was not made. */
+  release(sessionId: string): void;
+  /** Runs after every new reservation, made or refused. */
+  reserved(): Promise<void>;
+}
+
 /**
  * Colyseus 0.18 reserves a seat when the matchmaker answers, before the player connects, and has
- * no hook there. `claim` runs in that same step (and updates the listing at once), so that the
- * next reservation already sees the seat taken: a refused reservation makes the matchmaker look
- * for another room (or make one) instead of seating two leaders together. `reserved` runs after
- * every new reservation, made or refused.
+ * no hook there. The seat is claimed in that same step (and the listing updated at once), so that
+ * the next reservation already sees the seat taken: a refused reservation makes the matchmaker
+ * look for another room (or make one) instead of seating two leaders together.
  */
-export function claimSeatsOnReservation(
-  room: Room,
-  seats: { claim(sessionId: string, joinOptions: unknown): boolean; release(sessionId: string): void },
-  reserved: () => Promise<void>,
-): void {
+export function claimSeatsOnReservation(room: Room, reservations: Reservations): void {
   const reservable = room as unknown as { _reserveSeat: ReserveSeat };
   const reserve = reservable._reserveSeat.bind(room);
   reservable._reserveSeat = async (sessionId, joinOptions, authData, seconds, reconnecting, ...rest) => {
     // allowReconnection keeps a dropped player's seat through the same method.
     if (reconnecting) return reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
     try {
-      if (!seats.claim(sessionId, joinOptions)) return false;
+      if (!reservations.claim(sessionId, joinOptions)) return false;
       const made = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
-      if (!made) seats.release(sessionId);
+      if (!made) reservations.release(sessionId);
       return made;
     } finally {
-      await reserved();
+      await reservations.reserved();
     }
   };
 }

@@ -9,14 +9,35 @@ import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import type { EndReason } from '../../shared/log/format';
 import { CLOSE_ROLE_CHANGED, CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
+import type { ArmMeta } from '../../shared/study/arms';
 import type { SeatVerdict } from '../../shared/study/worker';
 import type { Awaitable, SeatRecord } from '../store/types';
+import type { SeatedAgent } from './botSeat';
+import type { SeatAgentStarter } from './seatAgents';
 import type { Seat, Seats } from './seats';
 
 /** Said to a study's worker whose session ended while it waited (or before it joined). */
 export const STUDY_ENDED_MESSAGE = 'your part of the study has ended: no new game starts for you';
 /** Said to a study's worker whose role changed while it waited (or before it joined): its page shows its next step. */
 export const ROLE_CHANGED_MESSAGE = 'your role in the study has changed: your page shows what comes next';
+
+/**
+ * The option a study's game is made with when its partner is an arm's agent: the arm drawn for it
+ * (server/study/studyGames.ts). Set by the study API only, as the study itself (STUDY_OPTION):
+ * a client's join never names a study, and outside a study this option means nothing.
+ */
+export const ARM_OPTION = 'arm';
+
+/** A game's arm: the arm's id, and which of the study's draws chose it. */
+export interface DrawnArm {
+  readonly id: string;
+  readonly draw: number;
+}
+
+export function armOf(options: unknown): DrawnArm | null {
+  const arm = (options as Record<string, unknown> | null | undefined)?.[ARM_OPTION] as Partial<DrawnArm> | undefined;
+  return typeof arm?.id === 'string' && Number.isInteger(arm.draw) ? { id: arm.id, draw: arm.draw! } : null;
+}
 
 /** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
 export interface StudyGameHooks {
@@ -28,7 +49,12 @@ export interface StudyGameHooks {
   seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
   stoppedWaiting(studyId: string, workerId: string): Awaitable<void>;
-  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Awaitable<void>;
+  /** `arm`: the game's arm, when its partner is an arm's agent. */
+  gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[], arm: DrawnArm | null): Awaitable<void>;
+  /** Starts the agent of the game's arm in its seat of `role`. */
+  startArmAgent(studyId: string, arm: DrawnArm, role: Role): Promise<SeatedAgent>;
+  /** What the game's log header records of its arm (`meta.arm`). */
+  armMeta(studyId: string, arm: DrawnArm): ArmMeta;
   /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
   gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): Awaitable<void>;
 }
@@ -40,7 +66,20 @@ export class StudySeats {
     private readonly hooks: StudyGameHooks | undefined,
     private readonly seats: Seats,
     private readonly roomId: string,
+    /** The arm drawn for this game (its partner is the arm's agent), or null. */
+    private readonly arm: DrawnArm | null,
   ) {}
+
+  /** The agents this game's joins may ask for: the arm's, in a game made for an arm; else the server's. */
+  seatAgents(server: SeatAgentStarter | undefined): SeatAgentStarter | undefined {
+    const { hooks, arm, studyId } = this;
+    return studyId && hooks && arm ? (role) => hooks.startArmAgent(studyId, arm, role) : server;
+  }
+
+  /** The log header's record of the game's arm (`meta.arm`): nothing outside a game made for an arm. */
+  headerMeta(): { arm?: ArmMeta } {
+    return this.studyId && this.hooks && this.arm ? { arm: this.hooks.armMeta(this.studyId, this.arm) } : {};
+  }
 
   /** The turn seconds the study sets, if this is a study's game. */
   turnSeconds(): { leader?: number; follower?: number } | undefined {
@@ -101,7 +140,7 @@ export class StudySeats {
   }
 
   gameStarted(gameId: string, seats: readonly SeatRecord[]): void {
-    this.tell((hooks) => hooks.gameStarted(this.studyId, gameId, seats));
+    this.tell((hooks) => hooks.gameStarted(this.studyId, gameId, seats, this.studyId ? this.arm : null));
   }
 
   gameEnded(gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): void {
