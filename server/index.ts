@@ -90,6 +90,8 @@ export interface GameServerOptions {
   readonly cluster?: Cluster;
   /** Where the researcher is told what a study needs (workers waiting for a partner who cannot come); stderr by default. */
   readonly warn?: (line: string) => void;
+  /** Where the call records of the studies' LLM arms go, one file per game; the current directory by default. */
+  readonly armRecords?: string;
 }
 
 export interface RunningGameServer {
@@ -137,7 +139,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   // A draining process of several still seats players, on the others, while one takes new games.
   const refusesNewGames = () => draining && !(cluster?.anotherReady() ?? false);
   const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
-  const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers, options.warn ?? warnOnStderr) : null;
+  const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers, options.warn ?? warnOnStderr, options.armRecords) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
   app.disable('x-powered-by');

@@ -18,7 +18,9 @@ import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, sta
 import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startLlmFromOptions, type LlmCliOptions } from '../llmOptions';
+import { startArmAgent } from '../../server/study/armAgents';
 import { loadStudyFiles } from '../../server/study/loadStudy';
+import { armSeat } from '../../shared/study/arms';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
@@ -104,6 +106,20 @@ function servedAgents(llm: LlmCliOptions, recordDir: string): StartSeatAgent {
   };
 }
 
+/** Each study's arms' agents, started once and closed before the server takes games: one that cannot play stops `serve` (exit 2) with the reason. */
+async function checkArmAgents(studies: readonly Study[], recordDir: string): Promise<void> {
+  for (const study of studies) {
+    for (const arm of study.arms ?? []) {
+      try {
+        const seated = await startArmAgent(arm, armSeat(study), recordDir);
+        await seated.agent.close?.();
+      } catch (error) {
+        throw new CliError(`study ${study.id}: arm ${arm.id} (${JSON.stringify(arm.agent)}) cannot play the ${armSeat(study)}'s seat: ${oneLineReason(error)}`);
+      }
+    }
+  }
+}
+
 /** The study files, loaded and checked before anything else starts: a bad one stops `serve` (exit 2). */
 function loadStudiesForServe(files: readonly string[]): Study[] {
   try {
@@ -148,6 +164,8 @@ export function registerServeCommand(program: Command): void {
       // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
       const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));
       await checkSeatAgents(seatAgents, startAgent);
+      const armRecords = options.llmRecords ?? resolve(options.data, 'llm');
+      await checkArmAgents(studies, armRecords);
       if ((options.redis === undefined) !== (options.publicAddress === undefined)) {
         throw new CliError('--redis and --public-address go together: each process of several needs the address its players reach it at');
       }
@@ -210,6 +228,7 @@ export function registerServeCommand(program: Command): void {
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
         studies,
         workers,
+        armRecords,
         cluster,
         routes: (app) => {
           mountApi(app, { store, adminToken: admin.token, studies, workers, metrics });
@@ -254,6 +273,7 @@ export function registerServeCommand(program: Command): void {
       say(`Game data API: http://localhost:${server.port}/api/games, metrics: /metrics, both with the header "Authorization: Bearer <token>"`);
       for (const study of studies) {
         say(`Study ${study.id} (${study.platform.kind}, pool ${study.pool}): participants enter at http://localhost:${server.port}/study/${study.id} (with the platform's ids: cerealbar study links)`);
+        if (study.arms) say(`  its arms, the ${armSeat(study)} of each game, drawn by weight: ${study.arms.map((arm) => `${arm.id} (${JSON.stringify(arm.agent)}, weight ${arm.weight})`).join(', ')}`);
         const studySeconds = { leader: study.time.leaderTurnSeconds ?? seconds.leader, follower: study.time.followerTurnSeconds ?? seconds.follower };
         const { game } = study;
         say(`  its rules: ${game ? rulesLine(game.rules, studyGameConfig(game), studySeconds) : `quick play's, ${rulesLine(options.rules, config, studySeconds)}`}`);

@@ -89,7 +89,7 @@ export function registerStudyCommands(program: Command): void {
       const loaded = loadStudyForCli(options.study);
       if (checked.warning) process.stderr.write(`cerealbar: warning: ${checked.warning}\n`);
       // A setting that pairs nobody by itself is a warning; one that does is said with the links.
-      const roles = roleSettingNote(loaded.roles);
+      const roles = roleSettingNote(loaded.roles, loaded.arms !== undefined);
       if (!roles.pairsNewWorkers) process.stderr.write(`cerealbar: warning: roles: ${roles.text}\n`);
       const links = studyLinks(loaded, checked.base);
       process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : `${formatLinks(links)}${roles.pairsNewWorkers ? `\nRoles: ${roles.text}\n` : ''}`);

@@ -11,10 +11,14 @@ import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
-import { GameRoom, STUDY_OPTION, type StudyGameHooks } from '../rooms/GameRoom';
+import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arms';
+import type { SeatedAgent } from '../rooms/botSeat';
+import { ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks } from '../rooms/GameRoom';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
+import { startArmAgent } from './armAgents';
+import { armOfDraw } from './arms';
 import { StudyRecords } from './studyRecords';
 
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
@@ -39,6 +43,8 @@ export class StudyGames implements StudyGameHooks {
     private readonly workers: WorkerStore,
     /** Where the researcher is told what needs doing (`serve` prints it). */
     private readonly warn: (line: string) => void,
+    /** Where the LLM arms' call records go, one file per game (docs/llm.md). */
+    private readonly armRecordDir = '.',
     retryMs?: number,
   ) {
     this.records = new StudyRecords((line) => logger.error(line), retryMs);
@@ -87,9 +93,10 @@ export class StudyGames implements StudyGameHooks {
 
   private async reserve(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
+    if (study.arms && worker.role === armSeat(study)) throw new WorkerError('ROLE_MISMATCH', `this study's participants play the ${worker.role === 'leader' ? 'follower' : 'leader'}; its agents play the ${worker.role}`);
     await this.workers.startWaiting(study.id, worker.participantId);
-    await this.warnIfNoPartnerCanCome(study, worker);
-    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string } = {
+    if (!study.arms) await this.warnIfNoPartnerCanCome(study, worker);
+    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string; [ARM_OPTION]?: DrawnArm } = {
       pool: study.pool,
       role: worker.role === 'either' ? 'any' : worker.role,
       workerId: worker.participantId,
@@ -99,7 +106,12 @@ export class StudyGames implements StudyGameHooks {
     };
     try {
       // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
-      return await matchMaker.joinOrCreate(ROOM_NAME, options);
+      if (!study.arms) return await matchMaker.joinOrCreate(ROOM_NAME, options);
+      // A game of its own, with the arm's agent in the other seat: it starts as the worker takes its seat.
+      const arms = study.arms;
+      const { draw, armId } = await this.workers.drawArm(study.id, worker.participantId, (n) => armOfDraw(study.id, arms, n).id);
+      const asked = armSeat(study) === 'follower' ? { botFollower: true } : { botLeader: true };
+      return await matchMaker.create(ROOM_NAME, { ...options, ...asked, [ARM_OPTION]: { id: armId, draw } });
     } catch (error) {
       // The worker waits for nothing: its wait starts again with its next request.
       await this.workers.stopWaiting(study.id, worker.participantId);
@@ -118,13 +130,28 @@ export class StudyGames implements StudyGameHooks {
     }
   }
 
-  async gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[]): Promise<void> {
+  async gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[], arm: DrawnArm | null): Promise<void> {
     // Queued at once, in order: a game's end is never written before its start.
     await Promise.all(
       workerSeats(seats).map((seat) =>
-        this.records.add(`study ${studyId}: the start of game ${gameId} for worker ${seat.workerId}`, () => this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role)),
+        this.records.add(`study ${studyId}: the start of game ${gameId} for worker ${seat.workerId}`, () => this.workers.recordGameStart(studyId, seat.workerId, gameId, seat.role, arm?.draw)),
       ),
     );
+  }
+
+  startArmAgent(studyId: string, drawn: DrawnArm, role: Role): Promise<SeatedAgent> {
+    return startArmAgent(this.arm(studyId, drawn), role, this.armRecordDir);
+  }
+
+  armMeta(studyId: string, drawn: DrawnArm): ArmMeta {
+    return armMeta(this.arm(studyId, drawn), drawn.draw);
+  }
+
+  /** The study's arm a game was made for (the study file names it: the draw was made from it). */
+  private arm(studyId: string, drawn: DrawnArm): Arm {
+    const arm = this.studies.get(studyId)?.arms?.find((candidate) => candidate.id === drawn.id);
+    if (!arm) throw new Error(`study ${studyId} has no arm ${JSON.stringify(drawn.id)}`);
+    return arm;
   }
 
   async gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: Parameters<StudyGameHooks['gameEnded']>[3]): Promise<void> {

@@ -22,8 +22,15 @@ export function waitsForPartner(worker: WorkerRecord): boolean {
   return worker.waitingSince !== null && worker.games.inProgress === 0 && workerStep(worker) === 'play';
 }
 
-/** What the role setting means for pairing, in plain words; `pairsNewWorkers` when any two new participants make a game. */
-export function roleSettingNote(roles: RoleSetting): { readonly pairsNewWorkers: boolean; readonly text: string } {
+/**
+ * What the role setting means for pairing, in plain words; `pairsNewWorkers` when any two new
+ * participants make a game, or (`withArms`: a study with arms) every participant gets a game.
+ */
+export function roleSettingNote(roles: RoleSetting, withArms = false): { readonly pairsNewWorkers: boolean; readonly text: string } {
+  if (withArms) {
+    const role = roles.newWorkersStartAs;
+    return { pairsNewWorkers: true, text: `every participant plays ${role} (roles.newWorkersStartAs: ${role}), and each game's other seat is an agent of one of the study's arms, drawn for the game.` };
+  }
   const toPair = 'For any two participants to be paired, set roles.newWorkersStartAs: either.';
   switch (roles.newWorkersStartAs) {
     case 'either':
@@ -51,9 +58,11 @@ export function roleSettingNote(roles: RoleSetting): { readonly pairsNewWorkers:
 
 /**
  * The roles nobody can come to play: no new participant may (by the setting), and no worker
- * whose session has not ended may. A game needing such a role cannot start.
+ * whose session has not ended may. A game needing such a role cannot start. In a study with arms
+ * an agent always plays the role its participants do not.
  */
 export function rolesNobodyCanPlay(study: StudyFile, workers: readonly WorkerRecord[]): Role[] {
+  if (study.arms) return [];
   return (['leader', 'follower'] as const).filter(
     (role) => !mayPlay(study.roles.newWorkersStartAs, role) && !workers.some((worker) => mayPlay(worker.role, role) && !ENDED_STEPS.has(workerStep(worker))),
   );

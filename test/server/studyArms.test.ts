@@ -1,0 +1,208 @@
+/**
+ * A study with arms on a real server: scripted human leaders go through the study API, and each
+ * game's follower is the agent of the arm drawn for it (the heuristic follower, or the LLM
+ * follower on a stub endpoint). The games are split between the arms as the weights say, across a
+ * restart; the log headers name the arm; nothing a participant receives names it.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@colyseus/sdk';
+import { mountApi } from '../../server/http/api';
+import { startGameServer, type RunningGameServer } from '../../server/index';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
+import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
+import { armOfDraw } from '../../server/study/arms';
+import { loadStudyFile } from '../../server/study/loadStudy';
+import { makeConfig } from '../../shared/engine/config';
+import { replay } from '../../shared/log/replay';
+import type { Study } from '../../shared/study/studyFile';
+import { startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { callJson, track, waitFor, type Player } from './harness';
+
+jest.setTimeout(120_000);
+
+const ADMIN = 'study-arms-test-admin-token-0001';
+const STUDY = 'pilot-1';
+const RIGHT_ANSWERS = [0, 1, 1];
+/** Ids no game message would hold by chance. */
+const HEURISTIC_ARM = 'baseline-h7';
+const LLM_ARM = 'model-q3';
+
+let dir: string;
+let stub: StubLlm;
+let study: Study;
+let store: SqliteGameStore;
+let workers: SqliteWorkerStore;
+let server: RunningGameServer | undefined;
+let base: string;
+/** Everything the participants received: HTTP answers and room messages. */
+const received: unknown[] = [];
+
+async function serve(): Promise<void> {
+  store = SqliteGameStore.open(join(dir, 'data'));
+  workers = SqliteWorkerStore.open(join(dir, 'data'));
+  server = await startGameServer({
+    warn: () => undefined,
+    port: 0,
+    host: '127.0.0.1',
+    // Short games (two turns each) with CB2's feedback and cancel, and an agent quick enough for the test.
+    roomSettings: { leaderTurnSeconds: 3, followerTurnSeconds: 1, botStepMs: 60, config: makeConfig({ turnsPerPlayer: 2, extraTurns: [], liveFeedback: true, cancelInstructions: true }) },
+    services: { startLog: (header, info) => store.startGame(header, info) },
+    studies: [study],
+    workers,
+    armRecords: join(dir, 'data', 'llm'),
+    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies: [study], workers }),
+  });
+  base = `http://127.0.0.1:${server.port}`;
+}
+
+async function stop(): Promise<void> {
+  await server?.close();
+  server = undefined;
+  workers.close();
+  store.close();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-arms-'));
+  // Every third call fails (400 is not retried): the report counts the LLM arm's failures.
+  stub = await startStubLlm({ respond: (_body, n) => (n % 3 === 2 ? { status: 400, body: '{"error": {"message": "bad request"}}' } : '{"actions": ["MF", "RR", "DONE"]}') });
+  const data = setPath(validStudy(), 'roles', { newWorkersStartAs: 'leader', promotion: 'manual' });
+  data.gamesPerSession = 3;
+  data.arms = [
+    { id: HEURISTIC_ARM, agent: 'heuristic', weight: 2 },
+    { id: LLM_ARM, agent: 'llm', weight: 1, llm: { model: STUB_MODEL, 'base-url': stub.url, 'api-key-env': 'CEREALBAR_TEST_NO_SUCH_KEY', 'timeout-s': 2, 'max-retries': 0 } },
+  ];
+  const folder = studyFolder(join(dir, 'study'));
+  writeFileSync(join(folder, 'study.yaml'), '');
+  study = loadStudyFile(writeStudy(folder, data));
+  await serve();
+});
+
+afterAll(async () => {
+  await stop();
+  await stub.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = async (method: string, path: string, body?: unknown, token?: string) => {
+  const answer = await callJson(base, method, path, body, token);
+  received.push(answer.body);
+  return answer;
+};
+
+/** A Prolific worker taken through consent, rules, the leader's tutorial and the quiz: at the play step. */
+async function readyLeader(pid: string): Promise<string> {
+  const token = (await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` })).body.token as string;
+  const post = (step: string, body: unknown) => call('POST', `/api/studies/${STUDY}/${step}`, body, token);
+  await post('consent', { agree: true });
+  await post('rules', { read: true });
+  expect((await post('tutorial', { role: 'leader' })).status).toBe(200);
+  expect((await post('quiz', { answers: RIGHT_ANSWERS })).body.worker.step).toBe('play');
+  return token;
+}
+
+/** Asks the study API for a game and takes the seat, as the study's page does: the game starts at once, with the arm's agent. */
+async function play(token: string): Promise<Player> {
+  const answer = await call('POST', `/api/studies/${STUDY}/play`, {}, token);
+  expect(answer.status).toBe(200);
+  const player = track(await new Client(base).consumeSeatReservation(answer.body.reservation));
+  await waitFor(() => player.phase === 'playing', 'the game to start with the agent');
+  return player;
+}
+
+/**
+ * A scripted leader: in its turn one instruction and End Turn; in the follower's turn a positive
+ * signal in the first round and a negative one in the second, and, when `cancels`, a cancel.
+ */
+async function lead(leader: Player, cancels: boolean): Promise<void> {
+  let acted = '';
+  const act = () => {
+    const view = leader.view;
+    if (!view || view.phase !== 'playing') return;
+    const moment = `${view.turn.role}:${view.turnsLeft}`;
+    if (moment === acted) return;
+    if (view.turn.role === 'leader' && view.legal.instruction) {
+      acted = moment;
+      leader.act({ type: 'instruction', text: 'get the card with 1 red star, 3 hexes ahead' });
+      leader.act({ type: 'endTurn' });
+    } else if (view.turn.role === 'follower' && view.legal.feedback) {
+      acted = moment;
+      leader.act({ type: 'feedback', signal: view.turnsLeft === 2 ? 'positive' : 'negative' });
+      if (cancels && view.turnsLeft === 1) leader.act({ type: 'cancel' });
+    }
+  };
+  leader.onView(act);
+  act();
+  await waitFor(() => leader.phase === 'ended', 'the game to end', 30_000);
+}
+
+const headers = () =>
+  store
+    .listGames()
+    .map((game) => replay(readFileSync(game.logPath, 'utf8'), { allowOpen: true }).header)
+    .sort((a, b) => (a.meta as any).arm.draw - (b.meta as any).arm.draw);
+
+describe("a study's arms", () => {
+  test('games are split between the arms as the weights say, across a restart; the headers name the arm; the participants are never told it', async () => {
+    const players: Player[] = [];
+    // Two workers, three games each (gamesPerSession 3): a worker meets whichever arms are drawn.
+    for (const pid of ['W1', 'W2']) {
+      const token = await readyLeader(pid);
+      for (let game = 0; game < 3; game++) {
+        const leader = await play(token);
+        players.push(leader);
+        await lead(leader, game === 1);
+      }
+      expect((await call('GET', `/api/studies/${STUDY}/me`, undefined, token)).body.worker).toMatchObject({ step: 'done', games: { played: 3, completed: 3 } });
+    }
+    // Draws 0 to 5, two blocks of three: exactly 2 to 1.
+    const six = headers();
+    expect(six.map((header) => (header.meta as any).arm.draw)).toEqual([0, 1, 2, 3, 4, 5]);
+    const armsOf = (list: typeof six) => list.map((header) => (header.meta as any).arm.id);
+    expect(armsOf(six).filter((id) => id === HEURISTIC_ARM)).toHaveLength(4);
+    expect(armsOf(six).filter((id) => id === LLM_ARM)).toHaveLength(2);
+    expect(armsOf(six)).toEqual([0, 1, 2, 3, 4, 5].map((draw) => armOfDraw(STUDY, study.arms!, draw).id));
+
+    // After a restart the draws go on where they were; a worker who leaves counts in its game's arm.
+    await stop();
+    await serve();
+    const leaver = await play(await readyLeader('W3'));
+    players.push(leaver);
+    await leaver.room.leave(true);
+    await waitFor(() => store.listGames().length === 7 && store.listGames().every((game) => game.endReason !== null), 'the abandoned game to end');
+    const all = headers();
+    const seventh = all[6].meta as any;
+    expect(seventh.arm).toMatchObject({ id: armOfDraw(STUDY, study.arms!, 6).id, draw: 6 });
+    const ends = new Map(store.listGames().map((game) => [game.gameId, game.endReason]));
+    expect(ends.get(all[6].gameId)).toBe('abandoned');
+    await waitFor(() => workers.armTotals(STUDY).reduce((sum, arm) => sum + arm.ended + arm.abandoned, 0) === 7, 'the workers store to record every end');
+    const heuristicGames = armsOf(all).filter((id) => id === HEURISTIC_ARM).length;
+    expect(workers.armTotals(STUDY)).toEqual([
+      { arm: HEURISTIC_ARM, drawn: heuristicGames, games: heuristicGames, live: 0, ended: seventh.arm.id === HEURISTIC_ARM ? 4 : heuristicGames, abandoned: seventh.arm.id === HEURISTIC_ARM ? 1 : 0 },
+      { arm: LLM_ARM, drawn: 7 - heuristicGames, games: 7 - heuristicGames, live: 0, ended: 2, abandoned: seventh.arm.id === LLM_ARM ? 1 : 0 },
+    ].sort((a, b) => a.arm.localeCompare(b.arm)));
+
+    // Each header names its arm (with its spec and settings: never a key) and the agent that played.
+    for (const header of all) {
+      const meta = header.meta as any;
+      const arm = study.arms!.find((candidate) => candidate.id === meta.arm.id)!;
+      expect(meta.arm).toEqual({ id: arm.id, agent: arm.agent, weight: arm.weight, draw: meta.arm.draw, ...(arm.llm && { llm: arm.llm }) });
+      expect(meta.agents.follower).toMatchObject(arm.agent === 'llm' ? { name: 'llm', spec: `llm ${STUB_MODEL} at ${stub.url}` } : { name: 'heuristic', spec: 'heuristic' });
+      expect(meta.players.find((p: any) => p.role === 'leader').workerId).toMatch(/^W[123]$/);
+      expect(meta.players.find((p: any) => p.role === 'follower').kind).toBe('bot');
+    }
+    // The LLM arm's games have their call records, one file per game.
+    const llmGames = all.filter((header) => (header.meta as any).arm.id === LLM_ARM).map((header) => `${header.gameId}.follower.llm.jsonl`);
+    expect(readdirSync(join(dir, 'data', 'llm')).sort()).toEqual(llmGames.sort());
+    expect(stub.chatRequests().length).toBeGreaterThan(0);
+
+    // Nothing the participants received names an arm, an agent or the model: not the HTTP answers
+    // (the seat reservation included), not one room message.
+    const seen = JSON.stringify([received, players.map((player) => player.messages)]);
+    expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
+    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight']) expect(seen).not.toContain(secret);
+  });
+});
