@@ -125,6 +125,7 @@ export function registerEvalCommand(program: Command): void {
         createdAt: new Date().toISOString(),
         logs: files,
         skippedLogs: result.skippedLogs,
+        instructionsCancelled: result.instructionsCancelled,
         aggregates: aggregate(result.episodes),
         undefinedCounts: countUndefined(result.episodes),
         episodes: result.episodes,

@@ -15,6 +15,8 @@ import { CliError } from '../errors';
 export interface EvalBatchResult {
   readonly episodes: EpisodeResult[];
   readonly skippedLogs: { file: string; error: string }[];
+  /** Instructions the recorded leaders cancelled in the logs evaluated (not examples). */
+  readonly instructionsCancelled: number;
 }
 
 /** The .jsonl files among `paths` (files, or directories searched one level deep), sorted. */
@@ -50,6 +52,7 @@ export async function evaluateFiles(
   let agent = await startAgent(choice);
   const episodes: EpisodeResult[] = [];
   const skippedLogs: { file: string; error: string }[] = [];
+  let instructionsCancelled = 0;
   try {
     for (const file of files) {
       let recording;
@@ -60,6 +63,7 @@ export async function evaluateFiles(
         skippedLogs.push({ file, error: (error as Error).message });
         continue;
       }
+      instructionsCancelled += recording.cancelledIds.length;
       for (let index = 0; index < recording.instructions.length; index++) {
         const result = await runEpisode(agent, recording, index, options);
         episodes.push({ ...result, file } as EpisodeResult);
@@ -74,7 +78,7 @@ export async function evaluateFiles(
   } finally {
     await agent.close?.();
   }
-  return { episodes, skippedLogs };
+  return { episodes, skippedLogs, instructionsCancelled };
 }
 
 async function startAgent(choice: AgentChoice) {
@@ -118,7 +122,7 @@ export async function evaluateInWorkers(
   const episodes = results
     .flatMap((r) => r.episodes)
     .sort((a, b) => order.get((a as unknown as { file: string }).file)! - order.get((b as unknown as { file: string }).file)! || a.index - b.index);
-  return { episodes, skippedLogs: results.flatMap((r) => r.skippedLogs) };
+  return { episodes, skippedLogs: results.flatMap((r) => r.skippedLogs), instructionsCancelled: results.reduce((sum, r) => sum + r.instructionsCancelled, 0) };
 }
 
 function runWorker(choice: AgentChoice, files: string[], options: EvalOptions, onEpisode: () => void): Promise<EvalBatchResult> {

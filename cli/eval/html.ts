@@ -3,7 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
-import { describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
+import { describeCancelled, describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
 export const escape = (text: string) =>
@@ -88,6 +88,7 @@ tr.error td { background: #fde8e8; }
 <p>${escape(describeMode(report.options))}, at most ${report.options.maxActions} actions per instruction, d<sub>th</sub> = ${report.options.successThreshold}; ${report.episodes.length} episodes from ${report.logs.length} logs; rules: ${escape(describeProfiles(report.episodes))}; ${escape(report.createdAt)}.</p>
 <h2>Aggregates</h2><table><tr><th>score</th><th>mean</th><th>undefined (episodes not in the mean)</th></tr>${aggregates}</table>
 ${points ? `<p class="points">${escape(points)}</p>` : ''}
+${report.instructionsCancelled > 0 ? `<p class="cancelled">${escape(describeCancelled(report.instructionsCancelled))}</p>` : ''}
 ${skipped ? `<h2>Skipped logs</h2><ul>${skipped}</ul>` : ''}
 <h2>Distributions</h2>
 ${names.map((name) => histogram(name, report.episodes.flatMap((e) => (name in scores(e) ? [scores(e)[name]] : [])))).join('\n')}

@@ -17,6 +17,7 @@ import { GameSetupError } from '../engine/errors';
 import type { Cell } from '../engine/hex';
 import type { GameMap, World } from '../engine/map';
 import { createGame, type GameState } from '../engine/state';
+import { followerInstructionId } from '../engine/playerView';
 import { actionOfCode, byActor, type Action } from '../engine/actions';
 import { step, type Outcome, type StepResult } from '../engine/transition';
 import { GeodesicDistance } from '../eval/distance';
@@ -49,7 +50,11 @@ export type ResetOptions =
   | { readonly log: string | Recording; readonly instruction: number };
 
 export interface EnvInfo {
-  /** The instruction the follower is to carry out now; null when none is queued. */
+  /**
+   * The instruction the follower is to carry out now, by the id its observation gives it
+   * (followerInstructionId: the engine's, unless the leader cancelled queued instructions the
+   * follower never saw); null when none is queued.
+   */
   readonly instructionId: number | null;
   readonly score: number;
   /** What the engine did with the follower's action; null after reset. */
@@ -211,7 +216,7 @@ export class FollowerEnv {
 
   private infoOf(episode: Episode, outcome: Outcome | null, shaping: number, points: number): EnvInfo {
     return {
-      instructionId: episode.state.queue[0]?.id ?? null,
+      instructionId: episode.state.queue.length > 0 ? followerInstructionId(episode.state, episode.state.queue[0].id) : null,
       score: episode.state.score,
       outcome,
       potential: episode.phi,
@@ -354,8 +359,8 @@ class RecordedPartner implements Partner {
   }
 
   playLeader(state: GameState): LeaderPlay {
-    // A follower turn that ran out of time in the recording ends here too (docs/evaluation.md, E-20).
-    state = this.leader.endFollowerTurnIfOutOfTime(state);
+    // A follower turn that ran out of time, or that the leader cancelled, in the recording ends here too (docs/evaluation.md, E-20, E-39).
+    state = this.leader.endFollowerTurnAsRecorded(state);
     while (!state.gameOver && state.turn.role === 'leader') {
       if (this.leader.exhausted) return { state, exhausted: true };
       state = this.leader.playTurn(state);

@@ -14,6 +14,8 @@ export interface EvalReport {
   readonly logs: readonly string[];
   /** Logs that could not be evaluated (they do not replay), with the reason. */
   readonly skippedLogs: readonly { readonly file: string; readonly error: string }[];
+  /** Instructions of the logs that the recorded leader cancelled: not examples, neither followed nor failed (docs/evaluation.md, E-37). */
+  readonly instructionsCancelled: number;
   /** Means over episodes (only over episodes where the score is defined), and counts. */
   readonly aggregates: Record<string, number | null>;
   /**
@@ -112,8 +114,14 @@ export function formatTable(report: EvalReport): string {
   const title = `${report.agent}, ${describeMode(report.options)}, ${report.episodes.length} episodes from ${report.logs.length} logs; rules: ${describeProfiles(report.episodes)}`;
   const lines = rows.map(([name, value, note]) => `  ${name.padEnd(width)}  ${value.padStart(9)}${note}`);
   const points = describePointsPossible(report.episodes);
+  const cancelled = report.instructionsCancelled > 0 ? [`  ${describeCancelled(report.instructionsCancelled)}`] : [];
   const skipped = report.skippedLogs.map((s) => `  skipped ${s.file}: ${s.error}`);
-  return [title, ...lines, ...(points ? [`  ${points}`] : []), ...skipped].join('\n');
+  return [title, ...lines, ...(points ? [`  ${points}`] : []), ...cancelled, ...skipped].join('\n');
+}
+
+/** The instructions the recorded leaders cancelled, in words (E-37). */
+export function describeCancelled(count: number): string {
+  return `${count} instruction${count === 1 ? '' : 's'} cancelled by the recorded leader: not examples, neither followed nor failed.`;
 }
 
 /** The rules profiles of the games the episodes come from, with how many of those games each: "cb2 (14 games)". */

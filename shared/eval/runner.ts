@@ -19,6 +19,7 @@ import { step, type StepResult } from '../engine/transition';
 import { eventAction, rulesProfileOf } from '../log/format';
 import { worldRulesOf } from '../engine/config';
 import type { GameState } from '../engine/state';
+import { followerInstructionId } from '../engine/playerView';
 import type { Cell } from '../engine/hex';
 import { ObservationTracker } from '../agents/observation';
 import { followerSituation, PlanPlayer } from '../agents/plans';
@@ -69,6 +70,8 @@ export interface InstructionRun {
   finished: boolean;
   /** Finished, with exactly the cards the human follower changed for it (appendix F's "followed"). */
   followed: boolean;
+  /** The recorded leader cancelled it: neither followed nor failed, whatever the agent did (E-37). */
+  readonly cancelled: boolean;
 }
 
 export interface EpisodeResult {
@@ -108,8 +111,10 @@ export interface EpisodeResult {
      * recorded game did from j on. Null (undefined) when the recorded game scored nothing from j on.
      */
     readonly proportionPoints: number | null;
-    /** The instructions the agent played, in order, and whether it followed each. */
-    readonly played: readonly { readonly instructionId: number; readonly followed: boolean }[];
+    /** Instructions the agent played that the recorded leader cancelled: neither followed nor failed (E-38). */
+    readonly instructionsCancelled: number;
+    /** The instructions the agent played, in order, whether it followed each, and `cancelled` for those the recorded leader cancelled. */
+    readonly played: readonly { readonly instructionId: number; readonly followed: boolean; readonly cancelled?: true }[];
   };
 }
 
@@ -136,11 +141,14 @@ export function leaderTurns(recording: Recording): LeaderTurn[] {
   return turns;
 }
 
-/** A follower turn of the recording: its events, and whether it ended because its time ran out. */
+/**
+ * A follower turn of the recording: its events (the leader's feedback and cancel among them), and
+ * what ended it when the follower did not: its time running out, or the leader's cancel.
+ */
 interface FollowerTurn {
   readonly firstEvent: number;
   readonly lastEvent: number;
-  readonly timedOut: boolean;
+  readonly cutBy: 'timeout' | 'cancel' | null;
 }
 
 function followerTurns(recording: Recording): FollowerTurn[] {
@@ -148,9 +156,9 @@ function followerTurns(recording: Recording): FollowerTurn[] {
   recording.events.forEach((event, i) => {
     if (recording.states[i].turn.role !== 'follower') return;
     const open = turns.at(-1);
-    const timedOut = event.type === 'timeout';
-    if (open && open.lastEvent === i - 1 && !open.timedOut) turns[turns.length - 1] = { ...open, lastEvent: i, timedOut };
-    else turns.push({ firstEvent: i, lastEvent: i, timedOut });
+    const cutBy = event.type === 'timeout' || event.type === 'cancel' ? event.type : null;
+    if (open && open.lastEvent === i - 1 && !open.cutBy) turns[turns.length - 1] = { ...open, lastEvent: i, cutBy };
+    else turns.push({ firstEvent: i, lastEvent: i, cutBy });
   });
   return turns;
 }
@@ -158,7 +166,8 @@ function followerTurns(recording: Recording): FollowerTurn[] {
 interface Turns {
   readonly leader: readonly LeaderTurn[];
   readonly follower: readonly FollowerTurn[];
-  readonly timedOut: ReadonlyMap<number, FollowerTurn>;
+  /** The follower turns a timeout or a cancel ended, by their first event. */
+  readonly cut: ReadonlyMap<number, FollowerTurn>;
 }
 
 /** The turns of a recording, found once for all of its episodes. */
@@ -167,7 +176,7 @@ function turnsOf(recording: Recording): Turns {
   let turns = turnsCache.get(recording);
   if (!turns) {
     const follower = followerTurns(recording);
-    turns = { leader: leaderTurns(recording), follower, timedOut: new Map(follower.filter((turn) => turn.timedOut).map((turn) => [turn.firstEvent, turn])) };
+    turns = { leader: leaderTurns(recording), follower, cut: new Map(follower.filter((turn) => turn.cutBy).map((turn) => [turn.firstEvent, turn])) };
     turnsCache.set(recording, turns);
   }
   return turns;
@@ -201,7 +210,7 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
   } catch (failure) {
     error = failure instanceof AgentFailure ? failure.message : `agent failed: ${(failure as Error).message}`;
   }
-  const first = runs[0] ?? newRun(target.id, state);
+  const first = runs[0] ?? newRun(target.id, state, recording);
   const base = {
     episodeId,
     gameId: recording.header.gameId,
@@ -219,21 +228,28 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
   return { ...base, cascaded: scoreCascade(recording, index, runs, state, options.cascade) };
 }
 
-function newRun(instructionId: number, state: GameState): InstructionRun {
-  return { instructionId, actions: [], path: [cellOf(state.follower)], cardVisits: [], limitReached: false, finished: false, followed: false };
+function newRun(instructionId: number, state: GameState, recording: Recording): InstructionRun {
+  const cancelled = recording.cancelledIds.includes(instructionId);
+  return { instructionId, actions: [], path: [cellOf(state.follower)], cardVisits: [], limitReached: false, finished: false, followed: false, cancelled };
 }
 
-/** What oracle agents are given of a recorded game: the human follower's actions, cards and end pose per instruction (the unfinished one included). */
+/**
+ * What oracle agents are given of a recorded game: the human follower's actions, cards and end pose
+ * per instruction (the unfinished one and the cancelled ones included), by the id the follower's
+ * observations give the instruction (followerInstructionId: the engine's, unless the leader
+ * cancelled queued instructions the follower never saw).
+ */
 export function recordingFor(recording: Recording): NonNullable<EpisodeStart['recording']> {
   const actions: Record<number, readonly AgentAction[]> = {};
   const changedCards: Record<number, readonly number[]> = {};
   const cardVisits: Record<number, readonly number[]> = {};
   const endPoses: Record<number, RecordedInstruction['endPose']> = {};
-  for (const instruction of recording.unfinished ? [...recording.instructions, recording.unfinished] : recording.instructions) {
-    actions[instruction.id] = instruction.actions;
-    changedCards[instruction.id] = instruction.changedCards;
-    cardVisits[instruction.id] = instruction.cardVisits;
-    endPoses[instruction.id] = instruction.endPose;
+  for (const instruction of [...recording.instructions, ...recording.cancelled, ...(recording.unfinished ? [recording.unfinished] : [])]) {
+    const id = followerInstructionId(recording.states[instruction.start], instruction.id);
+    actions[id] = instruction.actions;
+    changedCards[id] = instruction.changedCards;
+    cardVisits[id] = instruction.cardVisits;
+    endPoses[id] = instruction.endPose;
   }
   return { actions, changedCards, cardVisits, endPoses };
 }
@@ -262,13 +278,13 @@ async function play(
     let run = runs[runs.length - 1];
     if (!run || run.instructionId !== instruction.id) {
       if (options.mode === 'single' && runs.length > 0) break;
-      run = newRun(instruction.id, state);
+      run = newRun(instruction.id, state, recording);
       runs.push(run);
     }
     let chosen: AgentAction;
-    const timedOut = leader.endFollowerTurnIfOutOfTime(state);
-    if (timedOut !== state) {
-      state = timedOut;
+    const cut = leader.endFollowerTurnAsRecorded(state);
+    if (cut !== state) {
+      state = cut;
       continue;
     }
     if (run.actions.length >= options.maxActions - 1) {
@@ -296,9 +312,10 @@ async function play(
     if (chosen === 'DONE') {
       run.finished = true;
       // The follower's own flips on both sides: what the leader flipped meanwhile counts for neither.
-      run.followed = humanChanges.get(run.instructionId) === setKey(oddlyFlipped(run.cardVisits));
+      run.followed = !run.cancelled && humanChanges.get(run.instructionId) === setKey(oddlyFlipped(run.cardVisits));
       if (options.mode === 'single') break;
-      if (!run.followed && options.cascade !== 'continue') break; // the cascade stops at the first failure
+      // The cascade stops at the first failure; an instruction the recorded leader cancelled is none (E-38).
+      if (!run.followed && !run.cancelled && options.cascade !== 'continue') break;
     }
   }
   return state;
@@ -314,27 +331,31 @@ function followerTimeout(state: GameState): GameState {
  * The recorded leader, replayed open loop from a point of the recording on: each call to
  * `playTurn` plays its next recorded turn. It also keeps the recorded follower's clock: a follower
  * turn that ran out of time in the recording runs out in the episode after as many follower
- * actions (docs/evaluation.md, E-20), so that the replayed leader acts where it acted.
+ * actions (docs/evaluation.md, E-20), and one the recorded leader cancelled is cancelled there
+ * (E-39), so that the replayed leader acts where it acted.
  */
 export class RecordedLeader {
   private readonly turns: readonly LeaderTurn[];
-  /** The recorded follower turns that ran out of time, by their first event. */
-  private readonly timedOut: ReadonlyMap<number, FollowerTurn>;
+  /** The recorded follower turns a timeout or a cancel ended, by their first event. */
+  private readonly cut: ReadonlyMap<number, FollowerTurn>;
   private next = 0;
-  /** Follower actions left in this turn before its recorded time ran out; Infinity when it did not. */
+  /** Follower actions left in this turn before the recorded timeout or cancel; Infinity when it had none. */
   private followerActionsLeft: number;
+  /** What ends the follower's turn in progress when its actions run out. */
+  private cutBy: FollowerTurn['cutBy'];
 
   constructor(
     private readonly recording: Recording,
     /** Index of the event after which the replayed turns start (the follower's first step of the episode). */
     afterEvent: number,
   ) {
-    const { leader, follower: followers, timedOut } = turnsOf(recording);
+    const { leader, follower: followers, cut } = turnsOf(recording);
     this.turns = leader.filter((turn) => turn.firstEvent > afterEvent);
-    this.timedOut = timedOut;
+    this.cut = cut;
     // The follower turn in progress at afterEvent: only its actions from there on count.
     const current = followers.find((turn) => turn.firstEvent <= afterEvent && afterEvent <= turn.lastEvent);
-    this.followerActionsLeft = current?.timedOut ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
+    this.cutBy = current?.cutBy ?? null;
+    this.followerActionsLeft = current?.cutBy ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
   }
 
   /** The recorded follower's actions among events from..to (a timeout is the server's). */
@@ -346,10 +367,16 @@ export class RecordedLeader {
     return this.next >= this.turns.length;
   }
 
-  /** The state after the server's timeout when the recorded follower's turn had run out of time by now; else `state`. */
-  endFollowerTurnIfOutOfTime(state: GameState): GameState {
+  /**
+   * The state after the server's timeout, or the recorded leader's cancel, when the recorded
+   * follower's turn had ended so by now; else `state`.
+   */
+  endFollowerTurnAsRecorded(state: GameState): GameState {
     if (this.followerActionsLeft > 0 || state.gameOver || state.turn.role !== 'follower') return state;
-    return followerTimeout(state);
+    if (this.cutBy !== 'cancel') return followerTimeout(state);
+    const cancelled = step(state, { type: 'cancel', actor: 'leader' });
+    if (!cancelled.ok) throw new Error(`the recorded leader's cancel is refused: ${cancelled.error.message}`);
+    return cancelled.state;
   }
 
   /** Counts one action of the follower in its turn. */
@@ -359,7 +386,8 @@ export class RecordedLeader {
 
   playTurn(state: GameState): GameState {
     const turn = this.turns[this.next++];
-    const follower = this.timedOut.get(turn.firstEvent + turn.actions.length);
+    const follower = this.cut.get(turn.firstEvent + turn.actions.length);
+    this.cutBy = follower?.cutBy ?? null;
     this.followerActionsLeft = follower ? this.followerActions(follower.firstEvent, follower.lastEvent) : Infinity;
     return replayLeaderTurn(state, turn, this.recording);
   }
@@ -464,6 +492,7 @@ function scoreCascade(
     pointsScored,
     pointsPossible,
     proportionPoints: pointsPossible > 0 ? pointsScored / pointsPossible : null,
-    played: runs.map((run) => ({ instructionId: run.instructionId, followed: run.followed })),
+    instructionsCancelled: runs.filter((run) => run.cancelled).length,
+    played: runs.map((run) => ({ instructionId: run.instructionId, followed: run.followed, ...(run.cancelled && { cancelled: true as const }) })),
   };
 }

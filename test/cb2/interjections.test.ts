@@ -3,7 +3,9 @@
  * game's start, then CB2's messages for feedback and cancels at the moments that matter) for what
  * the real games lack. Each is replayed through the engine and compared with what CB2 counted.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CB2_FILES, importCb2Game, type Cb2Game } from '../../shared/cb2/import';
@@ -137,6 +139,21 @@ describe('feedback at the edges, as CB2 takes it', () => {
     expect(imported.droppedFeedback).toEqual([]);
     expect(story(imported.lines, -3)).toEqual(['RR', 'negative@1/9', 'RR']);
     replay(logText(imported.lines));
+  });
+
+  test('the command line names every signal it left out, on stderr and in the JSON report', () => {
+    const game = inTurn((script) => script.rotate(60).tick().feedback(0).tick().done().tick().feedback(2).tick());
+    const folder = join(mkdtempSync(join(tmpdir(), 'cb2-feedback-')), game.name);
+    mkdirSync(folder);
+    writeFileSync(join(folder, CB2_FILES.gameInfo), game.gameInfo);
+    writeFileSync(join(folder, CB2_FILES.messagesFromServer), game.messagesFromServer);
+    const bin = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
+    const run = spawnSync(process.execPath, [bin, 'import', 'cb2', folder, '--out', join(folder, '..', 'out'), '--json'], { encoding: 'utf8', timeout: 120_000 });
+    expect(run.status).toBe(0);
+    const dropped = importCb2Game(game).droppedFeedback;
+    expect(dropped.map(({ reason }) => reason)).toEqual(['a signal of NONE, which CB2 drops', "negative feedback in the leader's turn, which CB2 drops"]);
+    expect(JSON.parse(run.stdout).imported[0].droppedFeedback).toEqual(dropped);
+    expect(run.stderr).toBe(dropped.map(({ line, reason }) => `cerealbar: feedback left out: ${folder}: line ${line}: ${reason}\n`).join(''));
   });
 
   test('a signal that is not one of CB2 is an error naming the line', () => {

@@ -37,6 +37,7 @@ function report(episodes: EpisodeResult[], options: EvalOptions = DEFAULT_EVAL_O
     createdAt: '1970-01-01T00:00:00.000Z',
     logs: ['g.jsonl'],
     skippedLogs: [],
+    instructionsCancelled: 0,
     aggregates: aggregate(episodes),
     undefinedCounts: countUndefined(episodes),
     episodes,
@@ -118,6 +119,7 @@ describe('undefined path metrics', () => {
         pointsScored: proportionPoints === null ? 0 : 2 * proportionPoints,
         pointsPossible: proportionPoints === null ? 0 : 2,
         proportionPoints,
+        instructionsCancelled: 0,
         played: [],
       },
     });
@@ -160,6 +162,7 @@ describe('the convention is recorded', () => {
         pointsScored: 3,
         pointsPossible: 2,
         proportionPoints: 1.5,
+        instructionsCancelled: 0,
         played: [],
       },
     };

@@ -20969,16 +20969,20 @@ function loadRecording(text) {
   });
   const setReplacements = /* @__PURE__ */ new Map();
   for (const event of events) if (event.outcome.set) setReplacements.set(setKey(event.outcome.set.cards), event.outcome.set.added);
-  const segments = segment(states, events);
-  const instructions = segments.filter((instruction2) => instruction2.end !== null);
-  const unfinished = segments.find((instruction2) => instruction2.end === null) ?? null;
-  return { header: result.header, end: result.end, states, events, instructions, unfinished, setReplacements };
+  const { done, unfinished, cancelled } = segment(states, events);
+  const cancelledIds = events.flatMap((event) => event.outcome.cancelled ?? []);
+  return { header: result.header, end: result.end, states, events, instructions: done, unfinished, cancelledIds, cancelled, setReplacements };
 }
 function segment(states, events) {
-  const found = [];
+  const done = [];
+  const cancelled = [];
   let current = null;
   events.forEach((event, i) => {
     const before = states[i];
+    if (event.type === "cancel" && current) {
+      cancelled.push(close(current, null));
+      current = null;
+    }
     if (event.actor !== "follower") return;
     const head = before.queue[0];
     if (!current || current.id !== head.id) {
@@ -20992,12 +20996,11 @@ function segment(states, events) {
       open2.visits.push(...event.outcome.toggled ?? []);
     } else if (event.type === "done") {
       open2.actions.push("DONE");
-      found.push(close(open2, i + 1));
+      done.push(close(open2, i + 1));
       current = null;
     }
   });
-  if (current) found.push(close(current, null));
-  return found;
+  return { done, unfinished: current ? close(current, null) : null, cancelled };
 }
 function close(open2, end) {
   const { id, text, start, actions, path, visits } = open2;
@@ -21608,6 +21611,25 @@ function copyPose(pose) {
   return { x: pose.x, y: pose.y, heading: pose.heading };
 }
 
+// shared/agents/feedback.ts
+function feedbackOfOutcome(outcome, config2) {
+  return outcome.feedback ? { signal: outcome.feedback.signal, afterStep: config2.followerSteps - outcome.turn.stepsLeft } : null;
+}
+var FeedbackHeard = class {
+  signals = [];
+  heard(feedback) {
+    this.signals = [...this.signals, feedback];
+  }
+  /** The follower's turn is over (or has not begun): its signals are forgotten. */
+  forget() {
+    if (this.signals.length > 0) this.signals = [];
+  }
+  /** The signals of the follower's current turn, in order: the same array until another is heard. */
+  get inTurn() {
+    return this.signals;
+  }
+};
+
 // shared/agents/types.ts
 var OBSERVATION_VERSION = 2;
 var LEADER_AGENT_CODES = ["MF", "MB", "RL", "RR", "END"];
@@ -21615,9 +21637,16 @@ var LEADER_AGENT_CODES = ["MF", "MB", "RL", "RR", "END"];
 // shared/agents/observation.ts
 var ObservationTracker = class {
   memory = emptyMemory("follower");
-  /** The follower witnesses `state` (what is in its view then), as a live follower sees every moment. */
-  witness(state) {
+  feedback = new FeedbackHeard();
+  /**
+   * The follower witnesses `state` (what is in its view then), as a live follower sees every
+   * moment, and hears the leader's feedback if `outcome`, the action's that led to it, carries some.
+   */
+  witness(state, outcome) {
     this.memory = remember(this.memory, state);
+    const feedback = outcome && feedbackOfOutcome(outcome, state.config);
+    if (feedback) this.feedback.heard(feedback);
+    if (state.turn.role !== "follower") this.feedback.forget();
   }
   /** The follower's view of `state`, after it witnessed it. */
   view(state) {
@@ -21625,16 +21654,16 @@ var ObservationTracker = class {
     return playerView(state, "follower", this.memory);
   }
   observe(state, options = {}) {
-    return observationFromView(this.view(state), options.oracle ? oracleData(state) : void 0);
+    return observationFromView(this.view(state), options.oracle ? oracleData(state) : void 0, this.feedback.inTurn);
   }
 };
-function observationFromView(view, oracle) {
+function observationFromView(view, oracle, feedback = []) {
   if (view.role !== "follower") throw new Error("observations are built from the follower's view");
   let current = null;
   let previous = null;
   for (const instruction2 of view.instructions) {
     if (instruction2.status === "current") current = copyInstruction(instruction2);
-    else previous = copyInstruction(instruction2);
+    else previous = instruction2.status === "cancelled" ? { ...copyInstruction(instruction2), cancelled: true } : copyInstruction(instruction2);
   }
   const observation = {
     version: OBSERVATION_VERSION,
@@ -21651,6 +21680,7 @@ function observationFromView(view, oracle) {
     map: view.map,
     legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code))
   };
+  if (view.config.liveFeedback) observation.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
   if (oracle) observation.oracle = oracle;
   return observation;
 }
@@ -21804,9 +21834,9 @@ function followerTurns(recording) {
   recording.events.forEach((event, i) => {
     if (recording.states[i].turn.role !== "follower") return;
     const open2 = turns.at(-1);
-    const timedOut = event.type === "timeout";
-    if (open2 && open2.lastEvent === i - 1 && !open2.timedOut) turns[turns.length - 1] = { ...open2, lastEvent: i, timedOut };
-    else turns.push({ firstEvent: i, lastEvent: i, timedOut });
+    const cutBy = event.type === "timeout" || event.type === "cancel" ? event.type : null;
+    if (open2 && open2.lastEvent === i - 1 && !open2.cutBy) turns[turns.length - 1] = { ...open2, lastEvent: i, cutBy };
+    else turns.push({ firstEvent: i, lastEvent: i, cutBy });
   });
   return turns;
 }
@@ -21815,7 +21845,7 @@ function turnsOf(recording) {
   let turns = turnsCache.get(recording);
   if (!turns) {
     const follower = followerTurns(recording);
-    turns = { leader: leaderTurns(recording), follower, timedOut: new Map(follower.filter((turn) => turn.timedOut).map((turn) => [turn.firstEvent, turn])) };
+    turns = { leader: leaderTurns(recording), follower, cut: new Map(follower.filter((turn) => turn.cutBy).map((turn) => [turn.firstEvent, turn])) };
     turnsCache.set(recording, turns);
   }
   return turns;
@@ -21831,19 +21861,22 @@ function followerTimeout(state) {
 var RecordedLeader = class {
   constructor(recording, afterEvent) {
     this.recording = recording;
-    const { leader, follower: followers, timedOut } = turnsOf(recording);
+    const { leader, follower: followers, cut } = turnsOf(recording);
     this.turns = leader.filter((turn) => turn.firstEvent > afterEvent);
-    this.timedOut = timedOut;
+    this.cut = cut;
     const current = followers.find((turn) => turn.firstEvent <= afterEvent && afterEvent <= turn.lastEvent);
-    this.followerActionsLeft = current?.timedOut ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
+    this.cutBy = current?.cutBy ?? null;
+    this.followerActionsLeft = current?.cutBy ? this.followerActions(afterEvent, current.lastEvent) : Infinity;
   }
   recording;
   turns;
-  /** The recorded follower turns that ran out of time, by their first event. */
-  timedOut;
+  /** The recorded follower turns a timeout or a cancel ended, by their first event. */
+  cut;
   next = 0;
-  /** Follower actions left in this turn before its recorded time ran out; Infinity when it did not. */
+  /** Follower actions left in this turn before the recorded timeout or cancel; Infinity when it had none. */
   followerActionsLeft;
+  /** What ends the follower's turn in progress when its actions run out. */
+  cutBy;
   /** The recorded follower's actions among events from..to (a timeout is the server's). */
   followerActions(from, to) {
     return this.recording.events.slice(from, to + 1).filter((event) => event.actor === "follower").length;
@@ -21851,10 +21884,16 @@ var RecordedLeader = class {
   get exhausted() {
     return this.next >= this.turns.length;
   }
-  /** The state after the server's timeout when the recorded follower's turn had run out of time by now; else `state`. */
-  endFollowerTurnIfOutOfTime(state) {
+  /**
+   * The state after the server's timeout, or the recorded leader's cancel, when the recorded
+   * follower's turn had ended so by now; else `state`.
+   */
+  endFollowerTurnAsRecorded(state) {
     if (this.followerActionsLeft > 0 || state.gameOver || state.turn.role !== "follower") return state;
-    return followerTimeout(state);
+    if (this.cutBy !== "cancel") return followerTimeout(state);
+    const cancelled = step(state, { type: "cancel", actor: "leader" });
+    if (!cancelled.ok) throw new Error(`the recorded leader's cancel is refused: ${cancelled.error.message}`);
+    return cancelled.state;
   }
   /** Counts one action of the follower in its turn. */
   followerActed() {
@@ -21862,7 +21901,8 @@ var RecordedLeader = class {
   }
   playTurn(state) {
     const turn = this.turns[this.next++];
-    const follower = this.timedOut.get(turn.firstEvent + turn.actions.length);
+    const follower = this.cut.get(turn.firstEvent + turn.actions.length);
+    this.cutBy = follower?.cutBy ?? null;
     this.followerActionsLeft = follower ? this.followerActions(follower.firstEvent, follower.lastEvent) : Infinity;
     return replayLeaderTurn(state, turn, this.recording);
   }
@@ -21901,7 +21941,7 @@ var card = cell.extend({
 var followerObservationSchema = external_exports.object({
   version: external_exports.literal(OBSERVATION_VERSION),
   instruction,
-  previousInstruction: instruction,
+  previousInstruction: external_exports.object({ id: external_exports.number().int().min(0), text: external_exports.string(), cancelled: external_exports.literal(true).optional() }).nullable(),
   pose: poseSchema,
   stepsLeft: external_exports.number().int().min(0),
   turnsLeft: external_exports.number().int().min(0),
@@ -21916,7 +21956,8 @@ var followerObservationSchema = external_exports.object({
     terrain: external_exports.array(external_exports.string().regex(/^[GPWDH?]*$/, "terrain rows use only the letters G P W D H and ?")),
     props: external_exports.array(cell.extend({ type: external_exports.enum(PROP_TYPES), variant: external_exports.string(), rotation: poseSchema.shape.heading }))
   }),
-  legal: external_exports.array(external_exports.enum(FOLLOWER_CODES))
+  legal: external_exports.array(external_exports.enum(FOLLOWER_CODES)),
+  feedback: external_exports.array(external_exports.object({ signal: external_exports.enum(FEEDBACK_SIGNALS), afterStep: external_exports.number().int().min(0) })).optional()
 }).superRefine((observation, ctx) => {
   const { width, height, terrain } = observation.map;
   if (terrain.length !== height || terrain.some((row) => row.length !== width)) {
@@ -22429,7 +22470,7 @@ var FollowerEnv = class {
   }
   infoOf(episode, outcome, shaping, points) {
     return {
-      instructionId: episode.state.queue[0]?.id ?? null,
+      instructionId: episode.state.queue.length > 0 ? followerInstructionId(episode.state, episode.state.queue[0].id) : null,
       score: episode.state.score,
       outcome,
       potential: episode.phi,
@@ -22533,7 +22574,7 @@ var RecordedPartner = class {
     return stepWithRecordedSets(state, action, this.recording);
   }
   playLeader(state) {
-    state = this.leader.endFollowerTurnIfOutOfTime(state);
+    state = this.leader.endFollowerTurnAsRecorded(state);
     while (!state.gameOver && state.turn.role === "leader") {
       if (this.leader.exhausted) return { state, exhausted: true };
       state = this.leader.playTurn(state);
@@ -22590,7 +22631,8 @@ function describeObservation(obs) {
   return [
     statusLine(obs),
     `Instruction: ${instructionText(obs.instruction)}`,
-    `Previous instruction: ${instructionText(obs.previousInstruction)}`,
+    `Previous instruction: ${instructionText(obs.previousInstruction)}${obs.previousInstruction?.cancelled ? " (cancelled by the leader)" : ""}`,
+    ...feedbackLines(obs),
     ...visibleCardLines(obs),
     ...rememberedCardLines(obs),
     ...landmarkLines(obs, map2),
@@ -22603,6 +22645,16 @@ function statusLine(obs) {
 }
 function instructionText(instruction2) {
   return instruction2 ? instruction2.text.replace(/\s+/g, " ").trim() : "none";
+}
+function feedbackLines(obs) {
+  const signals = obs.feedback;
+  if (!signals) return [];
+  const last = signals.at(-1);
+  if (!last) return ["The leader's feedback this turn: none yet."];
+  const when = last.afterStep === 0 ? "before your first step" : `after your ${ordinal(last.afterStep)} step`;
+  const negative = signals.filter((feedback) => feedback.signal === "negative").length;
+  const tally = signals.length > 1 ? ` (${signals.length} signals this turn: ${signals.length - negative} positive, ${negative} negative)` : "";
+  return [`The leader's last feedback: ${last.signal}, ${when} this turn${tally}.`];
 }
 function visibleCardLines(obs) {
   if (obs.visibleCards.length === 0) return ["You see no cards."];
@@ -22697,6 +22749,11 @@ function hexes(n) {
 }
 function count(n, singular, plural2 = `${singular}s`) {
   return `${n} ${n === 1 ? singular : plural2}`;
+}
+function ordinal(n) {
+  const tens = Math.floor(n / 10) % 10;
+  const suffix = tens === 1 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
+  return `${n}${suffix}`;
 }
 function article(word) {
   return /^[aeiou]/.test(word) ? "an" : "a";
