@@ -84,7 +84,7 @@ describe('importing the 20 real CB2 games', () => {
       score: expected.score,
       over: expected.over,
     });
-    expect(replayed.header).toMatchObject({ replacementCards: 'recorded', config: { turnsPerPlayer: 7, walkableHills: true, cardsOnEdge: true }, meta: { source: 'cb2', profile: 'cb2' } });
+    expect(replayed.header).toMatchObject({ replacementCards: 'recorded', config: { turnsPerPlayer: 7, walkableHills: true, cardsOnEdge: true, liveFeedback: true, cancelInstructions: true }, meta: { source: 'cb2', profile: 'cb2' } });
   });
 
   test("the clocks are each role's longest turn; a role that never played keeps the profile's", () => {
