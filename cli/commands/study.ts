@@ -16,8 +16,11 @@ import { roleSettingNote } from '../../shared/study/roles';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
 import { workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
+import { DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import { CliError } from '../errors';
-import { checkStoreUrl } from '../options';
+import { checkStoreUrl, integerOption } from '../options';
+import { armsCsv, differencesCsv, formatStudyReport, studyReport } from '../study/report';
+import { studyReportHtml } from '../study/reportHtml';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_ROLES, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 
 interface InitOptions {
@@ -38,6 +41,17 @@ interface BonusesOptions {
   store?: string;
   format: string;
   out: string;
+  json?: boolean;
+}
+
+interface ReportOptions {
+  study: string;
+  data: string;
+  store?: string;
+  llmRecords?: string;
+  out: string;
+  bootstrap: number;
+  bootstrapSeed: number;
   json?: boolean;
 }
 
@@ -139,6 +153,42 @@ export function registerStudyCommands(program: Command): void {
       const unassigned = sheet.rows.filter((row) => format === 'mturk' && row.assignmentId === null);
       if (unassigned.length > 0) process.stderr.write(`cerealbar: warning: ${unassigned.map((row) => row.participantId).join(' ')} played without an MTurk assignment id: MTurk cannot pay those rows\n`);
       process.stdout.write(options.json ? `${JSON.stringify(sheet, null, 2)}\n` : formatBonuses(sheet, options.out));
+    });
+
+  study
+    .command('report')
+    .description("compare the study's arms from its game logs: a per-arm table (JSON, CSV) and an HTML page with each arm's score distribution, and each pair of arms' difference in mean score")
+    .requiredOption('--study <file>', 'the study file (YAML or JSON), with its arms')
+    .option('--data <dir>', 'the data directory serve uses', 'data')
+    .option('--store <url>', "read the games from the PostgreSQL database serve --store uses instead (those of the study's pool); also STORE_URL", process.env.STORE_URL || undefined)
+    .option('--llm-records <dir>', "where the LLM arms' call records are (serve's --llm-records; default: the data directory's llm/)")
+    .requiredOption('--out <dir>', 'the folder to write report.json, arms.csv, differences.csv and report.html to (created if missing)')
+    .option('--bootstrap <n>', 'bootstrap resamples of each 95% interval', integerOption('--bootstrap', 100, 1_000_000), DEFAULT_BOOTSTRAP.resamples)
+    .option('--bootstrap-seed <n>', "seeds the bootstrap's resampling", integerOption('--bootstrap-seed', 0, 2 ** 31 - 1), DEFAULT_BOOTSTRAP.seed)
+    .option('--json', 'print the report as JSON instead of the table')
+    .action(async (options: ReportOptions) => {
+      const loaded = loadStudyForCli(options.study);
+      if (!loaded.arms) throw new CliError(`${options.study}: the study has no arms: its games are between participants, and there is nothing to compare`);
+      const store = checkStoreUrl(options.store);
+      const { games, unreadable } = store === undefined ? await readDataDirLogs(resolve(options.data)) : await readDatabaseLogs(store, loaded.pool);
+      const bootstrap = { resamples: options.bootstrap, seed: options.bootstrapSeed, level: DEFAULT_BOOTSTRAP.level };
+      const report = studyReport(loaded, games, resolve(options.llmRecords ?? join(options.data, 'llm')), bootstrap);
+      const files: [string, string][] = [
+        ['report.json', `${JSON.stringify(report, null, 2)}\n`],
+        ['arms.csv', armsCsv(report)],
+        ['differences.csv', differencesCsv(report)],
+        ['report.html', studyReportHtml(report)],
+      ];
+      try {
+        mkdirSync(options.out, { recursive: true });
+        for (const [name, text] of files) writeFileSync(join(options.out, name), text);
+      } catch (error) {
+        throw new CliError(`${options.out}: cannot write the report: ${(error as Error).message}`);
+      }
+      for (const problem of unreadable) process.stderr.write(`cerealbar: warning: ${problem} (not counted)\n`);
+      const without = report.arms.flatMap((arm) => arm.llm?.gamesWithoutRecords ?? []);
+      if (without.length > 0) process.stderr.write(`cerealbar: warning: no LLM call records for ${without.length} game(s) (their failures are not counted): ${without.join(' ')}\n`);
+      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStudyReport(report)}Wrote ${files.map(([name]) => join(options.out, name)).join(', ')}\n`);
     });
 }
 

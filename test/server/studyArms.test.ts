@@ -2,9 +2,10 @@
  * A study with arms on a real server: scripted human leaders go through the study API, and each
  * game's follower is the agent of the arm drawn for it (the heuristic follower, or the LLM
  * follower on a stub endpoint). The games are split between the arms as the weights say, across a
- * restart; the log headers name the arm; nothing a participant receives names it.
+ * restart; the log headers name the arm; nothing a participant receives names it; and `study
+ * report` gives what a recomputation from the raw log lines and call records gives.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@colyseus/sdk';
@@ -15,10 +16,12 @@ import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { armOfDraw } from '../../server/study/arms';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { makeConfig } from '../../shared/engine/config';
+import { bootstrapInterval, DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import { replay } from '../../shared/log/replay';
 import type { Study } from '../../shared/study/studyFile';
 import { startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { cerealbar } from '../cli/run';
 import { callJson, track, waitFor, type Player } from './harness';
 
 jest.setTimeout(120_000);
@@ -33,6 +36,7 @@ const LLM_ARM = 'model-q3';
 let dir: string;
 let stub: StubLlm;
 let study: Study;
+let studyFile: string;
 let store: SqliteGameStore;
 let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
@@ -75,9 +79,8 @@ beforeAll(async () => {
     { id: HEURISTIC_ARM, agent: 'heuristic', weight: 2 },
     { id: LLM_ARM, agent: 'llm', weight: 1, llm: { model: STUB_MODEL, 'base-url': stub.url, 'api-key-env': 'CEREALBAR_TEST_NO_SUCH_KEY', 'timeout-s': 2, 'max-retries': 0 } },
   ];
-  const folder = studyFolder(join(dir, 'study'));
-  writeFileSync(join(folder, 'study.yaml'), '');
-  study = loadStudyFile(writeStudy(folder, data));
+  studyFile = writeStudy(studyFolder(join(dir, 'study')), data);
+  study = loadStudyFile(studyFile);
   await serve();
 });
 
@@ -204,5 +207,92 @@ describe("a study's arms", () => {
     const seen = JSON.stringify([received, players.map((player) => player.messages)]);
     expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
     for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight']) expect(seen).not.toContain(secret);
+  });
+
+  test('study report computes from the logs what a recomputation from their lines gives', async () => {
+    // The games of the first test: six played to the end, one abandoned.
+    const out = join(dir, 'report');
+    const run = await cerealbar('study', 'report', '--study', studyFile, '--data', join(dir, 'data'), '--out', out, '--bootstrap', '2000');
+    expect(run).toMatchObject({ status: 0, stderr: '' });
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+
+    // The recomputation: each log's raw lines, and each LLM game's call records, counted by arm.
+    const expected = new Map<string, { scores: number[]; games: number; toEnd: number; abandoned: number; instructions: number; done: number; cancelled: number; positive: number; negative: number; records: number; failures: number; fallbacks: number }>();
+    for (const file of readdirSync(join(dir, 'data', 'logs'))) {
+      const lines = readFileSync(join(dir, 'data', 'logs', file), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      const arm = lines[0].meta.arm.id as string;
+      const figures = expected.get(arm) ?? { scores: [], games: 0, toEnd: 0, abandoned: 0, instructions: 0, done: 0, cancelled: 0, positive: 0, negative: 0, records: 0, failures: 0, fallbacks: 0 };
+      expected.set(arm, figures);
+      const end = lines.find((line) => line.kind === 'end');
+      const events = lines.filter((line) => line.kind === 'event');
+      figures.games++;
+      figures.scores.push(end.score);
+      if (end.reason === 'turns-exhausted') figures.toEnd++;
+      if (end.reason === 'abandoned') figures.abandoned++;
+      figures.instructions += events.filter((event) => event.type === 'instruction').length;
+      figures.done += events.filter((event) => event.type === 'done').length;
+      figures.cancelled += events.reduce((sum, event) => sum + (event.outcome.cancelled?.length ?? 0), 0);
+      figures.positive += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'positive').length;
+      figures.negative += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'negative').length;
+      const records = join(dir, 'data', 'llm', `${lines[0].gameId}.follower.llm.jsonl`);
+      if (arm === LLM_ARM) {
+        const calls = readFileSync(records, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'llm-call');
+        figures.records += calls.length;
+        figures.failures += calls.filter((call) => call.status !== 'ok').length;
+        figures.fallbacks += calls.filter((call) => call.fallback !== null).length;
+      } else {
+        expect(existsSync(records)).toBe(false);
+      }
+    }
+    // The scripted leaders gave feedback and cancelled, and the stub failed some calls: the figures are not all zero.
+    const sum = (figure: 'positive' | 'negative' | 'cancelled' | 'failures' | 'instructions') => [...expected.values()].reduce((total, arm) => total + arm[figure], 0);
+    for (const figure of ['positive', 'negative', 'cancelled', 'failures', 'instructions'] as const) expect(sum(figure)).toBeGreaterThan(0);
+
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    expect(report.arms.map((arm: any) => arm.id)).toEqual([HEURISTIC_ARM, LLM_ARM]);
+    for (const arm of report.arms) {
+      const want = expected.get(arm.id)!;
+      expect(arm).toMatchObject({
+        games: want.games,
+        ended: want.games,
+        playedToEnd: want.toEnd,
+        abandoned: want.abandoned,
+        notEnded: 0,
+        instructionsPerGame: want.instructions / want.games,
+        followedShare: want.done / want.instructions,
+        cancellationRate: want.cancelled / want.instructions,
+        feedback: { positive: want.positive, negative: want.negative, negativePerPositive: want.positive === 0 ? null : want.negative / want.positive },
+      });
+      expect([...arm.scores].sort()).toEqual([...want.scores].sort());
+      expect(arm.meanScore).toBeCloseTo(mean(want.scores), 10);
+      expect(arm.scoreInterval).toEqual(bootstrapInterval(arm.scores, { ...DEFAULT_BOOTSTRAP, resamples: 2000 }));
+      if (arm.id === LLM_ARM) {
+        expect(arm.llm).toMatchObject({ records: want.records, failureRate: want.failures / want.records, fallbacks: want.fallbacks, gamesWithoutRecords: [] });
+        expect(Object.values(arm.llm.failures).reduce((a: number, b) => a + (b as number), 0)).toBe(want.failures);
+      } else {
+        expect(arm.llm).toBeNull();
+      }
+    }
+    const [first, second] = report.arms;
+    expect(report.differences).toEqual([{ arm: LLM_ARM, minus: HEURISTIC_ARM, meanDifference: expect.any(Number), interval: { low: expect.any(Number), high: expect.any(Number) } }]);
+    const difference = report.differences[0];
+    expect(difference.meanDifference).toBeCloseTo(mean(expected.get(LLM_ARM)!.scores) - mean(expected.get(HEURISTIC_ARM)!.scores), 10);
+    expect(difference.interval.low).toBeLessThanOrEqual(difference.meanDifference + 1e-9);
+    expect(difference.interval.high).toBeGreaterThanOrEqual(difference.meanDifference - 1e-9);
+    expect(difference.interval.high - difference.interval.low).toBeLessThanOrEqual(Math.max(...first.scores, ...second.scores) - Math.min(...first.scores, ...second.scores) + 1e-9);
+
+    // The CSV holds the same figures; the page is whole and loads nothing.
+    const csv = readFileSync(join(out, 'arms.csv'), 'utf8').trim().split('\n');
+    expect(csv[0].split(',').slice(0, 4)).toEqual(['arm', 'agent', 'weight', 'games']);
+    expect(csv.slice(1).map((line) => line.split(',').slice(0, 4))).toEqual(report.arms.map((arm: any) => [arm.id, arm.agent, String(arm.weight), String(arm.games)]));
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|src=|href="http/);
+    expect(run.stdout).toMatch(new RegExp(`${LLM_ARM} - ${HEURISTIC_ARM}: [+-]\\d`));
+  });
+
+  test('study report refuses a study without arms', async () => {
+    const plain = writeStudy(studyFolder(join(dir, 'plain')), validStudy());
+    expect(await cerealbar('study', 'report', '--study', plain, '--data', join(dir, 'data'), '--out', join(dir, 'plain-report'))).toMatchObject({ status: 2, stderr: expect.stringMatching(/the study has no arms/) });
   });
 });
