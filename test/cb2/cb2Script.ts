@@ -42,6 +42,7 @@ const stampOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000`;
 const msOf = (stamp: string) => Date.parse(`${stamp.slice(0, 23)}Z`);
 
 export class Cb2Script {
+  private readonly gameInfo: string;
   private readonly lines: string[];
   private readonly leaderId: number;
   private readonly followerId: number;
@@ -66,16 +67,14 @@ export class Cb2Script {
     this.gameInfo = unzip(CB2_FILES.gameInfo);
     this.lines = unzip(CB2_FILES.messagesFromServer).split('\n').slice(0, lines);
     const mine = this.lines.map((line) => JSON.parse(line)).filter((entry) => entry.player_id === this.leaderId).map((entry) => entry.message_from_server);
-    const last = <T>(pick: (message: any) => T | null): T => mine.map(pick).filter((value) => value !== null).at(-1)!;
-    this.state = { ...last((message) => message.turn_state) };
-    this.objectives = last((message) => message.objectives).map((objective: Objective) => ({ ...objective }));
+    const last = <T>(pick: (message: any) => T | null): T | undefined => mine.map(pick).filter((value) => value !== null).at(-1);
+    this.state = { ...last((message) => message.turn_state)! };
+    this.objectives = (last((message) => message.objectives) ?? []).map((objective: Objective) => ({ ...objective }));
     this.clock = msOf(mine.at(-1).transmit_time);
     if (this.state.turn !== LEADER || this.objectives.some((objective) => !objective.completed && !objective.cancelled)) {
       throw new Error("the kept messages must end in the leader's turn with nothing queued");
     }
   }
-
-  private readonly gameInfo: string;
 
   private send(type: number, fields: Record<string, unknown>): this {
     this.clock += 250;

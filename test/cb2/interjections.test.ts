@@ -12,7 +12,7 @@ import { CB2_FILES, importCb2Game, type Cb2Game } from '../../shared/cb2/import'
 import type { LogEvent, LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
-import { FEEDBACK_GAME, feedbackAndCancelGame, scriptAfterFirstInstruction } from './cb2Script';
+import { Cb2Script, FEEDBACK_GAME, feedbackAndCancelGame, scriptAfterFirstInstruction } from './cb2Script';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'cb2-logs');
 const logText = (lines: readonly LogLine[]) => lines.map((line) => `${serializeLine(line)}\n`).join('');
@@ -110,6 +110,14 @@ describe('feedback at the edges, as CB2 takes it', () => {
     middle(script);
     return script.game();
   };
+
+  test("a signal before the follower's first move of the game (CB2's feedback then has no move to follow): imported, 0 steps in", () => {
+    // Game 12's start, where no one has moved yet.
+    const game = new Cb2Script('gemini_text/bot-sandbox/2024-04-06T16h.26m.16s_12_GAME', 11).instruction('turn').tick().endTurn().tick().feedback(2).tick().rotate(60).tick().done().tick().game();
+    const imported = importCb2Game(game);
+    expect(story(imported.lines, 0)).toEqual(['instruction#0', 'endTurn', 'negative@0/0', 'RR', 'done#0']);
+    expect(imported.droppedFeedback).toEqual([]);
+  });
 
   test('a signal of NONE, which CB2 drops on arrival, is left out and listed with its line', () => {
     const game = inTurn((script) => script.rotate(60).tick().feedback(0).tick().rotate(60).tick());
