@@ -210,7 +210,7 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     if (!deps.workers) return sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
     const workers = deps.workers;
     const overviews = [];
-    for (const study of studies.values()) overviews.push(studyOverview(study, await workers.list(study.id), await workers.gameTotals(study.id), workers.now()));
+    for (const study of studies.values()) overviews.push(studyOverview(study, await workers.list(study.id), await workers.gameTotals(study.id), workers.now(), await workers.armTotals(study.id)));
     res.json({ studies: overviews });
   });
   api.get('/studies/:id/bonuses.csv', async (req, res) => {

@@ -1,7 +1,7 @@
 /**
  * A study at a glance, for the researcher's admin page: its workers by step, who waits for a
  * partner and for how long (and whether a partner can come at all), how many sessions ended with
- * the completed code, and its games' totals. Pure: the server computes it from the worker store's
+ * the completed code, and its games' totals (by arm, in a study with arms). Pure: the server computes it from the worker store's
  * records.
  */
 import { partnerShortages, roleSettingNote, rolesNobodyCanPlay, waitsForPartner, type PartnerShortage } from './roles';
@@ -13,6 +13,24 @@ export interface GameTotals {
   readonly live: number;
   readonly meanScore: number | null;
   readonly meanSeconds: number | null;
+}
+
+/** One arm's games as the worker store counts them (WorkerStore.armTotals). */
+export interface ArmCounts {
+  readonly arm: string;
+  readonly drawn: number;
+  readonly games: number;
+  readonly live: number;
+  readonly ended: number;
+  readonly abandoned: number;
+}
+
+/** An arm of the study with its games so far: `share` is its weight over the sum of the weights. */
+export interface ArmOverview extends Omit<ArmCounts, 'arm'> {
+  readonly id: string;
+  readonly agent: string;
+  readonly weight: number;
+  readonly share: number;
 }
 
 export interface StudyOverview {
@@ -35,9 +53,11 @@ export interface StudyOverview {
    */
   readonly completion: { readonly reachedPlay: number; readonly completed: number; readonly rate: number | null };
   readonly games: GameTotals;
+  /** A study with arms: each arm (in the study file's order) and its games; null for a study without. */
+  readonly arms: readonly ArmOverview[] | null;
 }
 
-export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[], games: GameTotals, now: number): StudyOverview {
+export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[], games: GameTotals, now: number, armCounts: readonly ArmCounts[] = []): StudyOverview {
   const byStep = Object.fromEntries(WORKER_STEPS.map((step) => [step, 0])) as Record<WorkerStep, number>;
   for (const worker of workers) byStep[workerStep(worker)]++;
   const waiting = workers
@@ -58,5 +78,14 @@ export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[]
     rolesProblem: rolesNobodyCanPlay(study, workers).length > 0 ? roleSettingNote(study.roles).text : null,
     completion: { reachedPlay, completed, rate: reachedPlay === 0 ? null : completed / reachedPlay },
     games,
+    arms: study.arms ? armsOverview(study.arms, armCounts) : null,
   };
+}
+
+function armsOverview(arms: NonNullable<StudyFile['arms']>, counts: readonly ArmCounts[]): ArmOverview[] {
+  const weights = arms.reduce((sum, arm) => sum + arm.weight, 0);
+  return arms.map((arm) => {
+    const { drawn = 0, games = 0, live = 0, ended = 0, abandoned = 0 } = counts.find((count) => count.arm === arm.id) ?? {};
+    return { id: arm.id, agent: arm.agent, weight: arm.weight, share: arm.weight / weights, drawn, games, live, ended, abandoned };
+  });
 }

@@ -188,6 +188,12 @@ describe("a study's arms", () => {
       { arm: LLM_ARM, drawn: 7 - heuristicGames, games: 7 - heuristicGames, live: 0, ended: 2, abandoned: seventh.arm.id === LLM_ARM ? 1 : 0 },
     ].sort((a, b) => a.arm.localeCompare(b.arm)));
 
+    // The admin page's overview has the same counts, by arm, in the study file's order.
+    const overview = (await callJson(base, 'GET', '/api/studies', undefined, ADMIN)).body.studies[0];
+    expect(overview.arms).toEqual(
+      workers.armTotals(STUDY).map(({ arm, ...counts }) => ({ id: arm, agent: arm === LLM_ARM ? 'llm' : 'heuristic', weight: arm === LLM_ARM ? 1 : 2, share: arm === LLM_ARM ? 1 / 3 : 2 / 3, ...counts })),
+    );
+
     // Each header names its arm (with its spec and settings: never a key) and the agent that played.
     for (const header of all) {
       const meta = header.meta as any;

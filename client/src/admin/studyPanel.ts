@@ -1,5 +1,5 @@
 /**
- * One study on the admin page: its totals, who waits for a partner and for how long (and a warning
+ * One study on the admin page: its totals (by arm, in a study with arms), who waits for a partner and for how long (and a warning
  * when no partner can come), the games being played (each watched live in the replay viewer), the
  * downloads, every game of the study with its replay, and the workers with Promote and Block.
  * Redrawn from the server's answers each time the page refreshes.
@@ -78,12 +78,36 @@ export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[]
     { class: 'admin-study', 'data-study': study.id, 'aria-labelledby': `study-${study.id}` },
     h('h2', { id: `study-${study.id}` }, `${study.title} `, h('span', { class: 'admin-id' }, `${study.id} · ${study.platform} · pool ${study.pool}`)),
     totals,
+    ...(study.arms ? [armsTable(study.id, study.arms)] : []),
     steps,
     ...problems(study),
     h('div', { class: 'admin-columns' }, waiting, liveGames),
     downloads,
     gamesTable(study, own),
     workersTable(study, workers, actions),
+  );
+}
+
+/** A study's arms: each one's agent and weight, and its games now (being played, ended, abandoned; drawn for a seat never taken). */
+function armsTable(studyId: string, arms: NonNullable<StudyOverview['arms']>): HTMLElement {
+  const head = ['Arm', 'Agent', 'Weight', 'Being played', 'Ended', 'Abandoned', 'Drawn, no game'];
+  const rows = arms.map((arm) =>
+    h(
+      'tr',
+      { 'data-arm': arm.id },
+      h('th', { scope: 'row' }, arm.id),
+      h('td', {}, h('code', {}, arm.agent)),
+      h('td', {}, `${arm.weight} (${Math.round(arm.share * 100)}%)`),
+      h('td', {}, String(arm.live)),
+      h('td', {}, String(arm.ended)),
+      h('td', {}, String(arm.abandoned)),
+      h('td', {}, String(arm.drawn - arm.games)),
+    ),
+  );
+  return h(
+    'div',
+    { class: 'admin-table admin-arms', role: 'region', 'aria-label': `Arms of ${studyId}`, tabindex: 0 },
+    h('table', {}, h('caption', {}, `Arms (the agents partnering the participants, one drawn for each game)`), h('thead', {}, h('tr', {}, ...head.map((title) => h('th', { scope: 'col' }, title)))), h('tbody', {}, ...rows)),
   );
 }
 
