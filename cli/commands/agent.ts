@@ -2,12 +2,14 @@
  * `cerealbar agent --role leader|follower --server URL --agent AGENT`: an agent joins a live game
  * in either seat. It sees what a human in its seat sees (the seat's `view` messages, as the
  * role's observation), its plans are played one action at a time, and an action the server
- * refuses drops the rest of the plan: the agent is asked again on the current view.
+ * refuses drops the rest of the plan: the agent is asked again on the current view. A follower
+ * hears the leader's live feedback from the server's notices, as a person's client does.
  */
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
+import { FeedbackHeard, feedbackOfNotice } from '../../shared/agents/feedback';
 import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
 import { AGENT_NAMES_BY_ROLE, createSeatAgent, type SeatAgent } from '../../shared/agents/node/registry';
 import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
@@ -106,7 +108,8 @@ interface Seat {
   action(entry: unknown): PlayerAction;
 }
 
-function seatOf(seated: SeatAgent): Seat {
+/** `feedback`: the leader's signals heard in the follower's turn, from the server's notices. */
+function seatOf(seated: SeatAgent, feedback: FeedbackHeard): Seat {
   if (seated.role === 'leader') {
     const agent = seated.agent;
     return {
@@ -119,15 +122,16 @@ function seatOf(seated: SeatAgent): Seat {
   const agent = seated.agent;
   return {
     role: 'follower',
-    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null),
-    ask: (view) => agent.act(observationFromView(view)),
+    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null, feedback.inTurn.length),
+    ask: (view) => agent.act(observationFromView(view, undefined, feedback.inTurn)),
     action: (entry) => followerPlayerAction(entry as AgentAction),
   };
 }
 
 /** Acts on every turn of its seat until the game ends. */
 function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promise<void> {
-  const seat = seatOf(seated);
+  const feedback = new FeedbackHeard();
+  const seat = seatOf(seated, feedback);
   let view: ClientView | null = null;
   let actedOn: ClientView | null = null;
   let busy = false;
@@ -178,6 +182,7 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
     };
     room.onMessage('view', (message: ViewMessage) => {
       view = applyViewMessage(view, message);
+      if (view.turn.role !== 'follower') feedback.forget();
       started ??= Promise.resolve(seated.agent.reset({ episodeId: room.roomId })).then(() => say('the game started'));
       void actIfMyTurn();
     });
@@ -186,6 +191,8 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
       refused();
     });
     room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
+      const signal = feedbackOfNotice(notice);
+      if (signal) feedback.heard(signal);
       if (notice.kind === 'gameOver') {
         say(`game over (${notice.reason}), score ${notice.score}`);
         void room.leave(true);

@@ -6,12 +6,14 @@
  * The agent is asked asynchronously and the room never waits for it: an answer (one action or a
  * plan) is played one action every `stepMs`, so that the partner can follow, and the agent is asked
  * again when the plan ends, when the moment it was made for has passed (the follower's current
- * instruction changed) or when the game refused an action. An agent that throws, does not answer
- * before its turn ends, or keeps answering actions the game refuses loses only its turn: the seat
- * passes and the turn runs out, as a human's would, and the server's log says why.
+ * instruction changed, the leader's feedback came) or when the game refused an action. An agent
+ * that throws, does not answer before its turn ends, or keeps answering actions the game refuses
+ * loses only its turn: the seat passes and the turn runs out, as a human's would, and the
+ * server's log says why.
  */
 import type { Clock, Delayed } from '@colyseus/core';
 import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
+import { FeedbackHeard, feedbackOfNotice } from '../../shared/agents/feedback';
 import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
 import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
 import type { ActContext, AgentAction, AgentIdentity, Answer, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../../shared/agents/types';
@@ -56,11 +58,11 @@ interface SeatRules {
   note(): string | null;
 }
 
-function followerRules(agent: FollowerAgent): SeatRules {
+function followerRules(agent: FollowerAgent, feedback: FeedbackHeard): SeatRules {
   return {
-    ask: async (view, context) => agent.act(observationFromView(view), context),
+    ask: async (view, context) => agent.act(observationFromView(view, undefined, feedback.inTurn), context),
     action: (entry) => orNull(() => followerPlayerAction(entry as AgentAction)),
-    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null),
+    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null, feedback.inTurn.length),
     note: () => {
       const gaveUp = (agent as { gaveUp?: unknown }).gaveUp;
       return typeof gaveUp === 'string' ? gaveUp : null;
@@ -78,8 +80,8 @@ function leaderRules(agent: LeaderAgent): SeatRules {
   };
 }
 
-function rulesFor(seated: SeatedAgent): SeatRules {
-  return seated.role === 'follower' ? followerRules(seated.agent) : leaderRules(seated.agent);
+function rulesFor(seated: SeatedAgent, feedback: FeedbackHeard): SeatRules {
+  return seated.role === 'follower' ? followerRules(seated.agent, feedback) : leaderRules(seated.agent);
 }
 
 /** The action an answer's entry stands for, or null for an entry that is none (the conversions throw). */
@@ -102,6 +104,8 @@ export class AgentSeat {
   readonly identity: AgentIdentity;
   private readonly rules: SeatRules;
   private readonly plans = new PlanPlayer<unknown>();
+  /** The leader's feedback heard in the seat's turn (a follower's), from the room's notices. */
+  private readonly feedback = new FeedbackHeard();
 
   /** The agent's reset: over before it is first asked (a program answers in order). */
   private ready: Promise<boolean> = Promise.resolve(false);
@@ -125,7 +129,7 @@ export class AgentSeat {
   ) {
     this.role = seated.role;
     this.identity = seated.identity;
-    this.rules = rulesFor(seated);
+    this.rules = rulesFor(seated, this.feedback);
   }
 
   /** The log header's `meta.agents`, as self-play's: who plays the agent's seat. */
@@ -151,9 +155,16 @@ export class AgentSeat {
       );
   }
 
+  /** A notice the room gives the seat's player, as a person's client is sent it: the leader's feedback is heard. */
+  hear(notice: { readonly kind: string; readonly [detail: string]: unknown }): void {
+    const feedback = feedbackOfNotice(notice);
+    if (feedback) this.feedback.heard(feedback);
+  }
+
   /** Its turn begins: it plays from the next step on, until the turn is over. */
   takeTurn(): void {
     this.turn += 1;
+    this.feedback.forget();
     this.plans.turnEnded();
     this.passing = false;
     this.refusals = 0;

@@ -257,6 +257,8 @@ export class GameSession {
   private tell(to: Role | 'both', notice: Notice): void {
     if (to === 'both') this.parts.room.broadcast('notice', notice);
     else this.parts.seats.notify(to, notice);
+    // An agent's seat has no client: it hears the notices its player is sent here.
+    if (this.agentSeat && (to === 'both' || to === this.agentSeat.role)) this.agentSeat.hear(notice);
   }
 
   /** A turn begins: the clock restarts with the role's seconds, and an agent in that seat plays its turn. */

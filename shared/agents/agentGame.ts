@@ -19,6 +19,7 @@ import { byActor, type Action, type PlayerAction } from '../engine/actions';
 import { emptyMemory, playerView, remember, type Memory } from '../engine/playerView';
 import { Draw, seedRng } from '../engine/rng';
 import { drawSetup, type GameState, type Role } from '../engine/state';
+import type { Outcome } from '../engine/transition';
 import type { LogHeader, LogLine } from '../log/format';
 import { GameRecorder, makeHeader } from '../log/recorder';
 import { followerPlayerAction, leaderPlayerAction } from './actions';
@@ -59,8 +60,8 @@ function clockDraw(seed: number): Draw {
 interface Seats {
   readonly leader: Seat<LeaderAgentAction>;
   readonly follower: Seat<AgentAction>;
-  /** Both players witness a moment of the game (each remembers what it would see). */
-  witness(state: GameState): void;
+  /** Both players witness a moment of the game (each remembers what it would see; the follower hears the leader's feedback `outcome` carries). */
+  witness(state: GameState, outcome?: Outcome): void;
 }
 
 interface Seat<A> {
@@ -120,7 +121,7 @@ export async function playAgentGame(options: AgentGameOptions, write: (line: Log
       continue;
     }
     actions++;
-    seats.witness(result.state);
+    seats.witness(result.state, result.outcome);
     if (result.outcome.turnEnded) {
       turnStart = t;
       refusedThisTurn = 0;
@@ -138,9 +139,9 @@ function seatsFor(leader: LeaderAgent, follower: FollowerAgent): Seats {
   const leaderPlans = new PlanPlayer<LeaderAgentAction>();
   const followerPlans = new PlanPlayer<AgentAction>();
   return {
-    witness(state) {
+    witness(state, outcome) {
       leaderMemory = remember(leaderMemory, state);
-      tracker.witness(state);
+      tracker.witness(state, outcome);
     },
     leader: {
       plans: leaderPlans,
@@ -157,7 +158,7 @@ function seatsFor(leader: LeaderAgent, follower: FollowerAgent): Seats {
       plans: followerPlans,
       async next(state, context) {
         const observation = tracker.observe(state, { oracle: follower.wantsOracleObservation });
-        const action = await followerPlans.next(followerSituation(observation.instruction), () => follower.act(observation, context));
+        const action = await followerPlans.next(followerSituation(observation.instruction, observation.feedback?.length), () => follower.act(observation, context));
         if (action === null) return null;
         const problem = readFollowerAction(action, 'action');
         if (isProblem(problem)) throw new Error(`the follower agent ${JSON.stringify(follower.name)} ${problem.message}`);

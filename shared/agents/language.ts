@@ -77,7 +77,8 @@ export function describeObservation(obs: FollowerObservation): string {
   return [
     statusLine(obs),
     `Instruction: ${instructionText(obs.instruction)}`,
-    `Previous instruction: ${instructionText(obs.previousInstruction)}`,
+    `Previous instruction: ${instructionText(obs.previousInstruction)}${obs.previousInstruction?.cancelled ? ' (cancelled by the leader)' : ''}`,
+    ...feedbackLines(obs),
     ...visibleCardLines(obs),
     ...rememberedCardLines(obs),
     ...landmarkLines(obs, map),
@@ -96,6 +97,18 @@ function statusLine(obs: FollowerObservation): string {
 function instructionText(instruction: FollowerObservation['instruction']): string {
   // One line per fact: an instruction's own line breaks would break the layout.
   return instruction ? instruction.text.replace(/\s+/g, ' ').trim() : 'none';
+}
+
+/** In a game with the leader's live feedback: its last signal in this turn, and how many came. */
+function feedbackLines(obs: FollowerObservation): string[] {
+  const signals = obs.feedback;
+  if (!signals) return [];
+  const last = signals.at(-1);
+  if (!last) return ["The leader's feedback this turn: none yet."];
+  const when = last.afterStep === 0 ? 'before your first step' : `after your ${ordinal(last.afterStep)} step`;
+  const negative = signals.filter((feedback) => feedback.signal === 'negative').length;
+  const tally = signals.length > 1 ? ` (${signals.length} signals this turn: ${signals.length - negative} positive, ${negative} negative)` : '';
+  return [`The leader's last feedback: ${last.signal}, ${when} this turn${tally}.`];
 }
 
 function visibleCardLines(obs: FollowerObservation): string[] {
@@ -306,6 +319,13 @@ function hexes(n: number): string {
 
 function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/** 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st. */
+function ordinal(n: number): string {
+  const tens = Math.floor(n / 10) % 10;
+  const suffix = tens === 1 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
 }
 
 function article(word: string): string {

@@ -13,6 +13,8 @@ import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap } from '../engine/map';
 import { emptyMemory, playerView, remember, UNSEEN, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
 import type { GameState, Instruction } from '../engine/state';
 import { viewFrom } from '../engine/view';
+import type { Outcome } from '../engine/transition';
+import { FeedbackHeard, feedbackOfOutcome, type LeaderFeedback } from './feedback';
 import { LEADER_AGENT_CODES, LEADER_OBSERVATION_VERSION, OBSERVATION_VERSION, type FollowerObservation, type LeaderObservation } from './types';
 
 export interface ObserveOptions {
@@ -20,13 +22,20 @@ export interface ObserveOptions {
   readonly oracle?: boolean;
 }
 
-/** One per episode: it holds the follower's memory of the episode's earlier moments. */
+/** One per episode: it holds the follower's memory of the episode's earlier moments, and the leader's feedback in its turn. */
 export class ObservationTracker {
   private memory: Memory = emptyMemory('follower');
+  private readonly feedback = new FeedbackHeard();
 
-  /** The follower witnesses `state` (what is in its view then), as a live follower sees every moment. */
-  witness(state: GameState): void {
+  /**
+   * The follower witnesses `state` (what is in its view then), as a live follower sees every
+   * moment, and hears the leader's feedback if `outcome`, the action's that led to it, carries some.
+   */
+  witness(state: GameState, outcome?: Outcome): void {
     this.memory = remember(this.memory, state);
+    const feedback = outcome && feedbackOfOutcome(outcome, state.config);
+    if (feedback) this.feedback.heard(feedback);
+    if (state.turn.role !== 'follower') this.feedback.forget();
   }
 
   /** The follower's view of `state`, after it witnessed it. */
@@ -36,18 +45,21 @@ export class ObservationTracker {
   }
 
   observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
-    return observationFromView(this.view(state), options.oracle ? oracleData(state) : undefined);
+    return observationFromView(this.view(state), options.oracle ? oracleData(state) : undefined, this.feedback.inTurn);
   }
 }
 
-/** The observation a follower's view gives (with the full state, for oracle agents only). */
-export function observationFromView(view: PlayerView, oracle?: FollowerObservation['oracle']): FollowerObservation {
+/**
+ * The observation a follower's view gives (with the full state, for oracle agents only), with the
+ * leader's feedback heard in the follower's turn in a game that has it (the view does not hold it).
+ */
+export function observationFromView(view: PlayerView, oracle?: FollowerObservation['oracle'], feedback: readonly LeaderFeedback[] = []): FollowerObservation {
   if (view.role !== 'follower') throw new Error("observations are built from the follower's view");
   let current: Instruction | null = null;
-  let previous: Instruction | null = null;
+  let previous: FollowerObservation['previousInstruction'] = null;
   for (const instruction of view.instructions) {
     if (instruction.status === 'current') current = copyInstruction(instruction);
-    else previous = copyInstruction(instruction);
+    else previous = instruction.status === 'cancelled' ? { ...copyInstruction(instruction), cancelled: true } : copyInstruction(instruction);
   }
   const observation: { -readonly [K in keyof FollowerObservation]: FollowerObservation[K] } = {
     version: OBSERVATION_VERSION,
@@ -64,6 +76,7 @@ export function observationFromView(view: PlayerView, oracle?: FollowerObservati
     map: view.map,
     legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code)),
   };
+  if (view.config.liveFeedback) observation.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
   if (oracle) observation.oracle = oracle;
   return observation;
 }

@@ -3,9 +3,9 @@
  * self-play, the server's bot seats, the live agent command) plays them the same way, through a
  * PlanPlayer per seat: a plan's actions in order, then the agent is asked again. The rest of a
  * plan is dropped when the agent's view changed in a way the plan could not know: the situation it
- * was made in changed (the follower's current instruction), the engine refused an action, or the
- * turn ended. An empty plan passes: the agent is not asked again before its next turn, and the
- * host lets the turn run out, as a human's would.
+ * was made in changed (the follower's current instruction, a new signal of the leader's feedback),
+ * the engine refused an action, or the turn ended. An empty plan passes: the agent is not asked
+ * again before its next turn, and the host lets the turn run out, as a human's would.
  */
 import type { Answer } from './types';
 
@@ -79,7 +79,11 @@ export class PlanPlayer<A> {
   }
 }
 
-/** The follower's situation for `PlanPlayer.next`: a plan is made for one instruction. */
-export function followerSituation(instruction: { readonly id: number } | null): string {
-  return instruction ? `instruction ${instruction.id}` : 'no instruction';
+/**
+ * The follower's situation for `PlanPlayer.next`: a plan is made for one instruction, and for the
+ * leader's feedback heard so far in the turn (a new signal has the agent asked again).
+ */
+export function followerSituation(instruction: { readonly id: number } | null, feedbackHeard = 0): string {
+  const made = instruction ? `instruction ${instruction.id}` : 'no instruction';
+  return feedbackHeard > 0 ? `${made}, ${feedbackHeard} feedback` : made;
 }

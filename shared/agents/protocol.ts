@@ -15,11 +15,14 @@
  * Version 2: observations carry the follower's known map, sent only when it changed.
  * Version 3: the leader's seat (hello and reset name the role; a leader's observation is its
  * LeaderObservation, its actions the codes and {"instruction": "..."}), and plans (`actions`).
+ * The leader's live feedback and cancelling reach a follower in its observation, in fields an
+ * agent may ignore (`feedback`, and `cancelled` on the previous instruction), present only in
+ * games with those rules: no version changes for them.
  * In the follower's seat the host's hello still says version 2, so that agents written for it,
  * which check the version, keep working; `versions` lists every version the host speaks there.
  */
 import { z } from 'zod';
-import { FOLLOWER_CODES, instructionLength, sanitizeInstruction } from '../engine/actions';
+import { FEEDBACK_SIGNALS, FOLLOWER_CODES, instructionLength, sanitizeInstruction } from '../engine/actions';
 import { COLORS, COUNTS, SHAPES } from '../engine/cards';
 import { PROP_TYPES, poseSchema } from '../engine/map';
 import type { Role } from '../engine/state';
@@ -66,7 +69,7 @@ export const followerObservationSchema = z
   .object({
     version: z.literal(OBSERVATION_VERSION),
     instruction,
-    previousInstruction: instruction,
+    previousInstruction: z.object({ id: z.number().int().min(0), text: z.string(), cancelled: z.literal(true).optional() }).nullable(),
     pose: poseSchema,
     stepsLeft: z.number().int().min(0),
     turnsLeft: z.number().int().min(0),
@@ -82,6 +85,7 @@ export const followerObservationSchema = z
       props: z.array(cell.extend({ type: z.enum(PROP_TYPES), variant: z.string(), rotation: poseSchema.shape.heading })),
     }),
     legal: z.array(z.enum(FOLLOWER_CODES)),
+    feedback: z.array(z.object({ signal: z.enum(FEEDBACK_SIGNALS), afterStep: z.number().int().min(0) })).optional(),
   })
   .superRefine((observation, ctx) => {
     const { width, height, terrain } = observation.map;

@@ -8,13 +8,14 @@ import type { GameMap, WorldRules } from '../engine/map';
 import type { Instruction, Role } from '../engine/state';
 import type { FollowerCode } from '../engine/actions';
 import type { InstructionView, KnownMap, RememberedCard } from '../engine/playerView';
+import type { LeaderFeedback } from './feedback';
 
 export const OBSERVATION_VERSION = 2;
 
 /** The follower's actions: the four moves, and DONE for "the current instruction is finished". */
 export { FOLLOWER_CODES as AGENT_ACTIONS } from '../engine/actions';
 export type AgentAction = FollowerCode;
-export type { RememberedCard };
+export type { LeaderFeedback, RememberedCard };
 
 /**
  * Everything a human follower could know at this moment, and nothing more (unless `oracle`).
@@ -22,9 +23,10 @@ export type { RememberedCard };
  */
 export interface FollowerObservation {
   readonly version: typeof OBSERVATION_VERSION;
-  /** The instruction to carry out now, and the one finished before it. */
+  /** The instruction to carry out now. */
   readonly instruction: Instruction | null;
-  readonly previousInstruction: Instruction | null;
+  /** The one finished before it: marked DONE, or cancelled by the leader (then `cancelled: true`). */
+  readonly previousInstruction: (Instruction & { readonly cancelled?: true }) | null;
   readonly pose: Pose;
   readonly stepsLeft: number;
   readonly turnsLeft: number;
@@ -44,6 +46,8 @@ export interface FollowerObservation {
   readonly map: KnownMap;
   /** The actions allowed now, in AGENT_ACTIONS order (empty outside the follower's turn; a move into an obstacle is not among them). */
   readonly legal: readonly AgentAction[];
+  /** Only in games with the leader's live feedback: its signals in the follower's current turn, in order. */
+  readonly feedback?: readonly LeaderFeedback[];
   /** Present only for oracle agents, which are given the full state (clearly not a human's view). */
   readonly oracle?: {
     readonly cards: readonly Card[];
