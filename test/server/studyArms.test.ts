@@ -37,6 +37,9 @@ let dir: string;
 let stub: StubLlm;
 let study: Study;
 let studyFile: string;
+/** A second study: followers as participants, the scripted leader as its one arm. */
+let followers: Study;
+const FOLLOWERS = 'pilot-2';
 let store: SqliteGameStore;
 let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
@@ -54,10 +57,10 @@ async function serve(): Promise<void> {
     // Short games (two turns each) with CB2's feedback and cancel, and an agent quick enough for the test.
     roomSettings: { leaderTurnSeconds: 3, followerTurnSeconds: 1, botStepMs: 60, config: makeConfig({ turnsPerPlayer: 2, extraTurns: [], liveFeedback: true, cancelInstructions: true }) },
     services: { startLog: (header, info) => store.startGame(header, info) },
-    studies: [study],
+    studies: [study, followers],
     workers,
     armRecords: join(dir, 'data', 'llm'),
-    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies: [study], workers }),
+    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies: [study, followers], workers }),
   });
   base = `http://127.0.0.1:${server.port}`;
 }
@@ -81,6 +84,10 @@ beforeAll(async () => {
   ];
   studyFile = writeStudy(studyFolder(join(dir, 'study')), data);
   study = loadStudyFile(studyFile);
+  const second = setPath(validStudy(), 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
+  second.id = FOLLOWERS;
+  second.arms = [{ id: 'scripted-leader', agent: 'scripted' }];
+  followers = loadStudyFile(writeStudy(studyFolder(join(dir, 'followers')), second));
   await serve();
 });
 
@@ -96,20 +103,20 @@ const call = async (method: string, path: string, body?: unknown, token?: string
   return answer;
 };
 
-/** A Prolific worker taken through consent, rules, the leader's tutorial and the quiz: at the play step. */
-async function readyLeader(pid: string): Promise<string> {
-  const token = (await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` })).body.token as string;
-  const post = (step: string, body: unknown) => call('POST', `/api/studies/${STUDY}/${step}`, body, token);
+/** A Prolific worker taken through consent, rules, its role's tutorial and the quiz: at the play step. */
+async function readyLeader(pid: string, studyId = STUDY, role = 'leader'): Promise<string> {
+  const token = (await call('POST', `/api/studies/${studyId}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` })).body.token as string;
+  const post = (step: string, body: unknown) => call('POST', `/api/studies/${studyId}/${step}`, body, token);
   await post('consent', { agree: true });
   await post('rules', { read: true });
-  expect((await post('tutorial', { role: 'leader' })).status).toBe(200);
+  expect((await post('tutorial', { role })).status).toBe(200);
   expect((await post('quiz', { answers: RIGHT_ANSWERS })).body.worker.step).toBe('play');
   return token;
 }
 
 /** Asks the study API for a game and takes the seat, as the study's page does: the game starts at once, with the arm's agent. */
-async function play(token: string): Promise<Player> {
-  const answer = await call('POST', `/api/studies/${STUDY}/play`, {}, token);
+async function play(token: string, studyId = STUDY): Promise<Player> {
+  const answer = await call('POST', `/api/studies/${studyId}/play`, {}, token);
   expect(answer.status).toBe(200);
   const player = track(await new Client(base).consumeSeatReservation(answer.body.reservation));
   await waitFor(() => player.phase === 'playing', 'the game to start with the agent');
@@ -144,7 +151,7 @@ async function lead(leader: Player, cancels: boolean): Promise<void> {
 
 const headers = () =>
   store
-    .listGames()
+    .listGames({ pool: STUDY })
     .map((game) => replay(readFileSync(game.logPath, 'utf8'), { allowOpen: true }).header)
     .sort((a, b) => (a.meta as any).arm.draw - (b.meta as any).arm.draw);
 
@@ -300,5 +307,23 @@ describe("a study's arms", () => {
   test('study report refuses a study without arms', async () => {
     const plain = writeStudy(studyFolder(join(dir, 'plain')), validStudy());
     expect(await cerealbar('study', 'report', '--study', plain, '--data', join(dir, 'data'), '--out', join(dir, 'plain-report'))).toMatchObject({ status: 2, stderr: expect.stringMatching(/the study has no arms/) });
+  });
+
+  test("followers play with a leader arm at once; a worker promoted to the arms' role is refused a game", async () => {
+    const follower = await play(await readyLeader('F1', FOLLOWERS, 'follower'), FOLLOWERS);
+    expect(follower.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
+    await follower.room.leave(true);
+    await waitFor(() => store.listGames({ pool: FOLLOWERS }).some((game) => game.endReason === 'abandoned'), 'the game to end');
+    const [game] = store.listGames({ pool: FOLLOWERS });
+    const meta = replay(readFileSync(game.logPath, 'utf8')).header.meta as any;
+    expect(meta.arm).toEqual({ id: 'scripted-leader', agent: 'scripted', weight: 1, draw: 0 });
+    expect(meta.agents.leader).toMatchObject({ name: expect.any(String), spec: 'scripted' });
+
+    const promoted = await readyLeader('F2', FOLLOWERS, 'follower');
+    expect((await callJson(base, 'POST', `/api/studies/${FOLLOWERS}/workers/F2/promote`, {}, ADMIN)).status).toBe(200);
+    expect((await call('POST', `/api/studies/${FOLLOWERS}/tutorial`, { role: 'leader' }, promoted)).body.worker.step).toBe('play');
+    const refused = await call('POST', `/api/studies/${FOLLOWERS}/play`, {}, promoted);
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: 'ROLE_MISMATCH', message: "this study's participants play the follower; its agents play the leader" } } });
+    expect(workers.armTotals(FOLLOWERS)).toEqual([{ arm: 'scripted-leader', drawn: 1, games: 1, live: 0, ended: 0, abandoned: 1 }]);
   });
 });
