@@ -67,6 +67,18 @@ async function feedbackAndCancel(leader: Player, follower: Player): Promise<void
   expect([...leader.errors(), ...follower.errors()]).toEqual([]);
 }
 
+/** Two workers of the study pilot-1, taken through its steps, in a game of the study: its leader and its follower. */
+async function playStudyGame(): Promise<[Player, Player]> {
+  const prolific = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
+  const tokens = [
+    await preparedWorker(serve!.url, 'pilot-1', prolific('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN }),
+    await preparedWorker(serve!.url, 'pilot-1', prolific('F1')),
+  ];
+  const seated = await Promise.all(tokens.map(async (token) => track(await new Client(serve!.url).consumeSeatReservation((await api(serve!.url, 'studies/pilot-1/play', {}, token)).reservation))));
+  await waitFor(() => seated.every((player) => player.phase === 'playing'), 'the study game to start');
+  return seated[0].view!.role === 'leader' ? [seated[0], seated[1]] : [seated[1], seated[0]];
+}
+
 /** The log of each game, by the pool its index gives it: its header's config and its events' types. */
 function logsByPool(): Map<string, { config: GameConfig; events: string[]; study: unknown }> {
   const logs = new Map<string, { config: GameConfig; events: string[]; study: unknown }>();
@@ -92,16 +104,9 @@ test("R-65: quick play by serve's --rules and options, a study's games by its st
   const quick = await startGame(serve.url);
   await feedbackAndCancel(quick.leader, quick.follower);
 
-  const prolific = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
-  const tokens = [
-    await preparedWorker(serve.url, 'pilot-1', prolific('L1'), { promote: true, adminToken: SERVE_ADMIN_TOKEN }),
-    await preparedWorker(serve.url, 'pilot-1', prolific('F1')),
-  ];
-  const seated = await Promise.all(tokens.map(async (token) => track(await new Client(serve!.url).consumeSeatReservation((await api(serve!.url, 'studies/pilot-1/play', {}, token)).reservation))));
-  await waitFor(() => seated.every((player) => player.phase === 'playing'), 'the study game to start');
-  const [studyLeader, studyFollower] = seated[0].view!.role === 'leader' ? seated : [seated[1], seated[0]];
+  const [studyLeader, studyFollower] = await playStudyGame();
   await feedbackAndCancel(studyLeader, studyFollower);
-  for (const player of [quick.leader, quick.follower, ...seated]) player.room.reconnection.enabled = false;
+  for (const player of [quick.leader, quick.follower, studyLeader, studyFollower]) player.room.reconnection.enabled = false;
   await stopServe();
 
   const logs = logsByPool();
@@ -117,7 +122,7 @@ test("R-65: quick play by serve's --rules and options, a study's games by its st
   });
 });
 
-test("R-65: serve's --no- options turn a profile's options off; a study without a game in its study file is told to play by quick play's rules", async () => {
+test("R-65: serve's --no- options turn a profile's options off; a study without a game in its study file plays by quick play's rules", async () => {
   serve = await startServe(['--rules', 'cb2', '--no-cancel-instructions', '--drain-seconds', '0', '--study', writeStudy(studyFolder(), validStudy())]);
   expect(serve.output()).toContain("Rules of quick play: cb2 (live feedback on, cancelling off; a leader's turn 60 s, a follower's 180 s)");
   expect(serve.output()).toContain("its rules: quick play's, cb2 (live feedback on, cancelling off; a leader's turn 60 s, a follower's 180 s)");
@@ -129,7 +134,10 @@ test("R-65: serve's --no- options turn a profile's options off; a study without 
   leader.act({ type: 'cancel' });
   await waitFor(() => leader.errors().length === 1, 'the refusal');
   expect(leader.errors()[0]).toMatchObject({ code: 'CANCEL_OFF' });
-  for (const player of [leader, follower]) player.room.reconnection.enabled = false;
+  const studyGame = await playStudyGame();
+  for (const player of [leader, follower, ...studyGame]) player.room.reconnection.enabled = false;
   await stopServe();
-  expect(logsByPool().get('default')!.config).toEqual(profileConfig('cb2', { cancelInstructions: false }));
+  const logs = logsByPool();
+  expect(logs.get('default')!.config).toEqual(profileConfig('cb2', { cancelInstructions: false }));
+  expect(logs.get('pilot-1')!.config).toEqual(profileConfig('cb2', { cancelInstructions: false }));
 });
