@@ -3,7 +3,7 @@
  * The admin page in a real browser, as a researcher uses it while a study runs: the token, the
  * study's totals, a worker waiting for a partner (and the warning when no partner can come), a
  * game being played (watched live in the replay viewer while its players move, then replayed from
- * the study's list of games), Promote and Block, and the bonus sheet's download.
+ * the study's list of games), Promote and Block, the bonus sheet's download, and a study's arms.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,8 @@ const DOC_IMAGES = resolve(__dirname, '../../docs/images');
 const STUDY = 'pilot-admin';
 /** A study whose one worker, a follower, waits with no leader able to come. */
 const STUCK = 'pilot-stuck';
+/** A study with arms: its leaders play with the heuristic follower. */
+const ARMS = 'pilot-arms';
 
 let dir: string;
 let server: BrowserTestServer;
@@ -37,7 +39,10 @@ beforeAll(async () => {
   setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
   const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
   const stuck: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUCK)), { ...data, id: STUCK, title: 'Followers only' }));
-  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck]);
+  const arms: Study = loadStudyFile(
+    writeStudy(studyFolder(join(dir, ARMS)), { ...data, id: ARMS, title: 'Leading agents', roles: { newWorkersStartAs: 'leader', promotion: 'manual' }, arms: [{ id: 'heuristic-follower', agent: 'heuristic' }] }),
+  );
+  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck, arms]);
   browser = await launchBrowser();
 });
 
@@ -147,5 +152,24 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   expect(await page.textContent('.replay-game-id')).toBe(game.gameId);
   expect(await page.isVisible('.replay-live')).toBe(false);
   await stuck.room.leave(true);
+  expect(errors).toEqual([]);
+});
+
+test("P-106: a study's arms, each with its games being played, ended and abandoned", async () => {
+  const leader = await seat(await preparedWorker(server.url, ARMS, { PROLIFIC_PID: 'L-ARMS', STUDY_ID: 'S', SESSION_ID: 'S-L-ARMS' }, { tutorials: ['leader'] }), ARMS);
+  await waitFor(() => leader.phase === 'playing', 'the game with the arm to start');
+  const { page, errors } = await openPage(browser, `${server.url}/admin`);
+  await page.fill('#admin-token', ADMIN_TOKEN);
+  await page.click('form.admin-token button');
+  const row = page.locator(`.admin-study[data-study="${ARMS}"] .admin-arms tr[data-arm="heuristic-follower"]`);
+  await row.waitFor();
+  expect(await row.locator('th, td').allTextContents()).toEqual(['heuristic-follower', 'heuristic', '1 (100%)', '1', '0', '0', '0']);
+  await accessible(page, 'admin page with arms');
+  // The leader leaves: its game counts as abandoned in its arm (the page refreshes itself).
+  await leader.room.leave(true);
+  await page.locator(`.admin-study[data-study="${ARMS}"] .admin-arms tr[data-arm="heuristic-follower"] td:nth-child(6):has-text("1")`).waitFor({ timeout: 15_000 });
+  expect(await row.locator('th, td').allTextContents()).toEqual(['heuristic-follower', 'heuristic', '1 (100%)', '0', '0', '1', '0']);
+  // A study without arms has no such table.
+  expect(await page.locator(`.admin-study[data-study="${STUDY}"] .admin-arms`).count()).toBe(0);
   expect(errors).toEqual([]);
 });
