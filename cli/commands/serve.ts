@@ -160,7 +160,9 @@ export function registerServeCommand(program: Command): void {
       const config = quickPlayConfig(options);
       checkStoreUrl(options.store);
       const seatAgents = { leader: options.botLeader, follower: options.botFollower };
-      checkLlmOptionsUsed(options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
+      // --llm-records also says where the studies' LLM arms (configured in their study files) write their call records.
+      const llmArms = studies.some((study) => study.arms?.some((arm) => arm.agent === LLM_AGENT_SPEC));
+      checkLlmOptionsUsed(llmArms ? { ...options, llmRecords: undefined } : options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
       // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
       const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));
       await checkSeatAgents(seatAgents, startAgent);
