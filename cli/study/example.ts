@@ -115,6 +115,21 @@ roles:
   # newWorkersStartAs: follower only, as above.
   promotion: ${EXAMPLE_ROLES.promotion}
 
+# Optional: arms, to compare agents by the games people play with them (docs/study-arms.md).
+# The participants play one role (newWorkersStartAs: leader or follower, promotion: manual) and
+# each game's other seat is the agent of one arm, drawn for the game by weight and never shown
+# to the participant. An agent is a built-in one (followers: heuristic, random; the leader:
+# scripted), llm with its settings (the keys of docs/llm.md; the API key only by its variable's
+# name), or a program's command line.
+# arms:
+#   - id: heuristic
+#     agent: heuristic
+#     weight: 1
+#   - id: my-model
+#     agent: llm
+#     llm: { base-url: "http://localhost:8000/v1", model: my-model, api-key-env: MY_KEY }
+#     weight: 1
+
 # Completion codes, one per way a session can end; all four distinct. On Prolific create
 # the same codes on the study's page (each may trigger its own action there).
 completionCodes:

@@ -6,6 +6,7 @@ import { armLlmConfig } from '../../server/study/armAgents';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Arm } from '../../shared/study/arms';
 import { StudyFileError } from '../../shared/study/parseStudy';
+import { exampleStudyYaml } from '../../cli/study/example';
 import { setPath, studyFolder, validStudy, writeStudy } from './fixtures';
 
 let dir: string;
@@ -47,6 +48,20 @@ describe("a study file's arms", () => {
     // A program is a command line.
     expect(loadStudyFile(writeStudy(dir, armsStudy([{ id: 'mine', agent: 'python3 my_agent.py' }, { id: 'path', agent: './agent' }]))).arms).toHaveLength(2);
     expect(loadStudyFile(writeStudy(dir, validStudy())).arms).toBeUndefined();
+  });
+
+  test("study init's example, its arms uncommented and its participants leading, loads with them", () => {
+    const example = exampleStudyYaml('my-study')
+      .replace(/^# (arms:\n)((?:# {3}.*\n)+)/m, (_all, head: string, body: string) => head + body.replace(/^# /gm, ''))
+      .replace(/newWorkersStartAs: either/, 'newWorkersStartAs: leader');
+    writeFileSync(join(dir, 'example.yaml'), example);
+    expect(loadStudyFile(join(dir, 'example.yaml')).arms).toEqual([
+      { id: 'heuristic', agent: 'heuristic', weight: 1 },
+      { id: 'my-model', agent: 'llm', llm: { 'base-url': 'http://localhost:8000/v1', model: 'my-model', 'api-key-env': 'MY_KEY' }, weight: 1 },
+    ]);
+    // As written, with its arms commented out, it has none.
+    writeFileSync(join(dir, 'example.yaml'), exampleStudyYaml('my-study'));
+    expect(loadStudyFile(join(dir, 'example.yaml')).arms).toBeUndefined();
   });
 
   test.each<[string, unknown, Record<string, unknown>, RegExp]>([
