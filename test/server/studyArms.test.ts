@@ -216,7 +216,8 @@ describe("a study's arms", () => {
     expect(stub.chatRequests().length).toBeGreaterThan(0);
 
     // Nothing the participants received names an arm, an agent or the model: not the HTTP answers
-    // (the seat reservation included), not one room message.
+    // (the study's public parts and the seat reservation included), not one room message.
+    await call('GET', `/api/studies/${STUDY}/public`);
     const seen = JSON.stringify([received, players.map((player) => player.messages)]);
     expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
     for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight']) expect(seen).not.toContain(secret);

@@ -2,6 +2,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { armBlock, armOfDraw } from '../../server/study/arms';
+import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import { armLlmConfig } from '../../server/study/armAgents';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import type { Arm } from '../../shared/study/arms';
@@ -99,6 +100,17 @@ describe("a study file's arms", () => {
     const agents = problems(armsStudy([{ id: 'a', agent: 'scripted' }, { id: 'b', agent: 'nobody' }]));
     expect(agents.split('\n')).toEqual([expect.stringMatching(/arms\[0\]\.agent: "scripted" is a built-in leader/), expect.stringMatching(/arms\[1\]\.agent: "nobody" is not an agent/)]);
   });
+});
+
+test('the role setting of a study with arms pairs every participant: the arms play the other role', () => {
+  const study = loadStudyFile(writeStudy(dir, armsStudy([HEURISTIC])));
+  expect(rolesNobodyCanPlay(study, [])).toEqual([]);
+  expect(roleSettingNote(study.roles, true)).toEqual({
+    pairsNewWorkers: true,
+    text: "every participant plays leader (roles.newWorkersStartAs: leader), and each game's other seat is an agent of one of the study's arms, drawn for the game.",
+  });
+  // Without its arms, the same setting holds every game for want of a follower.
+  expect(rolesNobodyCanPlay({ ...study, arms: undefined }, [])).toEqual(['follower']);
 });
 
 describe("a game's arm", () => {
