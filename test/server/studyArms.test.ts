@@ -175,6 +175,9 @@ describe("a study's arms", () => {
     expect(armsOf(six).filter((id) => id === HEURISTIC_ARM)).toHaveLength(4);
     expect(armsOf(six).filter((id) => id === LLM_ARM)).toHaveLength(2);
     expect(armsOf(six)).toEqual([0, 1, 2, 3, 4, 5].map((draw) => armOfDraw(STUDY, study.arms!, draw).id));
+    // W1 played draws 0 to 2, one block: it met both arms.
+    expect(six.slice(0, 3).map((header) => (header.meta as any).players.find((p: any) => p.role === 'leader').workerId)).toEqual(['W1', 'W1', 'W1']);
+    expect(new Set(armsOf(six.slice(0, 3)))).toEqual(new Set([HEURISTIC_ARM, LLM_ARM]));
 
     // After a restart the draws go on where they were; a worker who leaves counts in its game's arm.
     await stop();
