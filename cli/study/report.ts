@@ -4,7 +4,7 @@
  * how they ended, the score with a bootstrap interval, instructions, the share followed (marked
  * done), cancellations, the leader's feedback, and an LLM arm's call failures from its call
  * records; then each pair of arms' difference in mean score with its interval.
- * docs/running-a-study.md ("Comparing the arms") defines every figure.
+ * docs/study-arms.md ("The figures") defines every figure.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -79,7 +79,7 @@ export function studyReportHtml(report: StudyReport): string {
 <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child,td:nth-child(2){text-align:left}th{background:#f3f3f3}figcaption,.note{color:#555;font-size:12px}</style></head>
 <body>
 <h1>Study ${escape(report.study)}: its arms compared</h1>
-<p>The arms play the ${report.armSeat}'s seat. Written ${escape(report.createdAt)}. Figures over each arm's ended games (however they ended); score intervals: percentile bootstrap, ${b.resamples} resamples, seed ${b.seed}, ${level}%. The definitions are in docs/running-a-study.md ("Comparing the arms").</p>
+<p>The arms play the ${report.armSeat}'s seat. Written ${escape(report.createdAt)}. Figures over each arm's ended games (however they ended); score intervals: percentile bootstrap, ${b.resamples} resamples, seed ${b.seed}, ${level}%. The definitions are in docs/study-arms.md ("The figures").</p>
 <table><thead><tr><th>arm</th><th>agent</th><th>weight</th><th>games</th><th>played to the end</th><th>abandoned</th><th>other ends</th><th>not ended</th><th>mean score</th><th>${level}% interval</th><th>instructions a game</th><th>followed</th><th>cancelled</th><th>negative / positive feedback</th><th>LLM call failures</th></tr></thead>
 <tbody>
 ${armRows(report)}
