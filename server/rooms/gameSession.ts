@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { CloseCode, logger, ServerError, type Client, type Room } from '@colyseus/core';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
-import { makeConfig } from '../../shared/engine/config';
+import { makeConfig, type GameConfig } from '../../shared/engine/config';
 import type { ActionError } from '../../shared/engine/errors';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import { drawSetup, MAX_SEED, type Role } from '../../shared/engine/state';
@@ -47,13 +47,16 @@ export interface Addressed {
 
 /**
  * The notices an accepted action's outcome gives the players besides their views: the follower's
- * turn skipped (it had no instruction), and a turn that ran out.
+ * turn skipped (it had no instruction), a turn that ran out, and the leader's live feedback and
+ * cancel, told to both at once (`afterStep`: the steps the follower had taken in its turn).
  */
-export function outcomeNotices(action: Action, outcome: Outcome): Addressed[] {
+export function outcomeNotices(action: Action, outcome: Outcome, config: GameConfig): Addressed[] {
   const ended = outcome.turnEnded;
   const notices: Addressed[] = [];
   if (ended?.followerSkipped) notices.push({ to: 'follower', notice: { kind: 'turnSkipped' } });
   if (ended?.reason === 'timeout') notices.push({ to: 'both', notice: { kind: 'timeout', role: action.type === 'timeout' ? action.role : action.actor } });
+  if (outcome.feedback) notices.push({ to: 'both', notice: { kind: 'feedback', signal: outcome.feedback.signal, afterStep: config.followerSteps - outcome.turn.stepsLeft } });
+  if (outcome.cancelled) notices.push({ to: 'both', notice: { kind: 'cancelled' } });
   return notices;
 }
 
@@ -248,7 +251,7 @@ export class GameSession {
     if (!result.ok) return;
     this.parts.services.metrics?.actions.inc({ actor: action.actor, type: action.type });
     for (const seat of this.parts.seats.values()) seat.feed.witness(result.state);
-    for (const { to, notice } of outcomeNotices(action, result.outcome)) this.tell(to, notice);
+    for (const { to, notice } of outcomeNotices(action, result.outcome, result.state.config)) this.tell(to, notice);
     if (result.state.gameOver) return this.finish('turns-exhausted');
     if (result.outcome.turnEnded) this.beginTurn();
     this.sendViews();

@@ -118,8 +118,8 @@ describe('actions', () => {
     const { leader, follower } = await startGame(ts.url);
     const both = [leader, follower];
     const offered = legalActions(state, 'leader').moves;
-    expect(leader.view!.legal).toEqual({ moves: offered, instruction: true, maxInstructionLength: 300, endTurn: false, done: false });
-    expect(follower.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false });
+    expect(leader.view!.legal).toEqual({ moves: offered, instruction: true, maxInstructionLength: 300, endTurn: false, done: false, feedback: false, cancel: false });
+    expect(follower.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false, feedback: false, cancel: false });
 
     // The leader's turn: every move not offered is refused, and changes nothing.
     for (const move of MOVES.filter((m) => !offered.includes(m))) {
