@@ -130,6 +130,54 @@ test("a Python FollowerAgent, joined with `cerealbar agent`, plays live with Fol
   }
 });
 
+test("a follower joined with `cerealbar agent` hears the leader's live feedback from the server's notices, in its next observation", async () => {
+  ts = await startTestServer({ seed: pickGame().seed, config: makeConfig({ liveFeedback: true }), leaderTurnSeconds: 60, followerTurnSeconds: 60 });
+  const dir = mkdtempSync(joinPath(tmpdir(), 'feedback-agent-'));
+  const seen = joinPath(dir, 'seen.jsonl');
+  // Turns right, slowly, until an observation has the leader's feedback, then says DONE; it writes down what it was sent.
+  const program = joinPath(dir, 'agent.js');
+  writeFileSync(
+    program,
+    [
+      "const fs = require('fs'); const lines = require('readline').createInterface({ input: process.stdin });",
+      'const say = (answer) => process.stdout.write(JSON.stringify(answer) + "\\n");',
+      'lines.on("line", (line) => {',
+      '  const message = JSON.parse(line);',
+      '  if (message.type === "hello") say({ type: "hello", protocol: message.protocol, version: message.version, name: "listener" });',
+      '  else if (message.type === "reset") say({ type: "ready" });',
+      '  else if (message.type === "close") process.exit(0);',
+      '  if (message.type !== "observe") return;',
+      `  fs.appendFileSync(${JSON.stringify(seen)}, line + "\\n");`,
+      '  const heard = message.observation.feedback.length > 0;',
+      '  setTimeout(() => say({ type: "act", action: heard ? "DONE" : "RR" }), heard ? 0 : 150);',
+      '});',
+    ].join('\n'),
+  );
+  const { creator: leader, code } = await createPrivate(ts.url, { role: 'leader' });
+  const { agent, output } = await joinWithAgent(code, `node ${program}`);
+  try {
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    const start = leader.view!.follower;
+    leader.act({ type: 'instruction', text: 'turn until I say so' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => leader.view!.follower.heading !== start.heading, "the follower's first turn", 10_000);
+    leader.act({ type: 'feedback', signal: 'positive' });
+    await waitFor(() => leader.view!.instructions.some((i) => i.status === 'done'), 'the agent to hear it and say DONE', 10_000).catch((error) => {
+      throw new Error(`${error.message}; its output:\n${output()}`);
+    });
+    const observes = readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const notice = leader.messages.find((m) => m.type === 'notice' && m.payload.kind === 'feedback')!.payload;
+    expect(observes[0].observation.feedback).toEqual([]);
+    expect(observes.at(-1).observation.feedback).toEqual([{ signal: 'positive', afterStep: notice.afterStep }]);
+    expect(observes.at(-1).text).toMatch(/^The leader's last feedback: positive, after your \d+(st|nd|rd|th) step this turn\.$/m);
+    await leader.room.leave(true);
+    expect(await new Promise((resolve) => agent.once('exit', resolve))).toBe(0);
+  } finally {
+    agent.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** Runs `cerealbar agent ARGS` to its end: its exit code and all it printed. */
 function runAgent(args: readonly string[], timeoutMs = 90_000): Promise<{ code: number | null; output: string }> {
   const agent = spawn(process.execPath, [BIN, 'agent', ...args]);

@@ -18,6 +18,10 @@ import { MAX_REFUSALS_IN_A_ROW, type SeatedAgent } from '../../server/rooms/botS
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { seatAgentsFrom, type SeatAgentStarter } from '../../server/rooms/seatAgents';
 import { join, waitFor, type Player } from './harness';
+import { makeConfig } from '../../shared/engine/config';
+import { resolveLlmConfig } from '../../shared/agents/node/llm/config';
+import { startLlmFollower } from '../../shared/agents/node/llm/seats';
+import { startStubLlm, STUB_MODEL, type ChatBody } from '../helpers/stubLlm';
 
 jest.setTimeout(60_000);
 
@@ -305,6 +309,105 @@ describe('hidden information', () => {
       expect(observations[0].visibleCards.length).toBeLessThan(all.cards.length);
       expect((logs[0][0] as any).meta.agents).toEqual({ follower: { name: 'recorder', spec: `node ${program}` } });
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the leader's live feedback and cancelling reach an agent follower", () => {
+  const CB2_OPTIONS = { config: makeConfig({ liveFeedback: true, cancelInstructions: true }), botStepMs: 150 };
+  const leaderNotice = (leader: Player, kind: string) => notices(leader, kind)[0]?.payload;
+
+  test('a program over the agent protocol: each signal in its next observation and its text, and its cancelled instruction marked', async () => {
+    const dir = mkdtempSync(joinPath(tmpdir(), 'seat-agent-feedback-'));
+    const seen = joinPath(dir, 'seen.jsonl');
+    const program = joinPath(dir, 'agent.js');
+    // Turns right until the leader's feedback on "first" comes, then says DONE; says DONE at once after a cancelled instruction.
+    writeFileSync(
+      program,
+      [
+        "const fs = require('fs'); const lines = require('readline').createInterface({ input: process.stdin });",
+        'lines.on("line", (line) => {',
+        '  const message = JSON.parse(line);',
+        `  fs.appendFileSync(${JSON.stringify(seen)}, line + "\\n");`,
+        '  const say = (answer) => process.stdout.write(JSON.stringify(answer) + "\\n");',
+        '  const o = message.observation;',
+        '  if (message.type === "hello") say({ type: "hello", protocol: message.protocol, version: message.version, name: "listener" });',
+        '  else if (message.type === "reset") say({ type: "ready" });',
+        '  else if (message.type === "observe") say({ type: "act", action: (o.instruction.text === "first" && o.feedback.length > 0) || (o.previousInstruction && o.previousInstruction.cancelled) ? "DONE" : "RR" });',
+        '  else if (message.type === "close") process.exit(0);',
+        '});',
+      ].join('\n'),
+    );
+    try {
+      const { url, logs } = await agentServer(seatAgentsFrom({ follower: `node ${program}` }), CB2_OPTIONS);
+      const leader = await leaderWithAgent(url);
+      instruct(leader, 'first', 'second');
+      await waitFor(() => followerEvents(logs[0]).length > 0, "the follower's first move", 10_000);
+      leader.act({ type: 'feedback', signal: 'negative' });
+      await waitFor(() => followerEvents(logs[0]).some((e) => e.type === 'done'), 'the program to hear the feedback and say DONE', 10_000);
+      leader.act({ type: 'cancel' });
+      await waitFor(() => leader.view!.turn.role === 'leader', "the cancel to end the follower's turn");
+      instruct(leader, 'third');
+      await waitFor(() => followerEvents(logs[0]).filter((e) => e.type === 'done').length === 2, 'the program to say DONE after the cancel', 10_000);
+
+      const observes = readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((m) => m.type === 'observe');
+      const heard = observes.filter((m) => m.observation.feedback.length > 0);
+      const { signal, afterStep } = leaderNotice(leader, 'feedback');
+      expect(signal).toBe('negative');
+      // The first observation after the signal has it, with the steps the follower had taken when it came.
+      expect(heard[0].observation.feedback).toEqual([{ signal: 'negative', afterStep }]);
+      expect(heard[0].observation.instruction.text).toBe('first');
+      expect(heard[0].text).toMatch(new RegExp(`^The leader's last feedback: negative, after your ${afterStep}(st|nd|rd|th) step this turn\\.$`, 'm'));
+      expect(observes[0].observation.feedback).toEqual([]);
+      expect(observes[0].text).toContain("The leader's feedback this turn: none yet.");
+      // The next turn: the signal is forgotten, and the cancelled instruction is the previous one, marked.
+      const third = observes.find((m) => m.observation.instruction.text === 'third');
+      expect(third.observation.feedback).toEqual([]);
+      expect(third.observation.previousInstruction).toEqual({ id: 1, text: 'second', cancelled: true });
+      expect(third.text).toContain('Previous instruction: second (cancelled by the leader)');
+      expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a signal drops the rest of the agent's plan: it is asked again at once, with the signal", async () => {
+    const agent = follower((observation) => (observation.feedback!.length > 0 ? ['DONE'] : Array<AgentAction>(8).fill('RR')));
+    const { url, logs } = await agentServer(seatFollower(agent), CB2_OPTIONS);
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'turn around');
+    await waitFor(() => followerEvents(logs[0]).length > 0, "the follower's first move");
+    leader.act({ type: 'feedback', signal: 'positive' });
+    await waitFor(() => followerEvents(logs[0]).some((e) => e.type === 'done'), 'the agent to say DONE');
+    const moves = followerEvents(logs[0]).filter((e) => e.type === 'move').length;
+    expect(moves).toBeLessThan(8);
+    expect(agent.asked).toHaveLength(2);
+    expect(agent.asked[1].feedback).toEqual([{ signal: 'positive', afterStep: leaderNotice(leader, 'feedback').afterStep }]);
+  });
+
+  test("the LLM follower's prompt has the leader's last signal", async () => {
+    const dir = mkdtempSync(joinPath(tmpdir(), 'seat-llm-feedback-'));
+    const stub = await startStubLlm({
+      respond: (body) => (body.messages.some((m) => m.role === 'user' && m.content.includes("The leader's last feedback")) ? '{"actions": ["DONE"]}' : JSON.stringify({ actions: Array(8).fill('RR') })),
+    });
+    const agent = await startLlmFollower({ config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL }), recordDir: dir, env: {} });
+    try {
+      const { url, logs } = await agentServer(seatFollower(agent), CB2_OPTIONS);
+      const leader = await leaderWithAgent(url);
+      instruct(leader, 'turn around');
+      await waitFor(() => followerEvents(logs[0]).length > 0, "the follower's first move");
+      leader.act({ type: 'feedback', signal: 'negative' });
+      await waitFor(() => followerEvents(logs[0]).some((e) => e.type === 'done'), 'the LLM follower to say DONE');
+      const prompts = stub.chatRequests().map((request) => (request.body as ChatBody).messages.find((m) => m.role === 'user')!.content);
+      expect(prompts).toHaveLength(2);
+      expect(prompts[0]).toContain("The leader's feedback this turn: none yet.");
+      const { afterStep } = leaderNotice(leader, 'feedback');
+      expect(prompts[1]).toMatch(new RegExp(`^The leader's last feedback: negative, after your ${afterStep}(st|nd|rd|th) step this turn\\.$`, 'm'));
+    } finally {
+      // The game's end closes the agent, whose call records are in `dir`.
+      await Promise.all(running.splice(0).map((s) => s.server.close()));
+      await stub.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
