@@ -107,7 +107,10 @@ export class GameSession {
       view: () => (this.current === 'playing' && this.recorder ? feed.view(this.recorder.state) : null),
       events: () => this.recorder!.events,
       play: (action) => this.tryAction(seated.role, action),
-      tellPartner: (message) => seats.notifyPartner(seated.role, { kind: 'followerGaveUp', message }),
+      // In an arm's game an agent's own explanations would tell the participant which agent it has.
+      tellPartner: (message) => {
+        if (!this.parts.study.armGame) seats.notifyPartner(seated.role, { kind: 'followerGaveUp', message });
+      },
       log: (line) => logger.warn(`game room ${room.roomId}: ${line}`),
     });
     return seats.seat({ role: seated.role, client: null, record: agentSeatRecord(seated), connected: true, reconnection: null, feed });

@@ -76,6 +76,11 @@ export class StudySeats {
     return studyId && hooks && arm ? (role) => hooks.startArmAgent(studyId, arm, role) : server;
   }
 
+  /** Whether this game was made for an arm: its participant must not learn which agent it plays with. */
+  get armGame(): boolean {
+    return this.arm !== null;
+  }
+
   /** The log header's record of the game's arm (`meta.arm`): nothing outside a game made for an arm. */
   headerMeta(): { arm?: ArmMeta } {
     return this.studyId && this.hooks && this.arm ? { arm: this.hooks.armMeta(this.studyId, this.arm) } : {};

@@ -124,7 +124,7 @@ async function play(token: string, studyId = STUDY): Promise<Player> {
 }
 
 /**
- * A scripted leader: in its turn one instruction and End Turn; in the follower's turn a positive
+ * A scripted leader: in its turn one instruction and End Turn (every other one unreadable); in the follower's turn a positive
  * signal in the first round and a negative one in the second, and, when `cancels`, a cancel.
  */
 async function lead(leader: Player, cancels: boolean): Promise<void> {
@@ -136,7 +136,9 @@ async function lead(leader: Player, cancels: boolean): Promise<void> {
     if (moment === acted) return;
     if (view.turn.role === 'leader' && view.legal.instruction) {
       acted = moment;
-      leader.act({ type: 'instruction', text: 'get the card with 1 red star, 3 hexes ahead' });
+      // Every other round an instruction the heuristic follower cannot read: it gives up on it, and
+      // would tell a quick-play leader why (which an LLM follower never does).
+      leader.act({ type: 'instruction', text: view.turnsLeft % 2 ? 'dance a little jig' : 'get the card with 1 red star, 3 hexes ahead' });
       leader.act({ type: 'endTurn' });
     } else if (view.turn.role === 'follower' && view.legal.feedback) {
       acted = moment;
@@ -223,7 +225,7 @@ describe("a study's arms", () => {
     await call('GET', `/api/studies/${STUDY}/public`);
     const seen = JSON.stringify([received, players.map((player) => player.messages)]);
     expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
-    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight']) expect(seen).not.toContain(secret);
+    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight', 'followerGaveUp']) expect(seen).not.toContain(secret);
   });
 
   test('study report computes from the logs what a recomputation from their lines gives', async () => {
