@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { GameState } from '../../shared/engine';
+import { makeConfig } from '../../shared/engine/config';
 import { serializeLine } from '../../shared/log/recorder';
 import { replay } from '../../shared/log/replay';
 import type { LogLine } from '../../shared/log/format';
@@ -27,8 +28,10 @@ let browser: Browser;
 const audits: Audit[] = [];
 
 beforeAll(async () => {
-  // A player whose page closes has left at once: the partner's game ends, with its dialog.
-  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 0 });
+  // A player whose page closes has left at once: the partner's game ends, with its dialog. The
+  // leader's feedback and Cancel are on, so that the follower's turn shows them.
+  const config = makeConfig({ liveFeedback: true, cancelInstructions: true });
+  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 0, config });
   browser = await launchBrowser();
 });
 
@@ -99,8 +102,18 @@ test("the leader's and the follower's game screens, and the game-over dialog", a
   const { leader, follower } = await gameWithQueuedInstruction(browser, server.url, 'a11y-game');
   await waitForWorld(leader.page);
   await waitForWorld(follower.page);
+  await leader.page.waitForSelector('.interjections:not([hidden])');
   await check(leader.page, "leader's game screen");
   await check(follower.page, "follower's game screen");
+
+  // The leader's feedback: the follower's cue, the leader's confirmation; Cancel waiting for its second press.
+  await leader.page.click('button.feedback.negative');
+  await follower.page.waitForSelector('.feedback-cue:not([hidden])');
+  await check(follower.page, "follower's game screen with the leader's feedback");
+  await leader.page.waitForSelector('.interjection-note:has-text("Sent")');
+  await leader.page.click('button.cancel-instructions');
+  await leader.page.waitForSelector('button.cancel-instructions.armed');
+  await check(leader.page, "leader's game screen, feedback sent and Cancel asking again");
 
   // The leader's top-down view and a banner over the world.
   await leader.page.click('button.camera-toggle');
