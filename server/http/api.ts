@@ -16,6 +16,7 @@ import type { WorkerStore } from '../store/types';
 import { poolLogs } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
+import { armSeat } from '../../shared/study/arms';
 import { streamLogsArchive } from './logsArchive';
 import { BODY_LIMIT_BYTES } from './guard';
 import { sendWorkerError } from './studies';
@@ -260,6 +261,11 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     await change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
   });
   api.post('/studies/:id/workers/:participantId/promote', async (req, res) => {
+    const study = studies.get(req.params.id as string);
+    // In a study whose arms lead, a leader would have no game: its participants stay followers.
+    if (study?.arms && armSeat(study) === 'leader') {
+      return sendError(res, 409, 'ROLE_MISMATCH', `study ${study.id}'s agents play the leader (its arms): its participants stay followers, so none is promoted`);
+    }
     await change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
 }

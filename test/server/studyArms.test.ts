@@ -315,7 +315,7 @@ describe("a study's arms", () => {
     expect(await cerealbar('study', 'report', '--study', plain, '--data', join(dir, 'data'), '--out', join(dir, 'plain-report'))).toMatchObject({ status: 2, stderr: expect.stringMatching(/the study has no arms/) });
   });
 
-  test("followers play with a leader arm at once; a worker promoted to the arms' role is refused a game", async () => {
+  test("followers play with a leader arm at once; a follower is not promoted into the arms' role", async () => {
     const follower = await play(await readyLeader('F1', FOLLOWERS, 'follower'), FOLLOWERS);
     expect(follower.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
     await follower.room.leave(true);
@@ -325,11 +325,15 @@ describe("a study's arms", () => {
     expect(meta.arm).toEqual({ id: 'scripted-leader', agent: 'scripted', weight: 1, draw: 0 });
     expect(meta.agents.leader).toMatchObject({ name: expect.any(String), spec: 'scripted' });
 
-    const promoted = await readyLeader('F2', FOLLOWERS, 'follower');
-    expect((await callJson(base, 'POST', `/api/studies/${FOLLOWERS}/workers/F2/promote`, {}, ADMIN)).status).toBe(200);
-    expect((await call('POST', `/api/studies/${FOLLOWERS}/tutorial`, { role: 'leader' }, promoted)).body.worker.step).toBe('play');
-    const refused = await call('POST', `/api/studies/${FOLLOWERS}/play`, {}, promoted);
-    expect(refused).toMatchObject({ status: 409, body: { error: { code: 'ROLE_MISMATCH', message: "this study's participants play the follower; its agents play the leader" } } });
-    expect(workers.armTotals(FOLLOWERS)).toEqual([{ arm: 'scripted-leader', drawn: 1, games: 1, live: 0, ended: 0, abandoned: 1 }]);
+    // The researcher's promotion is refused: a leader would have no game in this study. Nothing changes.
+    const waiting = await readyLeader('F2', FOLLOWERS, 'follower');
+    const promotion = await callJson(base, 'POST', `/api/studies/${FOLLOWERS}/workers/F2/promote`, {}, ADMIN);
+    expect(promotion).toMatchObject({ status: 409, body: { error: { code: 'ROLE_MISMATCH' } } });
+    expect(promotion.body.error.message).toMatch(/agents play the leader/);
+    expect((await call('GET', `/api/studies/${FOLLOWERS}/me`, undefined, waiting)).body.worker).toMatchObject({ role: 'follower', step: 'play' });
+    const second = await play(waiting, FOLLOWERS);
+    expect(second.messages.find((m) => m.type === 'seat')!.payload.role).toBe('follower');
+    expect(workers.armTotals(FOLLOWERS)).toMatchObject([{ arm: 'scripted-leader', drawn: 2, games: 2 }]);
   });
+
 });
