@@ -78,6 +78,7 @@ function seqsOfViews(counts: readonly number[]): number[] {
 /** One game: two rooms, how many views each client has received, and the send time of each action. */
 class Game {
   readonly views: Record<Role, number> = { leader: 0, follower: 0 };
+  readonly feedback: Record<Role, number> = { leader: 0, follower: 0 };
   readonly phase: Record<Role, string> = { leader: '', follower: '' };
   private readonly sentAt: number[] = [];
   private readonly actorOf: Role[] = [];
@@ -100,6 +101,11 @@ class Game {
     this.rooms[role] = room;
     room.reconnection.enabled = false;
     room.onMessage('view', (message: ViewMessage) => this.onView(role, message));
+    room.onMessage('notice', (notice: { kind?: string }) => {
+      if (notice?.kind !== 'feedback') return;
+      this.feedback[role] += 1;
+      this.waiter?.();
+    });
     room.onMessage('seat', (message: SeatMessage) => {
       if (message.code) this.code = message.code;
     });
@@ -117,7 +123,7 @@ class Game {
 
   /** Whether `role` has seen the result of action `seq` (it holds every view the room sent it up to it). */
   hasSeen(role: Role, seq: number): boolean {
-    return this.views[role] >= this.script.views[role][seq];
+    return this.views[role] >= this.script.views[role][seq] && this.feedback[role] >= this.script.feedback[role][seq];
   }
 
   private onView(role: Role, message: ViewMessage): void {
@@ -251,7 +257,7 @@ async function runSlot(config: WorkerConfig, script: Script, clients: { leader: 
 let running: Promise<unknown> | null = null;
 
 function start(config: WorkerConfig): void {
-  const script = buildScript(config.seed);
+  const script = buildScript(config.seed, config.liveFeedback);
   const clients = config.urls.map((url) => new Client(url));
   const of = (slot: number) => ({ leader: clients[slot % clients.length]!, follower: clients[(slot + 1) % clients.length]! });
   running = Promise.all(config.slots.map((slot) => runSlot(config, script, of(slot), slot)));

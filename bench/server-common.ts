@@ -34,6 +34,12 @@ export interface Script {
    * follower of the leader's hidden actions).
    */
   readonly views: Readonly<Record<Role, readonly number[]>>;
+  /**
+   * feedback[role][seq]: how many `feedback` notices the role has received once the room applied
+   * the action `seq` (all 0 without live feedback): feedback changes no view, so its notice is how
+   * a client knows the room applied it.
+   */
+  readonly feedback: Readonly<Record<Role, readonly number[]>>;
   /** True when the self-play game had a server timeout: the script stops before it. */
   readonly truncated: boolean;
   /** Events in the whole self-play game, timeouts included. */
@@ -44,9 +50,10 @@ export interface Script {
  * The client messages that replay the self-play game of `seed` on a room seeded with `seed`.
  * The benchmark never waits for a turn timer: a script stops before the first timeout event.
  */
-export function buildScript(seed: number): Script {
+export function buildScript(seed: number, liveFeedback = false): Script {
   const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map: generateMap(seed), config: makeConfig() }, (line) => lines.push(line));
+  const config = makeConfig({ liveFeedback });
+  playSelfPlayGame({ seed, map: generateMap(seed), config }, (line) => lines.push(line));
   const events = lines.filter((line): line is LogEvent => line.kind === 'event');
   const header = lines[0] as LogHeader;
   const steps: ScriptStep[] = [];
@@ -57,9 +64,20 @@ export function buildScript(seed: number): Script {
       truncated = true;
       break;
     }
-    steps.push({ seq: event.seq, actor: action.actor, action: withoutActor(action) });
+    steps.push({ seq: steps.length + 1, actor: action.actor, action: withoutActor(action) });
+    // With live feedback the leader signals once a turn, after the follower's first move.
+    if (liveFeedback && action.type === 'move' && event.outcome.turn.role === 'follower' && event.outcome.turn.stepsLeft === config.followerSteps - 1) {
+      steps.push({ seq: steps.length + 1, actor: 'leader', action: { type: 'feedback', signal: steps.length % 2 === 0 ? 'positive' : 'negative' } });
+    }
   }
-  return { seed, steps, views: viewCounts(stateFromHeader(header), steps), truncated, events: events.length };
+  return { seed, steps, views: viewCounts(stateFromHeader(header), steps), feedback: feedbackCounts(steps), truncated, events: events.length };
+}
+
+/** feedback[role][seq]: the feedback notices each role holds once the room applied action `seq` (both get each one). */
+function feedbackCounts(steps: readonly ScriptStep[]): Record<Role, number[]> {
+  const counts = [0];
+  for (const { action } of steps) counts.push(counts[counts.length - 1] + (action.type === 'feedback' ? 1 : 0));
+  return { leader: counts, follower: counts };
 }
 
 /**
@@ -96,9 +114,9 @@ function viewCounts(start: GameState, steps: readonly ScriptStep[]): Record<Role
 }
 
 /** The first seed from `from` whose self-play game has no timeout, so it can be played to its end (scripts stop before one). */
-export function firstTimeoutFreeSeed(from: number, tries = 1000): Script {
+export function firstTimeoutFreeSeed(from: number, liveFeedback = false, tries = 1000): Script {
   for (let seed = from; seed < from + tries; seed++) {
-    const script = buildScript(seed);
+    const script = buildScript(seed, liveFeedback);
     if (!script.truncated) return script;
   }
   throw new Error(`no self-play game without a timeout among seeds ${from}-${from + tries - 1}`);
@@ -141,6 +159,8 @@ export interface WorkerConfig {
   /** The server processes: a game's leader joins through one, its follower through the next. */
   readonly urls: readonly string[];
   readonly seed: number;
+  /** The rooms' rules have live feedback, and the script's leader sends it (`--live-feedback`). */
+  readonly liveFeedback: boolean;
   /** Game slots this worker plays (indices out of `totalGames`). */
   readonly slots: readonly number[];
   readonly totalGames: number;

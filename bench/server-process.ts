@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Cluster } from '../server/cluster';
 import { startGameServer } from '../server/index';
+import { makeConfig } from '../shared/engine/config';
 import type { RoomSettings } from '../server/rooms/GameRoom';
 import { PgGameStore } from '../server/store/PgGameStore';
 import { SqliteGameStore } from '../server/store/SqliteGameStore';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     seed,
     leaderTurnSeconds: 3600,
     followerTurnSeconds: 3600,
+    ...(flags.has('live-feedback') && { config: makeConfig({ liveFeedback: true }) }),
     ...(flags.has('patch-rate-ms') && { patchRateMs: numberFlag(flags, 'patch-rate-ms', 50, 5, 1000) }),
   };
 

@@ -54,6 +54,9 @@ const HELP = `npm run bench:server -- [flags]
   --redis URL        run the servers on Redis (needed for N > 1)
   --store URL        keep the games in PostgreSQL (postgres://...; each server still writes
                      its logs to its data dir first)                default: SQLite only
+  --live-feedback    the games' rules have live feedback, and each follower turn the
+                     leader sends a signal after the follower's first move
+                                                                     default: off
   --sync-each-action flush each action to disk before its views are sent (serve
                      --sync-each-action)                              default: off
   --no-stagger       all games start at the beginning of the script (by default each slot's
@@ -72,7 +75,7 @@ const HELP = `npm run bench:server -- [flags]
   --quiet            no per-second progress lines`;
 
 const FLAGS = [
-  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'sync-each-action', 'no-stagger', 'seed', 'patch-rate-ms'],
+  ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'live-feedback', 'sync-each-action', 'no-stagger', 'seed', 'patch-rate-ms'],
   ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
 ];
 
@@ -114,13 +117,14 @@ function readFlags() {
       REDIS: flags.get('redis'),
       STORE: flags.get('store'),
       SYNC_EACH_ACTION: flags.has('sync-each-action'),
+      LIVE_FEEDBACK: flags.has('live-feedback'),
     };
   } catch (error) {
     process.stderr.write(`bench:server: ${(error as Error).message}\n\n${HELP}\n`);
     process.exit(2);
   }
 }
-const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS, STORE, SYNC_EACH_ACTION } =
+const { flags, GAMES, THINK_MS, JITTER, DURATION_S, RAMP_S, SETTLE_S, WORKERS, PROFILE, TOP, TIMEOUT_S, QUIET, STAGGER, PATCH_RATE, DATA_PARENT, RUNTIME, SERVERS, REDIS, STORE, SYNC_EACH_ACTION, LIVE_FEEDBACK } =
   readFlags();
 const TICK_MS = 1000;
 
@@ -300,7 +304,7 @@ interface Tick {
 async function main(): Promise<void> {
   // The script: a seed whose self-play game has no timeout, so the games never wait for a timer.
   const seedFrom = numberFlag(flags, 'seed', 0, 0, 2 ** 31);
-  const script = flags.has('seed') ? buildScript(seedFrom) : firstTimeoutFreeSeed(seedFrom);
+  const script = flags.has('seed') ? buildScript(seedFrom, LIVE_FEEDBACK) : firstTimeoutFreeSeed(seedFrom, LIVE_FEEDBACK);
   if (script.truncated) log(`seed ${script.seed}: the self-play game has a timeout; each game stops before it (${script.steps.length} actions) and is left`);
   const actionsPerGame = script.steps.length;
 
@@ -321,6 +325,7 @@ async function main(): Promise<void> {
     ...(DATA_PARENT ? ['--data-parent', DATA_PARENT] : []),
     ...(STORE ? ['--store', STORE] : []),
     ...(SYNC_EACH_ACTION ? ['--sync-each-action'] : []),
+    ...(LIVE_FEEDBACK ? ['--live-feedback'] : []),
   ];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const servers: ChildProcess[] = [];
@@ -350,6 +355,7 @@ async function main(): Promise<void> {
       worker: w,
       urls,
       seed: script.seed,
+      liveFeedback: LIVE_FEEDBACK,
       slots,
       totalGames: GAMES,
       thinkMs: THINK_MS,
@@ -627,6 +633,7 @@ function summarize(
       redis: REDIS !== undefined,
       database: STORE === undefined ? 'sqlite' : 'postgres',
       syncEachAction: SYNC_EACH_ACTION,
+      liveFeedback: LIVE_FEEDBACK,
       cpuPercentOfCore: serverCpu,
       /** Each server process's share, when there are several. */
       cpuPercentOfCorePerProcess: end.servers.map((usage, i) => pctOfCore(cpuMs(baseline.servers[i]!), cpuMs(usage))),
@@ -674,7 +681,7 @@ function table(r: Result): string {
   const rows: [string, string][] = [
     ['games (clients, worker processes)', `${r.config.games} (${r.config.clients}, ${r.config.workers})`],
     ['think time per action', `${r.config.thinkMs} ms ±${r.config.jitter * 100}%`],
-    ['seed, actions per game', `${r.config.seed}, ${r.config.actionsPerGame}${r.config.scriptTruncated ? ' (cut before a timeout)' : ''}`],
+    ['seed, actions per game', `${r.config.seed}, ${r.config.actionsPerGame}${r.config.scriptTruncated ? ' (cut before a timeout)' : ''}${r.server.liveFeedback ? ', live feedback on (a signal each follower turn)' : ''}`],
     ['room tick; server runtime', `${r.config.patchRateMs} ms; ${r.config.serverRuntime}`],
     ['server data directory in', r.config.dataParent],
     ['measured over', `${r.config.durationS} s after a ${r.config.rampS} s ramp and ${r.config.settleS} s settling`],
