@@ -5,6 +5,7 @@
  * with the sums of its games, and writes what workerChanges.ts decides; so two processes (or two
  * requests) cannot both use a worker's last quiz attempt.
  */
+import type { ArmTotals } from '../../shared/study/overview';
 import pg from 'pg';
 import type { Role } from '../../shared/engine/state';
 import type { StudyFile } from '../../shared/study/studyFile';
@@ -36,7 +37,6 @@ import {
   workerGame,
   workerRecord,
   type ArmDraw,
-  type ArmTotals,
   type Changes,
   type GameEnd,
   type QuizResult,

@@ -8,6 +8,7 @@
  * processes (or two requests) cannot both use a worker's last quiz attempt. Nothing lives in one
  * process's memory.
  */
+import type { ArmTotals } from '../../shared/study/overview';
 import Database from 'better-sqlite3';
 import { openSharedDatabase, schemaTransaction } from './sqliteFile';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -42,7 +43,6 @@ import {
   workerGame,
   workerRecord,
   type ArmDraw,
-  type ArmTotals,
   type Changes,
   type GameEnd,
   type QuizResult,

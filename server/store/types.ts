@@ -3,7 +3,8 @@ import type { LogEnd, LogHeader, LogLine } from '../../shared/log/format';
 import type { Role } from '../../shared/engine/state';
 import type { StudyFile } from '../../shared/study/studyFile';
 import type { SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
-import type { ArmDraw, ArmTotals, GameEnd, QuizResult, StudyGameTotals } from './workerChanges';
+import type { ArmTotals } from '../../shared/study/overview';
+import type { ArmDraw, GameEnd, QuizResult, StudyGameTotals } from './workerChanges';
 
 /** One seat of a game, as recorded in the index. */
 export interface SeatRecord {

@@ -125,20 +125,6 @@ export interface ArmDraw {
   readonly armId: string;
 }
 
-/** One arm's draws and games in a study, each game once. */
-export interface ArmTotals {
-  readonly arm: string;
-  /** Draws of the arm; those whose game never started are `drawn - games`. */
-  readonly drawn: number;
-  /** Games started. */
-  readonly games: number;
-  /** Started and not ended. */
-  readonly live: number;
-  /** Ended, for any reason but a player leaving. */
-  readonly ended: number;
-  /** Ended by a player leaving (or losing its connection for good). */
-  readonly abandoned: number;
-}
 
 /** How much earlier than the wait's end a worker's page may ask for the noPartner code (clocks differ a little). */
 export const WAIT_TOLERANCE_MS = 2000;

@@ -15,18 +15,23 @@ export interface GameTotals {
   readonly meanSeconds: number | null;
 }
 
-/** One arm's games as the worker store counts them (WorkerStore.armTotals). */
-export interface ArmCounts {
+/** One arm's draws and games in a study, each game once, as the worker store counts them (WorkerStore.armTotals). */
+export interface ArmTotals {
   readonly arm: string;
+  /** Draws of the arm; those whose game never started are `drawn - games`. */
   readonly drawn: number;
+  /** Games started. */
   readonly games: number;
+  /** Started and not ended. */
   readonly live: number;
+  /** Ended, for any reason but a player leaving. */
   readonly ended: number;
+  /** Ended by a player leaving (or losing its connection for good). */
   readonly abandoned: number;
 }
 
 /** An arm of the study with its games so far: `share` is its weight over the sum of the weights. */
-export interface ArmOverview extends Omit<ArmCounts, 'arm'> {
+export interface ArmOverview extends Omit<ArmTotals, 'arm'> {
   readonly id: string;
   readonly agent: string;
   readonly weight: number;
@@ -57,7 +62,7 @@ export interface StudyOverview {
   readonly arms: readonly ArmOverview[] | null;
 }
 
-export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[], games: GameTotals, now: number, armCounts: readonly ArmCounts[] = []): StudyOverview {
+export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[], games: GameTotals, now: number, armCounts: readonly ArmTotals[] = []): StudyOverview {
   const byStep = Object.fromEntries(WORKER_STEPS.map((step) => [step, 0])) as Record<WorkerStep, number>;
   for (const worker of workers) byStep[workerStep(worker)]++;
   const waiting = workers
@@ -82,7 +87,7 @@ export function studyOverview(study: StudyFile, workers: readonly WorkerRecord[]
   };
 }
 
-function armsOverview(arms: NonNullable<StudyFile['arms']>, counts: readonly ArmCounts[]): ArmOverview[] {
+function armsOverview(arms: NonNullable<StudyFile['arms']>, counts: readonly ArmTotals[]): ArmOverview[] {
   const weights = arms.reduce((sum, arm) => sum + arm.weight, 0);
   return arms.map((arm) => {
     const { drawn = 0, games = 0, live = 0, ended = 0, abandoned = 0 } = counts.find((count) => count.arm === arm.id) ?? {};

@@ -186,6 +186,30 @@ export interface ServeProcess {
   output(): string;
 }
 
+/** Runs `cerealbar serve` with `options` to its exit (killed after 30 s): its exit code and what it wrote. */
+export function serveToExit(dataDir: string, options: readonly string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...options], { env: { ...process.env, ADMIN_TOKEN: SERVE_ADMIN_TOKEN } });
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    }),
+  );
+}
+
+/** Stops a serve process started by startServeProcess (SIGINT) and waits for its exit; nothing if it has exited. */
+export async function stopServeProcess(serve: ServeProcess | null): Promise<void> {
+  if (!serve || serve.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => serve.child.once('exit', resolve));
+  serve.child.kill('SIGINT');
+  await exited;
+}
+
 /** Runs `cerealbar serve` as a process on 127.0.0.1 (a free port unless `options` name one) and waits until it listens. */
 export async function startServeProcess(dataDir: string, options: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
   const port = options.includes('--port') ? [] : ['--port', '0'];

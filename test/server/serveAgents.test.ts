@@ -3,18 +3,15 @@
  * when serve starts (one that cannot play a live seat stops it, exit 2, with one line), and a
  * program agent is started for each game and stopped at its end.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
 import { replay } from '../../shared/log/replay';
 import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm } from '../helpers/stubLlm';
-import { join, startServeProcess, waitFor, type ServeProcess } from './harness';
+import { join, serveToExit, startServeProcess, stopServeProcess, waitFor, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
-
-const BIN = joinPath(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
 let dir = '';
 let serve: ServeProcess | null = null;
@@ -22,30 +19,11 @@ beforeEach(() => {
   dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-serve-agents-'));
 });
 afterEach(async () => {
-  if (serve && serve.child.exitCode === null) {
-    const exited = new Promise((resolve) => serve!.child.once('exit', resolve));
-    serve.child.kill('SIGINT');
-    await exited;
-  }
+  await stopServeProcess(serve);
   serve = null;
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs serve with `options` to its exit: its code and stderr. */
-function serveToExit(dataDir: string, options: readonly string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...options], { env: { ...process.env, ADMIN_TOKEN: 'a-test-token-of-enough-length' } });
-  let stderr = '';
-  let stdout = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr, stdout });
-    }),
-  );
-}
 
 test.each([
   [['--bot-leader', 'heuristic'], 'cerealbar: --bot-leader "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted'],

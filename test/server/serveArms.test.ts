@@ -3,17 +3,14 @@
  * started once before the server takes games (one that cannot play its seat stops serve, exit 2,
  * in one line), and --llm-records says where the LLM arms' call records go.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
-import { SERVE_ADMIN_TOKEN, startServeProcess, type ServeProcess } from './harness';
+import { serveToExit, startServeProcess, stopServeProcess, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
-
-const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
 let dir = '';
 let stub: StubLlm;
@@ -27,11 +24,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-serve-arms-'));
 });
 afterEach(async () => {
-  if (serve && serve.child.exitCode === null) {
-    const exited = new Promise((resolve) => serve!.child.once('exit', resolve));
-    serve.child.kill('SIGINT');
-    await exited;
-  }
+  await stopServeProcess(serve);
   serve = null;
   rmSync(dir, { recursive: true, force: true });
 });
@@ -43,26 +36,13 @@ function armsStudy(arms: unknown[]): string {
   return writeStudy(studyFolder(join(dir, 'study')), data);
 }
 
-/** Runs serve with `options` to its exit: its code and what it wrote. */
-function serveToExit(options: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data'), ...options], { env: { ...process.env, ADMIN_TOKEN: SERVE_ADMIN_TOKEN } });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    }),
-  );
-}
 
 test.each<[string, unknown, RegExp]>([
   ['an LLM endpoint that cannot be reached', { id: 'far', agent: 'llm', llm: { model: STUB_MODEL, 'base-url': 'http://127.0.0.1:9/v1' } }, /^cerealbar: study pilot-1: arm far \("llm"\) cannot play the follower's seat: cannot reach http:\/\/127\.0\.0\.1:9\/v1: .*\n$/],
   ['an agent that needs a recorded game', { id: 'o', agent: 'oracle' }, /^cerealbar: study pilot-1: arm o \("oracle"\) cannot play the follower's seat: the oracle agent needs a recorded game or the whole state; it can only be evaluated offline\n$/],
   ['a program that does not start', { id: 'p', agent: './no-such-agent-program' }, /^cerealbar: study pilot-1: arm p \("\.\/no-such-agent-program"\) cannot play the follower's seat: agent .* exited with code 127/],
 ])('serve stops before it takes games (exit 2, one line) for an arm with %s', async (_what, arm, message) => {
-  const { code, stderr } = await serveToExit(['--study', armsStudy([{ id: 'h', agent: 'heuristic' }, arm])]);
+  const { code, stderr } = await serveToExit(join(dir, 'data'), ['--study', armsStudy([{ id: 'h', agent: 'heuristic' }, arm])]);
   expect(code).toBe(2);
   expect(stderr).toMatch(message);
 });
