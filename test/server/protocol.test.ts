@@ -132,7 +132,7 @@ describe('actions', () => {
     await waitFor(() => leader.view!.legal.endTurn, 'End Turn to be offered');
     await accepted(ts, leader, { type: 'endTurn' });
     await waitFor(() => follower.view!.turn.role === 'follower' && leader.view!.turn.role === 'follower', 'the follower turn');
-    expect(leader.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false });
+    expect(leader.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false, feedback: false, cancel: false });
     expect(follower.view!.legal).toMatchObject({ instruction: false, endTurn: false, done: true });
 
     // The follower's turn: at each pose, what is not offered is refused and what is offered is accepted, for one step each.
@@ -154,7 +154,7 @@ describe('actions', () => {
     await accepted(ts, follower, { type: 'done' });
     await waitFor(() => leader.view!.turn.role === 'leader', 'the leader turn after DONE');
     expect(leader.view!.legal.moves.length).toBeGreaterThan(0);
-    expect(follower.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false });
+    expect(follower.view!.legal).toEqual({ moves: [], instruction: false, maxInstructionLength: 300, endTurn: false, done: false, feedback: false, cancel: false });
     expect(blocked + MOVES.length - offered.length).toBeGreaterThan(0);
   });
 });
