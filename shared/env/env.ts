@@ -272,13 +272,18 @@ function fidelityPotential(referencePaths: ReadonlyMap<number, readonly Cell[]>,
 }
 
 
-function seedEpisode(seed: number): EpisodeSetup {
+/** A self-play game on `seed` up to the follower's first turn, with its leader: seed mode's start (the batched environment starts its games here too). */
+export function selfPlayStart(seed: number): { readonly partner: ScriptedPartner; readonly start: GameState; readonly map: GameMap } {
   const map = generateMap(seed);
   const initial = createGame(DEFAULT_CONFIG, map, seed);
   const partner = new ScriptedPartner(initial.world, seed);
   const { state } = partner.playLeader(initial);
   if (state.gameOver) throw new GameSetupError(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
-  return { partner, start: state, map, episodeId: `selfplay-${seed}`, referencePaths: null };
+  return { partner, start: state, map };
+}
+
+function seedEpisode(seed: number): EpisodeSetup {
+  return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
 }
 
 function logEpisode(log: string | Recording, index: number): EpisodeSetup {
@@ -301,7 +306,7 @@ function logEpisode(log: string | Recording, index: number): EpisodeSetup {
  * clock (the environment has no time: turns end by steps, DONE, End Turn or the leader's own
  * timeout habit). Its task map says which card each instruction is about.
  */
-class ScriptedPartner implements Partner {
+export class ScriptedPartner implements Partner {
   private readonly tasks = new Map<number, CardTask>();
   private readonly leader: ScriptedLeader;
 
@@ -327,9 +332,14 @@ class ScriptedPartner implements Partner {
     return { state, exhausted: false };
   }
 
+  /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
+  taskOf(instructionId: number): CardTask | undefined {
+    return this.tasks.get(instructionId);
+  }
+
   /** The task's card, while its selection is not yet the one asked for. */
   readonly pendingTargets: PendingTargets = (state, progress) => {
-    const task = this.tasks.get(progress.instructionId);
+    const task = this.taskOf(progress.instructionId);
     return task ? state.cards.filter((card) => card.id === task.cardId && card.selected !== task.select) : [];
   };
 

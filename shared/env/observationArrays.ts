@@ -22,7 +22,7 @@ import type { EnvInfo } from './env';
 import type { LeaderEnvInfo } from './leaderEnv';
 
 export type Dtype = 'uint8' | 'int8' | 'int32' | 'float64';
-const DTYPE_BYTES: Readonly<Record<Dtype, number>> = { uint8: 1, int8: 1, int32: 4, float64: 8 };
+export const DTYPE_BYTES: Readonly<Record<Dtype, number>> = { uint8: 1, int8: 1, int32: 4, float64: 8 };
 
 /** `step`: reward, terminated, truncated; `observation` and `info`: the keys of Gymnasium's obs and info dicts. */
 export type FieldGroup = 'step' | 'observation' | 'info';
@@ -76,13 +76,14 @@ export const GRID_CODES = {
   cardChannels: ['color', 'shape', 'count', 'selected'],
 } as const;
 
-const TERRAIN_CODE: Readonly<Record<string, number>> = Object.fromEntries(
+/** The grids' codes by name (the batched environment writes the same codes). */
+export const TERRAIN_CODE: Readonly<Record<string, number>> = Object.fromEntries(
   [UNSEEN, ...Object.keys(TERRAIN_LETTERS)].map((letter, i) => [letter, i + 1]),
 );
 const codeOf = (names: readonly string[]): Readonly<Record<string, number>> => Object.fromEntries(names.map((name, i) => [name, i]));
-const PROP_CODE = codeOf(GRID_CODES.props);
-const COLOR_CODE = codeOf(GRID_CODES.colors);
-const SHAPE_CODE = codeOf(GRID_CODES.shapes);
+export const PROP_CODE = codeOf(GRID_CODES.props);
+export const COLOR_CODE = codeOf(GRID_CODES.colors);
+export const SHAPE_CODE = codeOf(GRID_CODES.shapes);
 const HEADING_CODE = codeOf(GRID_CODES.headings);
 const CARD_CHANNELS = GRID_CODES.cardChannels.length;
 
@@ -129,8 +130,8 @@ class LayoutBuilder {
   }
 }
 
-type TypedArray = Uint8Array | Int8Array | Int32Array | Float64Array;
-const TYPED_ARRAYS: Readonly<Record<Dtype, new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray>> = {
+export type TypedArray = Uint8Array | Int8Array | Int32Array | Float64Array;
+export const TYPED_ARRAYS: Readonly<Record<Dtype, new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray>> = {
   uint8: Uint8Array,
   int8: Int8Array,
   int32: Int32Array,

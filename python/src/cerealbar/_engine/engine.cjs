@@ -22506,13 +22506,16 @@ function fidelityPotential(referencePaths, distance) {
     return reference ? normalizedDynamicTimeWarping(reference, progress.path, distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
   };
 }
-function seedEpisode(seed) {
+function selfPlayStart(seed) {
   const map2 = generateMap(seed);
   const initial = createGame(DEFAULT_CONFIG, map2, seed);
   const partner = new ScriptedPartner(initial.world, seed);
   const { state } = partner.playLeader(initial);
   if (state.gameOver) throw new GameSetupError(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
-  return { partner, start: state, map: map2, episodeId: `selfplay-${seed}`, referencePaths: null };
+  return { partner, start: state, map: map2 };
+}
+function seedEpisode(seed) {
+  return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
 }
 function logEpisode(log, index) {
   const recording = typeof log === "string" ? loadRecording(log) : log;
@@ -22549,9 +22552,13 @@ var ScriptedPartner = class {
     }
     return { state, exhausted: false };
   }
+  /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
+  taskOf(instructionId) {
+    return this.tasks.get(instructionId);
+  }
   /** The task's card, while its selection is not yet the one asked for. */
   pendingTargets = (state, progress) => {
-    const task = this.tasks.get(progress.instructionId);
+    const task = this.taskOf(progress.instructionId);
     return task ? state.cards.filter((card2) => card2.id === task.cardId && card2.selected !== task.select) : [];
   };
   /** The leader's habits are drawn per turn: a turn that ends with the leader in control starts a new one. */

@@ -1,0 +1,672 @@
+/**
+ * N follower environments stepped together on typed arrays: the same game as `FollowerEnv` in
+ * seed mode (docs/env.md, "The batched follower environment"), with its observations, masks,
+ * rewards and infos written in place into arrays the caller owns, laid out as `FollowerArrays`'
+ * fields with a leading axis of N, and Gymnasium's next-step autoreset.
+ *
+ * The follower's turn runs on the arrays: a move looks its target up in the world's step table, a
+ * card toggles in place, DONE moves a queue position, and the follower's memory (cells seen, cards
+ * as last seen) is kept per cell. Whatever the arrays do not hold is left to the engine: an action
+ * that ends the follower's turn or makes a set is played by `step` on the state the arrays stand
+ * for, the scripted leader plays its turns as in `FollowerEnv`, and the arrays are loaded back from
+ * the state that results. So the engine stays the definition, and the fast path covers the
+ * follower's steps in between (about nine in ten).
+ */
+import { FOLLOWER_CODES, actionOfCode, byActor, type Action } from '../../engine/actions';
+import type { Card } from '../../engine/cards';
+import { DEFAULT_CONFIG, type GameConfig } from '../../engine/config';
+import { GameSetupError } from '../../engine/errors';
+import { HEADINGS, stepFrom, type Cell, type Pose } from '../../engine/hex';
+import type { GameMap, World } from '../../engine/map';
+import { followerInstructionId } from '../../engine/playerView';
+import { MAX_SEED, updateState, type GameState } from '../../engine/state';
+import { viewFrom } from '../../engine/view';
+import { GeodesicDistance } from '../../eval/distance';
+import { DEFAULT_MAP_SIZE } from '../../maps/generate';
+import { DEFAULT_ENV_OPTIONS, selfPlayStart, type RewardKind, type ScriptedPartner } from '../env';
+import {
+  COLOR_CODE,
+  DTYPE_BYTES,
+  FollowerArrays,
+  PROP_CODE,
+  SHAPE_CODE,
+  TERRAIN_CODE,
+  TYPED_ARRAYS,
+  type FieldGroup,
+  type GridSize,
+  type Layout,
+  type TypedArray,
+} from '../observationArrays';
+
+/** The batch's arrays by group and field name, as the follower's `Layout` names them; each has a leading axis of N. */
+export type BatchBuffers = Readonly<Record<FieldGroup, Readonly<Record<string, TypedArray>>>>;
+
+export interface FollowerBatchOptions {
+  /** N, the number of environments. */
+  readonly size: number;
+  /** 'sparse' or 'distance' ('ndtw' needs a recorded game, which the batch does not play yet). */
+  readonly reward?: RewardKind;
+  readonly gamma?: number;
+  readonly maxSteps?: number;
+  /** The grid the arrays are padded to; self-play maps are 25 x 25. */
+  readonly grid?: GridSize;
+  /**
+   * The seed of environment `slot`'s next game after one on `previous` (autoreset), or after a
+   * seed whose game cannot start. By default `previous + size`, so slot i plays i + k·size when reset at 0.
+   */
+  readonly nextSeed?: (slot: number, previous: number) => number;
+  /** Arrays to write into (`allocateBatchBuffers(layout, size)` shapes them); by default the batch allocates its own. */
+  readonly buffers?: BatchBuffers;
+}
+
+/** The follower's layout, as the environment server's FollowerEnv arrays have it (without the texts). */
+export function followerBatchLayout(grid: GridSize, maxSteps: number, config: GameConfig = DEFAULT_CONFIG): Layout {
+  return new FollowerArrays({ grid, config, maxSteps, description: false, shaping: true }).layout;
+}
+
+/** One array per field of `layout`, with a leading axis of `size`. */
+export function allocateBatchBuffers(layout: Layout, size: number): BatchBuffers {
+  const groups: Record<FieldGroup, Record<string, TypedArray>> = { step: {}, observation: {}, info: {} };
+  for (const field of layout.scalars) groups[field.group][field.name] = typedArray(field.dtype, size);
+  for (const field of layout.arrays) groups[field.group][field.name] = typedArray(field.dtype, size * elementsOf(field.shape));
+  return groups;
+}
+
+function typedArray(dtype: keyof typeof DTYPE_BYTES, length: number): TypedArray {
+  return new TYPED_ARRAYS[dtype](new ArrayBuffer(length * DTYPE_BYTES[dtype]), 0, length);
+}
+
+const elementsOf = (shape: readonly number[]): number => shape.reduce((n, size) => n * size, 1);
+
+const MOVE_FORWARD = 0;
+const MOVE_BACK = 1;
+const ROTATE_LEFT = 2;
+const ROTATE_RIGHT = 3;
+const DONE = 4;
+const ENGINE_ACTIONS: readonly Action[] = FOLLOWER_CODES.map((code) => byActor('follower', actionOfCode(code)));
+const CARD_CHANNELS = 4;
+const NO_CARD = -1;
+/** Seeds in a row whose games cannot start before a reset gives up. */
+const MOST_SETUP_RETRIES = 1000;
+
+/**
+ * What the observation needs of one map and never changes: terrain and prop codes per cell, the
+ * walls as cell pairs, where each map cell lies in the padded grid, cell objects for the distance.
+ */
+class MapTables {
+  readonly terrain: Uint8Array;
+  readonly props: Uint8Array;
+  /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
+  readonly walls: Int32Array;
+  readonly gridIndex: Int32Array;
+  readonly cells: readonly Cell[];
+  readonly view: ViewTable;
+
+  constructor(
+    readonly world: World,
+    grid: GridSize,
+    config: GameConfig,
+  ) {
+    const map: GameMap = world.map;
+    const { width, height } = map;
+    if (width > grid.width || height > grid.height) throw new RangeError(`the map is ${width} x ${height}, larger than the batch's ${grid.width} x ${grid.height} grid`);
+    const count = width * height;
+    this.terrain = new Uint8Array(count);
+    this.props = new Uint8Array(count);
+    this.gridIndex = new Int32Array(count);
+    const cells: Cell[] = [];
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = y * width + x;
+        this.terrain[i] = TERRAIN_CODE[map.terrain[y][x]];
+        this.gridIndex[i] = y * grid.width + x;
+        cells.push({ x, y });
+      }
+    }
+    // A later prop on the same cell writes over an earlier one, as the arrays' encoder does.
+    for (const prop of map.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];
+    const walls = map.walls ?? [];
+    this.walls = new Int32Array(walls.length * 4);
+    walls.forEach((wall, w) => {
+      const side = HEADINGS.indexOf(wall.side);
+      const there = stepFrom(wall, wall.side);
+      const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
+      this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << ((side + 3) % 6)], w * 4);
+    });
+    this.cells = cells;
+    this.view = viewTable(world, config);
+  }
+}
+
+/** The follower's view cells (map indices) from every pose: those of pose (cell, heading) are `cells[start[p]..start[p + 1])`, p = cell·6 + heading. */
+interface ViewTable {
+  readonly start: Int32Array;
+  readonly cells: Int32Array;
+}
+
+const viewTables = new Map<string, ViewTable>();
+
+/** Built once per map size and view: the engine's `viewFrom` for every pose, flattened. */
+function viewTable(dims: { width: number; height: number }, config: GameConfig): ViewTable {
+  const key = `${dims.width}x${dims.height}/${config.view.fovDegrees}/${config.view.range}`;
+  let table = viewTables.get(key);
+  if (table) return table;
+  const poses = dims.width * dims.height * HEADINGS.length;
+  const start = new Int32Array(poses + 1);
+  const lists: (readonly number[])[] = [];
+  for (let p = 0; p < poses; p++) {
+    const cell = Math.floor(p / HEADINGS.length);
+    const pose: Pose = { x: cell % dims.width, y: Math.floor(cell / dims.width), heading: HEADINGS[p % HEADINGS.length] };
+    const indices = viewFrom(dims, pose, config.view).indices;
+    lists.push(indices);
+    start[p + 1] = start[p] + indices.length;
+  }
+  const cells = new Int32Array(start[poses]);
+  lists.forEach((indices, p) => cells.set(indices, start[p]));
+  table = { start, cells };
+  viewTables.set(key, table);
+  return table;
+}
+
+/**
+ * The batch. `reset(seeds)` starts every environment; `step(actions)` takes one action index
+ * (FOLLOWER_CODES order: MF, MB, RL, RR, DONE) per environment and writes the transitions into
+ * `buffers`. An environment whose episode ended at the previous step is reset instead, with its
+ * next seed (the action is ignored): reward 0, neither terminated nor truncated, the new game's
+ * first observation.
+ */
+export class FollowerBatch {
+  readonly size: number;
+  readonly layout: Layout;
+  readonly buffers: BatchBuffers;
+  private readonly reward: RewardKind;
+  private readonly gamma: number;
+  private readonly maxSteps: number;
+  private readonly config = DEFAULT_CONFIG;
+  private readonly grid: GridSize;
+  private readonly gridCells: number;
+  private readonly nextSeed: (slot: number, previous: number) => number;
+
+  // The game, one entry per environment (per cell: `slot · gridCells + cell`; per card: `slot · cardCount + k`).
+  private readonly cell: Int32Array;
+  private readonly heading: Uint8Array;
+  /** The follower's steps left in its turn; 0 when it is not its turn. */
+  private readonly stepsLeft: Int32Array;
+  private readonly turnsLeft: Int32Array;
+  private readonly score: Int32Array;
+  private readonly gameOver: Uint8Array;
+  /** Instructions of `synced[slot].queue` marked DONE on the arrays since. */
+  private readonly queueHead: Int32Array;
+  /** The arrays differ from `synced[slot]` (the follower acted on them since). */
+  private readonly dirty: Uint8Array;
+  private readonly cardAt: Int16Array;
+  private readonly cardCell: Int32Array;
+  private readonly cardFace: Uint8Array;
+  private readonly cardSelected: Uint8Array;
+  private readonly selectedCount: Uint8Array;
+  // The follower's memory, as ObservationTracker keeps it.
+  private readonly seen: Uint8Array;
+  /** The move count when the card on a cell was last seen, -1 for no card known there. */
+  private readonly memorySeenAt: Int32Array;
+  private readonly memoryFace: Uint8Array;
+  private readonly moves: Int32Array;
+  /** The pose at the last observation; cell -1 before the first. */
+  private readonly lastCell: Int32Array;
+  private readonly lastHeading: Uint8Array;
+  // The episode.
+  private readonly seeds: Float64Array;
+  private readonly steps: Int32Array;
+  private readonly phi: Float64Array;
+  private readonly ended: Uint8Array;
+  /** The state the arrays were last loaded from: what the engine and the leader continue from. */
+  private readonly synced: GameState[];
+  private readonly partners: ScriptedPartner[];
+  private readonly distances: GeodesicDistance[];
+  private readonly tables: MapTables[];
+
+  // The output arrays, by field.
+  private readonly out: {
+    readonly reward: Float64Array;
+    readonly terminated: Uint8Array;
+    readonly truncated: Uint8Array;
+    readonly potential: Float64Array;
+    readonly shaping: Float64Array;
+    readonly infoScore: Int32Array;
+    readonly points: Int32Array;
+    readonly steps: Int32Array;
+    readonly instructionId: Int32Array;
+    readonly terrain: Uint8Array;
+    readonly props: Uint8Array;
+    readonly walls: Uint8Array;
+    readonly cards: Uint8Array;
+    readonly visible: Uint8Array;
+    readonly cardSeenAgo: Int32Array;
+    readonly pose: Int32Array;
+    readonly leader: Int32Array;
+    readonly stepsLeft: Int32Array;
+    readonly turnsLeft: Int32Array;
+    readonly score: Int32Array;
+    readonly actionMask: Int8Array;
+  };
+
+  constructor(options: FollowerBatchOptions) {
+    const { size } = options;
+    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`size must be a positive integer, got ${size}`);
+    this.size = size;
+    this.reward = options.reward ?? DEFAULT_ENV_OPTIONS.reward;
+    this.gamma = options.gamma ?? DEFAULT_ENV_OPTIONS.gamma;
+    this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
+    if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
+    if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
+    if (this.reward !== 'sparse' && this.reward !== 'distance') {
+      throw new RangeError(`the batch plays self-play games, whose rewards are 'sparse' or 'distance', got ${JSON.stringify(this.reward)}`);
+    }
+    this.grid = options.grid ?? { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    this.gridCells = this.grid.width * this.grid.height;
+    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % (MAX_SEED + 1));
+    this.layout = followerBatchLayout(this.grid, this.maxSteps, this.config);
+    this.buffers = options.buffers ?? allocateBatchBuffers(this.layout, size);
+    checkBuffers(this.layout, this.buffers, size);
+
+    const cells = size * this.gridCells;
+    const cards = size * this.config.cardCount;
+    this.cell = new Int32Array(size);
+    this.heading = new Uint8Array(size);
+    this.stepsLeft = new Int32Array(size);
+    this.turnsLeft = new Int32Array(size);
+    this.score = new Int32Array(size);
+    this.gameOver = new Uint8Array(size);
+    this.queueHead = new Int32Array(size);
+    this.dirty = new Uint8Array(size);
+    this.cardAt = new Int16Array(cells).fill(NO_CARD);
+    this.cardCell = new Int32Array(cards);
+    this.cardFace = new Uint8Array(cards * 3);
+    this.cardSelected = new Uint8Array(cards);
+    this.selectedCount = new Uint8Array(size);
+    this.seen = new Uint8Array(cells);
+    this.memorySeenAt = new Int32Array(cells).fill(-1);
+    this.memoryFace = new Uint8Array(cells * CARD_CHANNELS);
+    this.moves = new Int32Array(size);
+    this.lastCell = new Int32Array(size).fill(-1);
+    this.lastHeading = new Uint8Array(size);
+    this.seeds = new Float64Array(size);
+    this.steps = new Int32Array(size);
+    this.phi = new Float64Array(size);
+    this.ended = new Uint8Array(size);
+    this.synced = new Array<GameState>(size);
+    this.partners = new Array<ScriptedPartner>(size);
+    this.distances = new Array<GeodesicDistance>(size);
+    this.tables = new Array<MapTables>(size);
+
+    const { step, info, observation } = this.buffers;
+    this.out = {
+      reward: step.reward as Float64Array,
+      terminated: step.terminated as Uint8Array,
+      truncated: step.truncated as Uint8Array,
+      potential: info.potential as Float64Array,
+      shaping: info.shaping as Float64Array,
+      infoScore: info.score as Int32Array,
+      points: info.points as Int32Array,
+      steps: info.steps as Int32Array,
+      instructionId: info.instruction_id as Int32Array,
+      terrain: observation.terrain as Uint8Array,
+      props: observation.props as Uint8Array,
+      walls: observation.walls as Uint8Array,
+      cards: observation.cards as Uint8Array,
+      visible: observation.visible as Uint8Array,
+      cardSeenAgo: observation.card_seen_ago as Int32Array,
+      pose: observation.pose as Int32Array,
+      leader: observation.leader as Int32Array,
+      stepsLeft: observation.steps_left as Int32Array,
+      turnsLeft: observation.turns_left as Int32Array,
+      score: observation.score as Int32Array,
+      actionMask: info.action_mask as Int8Array,
+    };
+  }
+
+  /**
+   * Starts every environment: environment i on `seeds[i]`, or, when that game cannot start
+   * (GameSetupError), on the next seed after it that can (`seedOf` tells which).
+   */
+  reset(seeds: ArrayLike<number>): void {
+    if (seeds.length !== this.size) throw new RangeError(`reset needs one seed per environment (${this.size}), got ${seeds.length}`);
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!Number.isInteger(seeds[slot]) || seeds[slot] < 0 || seeds[slot] > MAX_SEED) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seeds[slot]}`);
+    }
+    for (let slot = 0; slot < this.size; slot++) this.resetSlot(slot, seeds[slot]);
+  }
+
+  /** One action index per environment; an unknown index throws before any environment moves. */
+  step(actions: ArrayLike<number>): void {
+    if (actions.length !== this.size) throw new RangeError(`step needs one action per environment (${this.size}), got ${actions.length}`);
+    if (this.synced[0] === undefined) throw new Error('the batch was never reset: call reset() before step()');
+    for (let slot = 0; slot < this.size; slot++) {
+      const action = actions[slot];
+      if (!(action === MOVE_FORWARD || action === MOVE_BACK || action === ROTATE_LEFT || action === ROTATE_RIGHT || action === DONE)) {
+        throw new RangeError(`actions are indices 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')}), got ${action} for environment ${slot}`);
+      }
+    }
+    for (let slot = 0; slot < this.size; slot++) {
+      if (this.ended[slot]) this.resetSlot(slot, this.nextSeed(slot, this.seeds[slot]));
+      else this.stepSlot(slot, actions[slot]);
+    }
+  }
+
+  /** The seed of environment `slot`'s current game. */
+  seedOf(slot: number): number {
+    return this.seeds[slot];
+  }
+
+  /** The engine state environment `slot` stands for (built from its arrays: for checks, not for the hot path). */
+  stateOf(slot: number): GameState {
+    return this.materialize(slot);
+  }
+
+  private resetSlot(slot: number, seed: number): void {
+    let start: ReturnType<typeof selfPlayStart> | null = null;
+    for (let tries = 0; !start; tries++) {
+      try {
+        start = selfPlayStart(seed);
+      } catch (error) {
+        if (!(error instanceof GameSetupError) || tries >= MOST_SETUP_RETRIES) throw error;
+        seed = this.nextSeed(slot, seed);
+      }
+    }
+    this.seeds[slot] = seed;
+    this.partners[slot] = start.partner;
+    this.tables[slot] = new MapTables(start.start.world, this.grid, this.config);
+    this.distances[slot] = new GeodesicDistance(start.start.world);
+    const cells = slot * this.gridCells;
+    this.seen.fill(0, cells, cells + this.gridCells);
+    this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
+    this.moves[slot] = 0;
+    this.lastCell[slot] = -1;
+    this.steps[slot] = 0;
+    this.ended[slot] = 0;
+    this.load(slot, start.start);
+    this.phi[slot] = this.potential(slot);
+    this.write(slot, 0, 0, 0, 0, 0);
+  }
+
+  /** The follower's action, on the arrays when they hold all it changes, else by the engine; then the leader's turns. */
+  private stepSlot(slot: number, action: number): void {
+    const scoreBefore = this.score[slot];
+    if (!this.stepOnArrays(slot, action)) {
+      const result = this.partners[slot].stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
+      if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
+      this.load(slot, this.partners[slot].playLeader(result.state).state);
+    }
+    this.steps[slot]++;
+    const terminated = this.gameOver[slot] === 1;
+    const truncated = !terminated && this.steps[slot] >= this.maxSteps;
+    // As FollowerEnv's advance: phi(s') for the instruction current at s', 0 at the game's end.
+    const phiNext = terminated ? 0 : this.potential(slot);
+    const shaping = this.gamma * phiNext - this.phi[slot];
+    this.phi[slot] = phiNext;
+    this.ended[slot] = terminated || truncated ? 1 : 0;
+    const points = this.score[slot] - scoreBefore;
+    this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
+  }
+
+  /**
+   * Plays the follower's action on the arrays and returns true, or returns false with nothing
+   * changed when the action would end the turn or make a set (the engine plays those).
+   */
+  private stepOnArrays(slot: number, action: number): boolean {
+    const heading = this.heading[slot];
+    if (action === DONE) {
+      if (this.queueHead[slot] + 1 >= this.synced[slot].queue.length) return false;
+      this.queueHead[slot]++;
+      this.dirty[slot] = 1;
+      return true;
+    }
+    if (action === ROTATE_LEFT || action === ROTATE_RIGHT) {
+      if (this.stepsLeft[slot] === 1) return false;
+      this.heading[slot] = (heading + (action === ROTATE_LEFT ? 5 : 1)) % 6;
+      this.stepsLeft[slot]--;
+      this.dirty[slot] = 1;
+      return true;
+    }
+    const direction = action === MOVE_FORWARD ? heading : (heading + 3) % 6;
+    const target = this.tables[slot].world.steps[this.cell[slot] * 6 + direction];
+    // Blocked: the engine accepts it as a no-op that costs no step.
+    if (target < 0) return true;
+    if (this.stepsLeft[slot] === 1) return false;
+    const card = this.cardAt[slot * this.gridCells + target];
+    if (card !== NO_CARD) {
+      this.toggle(slot, card);
+      if (this.selectedCount[slot] === 3 && this.selectionIsSet(slot)) {
+        this.toggle(slot, card);
+        return false;
+      }
+    }
+    this.cell[slot] = target;
+    this.stepsLeft[slot]--;
+    this.dirty[slot] = 1;
+    return true;
+  }
+
+  private toggle(slot: number, card: number): void {
+    const k = slot * this.config.cardCount + card;
+    this.cardSelected[k] ^= 1;
+    this.selectedCount[slot] += this.cardSelected[k] ? 1 : -1;
+  }
+
+  /** The three selected cards differ in every colour, shape and count (the engine's isValidSet). */
+  private selectionIsSet(slot: number): boolean {
+    const first = slot * this.config.cardCount;
+    let a = -1;
+    let b = -1;
+    let c = -1;
+    for (let k = first; k < first + this.config.cardCount; k++) {
+      if (!this.cardSelected[k]) continue;
+      if (a < 0) a = k;
+      else if (b < 0) b = k;
+      else c = k;
+    }
+    const face = this.cardFace;
+    for (let property = 0; property < 3; property++) {
+      const x = face[a * 3 + property];
+      const y = face[b * 3 + property];
+      const z = face[c * 3 + property];
+      if (x === y || y === z || x === z) return false;
+    }
+    return true;
+  }
+
+  /** The engine state the arrays stand for: `synced` with the follower's actions on the arrays applied. */
+  private materialize(slot: number): GameState {
+    const state = this.synced[slot];
+    if (!this.dirty[slot]) return state;
+    const head = this.queueHead[slot];
+    const first = slot * this.config.cardCount;
+    const x = this.cell[slot] % state.world.width;
+    return updateState(state, {
+      follower: { x, y: (this.cell[slot] - x) / state.world.width, heading: HEADINGS[this.heading[slot]] },
+      turn: { role: 'follower', stepsLeft: this.stepsLeft[slot] },
+      cards: state.cards.map((card, k): Card => (card.selected === (this.cardSelected[first + k] === 1) ? card : { ...card, selected: !card.selected })),
+      queue: head > 0 ? state.queue.slice(head) : state.queue,
+      previousInstruction: head > 0 ? state.queue[head - 1] : state.previousInstruction,
+    });
+  }
+
+  /** Loads the arrays from an engine state. */
+  private load(slot: number, state: GameState): void {
+    const width = state.world.width;
+    this.synced[slot] = state;
+    this.queueHead[slot] = 0;
+    this.dirty[slot] = 0;
+    this.cell[slot] = state.follower.y * width + state.follower.x;
+    this.heading[slot] = HEADINGS.indexOf(state.follower.heading);
+    this.stepsLeft[slot] = state.turn.role === 'follower' && !state.gameOver ? state.turn.stepsLeft : 0;
+    this.turnsLeft[slot] = state.turnsLeft;
+    this.score[slot] = state.score;
+    this.gameOver[slot] = state.gameOver ? 1 : 0;
+    const cells = slot * this.gridCells;
+    const first = slot * this.config.cardCount;
+    for (let k = first; k < first + this.config.cardCount; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
+    if (state.cards.length !== this.config.cardCount) throw new Error(`the batch holds ${this.config.cardCount} cards a game, the state has ${state.cards.length}`);
+    let selected = 0;
+    state.cards.forEach((card, i) => {
+      const k = first + i;
+      const cell = card.y * width + card.x;
+      this.cardCell[k] = cell;
+      this.cardAt[cells + cell] = i;
+      this.cardFace[k * 3] = COLOR_CODE[card.color];
+      this.cardFace[k * 3 + 1] = SHAPE_CODE[card.shape];
+      this.cardFace[k * 3 + 2] = card.count;
+      this.cardSelected[k] = card.selected ? 1 : 0;
+      if (card.selected) selected++;
+    });
+    this.selectedCount[slot] = selected;
+  }
+
+  /** The id of the current instruction, -1 when none is queued. */
+  private currentInstruction(slot: number): number {
+    const queue = this.synced[slot].queue;
+    const head = this.queueHead[slot];
+    return head < queue.length ? queue[head].id : -1;
+  }
+
+  /** phi, as FollowerEnv's distance potential: minus the walk to the current task's card while its selection is not the one asked for. */
+  private potential(slot: number): number {
+    if (this.reward === 'sparse') return 0;
+    const instruction = this.currentInstruction(slot);
+    const task = instruction < 0 ? undefined : this.partners[slot].taskOf(instruction);
+    if (!task) return 0;
+    const cards = this.synced[slot].cards;
+    const first = slot * this.config.cardCount;
+    for (let k = 0; k < cards.length; k++) {
+      if (cards[k].id !== task.cardId) continue;
+      if ((this.cardSelected[first + k] === 1) === task.select) return 0;
+      const { cells } = this.tables[slot];
+      const apart = this.distances[slot].between(cells[this.cell[slot]], cells[this.cardCell[first + k]]);
+      return Number.isFinite(apart) ? -apart : 0;
+    }
+    return 0;
+  }
+
+  /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
+  private remember(slot: number): void {
+    const cell = this.cell[slot];
+    const heading = this.heading[slot];
+    const first = this.lastCell[slot] < 0;
+    const moved = !first && (this.lastCell[slot] !== cell || this.lastHeading[slot] !== heading);
+    if (moved) this.moves[slot]++;
+    this.lastCell[slot] = cell;
+    this.lastHeading[slot] = heading;
+    const cells = slot * this.gridCells;
+    const { start, cells: viewCells } = this.tables[slot].view;
+    const pose = cell * 6 + heading;
+    const cardFirst = slot * this.config.cardCount;
+    for (let v = start[pose]; v < start[pose + 1]; v++) {
+      const seen = cells + viewCells[v];
+      this.seen[seen] = 1;
+      const card = this.cardAt[seen];
+      if (card === NO_CARD) {
+        this.memorySeenAt[seen] = -1;
+        continue;
+      }
+      const k = cardFirst + card;
+      this.memorySeenAt[seen] = this.moves[slot];
+      this.memoryFace[seen * CARD_CHANNELS] = this.cardFace[k * 3];
+      this.memoryFace[seen * CARD_CHANNELS + 1] = this.cardFace[k * 3 + 1];
+      this.memoryFace[seen * CARD_CHANNELS + 2] = this.cardFace[k * 3 + 2];
+      this.memoryFace[seen * CARD_CHANNELS + 3] = this.cardSelected[k];
+    }
+  }
+
+  /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
+  private write(slot: number, reward: number, terminated: number, truncated: number, shaping: number, points: number): void {
+    this.remember(slot);
+    const out = this.out;
+    const tables = this.tables[slot];
+    const { gridIndex } = tables;
+    const grid = slot * this.gridCells;
+    const cells = slot * this.gridCells;
+    const mapCells = gridIndex.length;
+    out.terrain.fill(0, grid, grid + this.gridCells);
+    out.props.fill(0, grid, grid + this.gridCells);
+    out.walls.fill(0, grid, grid + this.gridCells);
+    out.visible.fill(0, grid, grid + this.gridCells);
+    out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
+    out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
+    for (let c = 0; c < mapCells; c++) {
+      const at = grid + gridIndex[c];
+      if (this.seen[cells + c]) {
+        out.terrain[at] = tables.terrain[c];
+        out.props[at] = tables.props[c];
+      } else {
+        out.terrain[at] = 1;
+      }
+    }
+    const walls = tables.walls;
+    for (let w = 0; w < walls.length; w += 4) {
+      const there = walls[w + 2];
+      if (!this.seen[cells + walls[w]] && !(there >= 0 && this.seen[cells + there])) continue;
+      out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
+      if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
+    }
+    const { start, cells: viewCells } = tables.view;
+    const pose = this.cell[slot] * 6 + this.heading[slot];
+    for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
+    // Cards in view as they are (their memory was just written from them), the others as remembered.
+    const moves = this.moves[slot];
+    for (let c = 0; c < mapCells; c++) {
+      const seenAt = this.memorySeenAt[cells + c];
+      if (seenAt < 0) continue;
+      const at = grid + gridIndex[c];
+      for (let channel = 0; channel < CARD_CHANNELS; channel++) out.cards[at * CARD_CHANNELS + channel] = this.memoryFace[(cells + c) * CARD_CHANNELS + channel];
+      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - seenAt;
+    }
+    const x = this.cell[slot] % tables.world.width;
+    out.pose[slot * 3] = x;
+    out.pose[slot * 3 + 1] = (this.cell[slot] - x) / tables.world.width;
+    out.pose[slot * 3 + 2] = this.heading[slot];
+    const leader = this.synced[slot].leader;
+    if (out.visible[grid + gridIndex[leader.y * tables.world.width + leader.x]]) {
+      out.leader[slot * 4] = 1;
+      out.leader[slot * 4 + 1] = leader.x;
+      out.leader[slot * 4 + 2] = leader.y;
+      out.leader[slot * 4 + 3] = HEADINGS.indexOf(leader.heading);
+    } else {
+      out.leader.fill(-1, slot * 4, slot * 4 + 4);
+      out.leader[slot * 4] = 0;
+    }
+    out.stepsLeft[slot] = this.stepsLeft[slot];
+    out.turnsLeft[slot] = this.turnsLeft[slot];
+    out.score[slot] = this.score[slot];
+    const instruction = this.currentInstruction(slot);
+    const acting = this.stepsLeft[slot] > 0;
+    const steps = tables.world.steps;
+    const mask = slot * FOLLOWER_CODES.length;
+    out.actionMask[mask + MOVE_FORWARD] = acting && steps[pose] >= 0 ? 1 : 0;
+    out.actionMask[mask + MOVE_BACK] = acting && steps[this.cell[slot] * 6 + ((this.heading[slot] + 3) % 6)] >= 0 ? 1 : 0;
+    out.actionMask[mask + ROTATE_LEFT] = acting ? 1 : 0;
+    out.actionMask[mask + ROTATE_RIGHT] = acting ? 1 : 0;
+    out.actionMask[mask + DONE] = acting && instruction >= 0 ? 1 : 0;
+
+    out.reward[slot] = reward;
+    out.terminated[slot] = terminated;
+    out.truncated[slot] = truncated;
+    out.potential[slot] = this.phi[slot];
+    out.shaping[slot] = shaping;
+    out.infoScore[slot] = this.score[slot];
+    out.points[slot] = points;
+    out.steps[slot] = this.steps[slot];
+    out.instructionId[slot] = instruction < 0 ? -1 : followerInstructionId(this.synced[slot], instruction);
+  }
+}
+
+/** Caller-owned buffers must have every field of the layout, of its type and length. */
+function checkBuffers(layout: Layout, buffers: BatchBuffers, size: number): void {
+  const expected = allocateBatchBuffers(layout, 1);
+  for (const group of Object.keys(expected) as FieldGroup[]) {
+    for (const [name, one] of Object.entries(expected[group])) {
+      const given = buffers[group]?.[name];
+      if (!given || given.constructor !== one.constructor || given.length !== one.length * size) {
+        throw new RangeError(`buffers.${group}.${name} must be a ${one.constructor.name} of ${one.length * size} elements`);
+      }
+    }
+  }
+}
