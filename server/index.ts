@@ -152,7 +152,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     res.status(503).json({ error: { code: 'NO_SEAT', message: 'the server is restarting and takes no new games; try again in a minute' } });
   });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
-  mountStudyRoutes(app, studies, options.workers ?? null, studyGames);
+  mountStudyRoutes(app, studies, options.workers ?? null, studyGames, options.roomSettings?.config);
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({

@@ -10,7 +10,8 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
-import { publicStudy, type Study } from '../../shared/study/studyFile';
+import { DEFAULT_CONFIG, type GameConfig } from '../../shared/engine/config';
+import { publicStudy, studyGameConfig, type Study } from '../../shared/study/studyFile';
 import {
   consentBodySchema,
   emptyBodySchema,
@@ -58,7 +59,14 @@ interface StudyRequest extends Request {
   worker?: WorkerRecord;
 }
 
-export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>, workers: WorkerStore | null = null, games: StudyGames | null = null): void {
+/** `quickPlay`: the rules of the server's quick play, which a study without its own `game` plays by. */
+export function mountStudyRoutes(
+  app: express.Application,
+  studies: ReadonlyMap<string, Study>,
+  workers: WorkerStore | null = null,
+  games: StudyGames | null = null,
+  quickPlay: GameConfig = DEFAULT_CONFIG,
+): void {
   const router = express.Router();
   const findStudy = (req: StudyRequest, res: Response, next: NextFunction) => {
     const study = studies.get(req.params.id as string);
@@ -70,7 +78,7 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
   router.get('/:id/public', findStudy, (req: StudyRequest, res) => {
     // Participants see a study as the server started with it; a browser may keep it briefly.
     res.setHeader('Cache-Control', 'no-cache');
-    res.json(publicStudy(req.study!));
+    res.json(publicStudy(req.study!, req.study!.game ? studyGameConfig(req.study!.game) : quickPlay));
   });
 
   // A worker's own routes: personal data (platform ids), so no cache keeps an answer.

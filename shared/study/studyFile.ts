@@ -377,6 +377,11 @@ export interface PublicStudy {
   readonly gamesPerSession: number;
   readonly consent: string;
   readonly rules: string | null;
+  /**
+   * What the rules page says of the participants' games: whether the partner is another
+   * participant (no arms) or not, and what the leader may do in the follower's turn.
+   */
+  readonly game: { readonly partnerIsPerson: boolean; readonly liveFeedback: boolean; readonly cancelInstructions: boolean };
   readonly quiz: {
     readonly questions: readonly { readonly prompt: string; readonly choices: readonly string[] }[];
     readonly passMark: number;
@@ -392,7 +397,8 @@ export interface PublicStudy {
  * later stays private until it is added here. Answers and explanations stay out (the quiz is
  * marked on the server), and so do the completion codes (whoever knew one could claim pay).
  */
-export function publicStudy(study: Study): PublicStudy {
+/** What anyone may see of `study`, whose games are played by `config` (its own `game`'s, else quick play's). */
+export function publicStudy(study: Study, config: Pick<GameConfig, 'liveFeedback' | 'cancelInstructions'>): PublicStudy {
   const { platform } = study;
   return {
     id: study.id,
@@ -403,6 +409,7 @@ export function publicStudy(study: Study): PublicStudy {
     gamesPerSession: study.gamesPerSession,
     consent: study.consentText,
     rules: study.rulesText,
+    game: { partnerIsPerson: !study.arms, liveFeedback: config.liveFeedback, cancelInstructions: config.cancelInstructions },
     quiz: {
       questions: study.quiz.questions.map((question) => ({ prompt: question.prompt, choices: [...question.choices] })),
       passMark: study.quiz.passMark,

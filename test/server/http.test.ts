@@ -13,8 +13,9 @@ import { BODY_LIMIT_BYTES, checkCorsOrigins, checkFrameAncestors, contentSecurit
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { loadStudyFile } from '../../server/study/loadStudy';
+import { DEFAULT_CONFIG, makeConfig } from '../../shared/engine/config';
 import { publicStudy } from '../../shared/study/studyFile';
-import { studyFolder, validStudy, writeStudy } from '../study/fixtures';
+import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { join } from './harness';
 
 jest.setTimeout(30_000);
@@ -199,7 +200,8 @@ describe('a study\'s public parts', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual(publicStudy(study));
+    expect(body).toEqual(publicStudy(study, DEFAULT_CONFIG));
+    expect(body.game).toEqual({ partnerIsPerson: true, liveFeedback: false, cancelInstructions: false });
     expect(body).toMatchObject({ id: 'pilot-1', title: 'A game', consent: study.consentText, rules: 'Be kind.\n', pay: { base: 4.5, bonusPerPoint: 0.1, maxBonus: 3, currency: 'GBP' } });
     expect((body.quiz as { questions: unknown[] }).questions[1]).toEqual({ prompt: 'How many cards make a set?', choices: ['2', '3', '4'] });
     const text = JSON.stringify(body);
@@ -211,6 +213,22 @@ describe('a study\'s public parts', () => {
     // The rest of the API still asks for the token.
     expect((await fetch(`${base}/api/games`)).status).toBe(401);
     expect((await fetch(`${base}/api/studies/pilot-1`)).status).toBe(401);
+  });
+
+  test("a study's public parts say the rules its games are played by: its own game's, else quick play's", async () => {
+    const own = loadStudyFile(writeStudy(studyDir, setPath(setPath(validStudy(), 'id', 'own-rules'), 'game', { rules: 'cb2', cancelInstructions: false })));
+    const quick = loadStudyFile(writeStudy(studyFolder(joinPath(studyDir, 'quick')), setPath(validStudy(), 'id', 'quick-rules')));
+    server = await startGameServer({
+      port: 0,
+      host: '127.0.0.1',
+      services: { startLog: (header, info) => store.startGame(header, info) },
+      studies: [own, quick],
+      roomSettings: { config: makeConfig({ cancelInstructions: true }) },
+    });
+    base = `http://127.0.0.1:${server.port}`;
+    const game = async (id: string) => ((await (await fetch(`${base}/api/studies/${id}/public`)).json()) as { game: unknown }).game;
+    expect(await game('own-rules')).toEqual({ partnerIsPerson: true, liveFeedback: true, cancelInstructions: false });
+    expect(await game('quick-rules')).toEqual({ partnerIsPerson: true, liveFeedback: false, cancelInstructions: true });
   });
 
   test('a server without studies knows none; two studies with one id are refused', async () => {

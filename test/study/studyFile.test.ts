@@ -230,7 +230,8 @@ describe('a bad field is named with its path, and nothing is loaded', () => {
 describe('what anyone may see of a study', () => {
   test('no quiz answers, no explanations, no completion codes, no pool', () => {
     const study = loadStudyFile(writeStudy(dir, validStudy()));
-    const shown = publicStudy(study);
+    const shown = publicStudy(study, { liveFeedback: true, cancelInstructions: false });
+    expect(shown.game).toEqual({ partnerIsPerson: true, liveFeedback: true, cancelInstructions: false });
     expect(shown.quiz.questions).toEqual(study.quiz.questions.map(({ prompt, choices }) => ({ prompt, choices })));
     expect(shown).toMatchObject({ id: 'pilot-1', consent: CONSENT, rules: 'Be kind.\n', pay: study.pay, platform: { kind: 'prolific' } });
     const text = JSON.stringify(shown);

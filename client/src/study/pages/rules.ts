@@ -6,6 +6,7 @@ import type { PublicStudy } from '../../../../shared/study/studyFile';
 import { h } from '../../ui/dom';
 import { payText } from '../format';
 import { markdownElement } from '../markdown';
+import { followerHears, leaderInterjections, partnerSentence } from '../rulesWords';
 import leaderView from '../../../study/images/leader.webp';
 import followerView from '../../../study/images/follower.webp';
 import { busy, studyFrame, type StudyFrame } from './frame';
@@ -27,13 +28,15 @@ export function rulesPage(study: PublicStudy, read: () => Promise<void>): StudyF
 /** The rules themselves; `level` is the HTML level of their section headings. */
 export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
   const heading = (text: string) => h(level === 2 ? 'h2' : 'h3', {}, text);
+  const leaderMay = leaderInterjections(study.game);
+  const followerMay = followerHears(study.game);
   return h(
     'div',
     { class: 'rules' },
     h(
       'p',
       {},
-      'You play a game with another person, over the internet. One of you is the ',
+      `${partnerSentence(study.game)} One of you is the `,
       h('strong', {}, 'leader'),
       ', the other is the ',
       h('strong', {}, 'follower'),
@@ -56,6 +59,7 @@ export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
       h('strong', {}, 'End turn'),
       '.',
     ),
+    leaderMay === null ? null : h('p', {}, leaderMay),
     viewFigure(leaderView, "The leader's screen", "The leader's screen: the whole map from above, with its cards, and the follower's view in a corner. Instructions are written on the right."),
     heading('The follower'),
     h(
@@ -65,6 +69,7 @@ export function rulesContent(study: PublicStudy, level: 2 | 3): HTMLElement {
       h('strong', {}, 'Done'),
       ' (or the D key) to get the next one.',
     ),
+    followerMay === null ? null : h('p', {}, followerMay),
     viewFigure(followerView, "The follower's screen", "The follower's screen: only what is in front of the follower, and the leader's instruction on the right."),
     heading('Turns and time'),
     h('p', {}, 'The leader and the follower take turns. Each turn has a time limit, shown at the top of the screen. The game ends when the turns run out.'),
