@@ -80,10 +80,11 @@ function guard(socket: WebSocket, maxMessagesPerSecond: number): void {
     return emit(event, args);
   };
   // Colyseus closes a connection whose frame it cannot decode with 4002 and no reason, while that
-  // frame is being handled; a 4002 at any other time (a stale socket replaced by a reconnection) is not the client's fault.
+  // frame is being handled; a 4002 at any other time (a stale socket replaced by a reconnection),
+  // or with a reason (a room sending its player away), is not the client's fault.
   const close = socket.close.bind(socket);
   socket.close = (code?: number, reason?: string | Buffer): void => {
-    if (code !== COLYSEUS_CLOSE_WITH_ERROR || speaking !== socket || expulsions.has(socket)) return close(code, reason);
+    if (code !== COLYSEUS_CLOSE_WITH_ERROR || (reason !== undefined && reason.length > 0) || speaking !== socket || expulsions.has(socket)) return close(code, reason);
     const message = 'a frame that is not a well-formed message';
     expel({ code: 'BAD_FRAME', message }, () => close(CLOSE_BAD_FRAME, `BAD_FRAME: ${message}`));
   };

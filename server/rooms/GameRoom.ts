@@ -30,6 +30,8 @@ export { ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, t
 
 /** Why a waiting player is sent away when the server drains (the browser shows it as the reason). */
 export const SERVER_DRAINING_MESSAGE = 'the server is restarting; join again in a minute';
+/** Told to a player waiting for a partner when a fault ends its game before it began. */
+export const WAIT_FAULT_MESSAGE = 'something went wrong on the server while you waited; join again to find a partner';
 
 export class GameRoom extends Room implements LiveRoom {
   maxClients = 2;
@@ -219,7 +221,8 @@ export class GameRoom extends Room implements LiveRoom {
 
   /**
    * A fault in any handler or timer ends at most this game, never the process: the game is
-   * closed as interrupted (its log keeps everything before) and both players are told.
+   * closed as interrupted (its log keeps everything before) and both players are told. A game
+   * that had not started has no log: whoever waits in it is sent away, to join again.
    */
   onUncaughtException(error: RoomException, methodName: RoomMethodName): void {
     // onAuth's ServerErrors, and onJoin's, are answers (the join is refused), not faults.
@@ -227,7 +230,12 @@ export class GameRoom extends Room implements LiveRoom {
     // Through Colyseus's logger, which the server rate-limits when a client's frame caused the fault.
     logger.error(`game room ${this.roomId}: ${methodName} failed:`, error.cause ?? error);
     try {
+      const waited = this.session?.phase === 'waiting';
       this.session?.finish('interrupted'); // none when onCreate failed
+      if (waited) {
+        for (const client of this.clients) client.leave(CloseCode.WITH_ERROR, WAIT_FAULT_MESSAGE);
+        void this.disconnect(CloseCode.WITH_ERROR);
+      }
     } catch (closing) {
       logger.error(`game room ${this.roomId}: could not close the game:`, closing);
     }

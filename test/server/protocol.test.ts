@@ -12,6 +12,7 @@ import { eventAction, type LogEvent, type LogLine } from '../../shared/log/forma
 import { replay } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { startGameServer } from '../../server/index';
+import { WAIT_FAULT_MESSAGE } from '../../server/rooms/GameRoom';
 import { join, sleep, startGame, startTestServer, track, waitFor, type Player, type TestServer } from './harness';
 
 jest.setTimeout(60_000);
@@ -316,6 +317,27 @@ describe('protocol errors', () => {
     expect([views(leader).length, views(follower).length]).toEqual(before);
     expect(leader.view!.instructions).toEqual([]);
   });
+});
+
+test('P-61: a fault in a game that has not started sends the player waiting in it away, with words, and the next player finds a partner', async () => {
+  const ts = await serve({ seed: 5 });
+  const waiting = await join(ts.url, { role: 'leader', pool: 'faulty' });
+  await waitFor(() => waiting.messages.some((m) => m.type === 'seat'), 'the seat');
+  const closed = new Promise<{ code: number; reason?: string }>((resolve) => waiting.room.onLeave((code, reason) => resolve({ code, reason })));
+  const room = matchMaker.getLocalRoomById(waiting.room.roomId) as unknown as { receive: () => void };
+  room.receive = () => {
+    throw new Error('a bug');
+  };
+  const stderr = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    waiting.act({ type: 'instruction', text: 'too early' });
+    expect(await closed).toEqual({ code: 4002, reason: WAIT_FAULT_MESSAGE });
+  } finally {
+    stderr.mockRestore();
+  }
+  expect(ts.logs).toEqual([]);
+  const { leader, follower } = await startGame(ts.url, { pool: 'faulty' });
+  expect([leader.phase, follower.phase]).toEqual(['playing', 'playing']);
 });
 
 test('P-61: a fault inside a room ends that game as interrupted, and no other', async () => {
