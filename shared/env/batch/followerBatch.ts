@@ -83,6 +83,7 @@ const MOVE_BACK = 1;
 const ROTATE_LEFT = 2;
 const ROTATE_RIGHT = 3;
 const DONE = 4;
+const ACTIONS = FOLLOWER_CODES.length;
 const ENGINE_ACTIONS: readonly Action[] = FOLLOWER_CODES.map((code) => byActor('follower', actionOfCode(code)));
 const CARD_CHANNELS = 4;
 const NO_CARD = -1;
@@ -190,6 +191,8 @@ export class FollowerBatch {
   // The game, one entry per environment (per cell: `slot · gridCells + cell`; per card: `slot · cardCount + k`).
   private readonly cell: Int32Array;
   private readonly heading: Uint8Array;
+  private readonly leaderCell: Int32Array;
+  private readonly leaderHeading: Uint8Array;
   /** The follower's steps left in its turn; 0 when it is not its turn. */
   private readonly stepsLeft: Int32Array;
   private readonly turnsLeft: Int32Array;
@@ -218,6 +221,12 @@ export class FollowerBatch {
   private readonly steps: Int32Array;
   private readonly phi: Float64Array;
   private readonly ended: Uint8Array;
+  /** The instruction whose task card `targetCard` holds (-1 none yet), the card's index in the game's cards (-1 none) and the selection asked for. */
+  private readonly targetOf: Int32Array;
+  private readonly targetCard: Int32Array;
+  private readonly targetSelect: Uint8Array;
+  /** The follower saw new cells since its map grids were last written. */
+  private readonly mapChanged: Uint8Array;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   private readonly synced: GameState[];
   private readonly partners: ScriptedPartner[];
@@ -272,6 +281,8 @@ export class FollowerBatch {
     const cards = size * this.config.cardCount;
     this.cell = new Int32Array(size);
     this.heading = new Uint8Array(size);
+    this.leaderCell = new Int32Array(size);
+    this.leaderHeading = new Uint8Array(size);
     this.stepsLeft = new Int32Array(size);
     this.turnsLeft = new Int32Array(size);
     this.score = new Int32Array(size);
@@ -293,6 +304,10 @@ export class FollowerBatch {
     this.steps = new Int32Array(size);
     this.phi = new Float64Array(size);
     this.ended = new Uint8Array(size);
+    this.targetOf = new Int32Array(size);
+    this.targetCard = new Int32Array(size);
+    this.targetSelect = new Uint8Array(size);
+    this.mapChanged = new Uint8Array(size);
     this.synced = new Array<GameState>(size);
     this.partners = new Array<ScriptedPartner>(size);
     this.distances = new Array<GeodesicDistance>(size);
@@ -383,6 +398,7 @@ export class FollowerBatch {
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
     this.ended[slot] = 0;
+    this.mapChanged[slot] = 1;
     this.load(slot, start.start);
     this.phi[slot] = this.potential(slot);
     this.write(slot, 0, 0, 0, 0, 0);
@@ -496,8 +512,12 @@ export class FollowerBatch {
     this.synced[slot] = state;
     this.queueHead[slot] = 0;
     this.dirty[slot] = 0;
+    // The cards may have changed order (a set): find the target card again.
+    this.targetOf[slot] = -1;
     this.cell[slot] = state.follower.y * width + state.follower.x;
     this.heading[slot] = HEADINGS.indexOf(state.follower.heading);
+    this.leaderCell[slot] = state.leader.y * width + state.leader.x;
+    this.leaderHeading[slot] = HEADINGS.indexOf(state.leader.heading);
     this.stepsLeft[slot] = state.turn.role === 'follower' && !state.gameOver ? state.turn.stepsLeft : 0;
     this.turnsLeft[slot] = state.turnsLeft;
     this.score[slot] = state.score;
@@ -532,18 +552,24 @@ export class FollowerBatch {
   private potential(slot: number): number {
     if (this.reward === 'sparse') return 0;
     const instruction = this.currentInstruction(slot);
-    const task = instruction < 0 ? undefined : this.partners[slot].taskOf(instruction);
-    if (!task) return 0;
-    const cards = this.synced[slot].cards;
-    const first = slot * this.config.cardCount;
-    for (let k = 0; k < cards.length; k++) {
-      if (cards[k].id !== task.cardId) continue;
-      if ((this.cardSelected[first + k] === 1) === task.select) return 0;
-      const { cells } = this.tables[slot];
-      const apart = this.distances[slot].between(cells[this.cell[slot]], cells[this.cardCell[first + k]]);
-      return Number.isFinite(apart) ? -apart : 0;
-    }
-    return 0;
+    if (instruction < 0) return 0;
+    if (this.targetOf[slot] !== instruction) this.findTarget(slot, instruction);
+    const card = this.targetCard[slot];
+    if (card < 0) return 0;
+    const k = slot * this.config.cardCount + card;
+    if (this.cardSelected[k] === this.targetSelect[slot]) return 0;
+    const { cells } = this.tables[slot];
+    // From the card: the distance keeps one breadth-first search per target card, not one per follower cell (d is symmetric).
+    const apart = this.distances[slot].between(cells[this.cardCell[k]], cells[this.cell[slot]]);
+    return Number.isFinite(apart) ? -apart : 0;
+  }
+
+  /** The card of the leader's task for `instruction`, by its index among the game's cards (-1 when there is no task or the card is gone). */
+  private findTarget(slot: number, instruction: number): void {
+    const task = this.partners[slot].taskOf(instruction);
+    this.targetOf[slot] = instruction;
+    this.targetCard[slot] = task ? this.synced[slot].cards.findIndex((card) => card.id === task.cardId) : -1;
+    this.targetSelect[slot] = task?.select ? 1 : 0;
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
@@ -561,7 +587,10 @@ export class FollowerBatch {
     const cardFirst = slot * this.config.cardCount;
     for (let v = start[pose]; v < start[pose + 1]; v++) {
       const seen = cells + viewCells[v];
-      this.seen[seen] = 1;
+      if (!this.seen[seen]) {
+        this.seen[seen] = 1;
+        this.mapChanged[slot] = 1;
+      }
       const card = this.cardAt[seen];
       if (card === NO_CARD) {
         this.memorySeenAt[seen] = -1;
@@ -576,22 +605,20 @@ export class FollowerBatch {
     }
   }
 
-  /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
-  private write(slot: number, reward: number, terminated: number, truncated: number, shaping: number, points: number): void {
-    this.remember(slot);
+  /**
+   * The terrain, props and walls the follower knows: written only when it saw new cells (so the
+   * caller must not write into the batch's arrays).
+   */
+  private writeMap(slot: number): void {
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables;
     const grid = slot * this.gridCells;
     const cells = slot * this.gridCells;
-    const mapCells = gridIndex.length;
     out.terrain.fill(0, grid, grid + this.gridCells);
     out.props.fill(0, grid, grid + this.gridCells);
     out.walls.fill(0, grid, grid + this.gridCells);
-    out.visible.fill(0, grid, grid + this.gridCells);
-    out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
-    out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
-    for (let c = 0; c < mapCells; c++) {
+    for (let c = 0; c < gridIndex.length; c++) {
       const at = grid + gridIndex[c];
       if (this.seen[cells + c]) {
         out.terrain[at] = tables.terrain[c];
@@ -607,6 +634,22 @@ export class FollowerBatch {
       out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
       if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
     }
+    this.mapChanged[slot] = 0;
+  }
+
+  /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
+  private write(slot: number, reward: number, terminated: number, truncated: number, shaping: number, points: number): void {
+    this.remember(slot);
+    if (this.mapChanged[slot]) this.writeMap(slot);
+    const out = this.out;
+    const tables = this.tables[slot];
+    const { gridIndex } = tables;
+    const grid = slot * this.gridCells;
+    const cells = slot * this.gridCells;
+    const mapCells = gridIndex.length;
+    out.visible.fill(0, grid, grid + this.gridCells);
+    out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
+    out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
     const { start, cells: viewCells } = tables.view;
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
@@ -623,12 +666,13 @@ export class FollowerBatch {
     out.pose[slot * 3] = x;
     out.pose[slot * 3 + 1] = (this.cell[slot] - x) / tables.world.width;
     out.pose[slot * 3 + 2] = this.heading[slot];
-    const leader = this.synced[slot].leader;
-    if (out.visible[grid + gridIndex[leader.y * tables.world.width + leader.x]]) {
+    const leader = this.leaderCell[slot];
+    if (out.visible[grid + gridIndex[leader]]) {
+      const leaderX = leader % tables.world.width;
       out.leader[slot * 4] = 1;
-      out.leader[slot * 4 + 1] = leader.x;
-      out.leader[slot * 4 + 2] = leader.y;
-      out.leader[slot * 4 + 3] = HEADINGS.indexOf(leader.heading);
+      out.leader[slot * 4 + 1] = leaderX;
+      out.leader[slot * 4 + 2] = (leader - leaderX) / tables.world.width;
+      out.leader[slot * 4 + 3] = this.leaderHeading[slot];
     } else {
       out.leader.fill(-1, slot * 4, slot * 4 + 4);
       out.leader[slot * 4] = 0;
@@ -639,7 +683,7 @@ export class FollowerBatch {
     const instruction = this.currentInstruction(slot);
     const acting = this.stepsLeft[slot] > 0;
     const steps = tables.world.steps;
-    const mask = slot * FOLLOWER_CODES.length;
+    const mask = slot * ACTIONS;
     out.actionMask[mask + MOVE_FORWARD] = acting && steps[pose] >= 0 ? 1 : 0;
     out.actionMask[mask + MOVE_BACK] = acting && steps[this.cell[slot] * 6 + ((this.heading[slot] + 3) % 6)] >= 0 ? 1 : 0;
     out.actionMask[mask + ROTATE_LEFT] = acting ? 1 : 0;

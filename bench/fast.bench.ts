@@ -1,0 +1,154 @@
+/**
+ * The fast path beside today's path, in one run: `npm run bench:fast` (optionally
+ * `-- --envs 1024 --steps 100 --games 1000`).
+ *
+ * - Speed: N FollowerEnvs and a FollowerBatch of N play the same seeds (environment i plays i,
+ *   then i + N, ...: the batch's next-step autoreset, mirrored on the FollowerEnv side) with the
+ *   same uniformly random actions for `--steps` steps each, on one core (the first resets are not
+ *   timed; the autoresets are). Each side folds every step's reward, terminated, truncated,
+ *   score, step count and pose into a digest per environment, and the two digests must agree.
+ *   The batch's time is the best of three runs.
+ * - Equivalence: test/env/followerBatchCheck.ts compares every field, state and mask of at least
+ *   `--games` whole games, mostly walking the leader's task (so that the follower makes sets).
+ *
+ * Prints one line per figure, `typescript batch env N=1024: X steps/s = R.Rx FollowerEnv`, and
+ * ends non-zero if the batch and FollowerEnv disagree on any step it ran.
+ */
+import { parseArgs } from 'node:util';
+import { FOLLOWER_CODES } from '../shared/engine/actions';
+import { GameSetupError } from '../shared/engine/errors';
+import { Draw, seedRng } from '../shared/engine/rng';
+import { HEADINGS } from '../shared/engine/hex';
+import { FollowerEnv, type EnvStep } from '../shared/env/env';
+import { FollowerBatch } from '../shared/env/batch/followerBatch';
+import { checkBatchAgainstFollowerEnv } from '../test/env/followerBatchCheck';
+
+const { values } = parseArgs({
+  options: {
+    envs: { type: 'string', default: '1024' },
+    steps: { type: 'string', default: '100' },
+    games: { type: 'string', default: '1000' },
+  },
+});
+const envs = Number(values.envs);
+const steps = Number(values.steps);
+const games = Number(values.games);
+const REWARD = 'distance';
+
+/** A running hash of the numbers a step gave one environment. */
+function fold(digest: number, value: number): number {
+  return Math.imul(digest ^ Math.round(value * 1e6), 0x01000193) >>> 0;
+}
+
+function randomActions(count: number, seed: number): Int32Array {
+  const draw = new Draw(seedRng(seed));
+  return Int32Array.from({ length: count }, () => draw.int(0, FOLLOWER_CODES.length - 1));
+}
+
+function timeBatch(actions: Int32Array): { seconds: number; digests: Uint32Array } {
+  const batch = new FollowerBatch({ size: envs, reward: REWARD });
+  const digests = new Uint32Array(envs);
+  const { step, info, observation } = batch.buffers;
+  batch.reset(Int32Array.from({ length: envs }, (_, i) => i));
+  const started = process.hrtime.bigint();
+  for (let t = 0; t < steps; t++) {
+    batch.step(actions.subarray(t * envs, (t + 1) * envs));
+    for (let i = 0; i < envs; i++) {
+      let digest = digests[i];
+      digest = fold(digest, step.reward[i]);
+      digest = fold(digest, step.terminated[i]);
+      digest = fold(digest, step.truncated[i]);
+      digest = fold(digest, info.score[i]);
+      digest = fold(digest, info.steps[i]);
+      digest = fold(digest, observation.pose[i * 3] * 10_000 + observation.pose[i * 3 + 1] * 10 + observation.pose[i * 3 + 2]);
+      digests[i] = digest;
+    }
+  }
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, digests };
+}
+
+/** FollowerEnvs with the batch's seeds and autoreset: a seed whose game cannot start gives way to seed + N. */
+function timeFollowerEnvs(actions: Int32Array): { seconds: number; digests: Uint32Array } {
+  const all = Array.from({ length: envs }, () => new FollowerEnv({ reward: REWARD }));
+  const seeds = Float64Array.from({ length: envs }, (_, i) => i);
+  const ended = new Uint8Array(envs);
+  const digests = new Uint32Array(envs);
+  const reset = (i: number): Transition => {
+    for (;;) {
+      try {
+        const { observation, info } = all[i].reset({ seed: seeds[i] });
+        return { observation, info, reward: 0, terminated: false, truncated: false };
+      } catch (error) {
+        if (!(error instanceof GameSetupError)) throw error;
+        seeds[i] += envs;
+      }
+    }
+  };
+  for (let i = 0; i < envs; i++) reset(i);
+  const started = process.hrtime.bigint();
+  for (let t = 0; t < steps; t++) {
+    for (let i = 0; i < envs; i++) {
+      if (ended[i]) seeds[i] += envs;
+      const result: Transition = ended[i] ? reset(i) : all[i].step(FOLLOWER_CODES[actions[t * envs + i]]);
+      ended[i] = result.terminated || result.truncated ? 1 : 0;
+      let digest = digests[i];
+      digest = fold(digest, result.reward);
+      digest = fold(digest, result.terminated ? 1 : 0);
+      digest = fold(digest, result.truncated ? 1 : 0);
+      digest = fold(digest, result.info.score);
+      digest = fold(digest, result.info.steps);
+      const pose = result.observation.pose;
+      digest = fold(digest, pose.x * 10_000 + pose.y * 10 + HEADINGS.indexOf(pose.heading));
+      digests[i] = digest;
+    }
+  }
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, digests };
+}
+
+type Transition = Pick<EnvStep, 'observation' | 'info' | 'reward' | 'terminated' | 'truncated'>;
+
+const format = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+function main(): void {
+  const actions = randomActions(envs * steps, 2024);
+  const reference = timeFollowerEnvs(actions);
+  const runs = [timeBatch(actions), timeBatch(actions), timeBatch(actions)];
+  const batch = runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
+  const stepsRun = envs * steps;
+  const referenceRate = stepsRun / reference.seconds;
+  const batchRate = stepsRun / batch.seconds;
+  let failed = false;
+  const differing = runs.flatMap((run) => Array.from(run.digests.keys()).filter((i) => run.digests[i] !== reference.digests[i]));
+  if (differing.length > 0) {
+    failed = true;
+    console.error(`the batch and FollowerEnv disagree on environments ${[...new Set(differing)].slice(0, 10).join(', ')} of the timed run`);
+  }
+  console.log(`FollowerEnv x${envs}: ${format(referenceRate)} steps/s (${format(stepsRun)} steps, random actions, '${REWARD}' rewards)`);
+  console.log(`typescript batch env N=${envs}: ${format(batchRate)} steps/s = ${(batchRate / referenceRate).toFixed(1)}x FollowerEnv`);
+
+  // Whole games, every field compared: enough batch steps that at least `games` games start.
+  const size = 64;
+  const draw = new Draw(seedRng(7));
+  let check = null;
+  let total = { steps: 0, episodes: 0, points: 0 };
+  for (let round = 0; total.episodes < games && !failed; round++) {
+    check = checkBatchAgainstFollowerEnv({
+      size,
+      reward: round % 2 === 0 ? 'distance' : 'sparse',
+      gamma: 0.99,
+      maxSteps: 500,
+      seeds: Array.from({ length: size }, (_, i) => 100_000 + round * 10 * size + i),
+      steps: 400,
+      choose: (_slot, _t, _mask, guided) => (draw.chance(0.8) ? guided : draw.int(0, FOLLOWER_CODES.length - 1)),
+    });
+    total = { steps: total.steps + check.steps, episodes: total.episodes + check.episodes, points: total.points + check.points };
+    if (check.disagreement) {
+      failed = true;
+      console.error(`the batch and FollowerEnv disagree: ${JSON.stringify(check.disagreement).slice(0, 2000)}`);
+    }
+  }
+  console.log(`equivalence: ${format(total.episodes)} games, ${format(total.steps)} steps, ${format(total.points)} sets: ${failed ? 'DISAGREE' : 'every field, state and mask equal'}`);
+  process.exit(failed ? 1 : 0);
+}
+
+main();
