@@ -147,7 +147,7 @@ describe('R-63: what the players see of them', () => {
   });
 });
 
-describe('R-64: refusals', () => {
+describe('R-64, R-66, R-67, R-68, R-69, R-70: refusals', () => {
   test('with an option off, from the follower, outside the follower\'s turn, or with an unknown signal; nothing changes', () => {
     expectRefused(followerTurn({}), feedback('positive'), 'FEEDBACK_OFF');
     expectRefused(followerTurn({}), cancel(), 'CANCEL_OFF');
