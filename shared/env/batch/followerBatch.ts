@@ -90,18 +90,13 @@ const NO_CARD = -1;
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
 
-/**
- * What the observation needs of one map and never changes: terrain and prop codes per cell, the
- * walls as cell pairs, where each map cell lies in the padded grid, cell objects for the distance.
- */
+/** What the observation needs of one map and never changes: terrain and prop codes per cell, the walls as cell pairs. */
 class MapTables {
   readonly terrain: Uint8Array;
   readonly props: Uint8Array;
   /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
   readonly walls: Int32Array;
-  readonly gridIndex: Int32Array;
-  readonly cells: readonly Cell[];
-  readonly view: ViewTable;
+  readonly size: SizeTables;
 
   constructor(
     readonly world: World,
@@ -111,18 +106,11 @@ class MapTables {
     const map: GameMap = world.map;
     const { width, height } = map;
     if (width > grid.width || height > grid.height) throw new RangeError(`the map is ${width} x ${height}, larger than the batch's ${grid.width} x ${grid.height} grid`);
-    const count = width * height;
-    this.terrain = new Uint8Array(count);
-    this.props = new Uint8Array(count);
-    this.gridIndex = new Int32Array(count);
-    const cells: Cell[] = [];
+    this.terrain = new Uint8Array(width * height);
+    this.props = new Uint8Array(width * height);
     for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const i = y * width + x;
-        this.terrain[i] = TERRAIN_CODE[map.terrain[y][x]];
-        this.gridIndex[i] = y * grid.width + x;
-        cells.push({ x, y });
-      }
+      const row = map.terrain[y];
+      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE[row[x]];
     }
     // A later prop on the same cell writes over an earlier one, as the arrays' encoder does.
     for (const prop of map.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];
@@ -134,9 +122,17 @@ class MapTables {
       const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
       this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << ((side + 3) % 6)], w * 4);
     });
-    this.cells = cells;
-    this.view = viewTable(world, config);
+    this.size = sizeTables(map, grid, config);
   }
+}
+
+/** What depends only on a map's size, the grid and the view: built once and shared by every map of that size. */
+interface SizeTables {
+  /** Where each map cell lies in the padded grid. */
+  readonly gridIndex: Int32Array;
+  /** Each map cell as a cell, for the distance. */
+  readonly cells: readonly Cell[];
+  readonly view: ViewTable;
 }
 
 /** The follower's view cells (map indices) from every pose: those of pose (cell, heading) are `cells[start[p]..start[p + 1])`, p = cell·6 + heading. */
@@ -145,13 +141,28 @@ interface ViewTable {
   readonly cells: Int32Array;
 }
 
-const viewTables = new Map<string, ViewTable>();
+const sizeTablesByKey = new Map<string, SizeTables>();
 
-/** Built once per map size and view: the engine's `viewFrom` for every pose, flattened. */
+function sizeTables(dims: { width: number; height: number }, grid: GridSize, config: GameConfig): SizeTables {
+  const key = `${dims.width}x${dims.height}/${grid.width}/${config.view.fovDegrees}/${config.view.range}`;
+  let tables = sizeTablesByKey.get(key);
+  if (!tables) {
+    const gridIndex = new Int32Array(dims.width * dims.height);
+    const cells: Cell[] = [];
+    for (let y = 0; y < dims.height; y++) {
+      for (let x = 0; x < dims.width; x++) {
+        gridIndex[y * dims.width + x] = y * grid.width + x;
+        cells.push({ x, y });
+      }
+    }
+    tables = { gridIndex, cells, view: viewTable(dims, config) };
+    sizeTablesByKey.set(key, tables);
+  }
+  return tables;
+}
+
+/** The engine's `viewFrom` for every pose, flattened. */
 function viewTable(dims: { width: number; height: number }, config: GameConfig): ViewTable {
-  const key = `${dims.width}x${dims.height}/${config.view.fovDegrees}/${config.view.range}`;
-  let table = viewTables.get(key);
-  if (table) return table;
   const poses = dims.width * dims.height * HEADINGS.length;
   const start = new Int32Array(poses + 1);
   const lists: (readonly number[])[] = [];
@@ -164,9 +175,7 @@ function viewTable(dims: { width: number; height: number }, config: GameConfig):
   }
   const cells = new Int32Array(start[poses]);
   lists.forEach((indices, p) => cells.set(indices, start[p]));
-  table = { start, cells };
-  viewTables.set(key, table);
-  return table;
+  return { start, cells };
 }
 
 /**
@@ -558,7 +567,7 @@ export class FollowerBatch {
     if (card < 0) return 0;
     const k = slot * this.config.cardCount + card;
     if (this.cardSelected[k] === this.targetSelect[slot]) return 0;
-    const { cells } = this.tables[slot];
+    const { cells } = this.tables[slot].size;
     // From the card: the distance keeps one breadth-first search per target card, not one per follower cell (d is symmetric).
     const apart = this.distances[slot].between(cells[this.cardCell[k]], cells[this.cell[slot]]);
     return Number.isFinite(apart) ? -apart : 0;
@@ -582,7 +591,7 @@ export class FollowerBatch {
     this.lastCell[slot] = cell;
     this.lastHeading[slot] = heading;
     const cells = slot * this.gridCells;
-    const { start, cells: viewCells } = this.tables[slot].view;
+    const { start, cells: viewCells } = this.tables[slot].size.view;
     const pose = cell * 6 + heading;
     const cardFirst = slot * this.config.cardCount;
     for (let v = start[pose]; v < start[pose + 1]; v++) {
@@ -612,7 +621,7 @@ export class FollowerBatch {
   private writeMap(slot: number): void {
     const out = this.out;
     const tables = this.tables[slot];
-    const { gridIndex } = tables;
+    const { gridIndex } = tables.size;
     const grid = slot * this.gridCells;
     const cells = slot * this.gridCells;
     out.terrain.fill(0, grid, grid + this.gridCells);
@@ -643,14 +652,14 @@ export class FollowerBatch {
     if (this.mapChanged[slot]) this.writeMap(slot);
     const out = this.out;
     const tables = this.tables[slot];
-    const { gridIndex } = tables;
+    const { gridIndex } = tables.size;
     const grid = slot * this.gridCells;
     const cells = slot * this.gridCells;
     const mapCells = gridIndex.length;
     out.visible.fill(0, grid, grid + this.gridCells);
     out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
     out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
-    const { start, cells: viewCells } = tables.view;
+    const { start, cells: viewCells } = tables.size.view;
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
     // Cards in view as they are (their memory was just written from them), the others as remembered.
