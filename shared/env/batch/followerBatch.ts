@@ -220,6 +220,10 @@ export class FollowerBatch {
   private readonly seen: Uint8Array;
   /** The move count when the card on a cell was last seen, -1 for no card known there. */
   private readonly memorySeenAt: Int32Array;
+  /** The cells with a card in memory, `memoryCount[slot]` of them from `slot · gridCells` on, and each cell's place in that list (-1 none). */
+  private readonly memoryList: Int32Array;
+  private readonly memoryCount: Int32Array;
+  private readonly memoryPlace: Int32Array;
   private readonly memoryFace: Uint8Array;
   private readonly moves: Int32Array;
   /** The pose at the last observation; cell -1 before the first. */
@@ -305,6 +309,9 @@ export class FollowerBatch {
     this.selectedCount = new Uint8Array(size);
     this.seen = new Uint8Array(cells);
     this.memorySeenAt = new Int32Array(cells).fill(-1);
+    this.memoryList = new Int32Array(cells);
+    this.memoryCount = new Int32Array(size);
+    this.memoryPlace = new Int32Array(cells).fill(-1);
     this.memoryFace = new Uint8Array(cells * CARD_CHANNELS);
     this.moves = new Int32Array(size);
     this.lastCell = new Int32Array(size).fill(-1);
@@ -403,6 +410,8 @@ export class FollowerBatch {
     const cells = slot * this.gridCells;
     this.seen.fill(0, cells, cells + this.gridCells);
     this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
+    this.memoryPlace.fill(-1, cells, cells + this.gridCells);
+    this.memoryCount[slot] = 0;
     this.moves[slot] = 0;
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
@@ -602,10 +611,14 @@ export class FollowerBatch {
       }
       const card = this.cardAt[seen];
       if (card === NO_CARD) {
-        this.memorySeenAt[seen] = -1;
+        if (this.memorySeenAt[seen] >= 0) this.forget(slot, viewCells[v]);
         continue;
       }
       const k = cardFirst + card;
+      if (this.memorySeenAt[seen] < 0) {
+        this.memoryPlace[seen] = this.memoryCount[slot];
+        this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
+      }
       this.memorySeenAt[seen] = this.moves[slot];
       this.memoryFace[seen * CARD_CHANNELS] = this.cardFace[k * 3];
       this.memoryFace[seen * CARD_CHANNELS + 1] = this.cardFace[k * 3 + 1];
@@ -646,30 +659,49 @@ export class FollowerBatch {
     this.mapChanged[slot] = 0;
   }
 
+  /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
+  private forget(slot: number, cell: number): void {
+    const cells = slot * this.gridCells;
+    this.memorySeenAt[cells + cell] = -1;
+    const place = this.memoryPlace[cells + cell];
+    const last = this.memoryList[cells + --this.memoryCount[slot]];
+    this.memoryList[cells + place] = last;
+    this.memoryPlace[cells + last] = place;
+    this.memoryPlace[cells + cell] = -1;
+    const at = slot * this.gridCells + this.tables[slot].size.gridIndex[cell];
+    this.out.cards.fill(0, at * CARD_CHANNELS, (at + 1) * CARD_CHANNELS);
+    this.out.cardSeenAgo[at] = -1;
+  }
+
   /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
   private write(slot: number, reward: number, terminated: number, truncated: number, shaping: number, points: number): void {
-    this.remember(slot);
-    if (this.mapChanged[slot]) this.writeMap(slot);
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables.size;
+    const { start, cells: viewCells } = tables.size.view;
     const grid = slot * this.gridCells;
     const cells = slot * this.gridCells;
-    const mapCells = gridIndex.length;
-    out.visible.fill(0, grid, grid + this.gridCells);
-    out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
-    out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
-    const { start, cells: viewCells } = tables.size.view;
+    // The grids of the follower's view and cards change only where it looked or remembers: the
+    // previous view is cleared, except at an episode's first observation, which clears them all.
+    const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
+    if (this.lastCell[slot] < 0) {
+      out.visible.fill(0, grid, grid + this.gridCells);
+      out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
+      out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
+    } else {
+      for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
+    }
+    this.remember(slot);
+    if (this.mapChanged[slot]) this.writeMap(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
     // Cards in view as they are (their memory was just written from them), the others as remembered.
     const moves = this.moves[slot];
-    for (let c = 0; c < mapCells; c++) {
-      const seenAt = this.memorySeenAt[cells + c];
-      if (seenAt < 0) continue;
+    for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
+      const c = this.memoryList[m];
       const at = grid + gridIndex[c];
       for (let channel = 0; channel < CARD_CHANNELS; channel++) out.cards[at * CARD_CHANNELS + channel] = this.memoryFace[(cells + c) * CARD_CHANNELS + channel];
-      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - seenAt;
+      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
     }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;
