@@ -27,6 +27,8 @@ const STUDY = 'pilot-admin';
 const STUCK = 'pilot-stuck';
 /** A study with arms: its leaders play with the heuristic follower. */
 const ARMS = 'pilot-arms';
+/** A study whose arms lead: its participants are followers, and stay so. */
+const LED = 'pilot-led';
 
 let dir: string;
 let server: BrowserTestServer;
@@ -42,7 +44,10 @@ beforeAll(async () => {
   const arms: Study = loadStudyFile(
     writeStudy(studyFolder(join(dir, ARMS)), { ...data, id: ARMS, title: 'Leading agents', roles: { newWorkersStartAs: 'leader', promotion: 'manual' }, arms: [{ id: 'heuristic-follower', agent: 'heuristic' }] }),
   );
-  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck, arms]);
+  const led: Study = loadStudyFile(
+    writeStudy(studyFolder(join(dir, LED)), { ...data, id: LED, title: 'Led by agents', roles: { newWorkersStartAs: 'follower', promotion: 'manual' }, arms: [{ id: 'scripted-leader', agent: 'scripted' }] }),
+  );
+  server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck, arms, led]);
   browser = await launchBrowser();
 });
 
@@ -171,5 +176,17 @@ test("P-106: a study's arms, each with its games being played, ended and abandon
   expect(await row.locator('th, td').allTextContents()).toEqual(['heuristic-follower', 'heuristic', '1 (100%)', '0', '0', '1', '0']);
   // A study without arms has no such table.
   expect(await page.locator(`.admin-study[data-study="${STUDY}"] .admin-arms`).count()).toBe(0);
+  expect(errors).toEqual([]);
+});
+
+test("a study whose arms lead offers no Promote: its participants stay followers (the server refuses a promotion there too)", async () => {
+  await preparedWorker(server.url, LED, { PROLIFIC_PID: 'F-LED', STUDY_ID: 'S', SESSION_ID: 'S-F-LED' }, { tutorials: ['follower'] });
+  const { page, errors } = await openPage(browser, `${server.url}/admin`);
+  await page.fill('#admin-token', ADMIN_TOKEN);
+  await page.click('form.admin-token button');
+  const row = page.locator(`.admin-study[data-study="${LED}"] tr[data-participant="F-LED"]`);
+  await row.waitFor();
+  expect(await row.locator('button.block').count()).toBe(1);
+  expect(await row.locator('button.promote').count()).toBe(0);
   expect(errors).toEqual([]);
 });

@@ -144,8 +144,9 @@ function gamesTable(study: StudyOverview, games: readonly AdminGame[]): HTMLElem
 function workersTable(study: StudyOverview, workers: readonly AdminWorker[], actions: StudyActions): HTMLElement {
   const act = (run: () => Promise<void>) => () => void run().then(actions.changed, (error: Error) => actions.failed(error.message));
   const rows = workers.map((worker) => {
+    // In a study with arms the participants keep their role: there is no one to promote.
     const promote =
-      worker.role === 'leader' || worker.blocked
+      worker.role === 'leader' || worker.blocked || study.arms
         ? null
         : h('button', {
             type: 'button',
