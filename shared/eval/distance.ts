@@ -36,6 +36,15 @@ export class GeodesicDistance {
     return steps === UNREACHED ? Infinity : steps;
   };
 
+  /**
+   * The distance field of `source`: d(source, c) at index y * width + x of each cell c, -1 where no
+   * walk reaches. One search, kept and shared: callers must not write into it.
+   */
+  fieldFrom(source: Cell): Int32Array {
+    const index = this.indexOf(source);
+    return this.rows.get(index) ?? this.searchFrom(index);
+  }
+
   private stepsBetween(from: number, to: number): number {
     const fromRow = this.rows.get(from);
     if (fromRow) return fromRow[to];

@@ -303,6 +303,17 @@ describe('geodesic distance', () => {
     }
   });
 
+  test("a cell's distance field holds its distance to every cell, -1 where no walk reaches", () => {
+    const geodesic = new GeodesicDistance(world);
+    const cells = Array.from({ length: world.width * world.height }, (_, i) => cellAt(world, i));
+    for (const a of cells) {
+      const field = geodesic.fieldFrom(a);
+      const apart = new GeodesicDistance(world);
+      cells.forEach((b, i) => expect(field[i]).toBe(Number.isFinite(apart.between(b, a)) ? apart.between(b, a) : -1));
+    }
+    expect(Array.from(geodesic.fieldFrom({ x: 6, y: 0 })).filter((steps) => steps < 0).length).toBeGreaterThan(0);
+  });
+
   test('M-5: cells off the map are an error', () => {
     expect(() => new GeodesicDistance(world).between({ x: 0, y: 0 }, { x: 7, y: 0 })).toThrow(RangeError);
   });

@@ -238,6 +238,8 @@ export class FollowerBatch {
   private readonly targetOf: Int32Array;
   private readonly targetCard: Int32Array;
   private readonly targetSelect: Uint8Array;
+  /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
+  private readonly targetField: (Int32Array | null)[];
   /** The follower saw new cells since its map grids were last written. */
   private readonly mapChanged: Uint8Array;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
@@ -323,6 +325,7 @@ export class FollowerBatch {
     this.targetOf = new Int32Array(size);
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
+    this.targetField = new Array<Int32Array | null>(size).fill(null);
     this.mapChanged = new Uint8Array(size);
     this.synced = new Array<GameState>(size);
     this.partners = new Array<ScriptedPartner>(size);
@@ -574,20 +577,21 @@ export class FollowerBatch {
     if (this.targetOf[slot] !== instruction) this.findTarget(slot, instruction);
     const card = this.targetCard[slot];
     if (card < 0) return 0;
-    const k = slot * this.config.cardCount + card;
-    if (this.cardSelected[k] === this.targetSelect[slot]) return 0;
-    const { cells } = this.tables[slot].size;
-    // From the card: the distance keeps one breadth-first search per target card, not one per follower cell (d is symmetric).
-    const apart = this.distances[slot].between(cells[this.cardCell[k]], cells[this.cell[slot]]);
-    return Number.isFinite(apart) ? -apart : 0;
+    if (this.cardSelected[slot * this.config.cardCount + card] === this.targetSelect[slot]) return 0;
+    // A cell no walk reaches the card from is left out, as FollowerEnv leaves out an infinite distance.
+    const apart = this.targetField[slot]![this.cell[slot]];
+    return apart < 0 ? 0 : -apart;
   }
 
   /** The card of the leader's task for `instruction`, by its index among the game's cards (-1 when there is no task or the card is gone). */
   private findTarget(slot: number, instruction: number): void {
     const task = this.partners[slot].taskOf(instruction);
     this.targetOf[slot] = instruction;
-    this.targetCard[slot] = task ? this.synced[slot].cards.findIndex((card) => card.id === task.cardId) : -1;
+    const card = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
+    this.targetCard[slot] = card;
     this.targetSelect[slot] = task?.select ? 1 : 0;
+    // The field from the card: one breadth-first search per target card, not one per follower cell (d is symmetric).
+    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.config.cardCount + card]]);
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */

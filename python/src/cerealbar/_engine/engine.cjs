@@ -22,12 +22,13 @@ var COLORS = ["orange", "black", "blue", "yellow", "pink", "red", "green"];
 var SHAPES = ["torus", "plus", "star", "cube", "heart", "diamond", "triangle"];
 var COUNTS = [1, 2, 3];
 var SET_SIZE = 3;
+function compatible(a, b) {
+  return a.color !== b.color && a.shape !== b.shape && a.count !== b.count;
+}
 function allDifferent(faces) {
   for (let i = 0; i < faces.length; i++) {
     for (let j = i + 1; j < faces.length; j++) {
-      const a = faces[i];
-      const b = faces[j];
-      if (a.color === b.color || a.shape === b.shape || a.count === b.count) return false;
+      if (!compatible(faces[i], faces[j])) return false;
     }
   }
   return true;
@@ -42,9 +43,9 @@ function hasValidSet(cards) {
   const n = cards.length;
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      if (!allDifferent([cards[i], cards[j]])) continue;
+      if (!compatible(cards[i], cards[j])) continue;
       for (let k = j + 1; k < n; k++) {
-        if (allDifferent([cards[i], cards[j], cards[k]])) return true;
+        if (compatible(cards[i], cards[k]) && compatible(cards[j], cards[k])) return true;
       }
     }
   }
@@ -107,14 +108,23 @@ function neighbourTable(width, height) {
   neighbourTables.set(key, table);
   return table;
 }
+var HEADING_INDEX = { NE: 0, E: 1, SE: 2, SW: 3, W: 4, NW: 5 };
+function turned(turns) {
+  const table = {};
+  for (const heading of HEADINGS) table[heading] = HEADINGS[(HEADING_INDEX[heading] + turns) % 6];
+  return table;
+}
+var RIGHT_OF = turned(1);
+var LEFT_OF = turned(5);
+var OPPOSITE_OF = turned(3);
 function rotateRight(heading) {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 1) % 6];
+  return RIGHT_OF[heading];
 }
 function rotateLeft(heading) {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 5) % 6];
+  return LEFT_OF[heading];
 }
 function opposite(heading) {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 3) % 6];
+  return OPPOSITE_OF[heading];
 }
 function hexDistance(a, b) {
   const aq = a.x - (a.y - (a.y & 1)) / 2;
@@ -19937,9 +19947,12 @@ function terrainAt(map2, cell2) {
 function isWalkable(world, cell2) {
   return inBounds(world, cell2) && world.walkable[cellIndex(world, cell2)] === 1;
 }
+function stepTargetIndex(world, cell2, heading) {
+  if (!inBounds(world, cell2)) return -1;
+  return world.steps[cellIndex(world, cell2) * 6 + HEADING_INDEX[heading]];
+}
 function stepTarget(world, cell2, heading) {
-  if (!inBounds(world, cell2)) return null;
-  const target = world.steps[cellIndex(world, cell2) * 6 + HEADINGS.indexOf(heading)];
+  const target = stepTargetIndex(world, cell2, heading);
   return target < 0 ? null : cellAt(world, target);
 }
 function connectedRegion(steps, cells, start, walkable) {
@@ -20349,24 +20362,24 @@ function sanitizeInstruction(text) {
 
 // shared/engine/state.ts
 var ROLES = ["leader", "follower"];
-function updateState(state, changes) {
+function copyState(state) {
   return {
     config: state.config,
     world: state.world,
-    turn: changes.turn ?? state.turn,
-    turnsLeft: changes.turnsLeft ?? state.turnsLeft,
-    score: changes.score ?? state.score,
-    queue: changes.queue ?? state.queue,
-    previousInstruction: changes.previousInstruction ?? state.previousInstruction,
-    cancelled: changes.cancelled ?? state.cancelled,
-    leader: changes.leader ?? state.leader,
-    follower: changes.follower ?? state.follower,
-    cards: changes.cards ?? state.cards,
-    nextCardId: changes.nextCardId ?? state.nextCardId,
-    nextInstructionId: changes.nextInstructionId ?? state.nextInstructionId,
-    instructionsShown: changes.instructionsShown ?? state.instructionsShown,
-    rng: changes.rng ?? state.rng,
-    gameOver: changes.gameOver ?? state.gameOver
+    turn: state.turn,
+    turnsLeft: state.turnsLeft,
+    score: state.score,
+    queue: state.queue,
+    previousInstruction: state.previousInstruction,
+    cancelled: state.cancelled,
+    leader: state.leader,
+    follower: state.follower,
+    cards: state.cards,
+    nextCardId: state.nextCardId,
+    nextInstructionId: state.nextInstructionId,
+    instructionsShown: state.instructionsShown,
+    rng: state.rng,
+    gameOver: state.gameOver
   };
 }
 function startGame(config2, map2, setup) {
@@ -20562,7 +20575,7 @@ function malformation(action) {
 }
 function move(state, action, options) {
   const role = action.actor;
-  const from = state[role];
+  const from = role === "leader" ? state.leader : state.follower;
   let to;
   switch (action.move) {
     case "RL":
@@ -20573,38 +20586,50 @@ function move(state, action, options) {
       break;
     case "MF":
     case "MB": {
-      const cell2 = stepTarget(state.world, from, action.move === "MF" ? from.heading : opposite(from.heading));
-      if (!cell2) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
-      to = { x: cell2.x, y: cell2.y, heading: from.heading };
+      const cell2 = stepTargetIndex(state.world, from, action.move === "MF" ? from.heading : opposite(from.heading));
+      if (cell2 < 0) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      const width = state.world.width;
+      to = { x: cell2 % width, y: Math.floor(cell2 / width), heading: from.heading };
       break;
     }
   }
-  const turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
-  let next = role === "leader" ? updateState(state, { leader: to, turn }) : updateState(state, { follower: to, turn });
+  const next = copyState(state);
+  if (role === "leader") next.leader = to;
+  else next.follower = to;
+  next.turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
   let toggled;
   let set2;
   if (to.x !== from.x || to.y !== from.y) {
-    const entered = state.cards.findIndex((card2) => card2.x === to.x && card2.y === to.y);
+    const entered = cardAt(state.cards, to);
     if (entered >= 0) {
       const cards = state.cards.slice();
       cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
       toggled = [cards[entered].id];
-      next = updateState(next, { cards });
+      next.cards = cards;
       const made = completeSet(next, options);
       if (made && "error" in made) return { ok: false, error: made.error };
-      if (made) ({ state: next, set: set2 } = made);
+      if (made) set2 = made;
     }
   }
   let turnEnded;
   if (role === "follower" && next.turn.stepsLeft === 0) {
-    next = endRound(next);
+    endRound(next);
     turnEnded = { reason: "out-of-steps" };
   }
   return accept(next, { pose: to, blocked: void 0, toggled, set: set2, instruction: void 0, feedback: void 0, cancelled: void 0, turnEnded });
 }
+function cardAt(cards, cell2) {
+  for (let i = 0; i < cards.length; i++) {
+    if (cards[i].x === cell2.x && cards[i].y === cell2.y) return i;
+  }
+  return -1;
+}
 function completeSet(state, options) {
+  let selectedCount = 0;
+  for (const card2 of state.cards) if (card2.selected) selectedCount++;
+  if (selectedCount !== SET_SIZE) return null;
   const selected = state.cards.filter((card2) => card2.selected);
-  if (selected.length !== SET_SIZE || !isValidSet(selected)) return null;
+  if (!isValidSet(selected)) return null;
   const remaining = state.cards.filter((card2) => !card2.selected);
   const occupied = new Set(remaining.map((card2) => cellIndex(state.world, card2)));
   occupied.add(cellIndex(state.world, state.leader));
@@ -20622,39 +20647,46 @@ function completeSet(state, options) {
     rng = draw.state();
   }
   const extraTurns = state.config.extraTurns[state.score] ?? 0;
-  return {
-    state: updateState(state, {
-      cards: [...remaining, ...added],
-      nextCardId: state.nextCardId + SET_SIZE,
-      score: state.score + 1,
-      turnsLeft: state.turnsLeft + extraTurns,
-      rng
-    }),
-    set: { cards: selected.map((card2) => card2.id), added, extraTurns }
-  };
+  state.cards = [...remaining, ...added];
+  state.nextCardId += SET_SIZE;
+  state.score += 1;
+  state.turnsLeft += extraTurns;
+  state.rng = rng;
+  return { cards: selected.map((card2) => card2.id), added, extraTurns };
 }
 function endRound(state) {
   const turnsLeft = state.turnsLeft - 1;
-  if (turnsLeft <= 0) return updateState(state, { turnsLeft: 0, turn: { role: "leader", stepsLeft: 0 }, gameOver: true });
-  return updateState(state, { turnsLeft, turn: { role: "leader", stepsLeft: state.config.leaderSteps } });
+  if (turnsLeft <= 0) {
+    state.turnsLeft = 0;
+    state.turn = { role: "leader", stepsLeft: 0 };
+    state.gameOver = true;
+  } else {
+    state.turnsLeft = turnsLeft;
+    state.turn = { role: "leader", stepsLeft: state.config.leaderSteps };
+  }
+  return state;
 }
 function passControl(state, reason) {
+  const next = copyState(state);
   if (state.queue.length > 0) {
-    const turn = { role: "follower", stepsLeft: state.config.followerSteps };
-    return accept(updateState(state, { turn, instructionsShown: state.nextInstructionId }), { ...NO_EFFECTS, turnEnded: { reason } });
+    next.turn = { role: "follower", stepsLeft: state.config.followerSteps };
+    next.instructionsShown = state.nextInstructionId;
+    return accept(next, { ...NO_EFFECTS, turnEnded: { reason } });
   }
-  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
+  return accept(endRound(next), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
 }
 function instruct(state, action) {
   const instruction2 = { id: state.nextInstructionId, text: action.text };
-  return accept(
-    updateState(state, { queue: [...state.queue, instruction2], nextInstructionId: state.nextInstructionId + 1 }),
-    { ...NO_EFFECTS, instruction: instruction2.id }
-  );
+  const next = copyState(state);
+  next.queue = [...state.queue, instruction2];
+  next.nextInstructionId = state.nextInstructionId + 1;
+  return accept(next, { ...NO_EFFECTS, instruction: instruction2.id });
 }
 function markDone(state) {
   const [finished2, ...rest] = state.queue;
-  const next = updateState(state, { queue: rest, previousInstruction: finished2 });
+  const next = copyState(state);
+  next.queue = rest;
+  next.previousInstruction = finished2;
   if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished2.id });
   return accept(endRound(next), { ...NO_EFFECTS, instruction: finished2.id, turnEnded: { reason: "all-done" } });
 }
@@ -20663,12 +20695,14 @@ function giveFeedback(state, action) {
 }
 function cancelInstructions(state) {
   const cancelled = state.queue.map((instruction2, i) => ({ id: instruction2.id, text: instruction2.text, current: i === 0 }));
-  const next = updateState(state, { queue: [], cancelled: [...state.cancelled, ...cancelled] });
+  const next = copyState(state);
+  next.queue = [];
+  next.cancelled = [...state.cancelled, ...cancelled];
   return accept(endRound(next), { ...NO_EFFECTS, cancelled: cancelled.map((instruction2) => instruction2.id), turnEnded: { reason: "cancelled" } });
 }
 function timeout(state, action) {
   if (action.role === "leader") return passControl(state, "timeout");
-  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason: "timeout" } });
+  return accept(endRound(copyState(state)), { ...NO_EFFECTS, turnEnded: { reason: "timeout" } });
 }
 
 // shared/engine/version.ts
@@ -22100,19 +22134,19 @@ function describeLayout(state) {
   const { cards } = state;
   const n = cards.length;
   const apart = new Int16Array(n * n);
-  const compatible = new Uint8Array(n * n);
+  const compatible2 = new Uint8Array(n * n);
   const faces = cards.map(faceCode);
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
-      compatible[i * n + j] = facesCompatible(faces[i], faces[j], cards[i], cards[j]);
+      compatible2[i * n + j] = facesCompatible(faces[i], faces[j], cards[i], cards[j]);
     }
   }
   const sets = [];
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      if (!compatible[i * n + j]) continue;
-      for (let k = j + 1; k < n; k++) if (compatible[i * n + k] && compatible[j * n + k]) sets.push(i, j, k);
+      if (!compatible2[i * n + j]) continue;
+      for (let k = j + 1; k < n; k++) if (compatible2[i * n + k] && compatible2[j * n + k]) sets.push(i, j, k);
     }
   }
   return { nextCardId: state.nextCardId, sets: Int32Array.from(sets), apart };
@@ -22248,8 +22282,8 @@ function toPlan(state, paths, board, best, pending) {
 var DIRECTIONS = HEADINGS.length;
 var headingIndex = (heading) => HEADINGS.indexOf(heading);
 var OPPOSITE = HEADINGS.map((h) => headingIndex(opposite(h)));
-var LEFT_OF = HEADINGS.map((h) => headingIndex(rotateLeft(h)));
-var RIGHT_OF = HEADINGS.map((h) => headingIndex(rotateRight(h)));
+var LEFT_OF2 = HEADINGS.map((h) => headingIndex(rotateLeft(h)));
+var RIGHT_OF2 = HEADINGS.map((h) => headingIndex(rotateRight(h)));
 var AXIS = HEADINGS.map((_, h) => Math.min(h, OPPOSITE[h]));
 var NONE2 = -1;
 var PathPlanner = class {
@@ -22280,7 +22314,7 @@ var PathPlanner = class {
       const move3 = this.chooseMove(field, cell2, h);
       if (move3 === NONE2) return NONE2;
       if (move3 === MF || move3 === MB) cell2 = this.neighbour[cell2 * DIRECTIONS + (move3 === MF ? h : OPPOSITE[h])];
-      else h = move3 === RL ? LEFT_OF[h] : RIGHT_OF[h];
+      else h = move3 === RL ? LEFT_OF2[h] : RIGHT_OF2[h];
       if (cell2 === goal && (move3 === MF || move3 === MB)) return steps;
     }
     throw new Error(`walk to (${target.x}, ${target.y}) does not end`);
@@ -22318,12 +22352,12 @@ var PathPlanner = class {
   /** Expands every queued cell at distance `level`; cards other than the goal are walls. */
   searchLevel(field, level) {
     const { distance, queue } = field;
-    const { neighbour, cardAt } = this;
+    const { neighbour, cardAt: cardAt2 } = this;
     while (field.head < field.tail && distance[queue[field.head]] === level) {
       const cell2 = queue[field.head++];
       for (let h = cell2 * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
         const next = neighbour[h];
-        if (next === NONE2 || distance[next] !== NONE2 || cardAt[next]) continue;
+        if (next === NONE2 || distance[next] !== NONE2 || cardAt2[next]) continue;
         distance[next] = level + 1;
         queue[field.tail++] = next;
       }
@@ -22372,7 +22406,7 @@ var PathPlanner = class {
         bestTurns = turns;
       }
     }
-    return AXIS[RIGHT_OF[h]] === bestAxis ? RR : RL;
+    return AXIS[RIGHT_OF2[h]] === bestAxis ? RR : RL;
   }
   /** Cards never move: the layout changes exactly when the list of card ids does. */
   syncLayout(cards) {
