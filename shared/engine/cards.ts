@@ -23,13 +23,16 @@ export interface Card extends CardFace {
 /** Number of cards in a valid set. */
 export const SET_SIZE = 3;
 
+/** True when two faces share no colour, shape or count. */
+function compatible(a: CardFace, b: CardFace): boolean {
+  return a.color !== b.color && a.shape !== b.shape && a.count !== b.count;
+}
+
 /** True when no two faces share a colour, a shape or a count. */
 export function allDifferent(faces: readonly CardFace[]): boolean {
   for (let i = 0; i < faces.length; i++) {
     for (let j = i + 1; j < faces.length; j++) {
-      const a = faces[i];
-      const b = faces[j];
-      if (a.color === b.color || a.shape === b.shape || a.count === b.count) return false;
+      if (!compatible(faces[i], faces[j])) return false;
     }
   }
   return true;
@@ -53,9 +56,9 @@ export function hasValidSet(cards: readonly CardFace[]): boolean {
   const n = cards.length;
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      if (!allDifferent([cards[i], cards[j]])) continue;
+      if (!compatible(cards[i], cards[j])) continue;
       for (let k = j + 1; k < n; k++) {
-        if (allDifferent([cards[i], cards[j], cards[k]])) return true;
+        if (compatible(cards[i], cards[k]) && compatible(cards[j], cards[k])) return true;
       }
     }
   }

@@ -64,16 +64,29 @@ export function neighbours(cell: Cell): Cell[] {
   return HEADINGS.map((heading) => stepFrom(cell, heading));
 }
 
+/** Each heading's position in HEADINGS: a property read, where `indexOf` compares strings (moves use it every step). */
+export const HEADING_INDEX: Readonly<Record<Heading, number>> = { NE: 0, E: 1, SE: 2, SW: 3, W: 4, NW: 5 };
+
+/** The heading `turns` sixths of a turn clockwise from each heading. */
+function turned(turns: number): Readonly<Record<Heading, Heading>> {
+  const table = {} as Record<Heading, Heading>;
+  for (const heading of HEADINGS) table[heading] = HEADINGS[(HEADING_INDEX[heading] + turns) % 6];
+  return table;
+}
+const RIGHT_OF = turned(1);
+const LEFT_OF = turned(5);
+const OPPOSITE_OF = turned(3);
+
 export function rotateRight(heading: Heading): Heading {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 1) % 6];
+  return RIGHT_OF[heading];
 }
 
 export function rotateLeft(heading: Heading): Heading {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 5) % 6];
+  return LEFT_OF[heading];
 }
 
 export function opposite(heading: Heading): Heading {
-  return HEADINGS[(HEADINGS.indexOf(heading) + 3) % 6];
+  return OPPOSITE_OF[heading];
 }
 
 /** Number of rotations (each RL or RR) needed to turn from `from` to `to`: 0 to 3. */

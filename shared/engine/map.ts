@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { COLORS, COUNTS, SHAPES } from './cards';
-import { HEADINGS, type Cell, type Heading, neighbourTable } from './hex';
+import { HEADINGS, HEADING_INDEX, type Cell, type Heading, neighbourTable } from './hex';
 
 /** One letter per terrain in map files; grass and path are walkable, the others are obstacles. */
 export const TERRAIN_LETTERS = {
@@ -152,10 +152,15 @@ export function isWalkable(world: World, cell: Cell): boolean {
   return inBounds(world, cell) && world.walkable[cellIndex(world, cell)] === 1;
 }
 
+/** The index of the cell a step from `cell` in direction `heading` reaches, or -1: off the map, not walkable, or a wall between. */
+export function stepTargetIndex(world: World, cell: Cell, heading: Heading): number {
+  if (!inBounds(world, cell)) return -1;
+  return world.steps[cellIndex(world, cell) * 6 + HEADING_INDEX[heading]];
+}
+
 /** The cell a step from `cell` in direction `heading` reaches, or null: off the map, not walkable, or a wall between. */
 export function stepTarget(world: World, cell: Cell, heading: Heading): Cell | null {
-  if (!inBounds(world, cell)) return null;
-  const target = world.steps[cellIndex(world, cell) * 6 + HEADINGS.indexOf(heading)];
+  const target = stepTargetIndex(world, cell, heading);
   return target < 0 ? null : cellAt(world, target);
 }
 

@@ -4,12 +4,12 @@
  */
 import { SET_SIZE, isValidSet, type Card } from './cards';
 import { actionError, type ActionError } from './errors';
-import { opposite, rotateLeft, rotateRight, type Pose } from './hex';
-import { cellIndex, stepTarget } from './map';
+import { opposite, rotateLeft, rotateRight, type Cell, type Pose } from './hex';
+import { cellIndex, stepTargetIndex } from './map';
 import { drawCards, placementProblem } from './placement';
 import { Draw } from './rng';
 import { FEEDBACK_SIGNALS, MOVES, instructionLength, type Action, type FeedbackSignal } from './actions';
-import { updateState, type GameState, type Instruction, type Turn } from './state';
+import { copyState, type DraftState, type GameState, type Instruction, type Turn } from './state';
 
 /** Why control changed hands. */
 export type TurnEndReason = 'end-turn' | 'timeout' | 'out-of-steps' | 'all-done' | 'cancelled';
@@ -202,7 +202,7 @@ function malformation(action: Action): string | null {
 /** Rules 4, 7 and 8: a world action costs a step; the follower's last step hands control back. */
 function move(state: GameState, action: Extract<Action, { type: 'move' }>, options: StepOptions): StepResult {
   const role = action.actor;
-  const from = state[role];
+  const from = role === 'leader' ? state.leader : state.follower;
   let to: Pose;
   switch (action.move) {
     case 'RL':
@@ -213,45 +213,57 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
       break;
     case 'MF':
     case 'MB': {
-      const cell = stepTarget(state.world, from, action.move === 'MF' ? from.heading : opposite(from.heading));
+      const cell = stepTargetIndex(state.world, from, action.move === 'MF' ? from.heading : opposite(from.heading));
       // A move that would not change the pose changes nothing and costs no step.
-      if (!cell) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
-      to = { x: cell.x, y: cell.y, heading: from.heading };
+      if (cell < 0) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      const width = state.world.width;
+      to = { x: cell % width, y: Math.floor(cell / width), heading: from.heading };
       break;
     }
   }
 
-  const turn: Turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
-  let next = role === 'leader' ? updateState(state, { leader: to, turn }) : updateState(state, { follower: to, turn });
+  const next = copyState(state);
+  if (role === 'leader') next.leader = to;
+  else next.follower = to;
+  next.turn = { role, stepsLeft: state.turn.stepsLeft - 1 };
   let toggled: number[] | undefined;
   let set: SetOutcome | undefined;
   if (to.x !== from.x || to.y !== from.y) {
-    const entered = state.cards.findIndex((card) => card.x === to.x && card.y === to.y);
+    const entered = cardAt(state.cards, to);
     if (entered >= 0) {
       const cards = state.cards.slice();
       cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
       toggled = [cards[entered].id];
-      next = updateState(next, { cards });
+      next.cards = cards;
       const made = completeSet(next, options);
       if (made && 'error' in made) return { ok: false, error: made.error };
-      if (made) ({ state: next, set } = made);
+      if (made) set = made;
     }
   }
   let turnEnded: Outcome['turnEnded'];
   if (role === 'follower' && next.turn.stepsLeft === 0) {
-    next = endRound(next);
+    endRound(next);
     turnEnded = { reason: 'out-of-steps' };
   }
   return accept(next, { pose: to, blocked: undefined, toggled, set, instruction: undefined, feedback: undefined, cancelled: undefined, turnEnded });
 }
 
-/** When the selection is a valid set: remove it, score, add extra turns and new cards. */
-function completeSet(
-  state: GameState,
-  options: StepOptions,
-): { state: GameState; set: SetOutcome } | { error: ActionError } | null {
+/** The index of the card on `cell`, or -1. */
+function cardAt(cards: readonly Card[], cell: Cell): number {
+  for (let i = 0; i < cards.length; i++) {
+    if (cards[i].x === cell.x && cards[i].y === cell.y) return i;
+  }
+  return -1;
+}
+
+/** When the selection is a valid set: remove it, score, add extra turns and new cards (on `state`, a draft). */
+function completeSet(state: DraftState, options: StepOptions): SetOutcome | { error: ActionError } | null {
+  // Most card toggles leave fewer or more than a set's worth selected: count before building lists.
+  let selectedCount = 0;
+  for (const card of state.cards) if (card.selected) selectedCount++;
+  if (selectedCount !== SET_SIZE) return null;
   const selected = state.cards.filter((card) => card.selected);
-  if (selected.length !== SET_SIZE || !isValidSet(selected)) return null;
+  if (!isValidSet(selected)) return null;
   const remaining = state.cards.filter((card) => !card.selected);
   const occupied = new Set<number>(remaining.map((card) => cellIndex(state.world, card)));
   occupied.add(cellIndex(state.world, state.leader));
@@ -269,47 +281,54 @@ function completeSet(
     rng = draw.state();
   }
   const extraTurns = state.config.extraTurns[state.score] ?? 0;
-  return {
-    state: updateState(state, {
-      cards: [...remaining, ...added],
-      nextCardId: state.nextCardId + SET_SIZE,
-      score: state.score + 1,
-      turnsLeft: state.turnsLeft + extraTurns,
-      rng,
-    }),
-    set: { cards: selected.map((card) => card.id), added, extraTurns },
-  };
+  state.cards = [...remaining, ...added];
+  state.nextCardId += SET_SIZE;
+  state.score += 1;
+  state.turnsLeft += extraTurns;
+  state.rng = rng;
+  return { cards: selected.map((card) => card.id), added, extraTurns };
 }
 
-/** A round (a leader turn and its follower turn, played or skipped) ends; the leader plays next. */
-function endRound(state: GameState): GameState {
+/** A round (a leader turn and its follower turn, played or skipped) ends on `state`, a draft; the leader plays next. */
+function endRound(state: DraftState): DraftState {
   const turnsLeft = state.turnsLeft - 1;
-  if (turnsLeft <= 0) return updateState(state, { turnsLeft: 0, turn: { role: 'leader', stepsLeft: 0 }, gameOver: true });
-  return updateState(state, { turnsLeft, turn: { role: 'leader', stepsLeft: state.config.leaderSteps } });
+  if (turnsLeft <= 0) {
+    state.turnsLeft = 0;
+    state.turn = { role: 'leader', stepsLeft: 0 };
+    state.gameOver = true;
+  } else {
+    state.turnsLeft = turnsLeft;
+    state.turn = { role: 'leader', stepsLeft: state.config.leaderSteps };
+  }
+  return state;
 }
 
 /** Rules 2 and 3: the leader hands control to the follower, or, with an empty queue, skips its turn. */
 function passControl(state: GameState, reason: TurnEndReason): StepResult {
+  const next = copyState(state);
   if (state.queue.length > 0) {
-    const turn: Turn = { role: 'follower', stepsLeft: state.config.followerSteps };
-    return accept(updateState(state, { turn, instructionsShown: state.nextInstructionId }), { ...NO_EFFECTS, turnEnded: { reason } });
+    next.turn = { role: 'follower', stepsLeft: state.config.followerSteps };
+    next.instructionsShown = state.nextInstructionId;
+    return accept(next, { ...NO_EFFECTS, turnEnded: { reason } });
   }
-  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
+  return accept(endRound(next), { ...NO_EFFECTS, turnEnded: { reason, followerSkipped: true } });
 }
 
 /** Rule 1: an instruction joins the end of the queue and costs no step. */
 function instruct(state: GameState, action: Extract<Action, { type: 'instruction' }>): StepResult {
   const instruction: Instruction = { id: state.nextInstructionId, text: action.text };
-  return accept(
-    updateState(state, { queue: [...state.queue, instruction], nextInstructionId: state.nextInstructionId + 1 }),
-    { ...NO_EFFECTS, instruction: instruction.id },
-  );
+  const next = copyState(state);
+  next.queue = [...state.queue, instruction];
+  next.nextInstructionId = state.nextInstructionId + 1;
+  return accept(next, { ...NO_EFFECTS, instruction: instruction.id });
 }
 
 /** Rules 5 and 6: DONE removes the current instruction; after the last one the leader plays. */
 function markDone(state: GameState): StepResult {
   const [finished, ...rest] = state.queue;
-  const next = updateState(state, { queue: rest, previousInstruction: finished });
+  const next = copyState(state);
+  next.queue = rest;
+  next.previousInstruction = finished;
   if (rest.length > 0) return accept(next, { ...NO_EFFECTS, instruction: finished.id });
   return accept(endRound(next), { ...NO_EFFECTS, instruction: finished.id, turnEnded: { reason: 'all-done' } });
 }
@@ -325,12 +344,14 @@ function giveFeedback(state: GameState, action: Extract<Action, { type: 'feedbac
  */
 function cancelInstructions(state: GameState): StepResult {
   const cancelled = state.queue.map((instruction, i) => ({ id: instruction.id, text: instruction.text, current: i === 0 }));
-  const next = updateState(state, { queue: [], cancelled: [...state.cancelled, ...cancelled] });
+  const next = copyState(state);
+  next.queue = [];
+  next.cancelled = [...state.cancelled, ...cancelled];
   return accept(endRound(next), { ...NO_EFFECTS, cancelled: cancelled.map((instruction) => instruction.id), turnEnded: { reason: 'cancelled' } });
 }
 
 /** A turn out of time ends like the leader's End Turn (rule 2 or 3) or the follower's last step (rule 7). */
 function timeout(state: GameState, action: Extract<Action, { type: 'timeout' }>): StepResult {
   if (action.role === 'leader') return passControl(state, 'timeout');
-  return accept(endRound(state), { ...NO_EFFECTS, turnEnded: { reason: 'timeout' } });
+  return accept(endRound(copyState(state)), { ...NO_EFFECTS, turnEnded: { reason: 'timeout' } });
 }
