@@ -129,10 +129,10 @@ function main(): void {
   // Whole games, every field compared: enough batch steps that at least `games` games start.
   const size = 64;
   const draw = new Draw(seedRng(7));
-  let check = null;
   let total = { steps: 0, episodes: 0, points: 0 };
-  for (let round = 0; total.episodes < games && !failed; round++) {
-    check = checkBatchAgainstFollowerEnv({
+  let disagrees = false;
+  for (let round = 0; total.episodes < games && !disagrees; round++) {
+    const check = checkBatchAgainstFollowerEnv({
       size,
       reward: round % 2 === 0 ? 'distance' : 'sparse',
       gamma: 0.99,
@@ -143,12 +143,12 @@ function main(): void {
     });
     total = { steps: total.steps + check.steps, episodes: total.episodes + check.episodes, points: total.points + check.points };
     if (check.disagreement) {
-      failed = true;
+      disagrees = true;
       console.error(`the batch and FollowerEnv disagree: ${JSON.stringify(check.disagreement).slice(0, 2000)}`);
     }
   }
-  console.log(`equivalence: ${format(total.episodes)} games, ${format(total.steps)} steps, ${format(total.points)} sets: ${failed ? 'DISAGREE' : 'every field, state and mask equal'}`);
-  process.exit(failed ? 1 : 0);
+  console.log(`equivalence: ${format(total.episodes)} games, ${format(total.steps)} steps, ${format(total.points)} sets: ${disagrees ? 'DISAGREE' : 'every field, state and mask equal'}`);
+  process.exit(failed || disagrees ? 1 : 0);
 }
 
 main();
