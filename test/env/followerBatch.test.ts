@@ -44,6 +44,21 @@ describe('FollowerBatch against FollowerEnv', () => {
     expect(check.points).toBeGreaterThan(0);
   });
 
+  test('on a grid larger than the maps, the cells past their edges stay off-map', () => {
+    const check = checkBatchAgainstFollowerEnv({
+      size: 4,
+      reward: 'distance',
+      gamma: 0.99,
+      maxSteps: 500,
+      grid: { width: 28, height: 26 },
+      seeds: [1, 2, 3, 4],
+      steps: 150,
+      choose: mixedPolicy(3, 0.7),
+    });
+    expectAgreement(check);
+    expect(check.points).toBeGreaterThan(0);
+  });
+
   test('property: any seeds, options and actions give the same trajectories', () => {
     fc.assert(
       fc.property(

@@ -12,7 +12,7 @@ import type { GameState } from '../../shared/engine/state';
 import { FollowerEnv, type EnvInfo, type RewardKind, type ScriptedPartner } from '../../shared/env/env';
 import { PathPlanner } from '../../shared/nav/pathing';
 import { FollowerBatch, type BatchBuffers } from '../../shared/env/batch/followerBatch';
-import { DTYPE_BYTES, FollowerArrays, TYPED_ARRAYS, type FieldGroup, type Layout, type Transition, type TypedArray } from '../../shared/env/observationArrays';
+import { DTYPE_BYTES, FollowerArrays, TYPED_ARRAYS, type FieldGroup, type GridSize, type Layout, type Transition, type TypedArray } from '../../shared/env/observationArrays';
 import type { FollowerObservation } from '../../shared/agents/types';
 
 export interface BatchCheckOptions {
@@ -20,6 +20,8 @@ export interface BatchCheckOptions {
   readonly reward: RewardKind;
   readonly gamma: number;
   readonly maxSteps: number;
+  /** The arrays' grid (25 x 25 by default: self-play's maps fill it). */
+  readonly grid?: GridSize;
   readonly seeds: readonly number[];
   /** Batch steps to run. */
   readonly steps: number;
@@ -98,8 +100,9 @@ function compareFields(buffers: BatchBuffers, slot: number, expected: Record<Fie
 
 export function checkBatchAgainstFollowerEnv(options: BatchCheckOptions): BatchCheck {
   const { size, reward, gamma, maxSteps } = options;
-  const batch = new FollowerBatch({ size, reward, gamma, maxSteps });
-  const encoder = new FollowerArrays({ grid: { width: 25, height: 25 }, config: DEFAULT_CONFIG, maxSteps, description: false, shaping: true });
+  const grid = options.grid ?? { width: 25, height: 25 };
+  const batch = new FollowerBatch({ size, reward, gamma, maxSteps, grid });
+  const encoder = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps, description: false, shaping: true });
   const envs = Array.from({ length: size }, () => new FollowerEnv({ reward, gamma, maxSteps }));
   const ended = new Array<boolean>(size).fill(false);
   let steps = 0;
