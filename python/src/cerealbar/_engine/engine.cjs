@@ -21768,6 +21768,14 @@ var GeodesicDistance = class {
     const steps = this.stepsBetween(this.indexOf(a), this.indexOf(b));
     return steps === UNREACHED ? Infinity : steps;
   };
+  /**
+   * The distance field of `source`: d(source, c) at index y * width + x of each cell c, -1 where no
+   * walk reaches. One search, kept and shared: callers must not write into it.
+   */
+  fieldFrom(source) {
+    const index = this.indexOf(source);
+    return this.rows.get(index) ?? this.searchFrom(index);
+  }
   stepsBetween(from, to) {
     const fromRow = this.rows.get(from);
     if (fromRow) return fromRow[to];
