@@ -9,7 +9,8 @@
  *   score, step count and pose into a digest per environment, and the two digests must agree.
  *   The batch's time is the best of three runs.
  * - Equivalence: test/env/followerBatchCheck.ts compares every field, state and mask of at least
- *   `--games` whole games, mostly walking the leader's task (so that the follower makes sets).
+ *   `--games` whole games, in turn with random actions, with 80% and with 50% of them walking the
+ *   leader's task (so that the follower makes sets), with both rewards.
  *
  * Prints one line per figure, `typescript batch env N=1024: X steps/s = R.Rx FollowerEnv`, and
  * ends non-zero if the batch and FollowerEnv disagree on any step it ran.
@@ -34,6 +35,8 @@ const envs = Number(values.envs);
 const steps = Number(values.steps);
 const games = Number(values.games);
 const REWARD = 'distance';
+/** The equivalence check's rounds: the share of actions that walk the leader's task, in turn. */
+const GUIDED_SHARES = [0.8, 0, 0.5];
 
 /** A running hash of the numbers a step gave one environment. */
 function fold(digest: number, value: number): number {
@@ -139,7 +142,7 @@ function main(): void {
       maxSteps: 500,
       seeds: Array.from({ length: size }, (_, i) => 100_000 + round * 10 * size + i),
       steps: 400,
-      choose: (_slot, _t, _mask, guided) => (draw.chance(0.8) ? guided : draw.int(0, FOLLOWER_CODES.length - 1)),
+      choose: (_slot, _t, _mask, guided) => (draw.chance(GUIDED_SHARES[round % GUIDED_SHARES.length]) ? guided : draw.int(0, FOLLOWER_CODES.length - 1)),
     });
     total = { steps: total.steps + check.steps, episodes: total.episodes + check.episodes, points: total.points + check.points };
     if (check.disagreement) {
