@@ -210,7 +210,7 @@ export async function stopServeProcess(serve: ServeProcess | null): Promise<void
   await exited;
 }
 
-/** Runs `cerealbar serve` as a process on 127.0.0.1 (a free port unless `options` name one) and waits until it listens. */
+/** Runs `cerealbar serve` as a process on 127.0.0.1 (a free port unless `options` name one) and waits until it listens and has said all it says at start. */
 export async function startServeProcess(dataDir: string, options: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
   const port = options.includes('--port') ? [] : ['--port', '0'];
   const child = spawn(process.execPath, [BIN, 'serve', ...port, '--host', '127.0.0.1', '--data', dataDir, ...options], {
@@ -221,7 +221,8 @@ export async function startServeProcess(dataDir: string, options: readonly strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`serve exited with ${code} before it listened: ${output}`))));
   exited.catch(() => undefined); // its exit after it listened is the test's business
-  await Promise.race([waitFor(() => /listening on http:\/\/localhost:\d+/.test(output), 'the server to start', 30_000), exited]);
+  // Up to its last line at start, the admin token's: stdout may arrive in several chunks.
+  await Promise.race([waitFor(() => /listening on http:\/\/localhost:\d+/.test(output) && output.includes('Admin token'), 'the server to start', 30_000), exited]);
   const listening = /localhost:(\d+)/.exec(output)![1];
   return { child, url: `http://127.0.0.1:${listening}`, output: () => output };
 }
