@@ -66,6 +66,28 @@ export function hasValidSet(cards: readonly CardFace[]): boolean {
 }
 
 /**
+ * True when some valid set of `board` and `added` together holds at least one card of `added`:
+ * with `hasValidSet(board)`, whether the board with the added cards holds a set, without checking
+ * the board's own triples again for each candidate.
+ */
+export function hasSetUsing(added: readonly CardFace[], board: readonly CardFace[]): boolean {
+  for (let a = 0; a < added.length; a++) {
+    const first = added[a];
+    // A set whose first added card is `first` takes its other two from the board and the added cards after it.
+    const others = board.length + added.length - a - 1;
+    for (let i = 0; i < others; i++) {
+      const second = i < board.length ? board[i] : added[a + 1 + i - board.length];
+      if (!compatible(first, second)) continue;
+      for (let j = i + 1; j < others; j++) {
+        const third = j < board.length ? board[j] : added[a + 1 + j - board.length];
+        if (compatible(first, third) && compatible(second, third)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Each shape's name in words, one and several, wherever a person or a model reads it (the pages,
  * the replay, the text observation, the scripted leader's instructions, the rules and the quiz):
  * what the cards draw (a ring is a circle, a plus a cross). The values of

@@ -1,5 +1,5 @@
 /** Where cards go: drawing new cards on free cells so that the board holds a valid set. */
-import { COLORS, COUNTS, SHAPES, SET_SIZE, hasValidSet, type Card, type CardFace } from './cards';
+import { COLORS, COUNTS, SHAPES, SET_SIZE, hasSetUsing, hasValidSet, type Card, type CardFace } from './cards';
 import type { Draw } from './rng';
 import { cellIndex, inBounds, type World } from './map';
 
@@ -40,11 +40,14 @@ export function drawCards(
     if (!occupied.has(index) && !cells.includes(index)) cells.push(index);
   }
   let faces: CardFace[] = [];
-  for (let attempt = 0; attempt < RANDOM_ATTEMPTS; attempt++) {
+  // A set on the board stays whatever the new faces are; only without one do they need checking.
+  const boardHasSet = hasValidSet(board);
+  let valid = false;
+  for (let attempt = 0; attempt < RANDOM_ATTEMPTS && !valid; attempt++) {
     faces = cells.map(() => randomFace(draw));
-    if (hasValidSet([...board, ...faces])) break;
+    valid = boardHasSet || hasSetUsing(faces, board);
   }
-  if (!hasValidSet([...board, ...faces]) && count >= SET_SIZE) {
+  if (!valid && count >= SET_SIZE) {
     faces = [...setFaces(draw), ...faces.slice(SET_SIZE)];
   }
   return cells.map((index, i) => ({

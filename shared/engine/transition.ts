@@ -232,8 +232,10 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
     const entered = cardAt(state.cards, to);
     if (entered >= 0) {
       const cards = state.cards.slice();
-      cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
-      toggled = [cards[entered].id];
+      const card = cards[entered];
+      // A literal, not a spread: spreading cards of several origins (logs, draws) was the slowest part of entering a card.
+      cards[entered] = { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: !card.selected };
+      toggled = [card.id];
       next.cards = cards;
       const made = completeSet(next, options);
       if (made && 'error' in made) return { ok: false, error: made.error };
@@ -265,7 +267,8 @@ function completeSet(state: DraftState, options: StepOptions): SetOutcome | { er
   const selected = state.cards.filter((card) => card.selected);
   if (!isValidSet(selected)) return null;
   const remaining = state.cards.filter((card) => !card.selected);
-  const occupied = new Set<number>(remaining.map((card) => cellIndex(state.world, card)));
+  const occupied = new Set<number>();
+  for (const card of remaining) occupied.add(cellIndex(state.world, card));
   occupied.add(cellIndex(state.world, state.leader));
   occupied.add(cellIndex(state.world, state.follower));
   let added: readonly Card[];

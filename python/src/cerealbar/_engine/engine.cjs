@@ -51,6 +51,21 @@ function hasValidSet(cards) {
   }
   return false;
 }
+function hasSetUsing(added, board) {
+  for (let a = 0; a < added.length; a++) {
+    const first = added[a];
+    const others = board.length + added.length - a - 1;
+    for (let i = 0; i < others; i++) {
+      const second = i < board.length ? board[i] : added[a + 1 + i - board.length];
+      if (!compatible(first, second)) continue;
+      for (let j = i + 1; j < others; j++) {
+        const third = j < board.length ? board[j] : added[a + 1 + j - board.length];
+        if (compatible(first, third) && compatible(second, third)) return true;
+      }
+    }
+  }
+  return false;
+}
 var SHAPE_NAMES = {
   torus: { one: "circle", many: "circles" },
   plus: { one: "cross", many: "crosses" },
@@ -20066,11 +20081,13 @@ function drawCards(draw, world, occupied, count2, firstId, board) {
     if (!occupied.has(index) && !cells.includes(index)) cells.push(index);
   }
   let faces = [];
-  for (let attempt = 0; attempt < RANDOM_ATTEMPTS; attempt++) {
+  const boardHasSet = hasValidSet(board);
+  let valid = false;
+  for (let attempt = 0; attempt < RANDOM_ATTEMPTS && !valid; attempt++) {
     faces = cells.map(() => randomFace(draw));
-    if (hasValidSet([...board, ...faces])) break;
+    valid = boardHasSet || hasSetUsing(faces, board);
   }
-  if (!hasValidSet([...board, ...faces]) && count2 >= SET_SIZE) {
+  if (!valid && count2 >= SET_SIZE) {
     faces = [...setFaces(draw), ...faces.slice(SET_SIZE)];
   }
   return cells.map((index, i) => ({
@@ -20603,8 +20620,9 @@ function move(state, action, options) {
     const entered = cardAt(state.cards, to);
     if (entered >= 0) {
       const cards = state.cards.slice();
-      cards[entered] = { ...cards[entered], selected: !cards[entered].selected };
-      toggled = [cards[entered].id];
+      const card2 = cards[entered];
+      cards[entered] = { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: !card2.selected };
+      toggled = [card2.id];
       next.cards = cards;
       const made = completeSet(next, options);
       if (made && "error" in made) return { ok: false, error: made.error };
@@ -20631,7 +20649,8 @@ function completeSet(state, options) {
   const selected = state.cards.filter((card2) => card2.selected);
   if (!isValidSet(selected)) return null;
   const remaining = state.cards.filter((card2) => !card2.selected);
-  const occupied = new Set(remaining.map((card2) => cellIndex(state.world, card2)));
+  const occupied = /* @__PURE__ */ new Set();
+  for (const card2 of remaining) occupied.add(cellIndex(state.world, card2));
   occupied.add(cellIndex(state.world, state.leader));
   occupied.add(cellIndex(state.world, state.follower));
   let added;
