@@ -50,11 +50,14 @@ export function drawCards(
   if (!valid && count >= SET_SIZE) {
     faces = [...setFaces(draw), ...faces.slice(SET_SIZE)];
   }
+  // Every field named in cardWith's order, not a spread, so that these cards share its shape.
   return cells.map((index, i) => ({
     id: firstId + i,
     x: index % world.width,
     y: Math.floor(index / world.width),
-    ...faces[i],
+    color: faces[i].color,
+    shape: faces[i].shape,
+    count: faces[i].count,
     selected: false,
   }));
 }

@@ -1,5 +1,5 @@
 /** The game state and how a game starts. */
-import type { Card } from './cards';
+import { cardWith, type Card } from './cards';
 import { type GameConfig } from './config';
 import { GameSetupError } from './errors';
 import type { Pose } from './hex';
@@ -145,15 +145,20 @@ export function startGame(config: GameConfig, map: GameMap, setup: InitialSetup)
     queue: [],
     previousInstruction: null,
     cancelled: [],
-    leader: setup.leader,
-    follower: setup.follower,
-    cards: setup.cards,
+    // Copies built as the engine builds poses and cards, so that all of a game's share one shape each.
+    leader: ownPose(setup.leader),
+    follower: ownPose(setup.follower),
+    cards: setup.cards.map((card) => cardWith(card, card.selected)),
     nextCardId: setup.cards.length,
     nextInstructionId: 0,
     instructionsShown: 0,
     rng: setup.rng,
     gameOver: false,
   };
+}
+
+function ownPose(pose: Pose): Pose {
+  return { x: pose.x, y: pose.y, heading: pose.heading };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The transition function of Table 2 (rules 1-8): `step(state, action)` returns the next state
  * and what happened, or refuses the action with a typed error and leaves the state as it was.
  */
-import { SET_SIZE, isValidSet, type Card } from './cards';
+import { SET_SIZE, cardWith, isValidSet, type Card } from './cards';
 import { actionError, type ActionError } from './errors';
 import { opposite, rotateLeft, rotateRight, type Cell, type Pose } from './hex';
 import { cellIndex, stepTargetIndex } from './map';
@@ -233,8 +233,7 @@ function move(state: GameState, action: Extract<Action, { type: 'move' }>, optio
     if (entered >= 0) {
       const cards = state.cards.slice();
       const card = cards[entered];
-      // A literal, not a spread: spreading cards of several origins (logs, draws) was the slowest part of entering a card.
-      cards[entered] = { id: card.id, x: card.x, y: card.y, color: card.color, shape: card.shape, count: card.count, selected: !card.selected };
+      cards[entered] = cardWith(card, !card.selected);
       toggled = [card.id];
       next.cards = cards;
       const made = completeSet(next, options);
@@ -277,7 +276,7 @@ function completeSet(state: DraftState, options: StepOptions): SetOutcome | { er
     const ids = selected.map((_, i) => state.nextCardId + i);
     const problem = placementProblem(state.world, occupied, options.replacementCards, ids, remaining);
     if (problem) return { error: actionError('BAD_REPLACEMENT_CARDS', problem) };
-    added = options.replacementCards;
+    added = options.replacementCards.map((card) => cardWith(card, card.selected));
   } else {
     const draw = new Draw(state.rng);
     added = drawCards(draw, state.world, occupied, SET_SIZE, state.nextCardId, remaining);

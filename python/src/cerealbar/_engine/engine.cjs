@@ -21,6 +21,9 @@ var GameSetupError = class extends Error {
 var COLORS = ["orange", "black", "blue", "yellow", "pink", "red", "green"];
 var SHAPES = ["torus", "plus", "star", "cube", "heart", "diamond", "triangle"];
 var COUNTS = [1, 2, 3];
+function cardWith(card2, selected) {
+  return { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected };
+}
 var SET_SIZE = 3;
 function compatible(a, b) {
   return a.color !== b.color && a.shape !== b.shape && a.count !== b.count;
@@ -20094,7 +20097,9 @@ function drawCards(draw, world, occupied, count2, firstId, board) {
     id: firstId + i,
     x: index % world.width,
     y: Math.floor(index / world.width),
-    ...faces[i],
+    color: faces[i].color,
+    shape: faces[i].shape,
+    count: faces[i].count,
     selected: false
   }));
 }
@@ -20427,15 +20432,19 @@ function startGame(config2, map2, setup) {
     queue: [],
     previousInstruction: null,
     cancelled: [],
-    leader: setup.leader,
-    follower: setup.follower,
-    cards: setup.cards,
+    // Copies built as the engine builds poses and cards, so that all of a game's share one shape each.
+    leader: ownPose(setup.leader),
+    follower: ownPose(setup.follower),
+    cards: setup.cards.map((card2) => cardWith(card2, card2.selected)),
     nextCardId: setup.cards.length,
     nextInstructionId: 0,
     instructionsShown: 0,
     rng: setup.rng,
     gameOver: false
   };
+}
+function ownPose(pose) {
+  return { x: pose.x, y: pose.y, heading: pose.heading };
 }
 function createGame(config2, map2, seed) {
   return startGame(config2, map2, drawSetup(config2, map2, seed));
@@ -20621,7 +20630,7 @@ function move(state, action, options) {
     if (entered >= 0) {
       const cards = state.cards.slice();
       const card2 = cards[entered];
-      cards[entered] = { id: card2.id, x: card2.x, y: card2.y, color: card2.color, shape: card2.shape, count: card2.count, selected: !card2.selected };
+      cards[entered] = cardWith(card2, !card2.selected);
       toggled = [card2.id];
       next.cards = cards;
       const made = completeSet(next, options);
@@ -20659,7 +20668,7 @@ function completeSet(state, options) {
     const ids = selected.map((_, i) => state.nextCardId + i);
     const problem = placementProblem(state.world, occupied, options.replacementCards, ids, remaining);
     if (problem) return { error: actionError("BAD_REPLACEMENT_CARDS", problem) };
-    added = options.replacementCards;
+    added = options.replacementCards.map((card2) => cardWith(card2, card2.selected));
   } else {
     const draw = new Draw(state.rng);
     added = drawCards(draw, state.world, occupied, SET_SIZE, state.nextCardId, remaining);
