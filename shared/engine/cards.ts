@@ -34,7 +34,8 @@ export const SET_SIZE = 3;
 
 /** True when two faces share no colour, shape or count. */
 function compatible(a: CardFace, b: CardFace): boolean {
-  return a.color !== b.color && a.shape !== b.shape && a.count !== b.count;
+  // Counts first: with three counts against seven colours and shapes, they differ least often.
+  return a.count !== b.count && a.color !== b.color && a.shape !== b.shape;
 }
 
 /** True when no two faces share a colour, a shape or a count. */

@@ -26,7 +26,7 @@ function cardWith(card2, selected) {
 }
 var SET_SIZE = 3;
 function compatible(a, b) {
-  return a.color !== b.color && a.shape !== b.shape && a.count !== b.count;
+  return a.count !== b.count && a.color !== b.color && a.shape !== b.shape;
 }
 function allDifferent(faces) {
   for (let i = 0; i < faces.length; i++) {
