@@ -149,7 +149,8 @@ export function refusal(state: GameState, action: Action): ActionError | null {
     case 'instruction':
       if (queueIsFull(state)) return actionError('QUEUE_FULL', `the queue holds at most ${state.config.maxQueuedInstructions} instructions; wait for the follower`);
       if (action.text.trim().length === 0) return actionError('EMPTY_INSTRUCTION', 'an instruction needs some text');
-      if (instructionLength(action.text) > state.config.maxInstructionLength) {
+      // A text has no more code points than UTF-16 units: only a longer one needs counting.
+      if (action.text.length > state.config.maxInstructionLength && instructionLength(action.text) > state.config.maxInstructionLength) {
         return actionError('INSTRUCTION_TOO_LONG', `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${instructionLength(action.text)}`);
       }
       return null;
@@ -327,7 +328,8 @@ function instruct(state: GameState, action: Extract<Action, { type: 'instruction
 
 /** Rules 5 and 6: DONE removes the current instruction; after the last one the leader plays. */
 function markDone(state: GameState): StepResult {
-  const [finished, ...rest] = state.queue;
+  const finished = state.queue[0];
+  const rest = state.queue.slice(1);
   const next = copyState(state);
   next.queue = rest;
   next.previousInstruction = finished;

@@ -20558,7 +20558,7 @@ function refusal(state, action) {
     case "instruction":
       if (queueIsFull(state)) return actionError("QUEUE_FULL", `the queue holds at most ${state.config.maxQueuedInstructions} instructions; wait for the follower`);
       if (action.text.trim().length === 0) return actionError("EMPTY_INSTRUCTION", "an instruction needs some text");
-      if (instructionLength(action.text) > state.config.maxInstructionLength) {
+      if (action.text.length > state.config.maxInstructionLength && instructionLength(action.text) > state.config.maxInstructionLength) {
         return actionError("INSTRUCTION_TOO_LONG", `instructions are at most ${state.config.maxInstructionLength} characters, this one has ${instructionLength(action.text)}`);
       }
       return null;
@@ -20711,7 +20711,8 @@ function instruct(state, action) {
   return accept(next, { ...NO_EFFECTS, instruction: instruction2.id });
 }
 function markDone(state) {
-  const [finished2, ...rest] = state.queue;
+  const finished2 = state.queue[0];
+  const rest = state.queue.slice(1);
   const next = copyState(state);
   next.queue = rest;
   next.previousInstruction = finished2;
