@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { FollowerEnv } from '../../shared/env/env';
-import { FollowerBatch, allocateBatchBuffers, followerBatchLayout } from '../../shared/env/batch/followerBatch';
+import { allocateBatchBuffers, followerBatchLayout } from '../../shared/env/batch/buffers';
+import { FollowerBatch } from '../../shared/env/batch/followerBatch';
 import { GameSetupError } from '../../shared/engine/errors';
 import { Draw, seedRng } from '../../shared/engine/rng';
 import { checkBatchAgainstFollowerEnv, type BatchCheck } from './followerBatchCheck';

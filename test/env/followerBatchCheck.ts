@@ -11,7 +11,8 @@ import { checkPlayerAction } from '../../shared/engine/legal';
 import type { GameState } from '../../shared/engine/state';
 import { FollowerEnv, type EnvInfo, type RewardKind, type ScriptedPartner } from '../../shared/env/env';
 import { PathPlanner } from '../../shared/nav/pathing';
-import { FollowerBatch, type BatchBuffers } from '../../shared/env/batch/followerBatch';
+import type { BatchBuffers } from '../../shared/env/batch/buffers';
+import { FollowerBatch } from '../../shared/env/batch/followerBatch';
 import { DTYPE_BYTES, FollowerArrays, TYPED_ARRAYS, type FieldGroup, type GridSize, type Layout, type Transition, type TypedArray } from '../../shared/env/observationArrays';
 import type { FollowerObservation } from '../../shared/agents/types';
 

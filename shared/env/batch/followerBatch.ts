@@ -15,33 +15,17 @@
  */
 import { FOLLOWER_CODES, actionOfCode, byActor, type Action } from '../../engine/actions';
 import type { Card } from '../../engine/cards';
-import { DEFAULT_CONFIG, type GameConfig } from '../../engine/config';
+import { DEFAULT_CONFIG } from '../../engine/config';
 import { GameSetupError } from '../../engine/errors';
-import { HEADINGS, stepFrom, type Cell, type Pose } from '../../engine/hex';
-import type { GameMap, World } from '../../engine/map';
+import { HEADINGS } from '../../engine/hex';
 import { followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
-import { viewFrom } from '../../engine/view';
 import { GeodesicDistance } from '../../eval/distance';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, selfPlayStart, type RewardKind, type ScriptedPartner } from '../env';
-import {
-  COLOR_CODE,
-  DTYPE_BYTES,
-  FollowerArrays,
-  GRID_CODES,
-  PROP_CODE,
-  SHAPE_CODE,
-  TERRAIN_CODE,
-  TYPED_ARRAYS,
-  type FieldGroup,
-  type GridSize,
-  type Layout,
-  type TypedArray,
-} from '../observationArrays';
-
-/** The batch's arrays by group and field name, as the follower's `Layout` names them; each has a leading axis of N. */
-export type BatchBuffers = Readonly<Record<FieldGroup, Readonly<Record<string, TypedArray>>>>;
+import { COLOR_CODE, GRID_CODES, SHAPE_CODE, type GridSize, type Layout } from '../observationArrays';
+import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
+import { MapTables } from './tables';
 
 export interface FollowerBatchOptions {
   /** N, the number of environments. */
@@ -61,25 +45,6 @@ export interface FollowerBatchOptions {
   readonly buffers?: BatchBuffers;
 }
 
-/** The follower's layout, as the environment server's FollowerEnv arrays have it (without the texts). */
-export function followerBatchLayout(grid: GridSize, maxSteps: number, config: GameConfig = DEFAULT_CONFIG): Layout {
-  return new FollowerArrays({ grid, config, maxSteps, description: false, shaping: true }).layout;
-}
-
-/** One array per field of `layout`, with a leading axis of `size`. */
-export function allocateBatchBuffers(layout: Layout, size: number): BatchBuffers {
-  const groups: Record<FieldGroup, Record<string, TypedArray>> = { step: {}, observation: {}, info: {} };
-  for (const field of layout.scalars) groups[field.group][field.name] = typedArray(field.dtype, size);
-  for (const field of layout.arrays) groups[field.group][field.name] = typedArray(field.dtype, size * elementsOf(field.shape));
-  return groups;
-}
-
-function typedArray(dtype: keyof typeof DTYPE_BYTES, length: number): TypedArray {
-  return new TYPED_ARRAYS[dtype](new ArrayBuffer(length * DTYPE_BYTES[dtype]), 0, length);
-}
-
-const elementsOf = (shape: readonly number[]): number => shape.reduce((n, size) => n * size, 1);
-
 const MOVE_FORWARD = FOLLOWER_CODES.indexOf('MF');
 const MOVE_BACK = FOLLOWER_CODES.indexOf('MB');
 const ROTATE_LEFT = FOLLOWER_CODES.indexOf('RL');
@@ -91,94 +56,6 @@ const CARD_CHANNELS = GRID_CODES.cardChannels.length;
 const NO_CARD = -1;
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
-
-/** What the observation needs of one map and never changes: terrain and prop codes per cell, the walls as cell pairs. */
-class MapTables {
-  readonly terrain: Uint8Array;
-  readonly props: Uint8Array;
-  /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
-  readonly walls: Int32Array;
-  readonly size: SizeTables;
-
-  constructor(
-    readonly world: World,
-    grid: GridSize,
-    config: GameConfig,
-  ) {
-    const map: GameMap = world.map;
-    const { width, height } = map;
-    if (width > grid.width || height > grid.height) throw new RangeError(`the map is ${width} x ${height}, larger than the batch's ${grid.width} x ${grid.height} grid`);
-    this.terrain = new Uint8Array(width * height);
-    this.props = new Uint8Array(width * height);
-    for (let y = 0; y < height; y++) {
-      const row = map.terrain[y];
-      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE[row[x]];
-    }
-    // A later prop on the same cell writes over an earlier one, as the arrays' encoder does.
-    for (const prop of map.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];
-    const walls = map.walls ?? [];
-    this.walls = new Int32Array(walls.length * 4);
-    walls.forEach((wall, w) => {
-      const side = HEADINGS.indexOf(wall.side);
-      const there = stepFrom(wall, wall.side);
-      const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
-      this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << ((side + 3) % 6)], w * 4);
-    });
-    this.size = sizeTables(map, grid, config);
-  }
-}
-
-/** What depends only on a map's size, the grid and the view: built once and shared by every map of that size. */
-interface SizeTables {
-  /** Where each map cell lies in the padded grid. */
-  readonly gridIndex: Int32Array;
-  /** Each map cell as a cell, for the distance. */
-  readonly cells: readonly Cell[];
-  readonly view: ViewTable;
-}
-
-/** The follower's view cells (map indices) from every pose: those of pose (cell, heading) are `cells[start[p]..start[p + 1])`, p = cell·6 + heading. */
-interface ViewTable {
-  readonly start: Int32Array;
-  readonly cells: Int32Array;
-}
-
-const sizeTablesByKey = new Map<string, SizeTables>();
-
-function sizeTables(dims: { width: number; height: number }, grid: GridSize, config: GameConfig): SizeTables {
-  const key = `${dims.width}x${dims.height}/${grid.width}/${config.view.fovDegrees}/${config.view.range}`;
-  let tables = sizeTablesByKey.get(key);
-  if (!tables) {
-    const gridIndex = new Int32Array(dims.width * dims.height);
-    const cells: Cell[] = [];
-    for (let y = 0; y < dims.height; y++) {
-      for (let x = 0; x < dims.width; x++) {
-        gridIndex[y * dims.width + x] = y * grid.width + x;
-        cells.push({ x, y });
-      }
-    }
-    tables = { gridIndex, cells, view: viewTable(dims, config) };
-    sizeTablesByKey.set(key, tables);
-  }
-  return tables;
-}
-
-/** The engine's `viewFrom` for every pose, flattened. */
-function viewTable(dims: { width: number; height: number }, config: GameConfig): ViewTable {
-  const poses = dims.width * dims.height * HEADINGS.length;
-  const start = new Int32Array(poses + 1);
-  const lists: (readonly number[])[] = [];
-  for (let p = 0; p < poses; p++) {
-    const cell = Math.floor(p / HEADINGS.length);
-    const pose: Pose = { x: cell % dims.width, y: Math.floor(cell / dims.width), heading: HEADINGS[p % HEADINGS.length] };
-    const indices = viewFrom(dims, pose, config.view).indices;
-    lists.push(indices);
-    start[p + 1] = start[p] + indices.length;
-  }
-  const cells = new Int32Array(start[poses]);
-  lists.forEach((indices, p) => cells.set(indices, start[p]));
-  return { start, cells };
-}
 
 /**
  * The batch. `reset(seeds)` starts every environment; `step(actions)` takes one action index
@@ -746,18 +623,5 @@ export class FollowerBatch {
     out.points[slot] = points;
     out.steps[slot] = this.steps[slot];
     out.instructionId[slot] = instruction < 0 ? -1 : followerInstructionId(this.synced[slot], instruction);
-  }
-}
-
-/** Caller-owned buffers must have every field of the layout, of its type and length. */
-function checkBuffers(layout: Layout, buffers: BatchBuffers, size: number): void {
-  const expected = allocateBatchBuffers(layout, 1);
-  for (const group of Object.keys(expected) as FieldGroup[]) {
-    for (const [name, one] of Object.entries(expected[group])) {
-      const given = buffers[group]?.[name];
-      if (!given || given.constructor !== one.constructor || given.length !== one.length * size) {
-        throw new RangeError(`buffers.${group}.${name} must be a ${one.constructor.name} of ${one.length * size} elements`);
-      }
-    }
   }
 }
