@@ -4,8 +4,8 @@
  * info fields, and the engine state, are equal, and the mask agrees with checkPlayerAction.
  */
 import fc from 'fast-check';
-import { FollowerEnv } from '../../shared/env/env';
-import { allocateBatchBuffers, followerBatchLayout } from '../../shared/env/batch/buffers';
+import { FollowerEnv, selfPlayStart } from '../../shared/env/env';
+import { allocateBatchBuffers, batchRegions, followerBatchLayout } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';
 import { GameSetupError } from '../../shared/engine/errors';
 import { Draw, seedRng } from '../../shared/engine/rng';
@@ -105,6 +105,31 @@ describe('FollowerBatch', () => {
     expect(Array.from(info.steps)).toEqual([0, 0, 0]);
   });
 
+  test('seeded autoreset: the ended environments start the seeds step is given, one try each; a seed that gives no game waits for resetAt', () => {
+    const batch = new FollowerBatch({ size: 3, maxSteps: 1 });
+    batch.reset([10, 11, 12]);
+    batch.step([2, 2, 2]);
+    expect(Array.from(batch.buffers.step.truncated)).toEqual([1, 1, 1]);
+    const truncatedPose = Array.from(batch.buffers.observation.pose.subarray(0, 3));
+    // 139765's game cannot start: environment 0 stays ended, its outputs untouched, and is reported.
+    expect(batch.step([2, 2, 2], [139765, 40, 41])).toEqual([0]);
+    expect([batch.seedOf(1), batch.seedOf(2)]).toEqual([40, 41]);
+    expect(batch.seedOf(0)).toBe(10);
+    expect(Array.from(batch.buffers.step.truncated)).toEqual([1, 0, 0]);
+    expect(Array.from(batch.buffers.observation.pose.subarray(0, 3))).toEqual(truncatedPose);
+    expect(batch.resetAt(0, 139765)).toBe(false);
+    expect(batch.resetAt(0, 42)).toBe(true);
+    expect(batch.seedOf(0)).toBe(42);
+    expect(batch.buffers.step.truncated[0]).toBe(0);
+    // Each environment's new game is FollowerEnv's on that seed.
+    for (const [slot, seed] of [[0, 42], [1, 40], [2, 41]]) expect(batch.stateOf(slot)).toEqual(selfPlayStart(seed).start);
+    // Only ended environments take their seeds; the others step, whatever their seed says.
+    expect(batch.step([2, 2, 2], [139765, 139765, 139765])).toEqual([]);
+    expect(() => batch.step([2, 2, 2], [1, 2])).toThrow(/seeds are one per environment/);
+    expect(() => batch.resetAt(3, 1)).toThrow(/slot must be/);
+    expect(() => batch.resetAt(0, -1)).toThrow(/seeds are integers/);
+  });
+
   test('writes into the arrays the caller gives, and refuses arrays of the wrong shape', () => {
     const layout = followerBatchLayout({ width: 25, height: 25 }, 500);
     const buffers = allocateBatchBuffers(layout, 2);
@@ -114,6 +139,27 @@ describe('FollowerBatch', () => {
     expect(buffers.observation.pose.some((value) => value !== 0)).toBe(true);
     const short = allocateBatchBuffers(layout, 1);
     expect(() => new FollowerBatch({ size: 2, buffers: short })).toThrow(/buffers\.\w+\.\w+ must be a \w+ of \d+ elements/);
+  });
+
+  test('the arrays are views of one block, each field on an 8-byte boundary, and can be laid in a block the caller gives', () => {
+    const layout = followerBatchLayout({ width: 25, height: 25 }, 500);
+    const { regions, bytes } = batchRegions(layout, 3);
+    const block = new ArrayBuffer(bytes);
+    const buffers = allocateBatchBuffers(layout, 3, block);
+    let end = 0;
+    for (const region of regions) {
+      const array = buffers[region.group][region.name];
+      expect(array.buffer).toBe(block);
+      expect(array.byteOffset).toBe(region.offset);
+      expect(region.offset % 8).toBe(0);
+      expect(region.offset).toBeGreaterThanOrEqual(end);
+      end = region.offset + array.byteLength;
+    }
+    expect(bytes - end).toBeLessThan(8);
+    const batch = new FollowerBatch({ size: 3, buffers });
+    batch.reset([1, 2, 3]);
+    expect(new Int32Array(block, regions.find((region) => region.name === 'pose')!.offset, 9)).toEqual(buffers.observation.pose);
+    expect(() => allocateBatchBuffers(layout, 3, new ArrayBuffer(bytes - 8))).toThrow(/take \d+ bytes, the block has/);
   });
 
   test('bad input is refused with a clear error and changes nothing', () => {

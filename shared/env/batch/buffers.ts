@@ -13,16 +13,42 @@ export function followerBatchLayout(grid: GridSize, maxSteps: number, config: Ga
   return new FollowerArrays({ grid, config, maxSteps, description: false, shaping: true }).layout;
 }
 
-/** One array per field of `layout`, with a leading axis of `size`. */
-export function allocateBatchBuffers(layout: Layout, size: number): BatchBuffers {
-  const groups: Record<FieldGroup, Record<string, TypedArray>> = { step: {}, observation: {}, info: {} };
-  for (const field of layout.scalars) groups[field.group][field.name] = typedArray(field.dtype, size);
-  for (const field of layout.arrays) groups[field.group][field.name] = typedArray(field.dtype, size * elementsOf(field.shape));
-  return groups;
+/** Where one field's array lies in the batch's single block of memory. */
+export interface BatchRegion {
+  readonly group: FieldGroup;
+  readonly name: string;
+  readonly dtype: keyof typeof DTYPE_BYTES;
+  /** Elements: N times the field's own. */
+  readonly length: number;
+  /** Bytes from the block's start, a multiple of 8. */
+  readonly offset: number;
 }
 
-function typedArray(dtype: keyof typeof DTYPE_BYTES, length: number): TypedArray {
-  return new TYPED_ARRAYS[dtype](new ArrayBuffer(length * DTYPE_BYTES[dtype]), 0, length);
+/**
+ * The fields of `layout`, each with a leading axis of `size`, laid one after another in one block,
+ * each on an 8-byte boundary, in the layout's order (scalars, then arrays): so the whole batch can
+ * be copied, or mapped by another process, as one piece.
+ */
+export function batchRegions(layout: Layout, size: number): { readonly regions: readonly BatchRegion[]; readonly bytes: number } {
+  const regions: BatchRegion[] = [];
+  let offset = 0;
+  const add = (group: FieldGroup, name: string, dtype: keyof typeof DTYPE_BYTES, length: number): void => {
+    regions.push({ group, name, dtype, length, offset });
+    offset += Math.ceil((length * DTYPE_BYTES[dtype]) / 8) * 8;
+  };
+  for (const field of layout.scalars) add(field.group, field.name, field.dtype, size);
+  for (const field of layout.arrays) add(field.group, field.name, field.dtype, size * elementsOf(field.shape));
+  return { regions, bytes: offset };
+}
+
+/** One array per field of `layout`, with a leading axis of `size`, as views of one block (`batchRegions`), or of `block` when given. */
+export function allocateBatchBuffers(layout: Layout, size: number, block?: ArrayBuffer): BatchBuffers {
+  const { regions, bytes } = batchRegions(layout, size);
+  if (block && block.byteLength < bytes) throw new RangeError(`the batch's arrays take ${bytes} bytes, the block has ${block.byteLength}`);
+  const memory = block ?? new ArrayBuffer(bytes);
+  const groups: Record<FieldGroup, Record<string, TypedArray>> = { step: {}, observation: {}, info: {} };
+  for (const region of regions) groups[region.group][region.name] = new TYPED_ARRAYS[region.dtype](memory, region.offset, region.length);
+  return groups;
 }
 
 const elementsOf = (shape: readonly number[]): number => shape.reduce((n, size) => n * size, 1);

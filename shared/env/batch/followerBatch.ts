@@ -56,6 +56,11 @@ const CARD_CHANNELS = GRID_CODES.cardChannels.length;
 const NO_CARD = -1;
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
+const NONE_FAILED: readonly number[] = [];
+
+function checkSeed(seed: number): void {
+  if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED)) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seed}`);
+}
 
 /**
  * The batch. `reset(seeds)` starts every environment; `step(actions)` takes one action index
@@ -243,26 +248,46 @@ export class FollowerBatch {
    */
   reset(seeds: ArrayLike<number>): void {
     if (seeds.length !== this.size) throw new RangeError(`reset needs one seed per environment (${this.size}), got ${seeds.length}`);
-    for (let slot = 0; slot < this.size; slot++) {
-      if (!Number.isInteger(seeds[slot]) || seeds[slot] < 0 || seeds[slot] > MAX_SEED) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seeds[slot]}`);
-    }
+    for (let slot = 0; slot < this.size; slot++) checkSeed(seeds[slot]);
     for (let slot = 0; slot < this.size; slot++) this.resetSlot(slot, seeds[slot]);
   }
 
-  /** One action index per environment; an unknown index throws before any environment moves. */
-  step(actions: ArrayLike<number>): void {
+  /**
+   * One action index per environment; an unknown index throws before any environment moves.
+   *
+   * An environment whose episode ended at the previous step starts its next game instead: on
+   * `seeds[slot]` when `seeds` is given (one try), else on `nextSeed` (skipping seeds whose games
+   * cannot start). Returns the environments whose given seed could not start a game: they are left
+   * ended, with their outputs as the last step wrote them, until `resetAt` starts them.
+   */
+  step(actions: ArrayLike<number>, seeds?: ArrayLike<number>): readonly number[] {
     if (actions.length !== this.size) throw new RangeError(`step needs one action per environment (${this.size}), got ${actions.length}`);
+    if (seeds && seeds.length !== this.size) throw new RangeError(`step's seeds are one per environment (${this.size}), got ${seeds.length}`);
     if (this.synced[0] === undefined) throw new Error('the batch was never reset: call reset() before step()');
     for (let slot = 0; slot < this.size; slot++) {
       const action = actions[slot];
       if (!(action === MOVE_FORWARD || action === MOVE_BACK || action === ROTATE_LEFT || action === ROTATE_RIGHT || action === DONE)) {
         throw new RangeError(`actions are indices 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')}), got ${action} for environment ${slot}`);
       }
+      if (seeds && this.ended[slot]) checkSeed(seeds[slot]);
     }
+    let failed: number[] | null = null;
     for (let slot = 0; slot < this.size; slot++) {
-      if (this.ended[slot]) this.resetSlot(slot, this.nextSeed(slot, this.seeds[slot]));
-      else this.stepSlot(slot, actions[slot]);
+      if (!this.ended[slot]) this.stepSlot(slot, actions[slot]);
+      else if (!seeds) this.resetSlot(slot, this.nextSeed(slot, this.seeds[slot]));
+      else if (!this.tryReset(slot, seeds[slot])) (failed ??= []).push(slot);
     }
+    return failed ?? NONE_FAILED;
+  }
+
+  /**
+   * Starts environment `slot` on `seed`, writing its first observation (reward 0, neither
+   * terminated nor truncated); false, with nothing changed, when that seed's game cannot start.
+   */
+  resetAt(slot: number, seed: number): boolean {
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < this.size)) throw new RangeError(`slot must be an integer from 0 to ${this.size - 1}, got ${slot}`);
+    checkSeed(seed);
+    return this.tryReset(slot, seed);
   }
 
   /** The seed of environment `slot`'s current game. */
@@ -275,15 +300,22 @@ export class FollowerBatch {
     return this.materialize(slot);
   }
 
+  /** Starts environment `slot` on `seed`, or on the next seed after it whose game can start. */
   private resetSlot(slot: number, seed: number): void {
-    let start: ReturnType<typeof selfPlayStart> | null = null;
-    for (let tries = 0; !start; tries++) {
-      try {
-        start = selfPlayStart(seed);
-      } catch (error) {
-        if (!(error instanceof GameSetupError) || tries >= MOST_SETUP_RETRIES) throw error;
-        seed = this.nextSeed(slot, seed);
-      }
+    for (let tries = 0; !this.tryReset(slot, seed); tries++) {
+      if (tries >= MOST_SETUP_RETRIES) throw new GameSetupError(`${MOST_SETUP_RETRIES} seeds in a row up to ${seed} give no game`);
+      seed = this.nextSeed(slot, seed);
+    }
+  }
+
+  /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
+  private tryReset(slot: number, seed: number): boolean {
+    let start: ReturnType<typeof selfPlayStart>;
+    try {
+      start = selfPlayStart(seed);
+    } catch (error) {
+      if (error instanceof GameSetupError) return false;
+      throw error;
     }
     this.seeds[slot] = seed;
     this.partners[slot] = start.partner;
@@ -302,6 +334,7 @@ export class FollowerBatch {
     this.load(slot, start.start);
     this.phi[slot] = this.potential(slot);
     this.write(slot, 0, 0, 0, 0, 0);
+    return true;
   }
 
   /** The follower's action, on the arrays when they hold all it changes, else by the engine; then the leader's turns. */
