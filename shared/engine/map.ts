@@ -186,8 +186,9 @@ export function connectedRegion(steps: Int32Array, cells: number, start: number,
 function walkableMask(map: GameMap, rules: WorldRules): Uint8Array {
   const walkable = new Uint8Array(map.width * map.height);
   for (let y = 0; y < map.height; y++) {
+    const row = map.terrain[y];
     for (let x = 0; x < map.width; x++) {
-      const letter = map.terrain[y][x];
+      const letter = row[x];
       walkable[y * map.width + x] = WALKABLE_LETTERS.has(letter) || (rules.walkableHills && letter === 'H') ? 1 : 0;
     }
   }
@@ -197,38 +198,64 @@ function walkableMask(map: GameMap, rules: WorldRules): Uint8Array {
 
 /** World.steps: the neighbour table with unwalkable targets and walled sides (both ways) taken out. */
 function stepTable(map: GameMap, walkable: Uint8Array): Int32Array {
-  const steps = neighbourTable(map.width, map.height).map((n) => (n >= 0 && walkable[n] ? n : -1));
+  const neighbours = neighbourTable(map.width, map.height);
+  const steps = walkableSteps(neighbours, walkable);
   for (const wall of map.walls ?? []) {
     const here = wall.y * map.width + wall.x;
     const d = HEADINGS.indexOf(wall.side);
-    const there = neighbourTable(map.width, map.height)[here * 6 + d];
+    const there = neighbours[here * 6 + d];
     steps[here * 6 + d] = -1;
     if (there >= 0) steps[there * 6 + ((d + 3) % 6)] = -1;
   }
   return steps;
 }
 
-/** The largest connected walkable region, as a 0/1 mask (ties: the one holding the lowest cell index). */
+/** A neighbour table with the steps onto cells that are not walkable taken out. */
+export function walkableSteps(neighbours: Int32Array, walkable: Uint8Array): Int32Array {
+  const steps = new Int32Array(neighbours.length);
+  for (let d = 0; d < neighbours.length; d++) {
+    const n = neighbours[d];
+    steps[d] = n >= 0 && walkable[n] ? n : -1;
+  }
+  return steps;
+}
+
+/**
+ * The largest connected walkable region, as a 0/1 mask (ties: the one holding the lowest cell
+ * index). One pass labels every region, so a map of many small islands costs no more than one.
+ */
 export function largestRegion(steps: Int32Array, walkable: Uint8Array): Uint8Array {
-  const seen = new Uint8Array(walkable.length);
-  let best: Uint8Array = new Uint8Array(walkable.length);
+  const label = new Int32Array(walkable.length);
+  const stack = new Int32Array(walkable.length);
+  let best = 0;
   let bestSize = 0;
+  let regions = 0;
   for (let i = 0; i < walkable.length; i++) {
-    if (!walkable[i] || seen[i]) continue;
-    const region = connectedRegion(steps, walkable.length, i, walkable);
+    if (!walkable[i] || label[i]) continue;
+    const id = ++regions;
+    label[i] = id;
     let size = 0;
-    for (let j = 0; j < region.length; j++) {
-      if (region[j]) {
-        seen[j] = 1;
-        size++;
+    let top = 0;
+    stack[top++] = i;
+    while (top > 0) {
+      const index = stack[--top];
+      size++;
+      for (let d = index * 6; d < index * 6 + 6; d++) {
+        const n = steps[d];
+        if (n >= 0 && !label[n]) {
+          label[n] = id;
+          stack[top++] = n;
+        }
       }
     }
     if (size > bestSize) {
-      best = region;
+      best = id;
       bestSize = size;
     }
   }
-  return best;
+  const region = new Uint8Array(walkable.length);
+  if (best > 0) for (let i = 0; i < walkable.length; i++) region[i] = label[i] === best ? 1 : 0;
+  return region;
 }
 
 const worlds = new WeakMap<GameMap, World[]>();

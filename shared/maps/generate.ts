@@ -9,7 +9,7 @@
  * area after the terrain steps stays whole; the spawns are drawn inside it.
  */
 import { HEADINGS, neighbourTable, type Pose } from '../engine/hex';
-import { cellAt, MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, type GameMap, type Prop, type PropType } from '../engine/map';
+import { cellAt, MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, walkableSteps, type GameMap, type Prop, type PropType } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 
 export interface GenerateOptions {
@@ -121,7 +121,8 @@ function newCanvas(width: number, height: number): Canvas {
 }
 
 function isEdge(canvas: Canvas, index: number): boolean {
-  const { x, y } = cellAt(canvas, index);
+  const x = index % canvas.width;
+  const y = (index - x) / canvas.width;
   return x === 0 || y === 0 || x === canvas.width - 1 || y === canvas.height - 1;
 }
 
@@ -324,7 +325,9 @@ function canPlace(canvas: Canvas, cell: number): boolean {
 }
 
 function place(canvas: Canvas, draw: Draw, cell: number, type: PropType, variant: string): void {
-  const prop: Prop = { ...cellAt(canvas, cell), type, variant, rotation: draw.pick(HEADINGS) };
+  const x = cell % canvas.width;
+  // A literal, not a spread of cellAt: every prop gets one hidden class, and maps are made per game.
+  const prop: Prop = { x, y: (cell - x) / canvas.width, type, variant, rotation: draw.pick(HEADINGS) };
   canvas.props[cell] = prop;
   canvas.placed.push(prop);
 }
@@ -449,8 +452,7 @@ function drawSpawn(canvas: Canvas, draw: Draw): { leader: Pose; follower: Pose }
 function largestWalkableArea(canvas: Canvas): number[] {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable(canvas, i) ? 1 : 0;
-  const steps = canvas.neighbours.map((n) => (n >= 0 && walkable[n] ? n : -1));
-  const region = largestRegion(steps, walkable);
+  const region = largestRegion(walkableSteps(canvas.neighbours, walkable), walkable);
   const cells: number[] = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;

@@ -1,5 +1,7 @@
 /** Hex geometry, card rules and the follower's view. */
 import fc from 'fast-check';
+import { neighbourTable } from '../../shared/engine/hex';
+import { connectedRegion, largestRegion, walkableSteps } from '../../shared/engine/map';
 import {
   HEADINGS,
   allDifferent,
@@ -160,5 +162,25 @@ describe("R-51: the follower's view", () => {
     const e = visibleIndices(dims, { x: 12, y: 12, heading: 'E' }, view);
     const w = visibleIndices(dims, { x: 12, y: 12, heading: 'W' }, view);
     expect(e.filter((c) => w.includes(c))).toEqual([at(12, 12)]);
+  });
+});
+
+describe('walkable regions', () => {
+  test('largestRegion is the largest connected region, ties going to the one with the lowest cell, on any mask', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 9 }), fc.array(fc.boolean(), { minLength: 81, maxLength: 81 }), (width, height, bits) => {
+        const walkable = Uint8Array.from({ length: width * height }, (_, i) => (bits[i] ? 1 : 0));
+        const steps = walkableSteps(neighbourTable(width, height), walkable);
+        // The definition: each walkable cell's region, the first of the largest kept.
+        let expected = new Uint8Array(walkable.length);
+        let size = 0;
+        for (let i = 0; i < walkable.length; i++) {
+          const region = connectedRegion(steps, walkable.length, i, walkable);
+          const cells = region.reduce((n, bit) => n + bit, 0);
+          if (cells > size) [expected, size] = [region, cells];
+        }
+        expect(largestRegion(steps, walkable)).toEqual(expected);
+      }),
+    );
   });
 });

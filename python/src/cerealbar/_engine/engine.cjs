@@ -7,7 +7,7 @@ var __export = (target, all) => {
 };
 
 // shared/env/node/main.ts
-var import_node_fs2 = require("node:fs");
+var import_node_fs3 = require("node:fs");
 
 // shared/engine/errors.ts
 function actionError(code, message) {
@@ -19993,8 +19993,9 @@ function connectedRegion(steps, cells, start, walkable) {
 function walkableMask(map2, rules) {
   const walkable = new Uint8Array(map2.width * map2.height);
   for (let y = 0; y < map2.height; y++) {
+    const row = map2.terrain[y];
     for (let x = 0; x < map2.width; x++) {
-      const letter = map2.terrain[y][x];
+      const letter = row[x];
       walkable[y * map2.width + x] = WALKABLE_LETTERS.has(letter) || rules.walkableHills && letter === "H" ? 1 : 0;
     }
   }
@@ -20002,36 +20003,57 @@ function walkableMask(map2, rules) {
   return walkable;
 }
 function stepTable(map2, walkable) {
-  const steps = neighbourTable(map2.width, map2.height).map((n) => n >= 0 && walkable[n] ? n : -1);
+  const neighbours = neighbourTable(map2.width, map2.height);
+  const steps = walkableSteps(neighbours, walkable);
   for (const wall of map2.walls ?? []) {
     const here = wall.y * map2.width + wall.x;
     const d = HEADINGS.indexOf(wall.side);
-    const there = neighbourTable(map2.width, map2.height)[here * 6 + d];
+    const there = neighbours[here * 6 + d];
     steps[here * 6 + d] = -1;
     if (there >= 0) steps[there * 6 + (d + 3) % 6] = -1;
   }
   return steps;
 }
+function walkableSteps(neighbours, walkable) {
+  const steps = new Int32Array(neighbours.length);
+  for (let d = 0; d < neighbours.length; d++) {
+    const n = neighbours[d];
+    steps[d] = n >= 0 && walkable[n] ? n : -1;
+  }
+  return steps;
+}
 function largestRegion(steps, walkable) {
-  const seen = new Uint8Array(walkable.length);
-  let best = new Uint8Array(walkable.length);
+  const label = new Int32Array(walkable.length);
+  const stack = new Int32Array(walkable.length);
+  let best = 0;
   let bestSize = 0;
+  let regions = 0;
   for (let i = 0; i < walkable.length; i++) {
-    if (!walkable[i] || seen[i]) continue;
-    const region = connectedRegion(steps, walkable.length, i, walkable);
+    if (!walkable[i] || label[i]) continue;
+    const id = ++regions;
+    label[i] = id;
     let size = 0;
-    for (let j = 0; j < region.length; j++) {
-      if (region[j]) {
-        seen[j] = 1;
-        size++;
+    let top = 0;
+    stack[top++] = i;
+    while (top > 0) {
+      const index = stack[--top];
+      size++;
+      for (let d = index * 6; d < index * 6 + 6; d++) {
+        const n = steps[d];
+        if (n >= 0 && !label[n]) {
+          label[n] = id;
+          stack[top++] = n;
+        }
       }
     }
     if (size > bestSize) {
-      best = region;
+      best = id;
       bestSize = size;
     }
   }
-  return best;
+  const region = new Uint8Array(walkable.length);
+  if (best > 0) for (let i = 0; i < walkable.length; i++) region[i] = label[i] === best ? 1 : 0;
+  return region;
 }
 var worlds = /* @__PURE__ */ new WeakMap();
 function buildWorld(map2, rules = CEREALBAR_WORLD_RULES) {
@@ -20403,6 +20425,24 @@ function copyState(state) {
     rng: state.rng,
     gameOver: state.gameOver
   };
+}
+function updateState(state, changes) {
+  const next = copyState(state);
+  next.turn = changes.turn ?? state.turn;
+  next.turnsLeft = changes.turnsLeft ?? state.turnsLeft;
+  next.score = changes.score ?? state.score;
+  next.queue = changes.queue ?? state.queue;
+  next.previousInstruction = changes.previousInstruction ?? state.previousInstruction;
+  next.cancelled = changes.cancelled ?? state.cancelled;
+  next.leader = changes.leader ?? state.leader;
+  next.follower = changes.follower ?? state.follower;
+  next.cards = changes.cards ?? state.cards;
+  next.nextCardId = changes.nextCardId ?? state.nextCardId;
+  next.nextInstructionId = changes.nextInstructionId ?? state.nextInstructionId;
+  next.instructionsShown = changes.instructionsShown ?? state.instructionsShown;
+  next.rng = changes.rng ?? state.rng;
+  next.gameOver = changes.gameOver ?? state.gameOver;
+  return next;
 }
 function startGame(config2, map2, setup) {
   const world = buildWorld(map2, config2);
@@ -21199,7 +21239,8 @@ function newCanvas(width, height) {
   };
 }
 function isEdge(canvas, index) {
-  const { x, y } = cellAt(canvas, index);
+  const x = index % canvas.width;
+  const y = (index - x) / canvas.width;
   return x === 0 || y === 0 || x === canvas.width - 1 || y === canvas.height - 1;
 }
 function isWalkable2(canvas, index) {
@@ -21328,7 +21369,8 @@ function canPlace(canvas, cell2) {
   return canvas.terrain[cell2] === GRASS && canvas.props[cell2] === void 0 && keepsNeighboursConnected(canvas, cell2);
 }
 function place(canvas, draw, cell2, type, variant) {
-  const prop = { ...cellAt(canvas, cell2), type, variant, rotation: draw.pick(HEADINGS) };
+  const x = cell2 % canvas.width;
+  const prop = { x, y: (cell2 - x) / canvas.width, type, variant, rotation: draw.pick(HEADINGS) };
   canvas.props[cell2] = prop;
   canvas.placed.push(prop);
 }
@@ -21431,8 +21473,7 @@ function drawSpawn(canvas, draw) {
 function largestWalkableArea(canvas) {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable2(canvas, i) ? 1 : 0;
-  const steps = canvas.neighbours.map((n) => n >= 0 && walkable[n] ? n : -1);
-  const region = largestRegion(steps, walkable);
+  const region = largestRegion(walkableSteps(canvas.neighbours, walkable), walkable);
   const cells = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;
@@ -23527,10 +23568,660 @@ var LeaderArrays = class {
   }
 };
 
+// shared/env/batch/buffers.ts
+function followerBatchLayout(grid, maxSteps, config2 = DEFAULT_CONFIG) {
+  return new FollowerArrays({ grid, config: config2, maxSteps, description: false, shaping: true }).layout;
+}
+function batchRegions(layout, size) {
+  const regions = [];
+  let offset = 0;
+  const add = (group, name, dtype, length) => {
+    regions.push({ group, name, dtype, length, offset });
+    offset += Math.ceil(length * DTYPE_BYTES[dtype] / 8) * 8;
+  };
+  for (const field of layout.scalars) add(field.group, field.name, field.dtype, size);
+  for (const field of layout.arrays) add(field.group, field.name, field.dtype, size * elementsOf(field.shape));
+  return { regions, bytes: offset };
+}
+function allocateBatchBuffers(layout, size, block) {
+  const { regions, bytes } = batchRegions(layout, size);
+  if (block && block.byteLength < bytes) throw new RangeError(`the batch's arrays take ${bytes} bytes, the block has ${block.byteLength}`);
+  const memory = block ?? new ArrayBuffer(bytes);
+  const groups = { step: {}, observation: {}, info: {} };
+  for (const region of regions) groups[region.group][region.name] = new TYPED_ARRAYS[region.dtype](memory, region.offset, region.length);
+  return groups;
+}
+var elementsOf = (shape) => shape.reduce((n, size) => n * size, 1);
+function checkBuffers(layout, buffers, size) {
+  const expected = allocateBatchBuffers(layout, 1);
+  for (const group of Object.keys(expected)) {
+    for (const [name, one] of Object.entries(expected[group])) {
+      const given = buffers[group]?.[name];
+      if (!given || given.constructor !== one.constructor || given.length !== one.length * size) {
+        throw new RangeError(`buffers.${group}.${name} must be a ${one.constructor.name} of ${one.length * size} elements`);
+      }
+    }
+  }
+}
+
+// shared/env/batch/tables.ts
+var MapTables = class {
+  constructor(world, grid, config2) {
+    this.world = world;
+    const map2 = world.map;
+    const { width, height } = map2;
+    if (width > grid.width || height > grid.height) throw new RangeError(`the map is ${width} x ${height}, larger than the batch's ${grid.width} x ${grid.height} grid`);
+    this.terrain = new Uint8Array(width * height);
+    this.props = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      const row = map2.terrain[y];
+      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE[row[x]];
+    }
+    for (const prop of map2.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];
+    const walls = map2.walls ?? [];
+    this.walls = new Int32Array(walls.length * 4);
+    walls.forEach((wall, w) => {
+      const side = HEADINGS.indexOf(wall.side);
+      const there = stepFrom(wall, wall.side);
+      const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
+      this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << (side + 3) % 6], w * 4);
+    });
+    this.size = sizeTables(map2, grid, config2);
+  }
+  world;
+  terrain;
+  props;
+  /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
+  walls;
+  size;
+};
+var sizeTablesByKey = /* @__PURE__ */ new Map();
+function sizeTables(dims, grid, config2) {
+  const key = `${dims.width}x${dims.height}/${grid.width}/${config2.view.fovDegrees}/${config2.view.range}`;
+  let tables = sizeTablesByKey.get(key);
+  if (!tables) {
+    const gridIndex = new Int32Array(dims.width * dims.height);
+    const cells = [];
+    for (let y = 0; y < dims.height; y++) {
+      for (let x = 0; x < dims.width; x++) {
+        gridIndex[y * dims.width + x] = y * grid.width + x;
+        cells.push({ x, y });
+      }
+    }
+    tables = { gridIndex, cells, view: viewTable(dims, config2) };
+    sizeTablesByKey.set(key, tables);
+  }
+  return tables;
+}
+function viewTable(dims, config2) {
+  const poses = dims.width * dims.height * HEADINGS.length;
+  const start = new Int32Array(poses + 1);
+  const lists = [];
+  for (let p = 0; p < poses; p++) {
+    const cell2 = Math.floor(p / HEADINGS.length);
+    const pose = { x: cell2 % dims.width, y: Math.floor(cell2 / dims.width), heading: HEADINGS[p % HEADINGS.length] };
+    const indices = viewFrom(dims, pose, config2.view).indices;
+    lists.push(indices);
+    start[p + 1] = start[p] + indices.length;
+  }
+  const cells = new Int32Array(start[poses]);
+  lists.forEach((indices, p) => cells.set(indices, start[p]));
+  return { start, cells };
+}
+
+// shared/env/batch/followerBatch.ts
+var MOVE_FORWARD = FOLLOWER_CODES.indexOf("MF");
+var MOVE_BACK = FOLLOWER_CODES.indexOf("MB");
+var ROTATE_LEFT = FOLLOWER_CODES.indexOf("RL");
+var ROTATE_RIGHT = FOLLOWER_CODES.indexOf("RR");
+var DONE2 = FOLLOWER_CODES.indexOf("DONE");
+var ACTIONS = FOLLOWER_CODES.length;
+var ENGINE_ACTIONS = FOLLOWER_CODES.map((code) => byActor("follower", actionOfCode(code)));
+var CARD_CHANNELS2 = GRID_CODES.cardChannels.length;
+var NO_CARD = -1;
+var MOST_SETUP_RETRIES = 1e3;
+var NONE_FAILED = [];
+function checkSeed(seed) {
+  if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED)) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seed}`);
+}
+var FollowerBatch = class {
+  size;
+  layout;
+  buffers;
+  reward;
+  gamma;
+  maxSteps;
+  config = DEFAULT_CONFIG;
+  grid;
+  gridCells;
+  nextSeed;
+  // The game, one entry per environment (per cell: `slot · gridCells + cell`; per card: `slot · cardCount + k`).
+  cell;
+  heading;
+  leaderCell;
+  leaderHeading;
+  /** The follower's steps left in its turn; 0 when it is not its turn. */
+  stepsLeft;
+  turnsLeft;
+  score;
+  gameOver;
+  /** Instructions of `synced[slot].queue` marked DONE on the arrays since. */
+  queueHead;
+  /** The arrays differ from `synced[slot]` (the follower acted on them since). */
+  dirty;
+  cardAt;
+  cardCell;
+  cardFace;
+  cardSelected;
+  selectedCount;
+  // The follower's memory, as ObservationTracker keeps it.
+  seen;
+  /** The move count when the card on a cell was last seen, -1 for no card known there. */
+  memorySeenAt;
+  /** The cells with a card in memory, `memoryCount[slot]` of them from `slot · gridCells` on, and each cell's place in that list (-1 none). */
+  memoryList;
+  memoryCount;
+  memoryPlace;
+  memoryFace;
+  moves;
+  /** The pose at the last observation; cell -1 before the first. */
+  lastCell;
+  lastHeading;
+  // The episode.
+  seeds;
+  steps;
+  phi;
+  ended;
+  /** The instruction whose task card `targetCard` holds (-1 none yet), the card's index in the game's cards (-1 none) and the selection asked for. */
+  targetOf;
+  targetCard;
+  targetSelect;
+  /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
+  targetField;
+  /** The follower saw new cells since its map grids were last written. */
+  mapChanged;
+  /** The state the arrays were last loaded from: what the engine and the leader continue from. */
+  synced;
+  partners;
+  distances;
+  tables;
+  // The output arrays, by field.
+  out;
+  constructor(options) {
+    const { size } = options;
+    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`size must be a positive integer, got ${size}`);
+    this.size = size;
+    this.reward = options.reward ?? DEFAULT_ENV_OPTIONS.reward;
+    this.gamma = options.gamma ?? DEFAULT_ENV_OPTIONS.gamma;
+    this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
+    if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
+    if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
+    if (this.reward !== "sparse" && this.reward !== "distance") {
+      throw new RangeError(`the batch plays self-play games, whose rewards are 'sparse' or 'distance', got ${JSON.stringify(this.reward)}`);
+    }
+    this.grid = options.grid ?? { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    this.gridCells = this.grid.width * this.grid.height;
+    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % (MAX_SEED + 1));
+    this.layout = followerBatchLayout(this.grid, this.maxSteps, this.config);
+    this.buffers = options.buffers ?? allocateBatchBuffers(this.layout, size);
+    checkBuffers(this.layout, this.buffers, size);
+    const cells = size * this.gridCells;
+    const cards = size * this.config.cardCount;
+    this.cell = new Int32Array(size);
+    this.heading = new Uint8Array(size);
+    this.leaderCell = new Int32Array(size);
+    this.leaderHeading = new Uint8Array(size);
+    this.stepsLeft = new Int32Array(size);
+    this.turnsLeft = new Int32Array(size);
+    this.score = new Int32Array(size);
+    this.gameOver = new Uint8Array(size);
+    this.queueHead = new Int32Array(size);
+    this.dirty = new Uint8Array(size);
+    this.cardAt = new Int16Array(cells).fill(NO_CARD);
+    this.cardCell = new Int32Array(cards);
+    this.cardFace = new Uint8Array(cards * 3);
+    this.cardSelected = new Uint8Array(cards);
+    this.selectedCount = new Uint8Array(size);
+    this.seen = new Uint8Array(cells);
+    this.memorySeenAt = new Int32Array(cells).fill(-1);
+    this.memoryList = new Int32Array(cells);
+    this.memoryCount = new Int32Array(size);
+    this.memoryPlace = new Int32Array(cells).fill(-1);
+    this.memoryFace = new Uint8Array(cells * CARD_CHANNELS2);
+    this.moves = new Int32Array(size);
+    this.lastCell = new Int32Array(size).fill(-1);
+    this.lastHeading = new Uint8Array(size);
+    this.seeds = new Float64Array(size);
+    this.steps = new Int32Array(size);
+    this.phi = new Float64Array(size);
+    this.ended = new Uint8Array(size);
+    this.targetOf = new Int32Array(size);
+    this.targetCard = new Int32Array(size);
+    this.targetSelect = new Uint8Array(size);
+    this.targetField = new Array(size).fill(null);
+    this.mapChanged = new Uint8Array(size);
+    this.synced = new Array(size);
+    this.partners = new Array(size);
+    this.distances = new Array(size);
+    this.tables = new Array(size);
+    const { step: step2, info, observation } = this.buffers;
+    this.out = {
+      reward: step2.reward,
+      terminated: step2.terminated,
+      truncated: step2.truncated,
+      potential: info.potential,
+      shaping: info.shaping,
+      infoScore: info.score,
+      points: info.points,
+      steps: info.steps,
+      instructionId: info.instruction_id,
+      terrain: observation.terrain,
+      props: observation.props,
+      walls: observation.walls,
+      cards: observation.cards,
+      visible: observation.visible,
+      cardSeenAgo: observation.card_seen_ago,
+      pose: observation.pose,
+      leader: observation.leader,
+      stepsLeft: observation.steps_left,
+      turnsLeft: observation.turns_left,
+      score: observation.score,
+      actionMask: info.action_mask
+    };
+  }
+  /**
+   * Starts every environment: environment i on `seeds[i]`, or, when that game cannot start
+   * (GameSetupError), on the next seed after it that can (`seedOf` tells which).
+   */
+  reset(seeds) {
+    if (seeds.length !== this.size) throw new RangeError(`reset needs one seed per environment (${this.size}), got ${seeds.length}`);
+    for (let slot = 0; slot < this.size; slot++) checkSeed(seeds[slot]);
+    for (let slot = 0; slot < this.size; slot++) this.resetSlot(slot, seeds[slot]);
+  }
+  /**
+   * One action index per environment; an unknown index throws before any environment moves.
+   *
+   * An environment whose episode ended at the previous step starts its next game instead: on
+   * `seeds[slot]` when `seeds` is given (one try), else on `nextSeed` (skipping seeds whose games
+   * cannot start). Returns the environments whose given seed could not start a game: they are left
+   * ended, with their outputs as the last step wrote them, until `resetAt` starts them.
+   */
+  step(actions, seeds) {
+    if (actions.length !== this.size) throw new RangeError(`step needs one action per environment (${this.size}), got ${actions.length}`);
+    if (seeds && seeds.length !== this.size) throw new RangeError(`step's seeds are one per environment (${this.size}), got ${seeds.length}`);
+    if (this.synced[0] === void 0) throw new Error("the batch was never reset: call reset() before step()");
+    for (let slot = 0; slot < this.size; slot++) {
+      const action = actions[slot];
+      if (!(action === MOVE_FORWARD || action === MOVE_BACK || action === ROTATE_LEFT || action === ROTATE_RIGHT || action === DONE2)) {
+        throw new RangeError(`actions are indices 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")}), got ${action} for environment ${slot}`);
+      }
+      if (seeds && this.ended[slot]) checkSeed(seeds[slot]);
+    }
+    let failed = null;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!this.ended[slot]) this.stepSlot(slot, actions[slot]);
+      else if (!seeds) this.resetSlot(slot, this.nextSeed(slot, this.seeds[slot]));
+      else if (!this.tryReset(slot, seeds[slot])) (failed ??= []).push(slot);
+    }
+    return failed ?? NONE_FAILED;
+  }
+  /**
+   * Starts environment `slot` on `seed`, writing its first observation (reward 0, neither
+   * terminated nor truncated); false, with nothing changed, when that seed's game cannot start.
+   */
+  resetAt(slot, seed) {
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < this.size)) throw new RangeError(`slot must be an integer from 0 to ${this.size - 1}, got ${slot}`);
+    checkSeed(seed);
+    return this.tryReset(slot, seed);
+  }
+  /** The seed of environment `slot`'s current game. */
+  seedOf(slot) {
+    return this.seeds[slot];
+  }
+  /** The engine state environment `slot` stands for (built from its arrays: for checks, not for the hot path). */
+  stateOf(slot) {
+    return this.materialize(slot);
+  }
+  /** Starts environment `slot` on `seed`, or on the next seed after it whose game can start. */
+  resetSlot(slot, seed) {
+    for (let tries = 0; !this.tryReset(slot, seed); tries++) {
+      if (tries >= MOST_SETUP_RETRIES) throw new GameSetupError(`${MOST_SETUP_RETRIES} seeds in a row up to ${seed} give no game`);
+      seed = this.nextSeed(slot, seed);
+    }
+  }
+  /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
+  tryReset(slot, seed) {
+    let start;
+    try {
+      start = selfPlayStart(seed);
+    } catch (error62) {
+      if (error62 instanceof GameSetupError) return false;
+      throw error62;
+    }
+    this.seeds[slot] = seed;
+    this.partners[slot] = start.partner;
+    this.tables[slot] = new MapTables(start.start.world, this.grid, this.config);
+    this.distances[slot] = new GeodesicDistance(start.start.world);
+    const cells = slot * this.gridCells;
+    this.seen.fill(0, cells, cells + this.gridCells);
+    this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
+    this.memoryPlace.fill(-1, cells, cells + this.gridCells);
+    this.memoryCount[slot] = 0;
+    this.moves[slot] = 0;
+    this.lastCell[slot] = -1;
+    this.steps[slot] = 0;
+    this.ended[slot] = 0;
+    this.mapChanged[slot] = 1;
+    this.load(slot, start.start);
+    this.phi[slot] = this.potential(slot);
+    this.write(slot, 0, 0, 0, 0, 0);
+    return true;
+  }
+  /** The follower's action, on the arrays when they hold all it changes, else by the engine; then the leader's turns. */
+  stepSlot(slot, action) {
+    const scoreBefore = this.score[slot];
+    if (!this.stepOnArrays(slot, action)) {
+      const result = this.partners[slot].stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
+      if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
+      this.load(slot, this.partners[slot].playLeader(result.state).state);
+    }
+    this.steps[slot]++;
+    const terminated = this.gameOver[slot] === 1;
+    const truncated = !terminated && this.steps[slot] >= this.maxSteps;
+    const phiNext = terminated ? 0 : this.potential(slot);
+    const shaping = this.gamma * phiNext - this.phi[slot];
+    this.phi[slot] = phiNext;
+    this.ended[slot] = terminated || truncated ? 1 : 0;
+    const points = this.score[slot] - scoreBefore;
+    this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
+  }
+  /**
+   * Plays the follower's action on the arrays and returns true, or returns false with nothing
+   * changed when the action would end the turn or make a set (the engine plays those).
+   */
+  stepOnArrays(slot, action) {
+    const heading = this.heading[slot];
+    if (action === DONE2) {
+      if (this.queueHead[slot] + 1 >= this.synced[slot].queue.length) return false;
+      this.queueHead[slot]++;
+      this.dirty[slot] = 1;
+      return true;
+    }
+    if (action === ROTATE_LEFT || action === ROTATE_RIGHT) {
+      if (this.stepsLeft[slot] === 1) return false;
+      this.heading[slot] = (heading + (action === ROTATE_LEFT ? 5 : 1)) % 6;
+      this.stepsLeft[slot]--;
+      this.dirty[slot] = 1;
+      return true;
+    }
+    const direction = action === MOVE_FORWARD ? heading : (heading + 3) % 6;
+    const target = this.tables[slot].world.steps[this.cell[slot] * 6 + direction];
+    if (target < 0) return true;
+    if (this.stepsLeft[slot] === 1) return false;
+    const card2 = this.cardAt[slot * this.gridCells + target];
+    if (card2 !== NO_CARD) {
+      this.toggle(slot, card2);
+      if (this.selectedCount[slot] === 3 && this.selectionIsSet(slot)) {
+        this.toggle(slot, card2);
+        return false;
+      }
+    }
+    this.cell[slot] = target;
+    this.stepsLeft[slot]--;
+    this.dirty[slot] = 1;
+    return true;
+  }
+  toggle(slot, card2) {
+    const k = slot * this.config.cardCount + card2;
+    this.cardSelected[k] ^= 1;
+    this.selectedCount[slot] += this.cardSelected[k] ? 1 : -1;
+  }
+  /** The three selected cards differ in every colour, shape and count (the engine's isValidSet). */
+  selectionIsSet(slot) {
+    const first = slot * this.config.cardCount;
+    let a = -1;
+    let b = -1;
+    let c = -1;
+    for (let k = first; k < first + this.config.cardCount; k++) {
+      if (!this.cardSelected[k]) continue;
+      if (a < 0) a = k;
+      else if (b < 0) b = k;
+      else c = k;
+    }
+    const face = this.cardFace;
+    for (let property = 0; property < 3; property++) {
+      const x = face[a * 3 + property];
+      const y = face[b * 3 + property];
+      const z2 = face[c * 3 + property];
+      if (x === y || y === z2 || x === z2) return false;
+    }
+    return true;
+  }
+  /** The engine state the arrays stand for: `synced` with the follower's actions on the arrays applied. */
+  materialize(slot) {
+    const state = this.synced[slot];
+    if (!this.dirty[slot]) return state;
+    const head = this.queueHead[slot];
+    const first = slot * this.config.cardCount;
+    const x = this.cell[slot] % state.world.width;
+    return updateState(state, {
+      follower: { x, y: (this.cell[slot] - x) / state.world.width, heading: HEADINGS[this.heading[slot]] },
+      turn: { role: "follower", stepsLeft: this.stepsLeft[slot] },
+      cards: state.cards.map((card2, k) => card2.selected === (this.cardSelected[first + k] === 1) ? card2 : { ...card2, selected: !card2.selected }),
+      queue: head > 0 ? state.queue.slice(head) : state.queue,
+      previousInstruction: head > 0 ? state.queue[head - 1] : state.previousInstruction
+    });
+  }
+  /** Loads the arrays from an engine state. */
+  load(slot, state) {
+    const width = state.world.width;
+    this.synced[slot] = state;
+    this.queueHead[slot] = 0;
+    this.dirty[slot] = 0;
+    this.targetOf[slot] = -1;
+    this.cell[slot] = state.follower.y * width + state.follower.x;
+    this.heading[slot] = HEADINGS.indexOf(state.follower.heading);
+    this.leaderCell[slot] = state.leader.y * width + state.leader.x;
+    this.leaderHeading[slot] = HEADINGS.indexOf(state.leader.heading);
+    this.stepsLeft[slot] = state.turn.role === "follower" && !state.gameOver ? state.turn.stepsLeft : 0;
+    this.turnsLeft[slot] = state.turnsLeft;
+    this.score[slot] = state.score;
+    this.gameOver[slot] = state.gameOver ? 1 : 0;
+    const cells = slot * this.gridCells;
+    const first = slot * this.config.cardCount;
+    for (let k = first; k < first + this.config.cardCount; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
+    if (state.cards.length !== this.config.cardCount) throw new Error(`the batch holds ${this.config.cardCount} cards a game, the state has ${state.cards.length}`);
+    let selected = 0;
+    state.cards.forEach((card2, i) => {
+      const k = first + i;
+      const cell2 = card2.y * width + card2.x;
+      this.cardCell[k] = cell2;
+      this.cardAt[cells + cell2] = i;
+      this.cardFace[k * 3] = COLOR_CODE[card2.color];
+      this.cardFace[k * 3 + 1] = SHAPE_CODE[card2.shape];
+      this.cardFace[k * 3 + 2] = card2.count;
+      this.cardSelected[k] = card2.selected ? 1 : 0;
+      if (card2.selected) selected++;
+    });
+    this.selectedCount[slot] = selected;
+  }
+  /** The id of the current instruction, -1 when none is queued. */
+  currentInstruction(slot) {
+    const queue = this.synced[slot].queue;
+    const head = this.queueHead[slot];
+    return head < queue.length ? queue[head].id : -1;
+  }
+  /** phi, as FollowerEnv's distance potential: minus the walk to the current task's card while its selection is not the one asked for. */
+  potential(slot) {
+    if (this.reward === "sparse") return 0;
+    const instruction2 = this.currentInstruction(slot);
+    if (instruction2 < 0) return 0;
+    if (this.targetOf[slot] !== instruction2) this.findTarget(slot, instruction2);
+    const card2 = this.targetCard[slot];
+    if (card2 < 0) return 0;
+    if (this.cardSelected[slot * this.config.cardCount + card2] === this.targetSelect[slot]) return 0;
+    const apart = this.targetField[slot][this.cell[slot]];
+    return apart < 0 ? 0 : -apart;
+  }
+  /** The card of the leader's task for `instruction`, by its index among the game's cards (-1 when there is no task or the card is gone). */
+  findTarget(slot, instruction2) {
+    const task = this.partners[slot].taskOf(instruction2);
+    this.targetOf[slot] = instruction2;
+    const card2 = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
+    this.targetCard[slot] = card2;
+    this.targetSelect[slot] = task?.select ? 1 : 0;
+    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.config.cardCount + card2]]);
+  }
+  /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
+  remember(slot) {
+    const cell2 = this.cell[slot];
+    const heading = this.heading[slot];
+    const first = this.lastCell[slot] < 0;
+    const moved = !first && (this.lastCell[slot] !== cell2 || this.lastHeading[slot] !== heading);
+    if (moved) this.moves[slot]++;
+    this.lastCell[slot] = cell2;
+    this.lastHeading[slot] = heading;
+    const cells = slot * this.gridCells;
+    const { start, cells: viewCells } = this.tables[slot].size.view;
+    const pose = cell2 * 6 + heading;
+    const cardFirst = slot * this.config.cardCount;
+    for (let v = start[pose]; v < start[pose + 1]; v++) {
+      const seen = cells + viewCells[v];
+      if (!this.seen[seen]) {
+        this.seen[seen] = 1;
+        this.mapChanged[slot] = 1;
+      }
+      const card2 = this.cardAt[seen];
+      if (card2 === NO_CARD) {
+        if (this.memorySeenAt[seen] >= 0) this.forget(slot, viewCells[v]);
+        continue;
+      }
+      const k = cardFirst + card2;
+      if (this.memorySeenAt[seen] < 0) {
+        this.memoryPlace[seen] = this.memoryCount[slot];
+        this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
+      }
+      this.memorySeenAt[seen] = this.moves[slot];
+      this.memoryFace[seen * CARD_CHANNELS2] = this.cardFace[k * 3];
+      this.memoryFace[seen * CARD_CHANNELS2 + 1] = this.cardFace[k * 3 + 1];
+      this.memoryFace[seen * CARD_CHANNELS2 + 2] = this.cardFace[k * 3 + 2];
+      this.memoryFace[seen * CARD_CHANNELS2 + 3] = this.cardSelected[k];
+    }
+  }
+  /**
+   * The terrain, props and walls the follower knows: written only when it saw new cells (so the
+   * caller must not write into the batch's arrays).
+   */
+  writeMap(slot) {
+    const out = this.out;
+    const tables = this.tables[slot];
+    const { gridIndex } = tables.size;
+    const grid = slot * this.gridCells;
+    const cells = slot * this.gridCells;
+    out.terrain.fill(0, grid, grid + this.gridCells);
+    out.props.fill(0, grid, grid + this.gridCells);
+    out.walls.fill(0, grid, grid + this.gridCells);
+    for (let c = 0; c < gridIndex.length; c++) {
+      const at = grid + gridIndex[c];
+      if (this.seen[cells + c]) {
+        out.terrain[at] = tables.terrain[c];
+        out.props[at] = tables.props[c];
+      } else {
+        out.terrain[at] = 1;
+      }
+    }
+    const walls = tables.walls;
+    for (let w = 0; w < walls.length; w += 4) {
+      const there = walls[w + 2];
+      if (!this.seen[cells + walls[w]] && !(there >= 0 && this.seen[cells + there])) continue;
+      out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
+      if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
+    }
+    this.mapChanged[slot] = 0;
+  }
+  /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
+  forget(slot, cell2) {
+    const cells = slot * this.gridCells;
+    this.memorySeenAt[cells + cell2] = -1;
+    const place2 = this.memoryPlace[cells + cell2];
+    const last = this.memoryList[cells + --this.memoryCount[slot]];
+    this.memoryList[cells + place2] = last;
+    this.memoryPlace[cells + last] = place2;
+    this.memoryPlace[cells + cell2] = -1;
+    const at = slot * this.gridCells + this.tables[slot].size.gridIndex[cell2];
+    this.out.cards.fill(0, at * CARD_CHANNELS2, (at + 1) * CARD_CHANNELS2);
+    this.out.cardSeenAgo[at] = -1;
+  }
+  /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
+  write(slot, reward, terminated, truncated, shaping, points) {
+    const out = this.out;
+    const tables = this.tables[slot];
+    const { gridIndex } = tables.size;
+    const { start, cells: viewCells } = tables.size.view;
+    const grid = slot * this.gridCells;
+    const cells = slot * this.gridCells;
+    const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
+    if (this.lastCell[slot] < 0) {
+      out.visible.fill(0, grid, grid + this.gridCells);
+      out.cards.fill(0, grid * CARD_CHANNELS2, (grid + this.gridCells) * CARD_CHANNELS2);
+      out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
+    } else {
+      for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
+    }
+    this.remember(slot);
+    if (this.mapChanged[slot]) this.writeMap(slot);
+    const pose = this.cell[slot] * 6 + this.heading[slot];
+    for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
+    const moves = this.moves[slot];
+    for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
+      const c = this.memoryList[m];
+      const at = grid + gridIndex[c];
+      for (let channel = 0; channel < CARD_CHANNELS2; channel++) out.cards[at * CARD_CHANNELS2 + channel] = this.memoryFace[(cells + c) * CARD_CHANNELS2 + channel];
+      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
+    }
+    const x = this.cell[slot] % tables.world.width;
+    out.pose[slot * 3] = x;
+    out.pose[slot * 3 + 1] = (this.cell[slot] - x) / tables.world.width;
+    out.pose[slot * 3 + 2] = this.heading[slot];
+    const leader = this.leaderCell[slot];
+    if (out.visible[grid + gridIndex[leader]]) {
+      const leaderX = leader % tables.world.width;
+      out.leader[slot * 4] = 1;
+      out.leader[slot * 4 + 1] = leaderX;
+      out.leader[slot * 4 + 2] = (leader - leaderX) / tables.world.width;
+      out.leader[slot * 4 + 3] = this.leaderHeading[slot];
+    } else {
+      out.leader.fill(-1, slot * 4, slot * 4 + 4);
+      out.leader[slot * 4] = 0;
+    }
+    out.stepsLeft[slot] = this.stepsLeft[slot];
+    out.turnsLeft[slot] = this.turnsLeft[slot];
+    out.score[slot] = this.score[slot];
+    const instruction2 = this.currentInstruction(slot);
+    const acting = this.stepsLeft[slot] > 0;
+    const steps = tables.world.steps;
+    const mask = slot * ACTIONS;
+    out.actionMask[mask + MOVE_FORWARD] = acting && steps[pose] >= 0 ? 1 : 0;
+    out.actionMask[mask + MOVE_BACK] = acting && steps[this.cell[slot] * 6 + (this.heading[slot] + 3) % 6] >= 0 ? 1 : 0;
+    out.actionMask[mask + ROTATE_LEFT] = acting ? 1 : 0;
+    out.actionMask[mask + ROTATE_RIGHT] = acting ? 1 : 0;
+    out.actionMask[mask + DONE2] = acting && instruction2 >= 0 ? 1 : 0;
+    out.reward[slot] = reward;
+    out.terminated[slot] = terminated;
+    out.truncated[slot] = truncated;
+    out.potential[slot] = this.phi[slot];
+    out.shaping[slot] = shaping;
+    out.infoScore[slot] = this.score[slot];
+    out.points[slot] = points;
+    out.steps[slot] = this.steps[slot];
+    out.instructionId[slot] = instruction2 < 0 ? -1 : followerInstructionId(this.synced[slot], instruction2);
+  }
+};
+
 // shared/env/server.ts
 var PROTOCOL = "cerealbar-env";
 var PROTOCOL_VERSION = 1;
-var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7 };
+var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 };
 var STATUS = { ok: 0, error: 1 };
 var ANSWER_HEADER_BYTES = 8;
 var RequestError = class extends Error {
@@ -23574,6 +24265,18 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
     description: external_exports.boolean().default(true)
   })
 ]);
+var MAX_BATCH_SIZE = 65536;
+var batchOptionsSchema = external_exports.strictObject({
+  size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
+  reward: external_exports.enum(["sparse", "distance"]).default(DEFAULT_ENV_OPTIONS.reward),
+  gamma: external_exports.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
+  maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+  /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
+  file: external_exports.string().min(1)
+});
+var NO_FILES = () => {
+  throw new RequestError("invalid", "this server opens no files: it serves no batches");
+};
 var resetOptionsSchema = external_exports.union([
   external_exports.strictObject({ seed: external_exports.number().int().min(0).max(MAX_SEED) }),
   external_exports.strictObject({ episode: external_exports.number().int().min(0) })
@@ -23586,12 +24289,18 @@ var encodeRequestSchema = external_exports.strictObject({
   points: external_exports.number().int().min(0).default(0)
 });
 var EnvServer = class {
-  /** `loadRecording(path)`: a log file's recording (the server reads no files itself). */
-  constructor(loadRecording2) {
+  /**
+   * `loadRecording(path)`: a log file's recording; `openBlockFile`: a batch's shared file (the
+   * server opens no files itself).
+   */
+  constructor(loadRecording2, openBlockFile2 = NO_FILES) {
     this.loadRecording = loadRecording2;
+    this.openBlockFile = openBlockFile2;
   }
   loadRecording;
+  openBlockFile;
   envs = /* @__PURE__ */ new Map();
+  batches = /* @__PURE__ */ new Map();
   nextId = 1;
   header = new Uint8Array(ANSWER_HEADER_BYTES);
   /** The answer to `request`: its header, then its payload, as parts valid until the next call. */
@@ -23639,6 +24348,20 @@ var EnvServer = class {
         this.envs.delete(request.u32());
         return [];
       }
+      case OPS.batchMake:
+        return this.makeBatch(request.json());
+      case OPS.batchReset:
+        return this.batch(request.u32()).reset(request);
+      case OPS.batchStep:
+        return this.batch(request.u32()).step(request);
+      case OPS.batchResetAt:
+        return this.batch(request.u32()).resetAt(request);
+      case OPS.batchClose: {
+        const id = request.u32();
+        this.batch(id).close();
+        this.batches.delete(id);
+        return [];
+      }
       default:
         throw new RequestError("invalid", `unknown op ${op}`);
     }
@@ -23662,6 +24385,26 @@ var EnvServer = class {
     const id = this.nextId++;
     this.envs.set(id, env);
     return [json2({ env: id, ...env.made })];
+  }
+  makeBatch(input2) {
+    const options = parse3(batchOptionsSchema, input2, "batch options");
+    const layout = followerBatchLayout(DEFAULT_GRID, options.maxSteps);
+    const { regions, bytes } = batchRegions(layout, options.size);
+    let file2;
+    try {
+      file2 = this.openBlockFile(options.file, bytes);
+    } catch (error62) {
+      if (error62 instanceof RequestError) throw error62;
+      throw new RequestError("invalid", `${options.file}: ${error62.message}`);
+    }
+    const id = this.nextId++;
+    this.batches.set(id, new ServedFollowerBatch(options, layout, bytes, file2));
+    return [json2({ batch: id, layout, regions, bytes })];
+  }
+  batch(id) {
+    const batch = this.batches.get(id);
+    if (!batch) throw new RequestError("invalid", `no batch ${id} (closed, or never made)`);
+    return batch;
   }
   load(path) {
     try {
@@ -23824,6 +24567,88 @@ var ServedObserver = class {
     return this.last ? renderFollower(this.last) : "no observation yet: encode one";
   }
 };
+var ServedFollowerBatch = class {
+  constructor(options, layout, bytes, file2) {
+    this.file = file2;
+    const memory = new ArrayBuffer(bytes);
+    this.block = new Uint8Array(memory);
+    const buffers = allocateBatchBuffers(layout, options.size, memory);
+    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, buffers });
+    this.terminated = buffers.step.terminated;
+    this.truncated = buffers.step.truncated;
+    this.seeds = new Float64Array(options.size);
+    for (let slot = 0; slot < options.size; slot++) this.unstarted.add(slot);
+  }
+  file;
+  batch;
+  block;
+  terminated;
+  truncated;
+  /** The seeds a step hands the batch: those of the environments that ended, in their slots. */
+  seeds;
+  /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
+  unstarted = /* @__PURE__ */ new Set();
+  /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
+  reset(request) {
+    const seeds = this.readSeeds(request, this.batch.size, "reset");
+    const failed = [];
+    for (let slot = 0; slot < seeds.length; slot++) {
+      if (this.batch.resetAt(slot, seeds[slot])) this.unstarted.delete(slot);
+      else {
+        this.unstarted.add(slot);
+        failed.push(slot);
+      }
+    }
+    return this.written(failed);
+  }
+  step(request) {
+    if (this.unstarted.size === this.batch.size) throw new RequestError("episode-over", "the batch was never reset: reset it before a step");
+    if (this.unstarted.size > 0) throw new RequestError("episode-over", `${this.unstarted.size} environments have no game (their seed gave none): start them with resetAt before a step`);
+    const actions = request.take(this.batch.size);
+    for (let slot = 0; slot < actions.length; slot++) {
+      if (actions[slot] >= FOLLOWER_CODES.length) throw new RequestError("invalid", `unknown action ${actions[slot]} for environment ${slot}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")})`);
+    }
+    let ended = 0;
+    for (let slot = 0; slot < actions.length; slot++) ended += this.terminated[slot] | this.truncated[slot];
+    const seeds = this.readSeeds(request, request.u32(), "step");
+    if (seeds.length !== ended) throw new RequestError("invalid", `a step takes the seeds of the environments whose episode ended at the previous step: ${ended}, got ${seeds.length}`);
+    for (let slot = 0, next = 0; slot < actions.length; slot++) if (this.terminated[slot] | this.truncated[slot]) this.seeds[slot] = seeds[next++];
+    const failed = this.batch.step(actions, this.seeds);
+    for (const slot of failed) this.unstarted.add(slot);
+    return this.written(failed);
+  }
+  /** Starts a slot left with no game on a new seed: u8 1, or 0 when that seed gives none either. */
+  resetAt(request) {
+    const slot = request.u32();
+    const seed = request.u32();
+    request.end();
+    if (slot >= this.batch.size) throw new RequestError("invalid", `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
+    if (!this.unstarted.has(slot)) throw new RequestError("invalid", `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
+    const started = this.batch.resetAt(slot, seed);
+    if (started) this.unstarted.delete(slot);
+    this.file.write(this.block);
+    return [new Uint8Array([started ? 1 : 0])];
+  }
+  close() {
+    this.file.close();
+  }
+  /** `count` u32 seeds, the rest of the request. */
+  readSeeds(request, count2, op) {
+    if (request.remaining !== count2 * 4) throw new RequestError("invalid", `${op} takes ${count2} seeds (u32), got ${request.remaining} bytes for them`);
+    const seeds = new Uint32Array(count2);
+    for (let i = 0; i < count2; i++) seeds[i] = request.u32();
+    return seeds;
+  }
+  /** Copies the block into the file; the answer lists `failed`. */
+  written(failed) {
+    this.file.write(this.block);
+    const answer = new Uint8Array(4 + 4 * failed.length);
+    const view = new DataView(answer.buffer);
+    view.setUint32(0, failed.length, true);
+    failed.forEach((slot, i) => view.setUint32(4 + 4 * i, slot, true));
+    return [answer];
+  }
+};
 var NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
 var NO_EPISODE = "no episode yet: call reset()";
 var DEFAULT_GRID = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
@@ -23892,6 +24717,20 @@ var ByteReader = class {
     this.offset += 4;
     return value;
   }
+  /** The next `length` bytes, as a view of the request. */
+  take(length) {
+    this.need(length);
+    this.offset += length;
+    return this.bytes.subarray(this.offset - length, this.offset);
+  }
+  /** Bytes not read yet. */
+  get remaining() {
+    return this.bytes.length - this.offset;
+  }
+  /** The request must end here. */
+  end() {
+    if (this.remaining > 0) throw new RequestError("invalid", `the request has ${this.remaining} bytes too many`);
+  }
   text(length) {
     this.need(length);
     const text = utf8Decoder.decode(this.bytes.subarray(this.offset, this.offset + length));
@@ -23930,8 +24769,30 @@ function concat(parts) {
   return out;
 }
 
-// shared/env/node/stdio.ts
+// shared/env/node/blockFile.ts
 var import_node_fs = require("node:fs");
+function openBlockFile(path, bytes) {
+  const fd = (0, import_node_fs.openSync)(path, "r+");
+  try {
+    const stats = (0, import_node_fs.fstatSync)(fd);
+    if (!stats.isFile() || stats.size !== 0) throw new Error(`the batch's file must be an empty regular file made by the client; this one has ${stats.size} bytes`);
+    (0, import_node_fs.ftruncateSync)(fd, bytes);
+  } catch (error62) {
+    (0, import_node_fs.closeSync)(fd);
+    throw error62;
+  }
+  return {
+    write(block) {
+      for (let written = 0; written < block.length; ) written += (0, import_node_fs.writeSync)(fd, block, written, block.length - written, written);
+    },
+    close() {
+      (0, import_node_fs.closeSync)(fd);
+    }
+  };
+}
+
+// shared/env/node/stdio.ts
+var import_node_fs2 = require("node:fs");
 var STDIN = 0;
 var STDOUT = 1;
 function serveStdio(handle) {
@@ -23947,7 +24808,7 @@ function serveStdio(handle) {
 function readExactly(buffer) {
   let filled = 0;
   while (filled < buffer.length) {
-    const read = retrying(() => (0, import_node_fs.readSync)(STDIN, buffer, filled, buffer.length - filled, null));
+    const read = retrying(() => (0, import_node_fs2.readSync)(STDIN, buffer, filled, buffer.length - filled, null));
     if (read === 0) return false;
     filled += read;
   }
@@ -23956,7 +24817,7 @@ function readExactly(buffer) {
 function writeAll(parts) {
   let pending = parts;
   while (pending.length > 0) {
-    let written = retrying(() => (0, import_node_fs.writevSync)(STDOUT, pending));
+    let written = retrying(() => (0, import_node_fs2.writevSync)(STDOUT, pending));
     const rest = [];
     for (const part of pending) {
       if (written >= part.length) written -= part.length;
@@ -23981,5 +24842,5 @@ function retrying(io) {
 }
 
 // shared/env/node/main.ts
-var server = new EnvServer((path) => loadRecording((0, import_node_fs2.readFileSync)(path, "utf8")));
+var server = new EnvServer((path) => loadRecording((0, import_node_fs3.readFileSync)(path, "utf8")), openBlockFile);
 serveStdio((request) => server.handle(request));
