@@ -172,7 +172,7 @@ describe('walkable regions', () => {
         const walkable = Uint8Array.from({ length: width * height }, (_, i) => (bits[i] ? 1 : 0));
         const steps = walkableSteps(neighbourTable(width, height), walkable);
         // The definition: each walkable cell's region, the first of the largest kept.
-        let expected = new Uint8Array(walkable.length);
+        let expected: Uint8Array = new Uint8Array(walkable.length);
         let size = 0;
         for (let i = 0; i < walkable.length; i++) {
           const region = connectedRegion(steps, walkable.length, i, walkable);
