@@ -18,9 +18,22 @@
  * | 5 render | u32 env | UTF-8 text |
  * | 6 close | u32 env | nothing |
  * | 7 encode | u32 env (an observer), JSON {observation, steps, points} | block |
+ * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file} | JSON {batch, layout, regions, bytes} |
+ * | 9 batchReset | u32 batch, size times u32 seed | u32 k, k times u32 slot (no game) |
+ * | 10 batchStep | u32 batch, size times u8 action, u32 k, k times u32 seed | u32 k, k times u32 slot (no game) |
+ * | 11 batchResetAt | u32 batch, u32 slot, u32 seed | u8 1 started, 0 no game |
+ * | 12 batchClose | u32 batch | nothing |
  *
  * An action is a u8 index into the layout's `actions`; the leader's INSTRUCTION is followed by
  * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
+ *
+ * A batch (ops 8 to 12) is a FollowerBatch of `size` environments whose arrays reach the client
+ * through `file`, which the client made empty and maps: the server sizes it to `bytes` and, after
+ * every reset, step and resetAt, copies the batch's whole block into it (`regions`: where each
+ * field lies, batch/buffers.ts). A step's seeds are those of the environments that ended at the
+ * previous step (k of them, in slot order), which start their next game on them; a slot whose seed
+ * gives no game is answered, and has no game until resetAt starts it; the batch steps only when
+ * every slot has a game.
  */
 import { z } from 'zod';
 import { FOLLOWER_CODES, type FollowerCode } from '../engine/actions';
@@ -39,11 +52,13 @@ import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
 import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type GameEnvStep } from './gameEnv';
 import { DEFAULT_LEADER_ENV_OPTIONS, LeaderEnv } from './leaderEnv';
 import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
+import { FollowerBatch } from './batch/followerBatch';
+import { allocateBatchBuffers, batchRegions, followerBatchLayout, type BatchRegion } from './batch/buffers';
 
 export const PROTOCOL = 'cerealbar-env';
 export const PROTOCOL_VERSION = 1;
 
-export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7 } as const;
+export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 } as const;
 export const STATUS = { ok: 0, error: 1 } as const;
 export const ANSWER_HEADER_BYTES = 8;
 
@@ -99,6 +114,33 @@ const makeOptionsSchema = z.discriminatedUnion('role', [
 ]);
 export type MakeOptions = z.input<typeof makeOptionsSchema>;
 
+/** The most environments a batch holds (each takes about 8 KB of the shared file). */
+export const MAX_BATCH_SIZE = 65_536;
+
+const batchOptionsSchema = z.strictObject({
+  size: z.number().int().min(1).max(MAX_BATCH_SIZE),
+  reward: z.enum(['sparse', 'distance']).default('sparse'),
+  gamma: z.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
+  maxSteps: z.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+  /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
+  file: z.string().min(1),
+});
+export type BatchOptions = z.input<typeof batchOptionsSchema>;
+
+/** A file another process maps, open for writing at its start. */
+export interface BlockFile {
+  /** Copies `bytes` to the file's start. */
+  write(bytes: Uint8Array): void;
+  close(): void;
+}
+
+/** Opens the empty file at `path` and sizes it to `bytes` (shared/env/node/blockFile.ts). */
+export type OpenBlockFile = (path: string, bytes: number) => BlockFile;
+
+const NO_FILES: OpenBlockFile = () => {
+  throw new RequestError('invalid', 'this server opens no files: it serves no batches');
+};
+
 const resetOptionsSchema = z.union([
   z.strictObject({ seed: z.number().int().min(0).max(MAX_SEED) }),
   z.strictObject({ episode: z.number().int().min(0) }),
@@ -125,10 +167,17 @@ const encodeRequestSchema = z.strictObject({
 
 export class EnvServer {
   private readonly envs = new Map<number, ServedEnv>();
+  private readonly batches = new Map<number, ServedFollowerBatch>();
   private nextId = 1;
 
-  /** `loadRecording(path)`: a log file's recording (the server reads no files itself). */
-  constructor(private readonly loadRecording: (path: string) => Recording) {}
+  /**
+   * `loadRecording(path)`: a log file's recording; `openBlockFile`: a batch's shared file (the
+   * server opens no files itself).
+   */
+  constructor(
+    private readonly loadRecording: (path: string) => Recording,
+    private readonly openBlockFile: OpenBlockFile = NO_FILES,
+  ) {}
 
   private readonly header = new Uint8Array(ANSWER_HEADER_BYTES);
 
@@ -179,6 +228,20 @@ export class EnvServer {
         this.envs.delete(request.u32());
         return [];
       }
+      case OPS.batchMake:
+        return this.makeBatch(request.json());
+      case OPS.batchReset:
+        return this.batch(request.u32()).reset(request);
+      case OPS.batchStep:
+        return this.batch(request.u32()).step(request);
+      case OPS.batchResetAt:
+        return this.batch(request.u32()).resetAt(request);
+      case OPS.batchClose: {
+        const id = request.u32();
+        this.batch(id).close();
+        this.batches.delete(id);
+        return [];
+      }
       default:
         throw new RequestError('invalid', `unknown op ${op}`);
     }
@@ -203,6 +266,28 @@ export class EnvServer {
     const id = this.nextId++;
     this.envs.set(id, env);
     return [json({ env: id, ...env.made })];
+  }
+
+  private makeBatch(input: unknown): Uint8Array[] {
+    const options = parse(batchOptionsSchema, input, 'batch options');
+    const layout = followerBatchLayout(DEFAULT_GRID, options.maxSteps);
+    const { regions, bytes } = batchRegions(layout, options.size);
+    let file: BlockFile;
+    try {
+      file = this.openBlockFile(options.file, bytes);
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw new RequestError('invalid', `${options.file}: ${(error as Error).message}`);
+    }
+    const id = this.nextId++;
+    this.batches.set(id, new ServedFollowerBatch(options, layout, bytes, file));
+    return [json({ batch: id, layout, regions, bytes } satisfies { batch: number; layout: Layout; regions: readonly BatchRegion[]; bytes: number })];
+  }
+
+  private batch(id: number): ServedFollowerBatch {
+    const batch = this.batches.get(id);
+    if (!batch) throw new RequestError('invalid', `no batch ${id} (closed, or never made)`);
+    return batch;
   }
 
   private load(path: string): Recording {
@@ -397,6 +482,103 @@ class ServedObserver implements ServedEnv {
   }
 }
 
+/**
+ * A FollowerBatch whose arrays lie in one block, copied into the client's file after every change.
+ * Requests are checked whole before the batch changes: a bad one changes nothing.
+ */
+class ServedFollowerBatch {
+  private readonly batch: FollowerBatch;
+  private readonly block: Uint8Array;
+  private readonly terminated: Uint8Array;
+  private readonly truncated: Uint8Array;
+  /** The seeds a step hands the batch: those of the environments that ended, in their slots. */
+  private readonly seeds: Float64Array;
+  /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
+  private readonly unstarted = new Set<number>();
+
+  constructor(
+    options: z.output<typeof batchOptionsSchema>,
+    layout: Layout,
+    bytes: number,
+    private readonly file: BlockFile,
+  ) {
+    const memory = new ArrayBuffer(bytes);
+    this.block = new Uint8Array(memory);
+    const buffers = allocateBatchBuffers(layout, options.size, memory);
+    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, buffers });
+    this.terminated = buffers.step.terminated as Uint8Array;
+    this.truncated = buffers.step.truncated as Uint8Array;
+    this.seeds = new Float64Array(options.size);
+    for (let slot = 0; slot < options.size; slot++) this.unstarted.add(slot);
+  }
+
+  /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
+  reset(request: ByteReader): Uint8Array[] {
+    const seeds = this.readSeeds(request, this.batch.size, 'reset');
+    const failed: number[] = [];
+    for (let slot = 0; slot < seeds.length; slot++) {
+      if (this.batch.resetAt(slot, seeds[slot])) this.unstarted.delete(slot);
+      else {
+        this.unstarted.add(slot);
+        failed.push(slot);
+      }
+    }
+    return this.written(failed);
+  }
+
+  step(request: ByteReader): Uint8Array[] {
+    if (this.unstarted.size === this.batch.size) throw new RequestError('episode-over', 'the batch was never reset: reset it before a step');
+    if (this.unstarted.size > 0) throw new RequestError('episode-over', `${this.unstarted.size} environments have no game (their seed gave none): start them with resetAt before a step`);
+    const actions = request.take(this.batch.size);
+    for (let slot = 0; slot < actions.length; slot++) {
+      if (actions[slot] >= FOLLOWER_CODES.length) throw new RequestError('invalid', `unknown action ${actions[slot]} for environment ${slot}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')})`);
+    }
+    let ended = 0;
+    for (let slot = 0; slot < actions.length; slot++) ended += this.terminated[slot] | this.truncated[slot];
+    const seeds = this.readSeeds(request, request.u32(), 'step');
+    if (seeds.length !== ended) throw new RequestError('invalid', `a step takes the seeds of the environments whose episode ended at the previous step: ${ended}, got ${seeds.length}`);
+    for (let slot = 0, next = 0; slot < actions.length; slot++) if (this.terminated[slot] | this.truncated[slot]) this.seeds[slot] = seeds[next++];
+    const failed = this.batch.step(actions, this.seeds);
+    for (const slot of failed) this.unstarted.add(slot);
+    return this.written(failed);
+  }
+
+  /** Starts a slot left with no game on a new seed: u8 1, or 0 when that seed gives none either. */
+  resetAt(request: ByteReader): Uint8Array[] {
+    const slot = request.u32();
+    const seed = request.u32();
+    request.end();
+    if (slot >= this.batch.size) throw new RequestError('invalid', `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
+    if (!this.unstarted.has(slot)) throw new RequestError('invalid', `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
+    const started = this.batch.resetAt(slot, seed);
+    if (started) this.unstarted.delete(slot);
+    this.file.write(this.block);
+    return [new Uint8Array([started ? 1 : 0])];
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  /** `count` u32 seeds, the rest of the request. */
+  private readSeeds(request: ByteReader, count: number, op: string): Uint32Array {
+    if (request.remaining !== count * 4) throw new RequestError('invalid', `${op} takes ${count} seeds (u32), got ${request.remaining} bytes for them`);
+    const seeds = new Uint32Array(count);
+    for (let i = 0; i < count; i++) seeds[i] = request.u32();
+    return seeds;
+  }
+
+  /** Copies the block into the file; the answer lists `failed`. */
+  private written(failed: readonly number[]): Uint8Array[] {
+    this.file.write(this.block);
+    const answer = new Uint8Array(4 + 4 * failed.length);
+    const view = new DataView(answer.buffer);
+    view.setUint32(0, failed.length, true);
+    failed.forEach((slot, i) => view.setUint32(4 + 4 * i, slot, true));
+    return [answer];
+  }
+}
+
 const NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
 const NO_EPISODE = 'no episode yet: call reset()';
 const DEFAULT_GRID: GridSize = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
@@ -477,6 +659,23 @@ export class ByteReader {
     const value = this.data.getUint32(this.offset, true);
     this.offset += 4;
     return value;
+  }
+
+  /** The next `length` bytes, as a view of the request. */
+  take(length: number): Uint8Array {
+    this.need(length);
+    this.offset += length;
+    return this.bytes.subarray(this.offset - length, this.offset);
+  }
+
+  /** Bytes not read yet. */
+  get remaining(): number {
+    return this.bytes.length - this.offset;
+  }
+
+  /** The request must end here. */
+  end(): void {
+    if (this.remaining > 0) throw new RequestError('invalid', `the request has ${this.remaining} bytes too many`);
   }
 
   text(length: number): string {

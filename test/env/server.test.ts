@@ -3,6 +3,8 @@
  * checked against the TypeScript environments' own results; errors; batches; the stdio transport.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOLLOWER_CODES } from '../../shared/engine/actions';
 import { COLORS, SHAPES } from '../../shared/engine/cards';
@@ -11,7 +13,10 @@ import { FollowerEnv, type EnvStep } from '../../shared/env/env';
 import { GameEnv, type GameAction } from '../../shared/env/gameEnv';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
 import type { Layout } from '../../shared/env/observationArrays';
-import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type MakeOptions } from '../../shared/env/server';
+import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type BatchOptions, type BlockFile, type MakeOptions } from '../../shared/env/server';
+import { openBlockFile } from '../../shared/env/node/blockFile';
+import { allocateBatchBuffers, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
+import { FollowerBatch } from '../../shared/env/batch/followerBatch';
 import { loadRecording } from '../../shared/eval/recording';
 import type { FollowerObservation } from '../../shared/agents/types';
 import { describeObservation } from '../../shared/agents/language';
@@ -19,6 +24,7 @@ import { serializeLine } from '../../shared/log/recorder';
 import type { LogLine } from '../../shared/log/format';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
+import { Draw, seedRng } from '../../shared/engine/rng';
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
@@ -326,6 +332,198 @@ describe('the environment server', () => {
     expect(errorOf(ask(server, [OPS.step], u32(env))).message).toMatch(/ends too soon/);
     ask(server, [OPS.close], u32(env));
     expect(errorOf(ask(server, [OPS.step], u32(env), [0])).message).toMatch(/no environment/);
+  });
+});
+
+/** A shared file kept in memory: what the client would map. */
+class MemoryFile implements BlockFile {
+  data = new Uint8Array(0);
+  writes = 0;
+  closed = false;
+
+  constructor(readonly bytes: number) {}
+
+  write(bytes: Uint8Array): void {
+    expect(bytes.length).toBe(this.bytes);
+    this.data = bytes.slice();
+    this.writes++;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+function batchServer(): { server: EnvServer; files: Map<string, MemoryFile> } {
+  const files = new Map<string, MemoryFile>();
+  const server = new EnvServer(
+    () => {
+      throw new Error('no logs here');
+    },
+    (path, bytes) => {
+      if (path === 'missing') throw new Error('ENOENT: no such file');
+      const file = new MemoryFile(bytes);
+      files.set(path, file);
+      return file;
+    },
+  );
+  return { server, files };
+}
+
+interface MadeBatch {
+  readonly batch: number;
+  readonly layout: Layout;
+  readonly regions: BatchRegion[];
+  readonly bytes: number;
+}
+
+const u32s = (values: readonly number[]) => concat(values.map(u32));
+
+/** Where two blocks first differ (the field), or null when they are equal: faster than toEqual on typed arrays, and says more. */
+function blockDifference(regions: readonly BatchRegion[], block: Uint8Array, expected: Uint8Array): string | null {
+  if (block.length !== expected.length) return `${block.length} bytes, expected ${expected.length}`;
+  if (Buffer.compare(block, expected) === 0) return null;
+  const at = block.findIndex((byte, i) => byte !== expected[i]);
+  const region = [...regions].reverse().find((candidate) => candidate.offset <= at);
+  return `${region?.group}.${region?.name} differs at byte ${at}`;
+}
+
+/** The slots an answer to batchReset or batchStep lists. */
+function failedSlots(answer: Answer): number[] {
+  expect(answer.status).toBe(STATUS.ok);
+  const view = new DataView(answer.payload.buffer, answer.payload.byteOffset, answer.payload.length);
+  const count = view.getUint32(0, true);
+  expect(answer.payload.length).toBe(4 + 4 * count);
+  return Array.from({ length: count }, (_, i) => view.getUint32(4 + 4 * i, true));
+}
+
+/** A batch beside the served one, on its own arrays in one block: the bytes the file must hold. */
+function referenceBatch(options: { size: number; reward: 'sparse' | 'distance'; gamma: number; maxSteps: number }): { batch: FollowerBatch; block: () => Uint8Array } {
+  const buffers = allocateBatchBuffers(followerBatchLayout({ width: 25, height: 25 }, options.maxSteps), options.size);
+  const batch = new FollowerBatch({ ...options, buffers });
+  return { batch, block: () => new Uint8Array(buffers.step.reward.buffer) };
+}
+
+describe('the environment server: batches through a shared file', () => {
+  const options = { size: 5, reward: 'distance', gamma: 0.9, maxSteps: 7 } as const;
+
+  test("the file holds the batch's arrays after every reset, step and resetAt; ended environments start on the seeds given; seeds with no game are answered", () => {
+    const { server, files } = batchServer();
+    const made: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...options, file: 'batch-a' } satisfies BatchOptions));
+    const file = files.get('batch-a')!;
+    expect(made.layout).toEqual(followerBatchLayout({ width: 25, height: 25 }, options.maxSteps));
+    expect(made.bytes).toBe(file.bytes);
+    expect(made.regions.map((region) => `${region.group}.${region.name}`)).toEqual(expect.arrayContaining(['step.reward', 'observation.cards', 'info.action_mask']));
+    const reference = referenceBatch(options);
+
+    // 139765 gives no game: its slot is answered, and has none until resetAt starts it.
+    const seeds = [3, 139765, 4, 5, 6];
+    expect(failedSlots(ask(server, [OPS.batchReset], u32(made.batch), u32s(seeds)))).toEqual([1]);
+    expect(errorOf(ask(server, [OPS.batchStep], u32(made.batch), [0, 0, 0, 0, 0], u32(0)))).toEqual({ kind: 'episode-over', message: expect.stringMatching(/1 environments have no game/) });
+    expect(errorOf(ask(server, [OPS.batchResetAt], u32(made.batch), u32(0), u32(9))).message).toMatch(/environment 0 has a game/);
+    expect(ask(server, [OPS.batchResetAt], u32(made.batch), u32(1), u32(139765)).payload).toEqual(new Uint8Array([0]));
+    expect(ask(server, [OPS.batchResetAt], u32(made.batch), u32(1), u32(7)).payload).toEqual(new Uint8Array([1]));
+    reference.batch.reset([3, 7, 4, 5, 6]);
+    expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+
+    const draw = new Draw(seedRng(5));
+    const { terminated, truncated } = reference.batch.buffers.step;
+    let nextSeed = 100;
+    let autoresets = 0;
+    let failures = 0;
+    for (let t = 0; t < 60; t++) {
+      const actions = Array.from({ length: options.size }, () => draw.int(0, FOLLOWER_CODES.length - 1));
+      const ended = Array.from({ length: options.size }, (_, slot) => slot).filter((slot) => terminated[slot] || truncated[slot]);
+      // Now and then an autoreset is handed the seed with no game.
+      const given = ended.map((_, i) => (t % 9 === 4 && i === 0 ? 139765 : nextSeed++));
+      const slotSeeds = new Float64Array(options.size);
+      ended.forEach((slot, i) => (slotSeeds[slot] = given[i]));
+      const failed = failedSlots(ask(server, [OPS.batchStep], u32(made.batch), actions, u32(given.length), u32s(given)));
+      expect(failed).toEqual([...reference.batch.step(actions, slotSeeds)]);
+      for (const slot of failed) {
+        expect(ask(server, [OPS.batchResetAt], u32(made.batch), u32(slot), u32(nextSeed)).payload).toEqual(new Uint8Array([1]));
+        expect(reference.batch.resetAt(slot, nextSeed++)).toBe(true);
+      }
+      expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+      autoresets += ended.length;
+      failures += failed.length;
+    }
+    // Episodes of at most 7 steps: many autoresets, and some on the seed with no game.
+    expect(autoresets).toBeGreaterThan(30);
+    expect(failures).toBeGreaterThan(0);
+    expect(file.closed).toBe(false);
+    expect(ask(server, [OPS.batchClose], u32(made.batch)).status).toBe(STATUS.ok);
+    expect(file.closed).toBe(true);
+    expect(errorOf(ask(server, [OPS.batchStep], u32(made.batch), [0, 0, 0, 0, 0], u32(0))).message).toBe(`no batch ${made.batch} (closed, or never made)`);
+    expect(errorOf(ask(server, [OPS.batchClose], u32(made.batch))).message).toMatch(/no batch/);
+  });
+
+  test('bad requests get clear errors and change nothing', () => {
+    const { server, files } = batchServer();
+    const bad = (options: object) => errorOf(ask(server, [OPS.batchMake], options));
+    expect(bad({ ...options, size: 0, file: 'x' }).message).toMatch(/bad batch options.*size/s);
+    expect(bad({ ...options, size: 70_000, file: 'x' }).message).toMatch(/bad batch options.*size/s);
+    expect(bad({ ...options, reward: 'ndtw', file: 'x' }).message).toMatch(/bad batch options.*reward/s);
+    expect(bad({ ...options, description: true, file: 'x' }).message).toMatch(/bad batch options.*description/s);
+    expect(bad({ ...options }).message).toMatch(/bad batch options.*file/s);
+    expect(bad({ ...options, file: 'missing' })).toEqual({ kind: 'invalid', message: 'missing: ENOENT: no such file' });
+    expect(errorOf(ask(newServer(), [OPS.batchMake], { ...options, file: 'x' })).message).toMatch(/opens no files/);
+    expect(errorOf(ask(server, [OPS.batchReset], u32(1), u32s([1, 2, 3, 4, 5]))).message).toBe('no batch 1 (closed, or never made)');
+    expect(files.size).toBe(0);
+
+    const made: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...options, file: 'b' }));
+    const file = files.get('b')!;
+    expect(errorOf(ask(server, [OPS.batchStep], u32(made.batch), [0, 0, 0, 0, 0], u32(0)))).toEqual({ kind: 'episode-over', message: 'the batch was never reset: reset it before a step' });
+    expect(errorOf(ask(server, [OPS.batchReset], u32(made.batch), u32s([1, 2, 3, 4]))).message).toBe('reset takes 5 seeds (u32), got 16 bytes for them');
+    expect(errorOf(ask(server, [OPS.batchReset], u32(made.batch), u32s([1, 2, 3, 4, 5]), [0])).message).toMatch(/reset takes 5 seeds/);
+    expect(file.writes).toBe(0);
+    expect(failedSlots(ask(server, [OPS.batchReset], u32(made.batch), u32s([1, 2, 3, 4, 5])))).toEqual([]);
+    const reference = referenceBatch(options);
+    reference.batch.reset([1, 2, 3, 4, 5]);
+    const writes = file.writes;
+    const refusals: [Uint8Array | number[], RegExp][] = [
+      [[0, 0, 0, 0], /ends too soon/],
+      [[0, 0, 0, 0, 5, ...u32(0)], /unknown action 5 for environment 4/],
+      [[0, 0, 0, 0, 0], /ends too soon/],
+      [[0, 0, 0, 0, 0, ...u32(1), ...u32(8)], /the seeds of the environments whose episode ended at the previous step: 0, got 1/],
+      [[0, 0, 0, 0, 0, ...u32(0), 1], /step takes 0 seeds/],
+    ];
+    for (const [request, message] of refusals) expect(errorOf(ask(server, [OPS.batchStep], u32(made.batch), request)).message).toMatch(message);
+    expect(errorOf(ask(server, [OPS.batchResetAt], u32(made.batch), u32(5), u32(1))).message).toBe('slot must be from 0 to 4, got 5');
+    expect(errorOf(ask(server, [OPS.batchResetAt], u32(made.batch), u32(0), u32(1), [0])).message).toMatch(/1 bytes too many/);
+    expect(file.writes).toBe(writes);
+    // Unchanged: the next good step is the reference's.
+    failedSlots(ask(server, [OPS.batchStep], u32(made.batch), [0, 1, 2, 3, 4], u32(0)));
+    reference.batch.step([0, 1, 2, 3, 4], new Float64Array(5));
+    expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+  });
+
+  test('the Node server sizes the client\'s empty file and writes the block into it; it opens no other file', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'cerealbar-batch-test-'));
+    try {
+      const server = new EnvServer(() => {
+        throw new Error('no logs here');
+      }, openBlockFile);
+      const path = join(directory, 'batch');
+      writeFileSync(path, '');
+      const made: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...options, file: path }));
+      expect(statSync(path).size).toBe(made.bytes);
+      failedSlots(ask(server, [OPS.batchReset], u32(made.batch), u32s([1, 2, 3, 4, 5])));
+      failedSlots(ask(server, [OPS.batchStep], u32(made.batch), [0, 2, 0, 3, 4], u32(0)));
+      const reference = referenceBatch(options);
+      reference.batch.reset([1, 2, 3, 4, 5]);
+      reference.batch.step([0, 2, 0, 3, 4]);
+      expect(blockDifference(made.regions, new Uint8Array(readFileSync(path)), reference.block())).toBeNull();
+      expect(ask(server, [OPS.batchClose], u32(made.batch)).status).toBe(STATUS.ok);
+
+      writeFileSync(join(directory, 'full'), 'data');
+      expect(errorOf(ask(server, [OPS.batchMake], { ...options, file: join(directory, 'full') })).message).toMatch(/must be an empty regular file.*4 bytes/);
+      expect(readFileSync(join(directory, 'full'), 'utf8')).toBe('data');
+      expect(errorOf(ask(server, [OPS.batchMake], { ...options, file: join(directory, 'absent') })).message).toMatch(/ENOENT/);
+      expect(errorOf(ask(server, [OPS.batchMake], { ...options, file: directory })).message).toMatch(/EISDIR|must be an empty regular file/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

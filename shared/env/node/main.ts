@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { loadRecording } from '../../eval/recording';
 import { EnvServer } from '../server';
+import { openBlockFile } from './blockFile';
 import { serveStdio } from './stdio';
 
-const server = new EnvServer((path) => loadRecording(readFileSync(path, 'utf8')));
+const server = new EnvServer((path) => loadRecording(readFileSync(path, 'utf8')), openBlockFile);
 serveStdio((request) => server.handle(request));

@@ -24268,7 +24268,7 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
 var MAX_BATCH_SIZE = 65536;
 var batchOptionsSchema = external_exports.strictObject({
   size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
-  reward: external_exports.enum(["sparse", "distance"]).default(DEFAULT_ENV_OPTIONS.reward),
+  reward: external_exports.enum(["sparse", "distance"]).default("sparse"),
   gamma: external_exports.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
   maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
   /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
