@@ -2,40 +2,17 @@
  * Evaluation benchmarks: cascaded evaluation throughput with the oracle agent on one core and on
  * all cores, and the cost per step of the stdin/stdout agent protocol. `npm run bench:eval`.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createAgent } from '../shared/agents/node/registry';
 import type { AgentAction, FollowerAgent } from '../shared/agents/types';
-import { makeConfig } from '../shared/engine/config';
 import { loadRecording } from '../shared/eval/recording';
-import { DEFAULT_EVAL_OPTIONS, runEpisode, type EpisodeResult } from '../shared/eval/runner';
-import type { LogLine } from '../shared/log/format';
-import { serializeLine } from '../shared/log/recorder';
-import { generateMap } from '../shared/maps/generate';
-import { playSelfPlayGame } from '../shared/selfplay/game';
-import { evaluateFiles, evaluateInWorkers } from '../cli/eval/evaluate';
+import { DEFAULT_EVAL_OPTIONS, runEpisode } from '../shared/eval/runner';
+import { cascadedThroughput, selfPlayGames, writeLogFiles } from './figures';
 
 const GAMES = 60;
-const dir = mkdtempSync(join(tmpdir(), 'cerealbar-eval-bench-'));
-const files = Array.from({ length: GAMES }, (_, seed) => {
-  const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map: generateMap(seed), config: makeConfig() }, (line) => lines.push(line));
-  const file = join(dir, `selfplay-${seed}.jsonl`);
-  writeFileSync(file, lines.map((l) => `${serializeLine(l)}\n`).join(''));
-  return file;
-});
-
-/** Instruction episodes: every instruction an agent executed, each cascade counting all of its own. */
-const instructionEpisodes = (episodes: readonly EpisodeResult[]) => episodes.reduce((n, e) => n + e.actions.filter((a) => a === 'DONE').length, 0);
-
-async function cascadedThroughput(workers: number) {
-  const options = { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded' as const };
-  const start = performance.now();
-  const result = workers === 1 ? await evaluateFiles({ spec: 'oracle' }, files, options) : await evaluateInWorkers({ spec: 'oracle' }, files, options, workers, () => {});
-  const seconds = (performance.now() - start) / 1000;
-  return { examples: result.episodes.length, instructions: instructionEpisodes(result.episodes), seconds };
-}
+const files = writeLogFiles(selfPlayGames(GAMES));
 
 /** The benchmark's turner, in process. */
 function inProcessTurner(): FollowerAgent {
@@ -60,8 +37,8 @@ async function protocolOverhead() {
 
 async function main() {
   const cores = availableParallelism();
-  const one = await cascadedThroughput(1);
-  const all = await cascadedThroughput(cores);
+  const one = await cascadedThroughput(files, 1);
+  const all = await cascadedThroughput(files, cores);
   const protocol = await protocolOverhead();
   console.log(`cerealbar evaluation benchmark: cascaded evaluation of the oracle over ${GAMES} self-play games, Node ${process.version}`);
   console.table({

@@ -12,9 +12,13 @@
  *   `--games` whole games, in turn with random actions, with 80% and with 50% of them walking the
  *   leader's task (so that the follower makes sets), with both rewards.
  *
+ * - The engine's step, scripted self-play and cascaded evaluation with the oracle, which are sped
+ *   up in place (there is no older path to run beside them): each beside its goal.
+ *
  * Prints one line per figure, `typescript batch env N=1024: X steps/s = R.Rx FollowerEnv`, and
  * ends non-zero if the batch and FollowerEnv disagree on any step it ran.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { FOLLOWER_CODES } from '../shared/engine/actions';
 import { GameSetupError } from '../shared/engine/errors';
@@ -23,6 +27,7 @@ import { HEADINGS } from '../shared/engine/hex';
 import { FollowerEnv, type EnvStep } from '../shared/env/env';
 import { FollowerBatch } from '../shared/env/batch/followerBatch';
 import { checkBatchAgainstFollowerEnv } from '../test/env/followerBatchCheck';
+import { cascadedThroughput, selfPlayGames, selfPlayRate, transitionRate, writeLogFiles } from './figures';
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +40,10 @@ const envs = Number(values.envs);
 const steps = Number(values.steps);
 const games = Number(values.games);
 const REWARD = 'distance';
+/** Games the engine and self-play figures play, and the first of them that evaluation replays. */
+const ENGINE_GAMES = 200;
+const EVAL_GAMES = 60;
+const GOALS = { transitions: 5_000_000, selfPlay: 3_000, evaluation: 30_000 };
 /** The equivalence check's rounds: the share of actions that walk the leader's task, in turn. */
 const GUIDED_SHARES = [0.8, 0, 0.5];
 
@@ -112,7 +121,7 @@ type Transition = Pick<EnvStep, 'observation' | 'info' | 'reward' | 'terminated'
 
 const format = (value: number): string => Math.round(value).toLocaleString('en-US');
 
-function main(): void {
+async function main(): Promise<void> {
   const actions = randomActions(envs * steps, 2024);
   const reference = timeFollowerEnvs(actions);
   const runs = [timeBatch(actions), timeBatch(actions), timeBatch(actions)];
@@ -151,7 +160,19 @@ function main(): void {
     }
   }
   console.log(`equivalence: ${format(total.episodes)} games, ${format(total.steps)} steps, ${format(total.points)} sets: ${disagrees ? 'DISAGREE' : 'every field, state and mask equal'}`);
+
+  // The engine, self-play and evaluation are sped up in place: each line gives its goal beside it.
+  const benchGames = selfPlayGames(ENGINE_GAMES);
+  const transitions = transitionRate(benchGames, 3000);
+  console.log(`engine step: ${format(transitions.cpu)} transitions per CPU s (${format(transitions.wall)} per s) = ${(transitions.cpu / GOALS.transitions).toFixed(2)}x the goal of ${format(GOALS.transitions)}`);
+  const selfPlay = selfPlayRate(benchGames, 3000);
+  const selfPlayWithMaps = selfPlayRate(benchGames, 2000, true);
+  console.log(`scripted self-play, one core: ${format(selfPlay.cpu)} games per CPU s (maps made beforehand; ${format(selfPlayWithMaps.cpu)} with each map generated) = ${(selfPlay.cpu / GOALS.selfPlay).toFixed(2)}x the goal of ${format(GOALS.selfPlay)}`);
+  const cores = availableParallelism();
+  const cascade = await cascadedThroughput(writeLogFiles(benchGames.slice(0, EVAL_GAMES)), cores);
+  const episodesPerSecond = cascade.instructions / cascade.seconds;
+  console.log(`cascaded evaluation (oracle), ${cores} worker threads: ${format(episodesPerSecond)} instruction episodes/s (${format(cascade.examples / cascade.seconds)} cascaded examples/s) = ${(episodesPerSecond / GOALS.evaluation).toFixed(2)}x the goal of ${format(GOALS.evaluation)}`);
   process.exit(failed || disagrees ? 1 : 0);
 }
 
-main();
+void main();
