@@ -26,14 +26,15 @@ class AnyText(spaces.Text):
         return f"AnyText({self.min_length}, {self.max_length})"
 
 
-def observation_space(layout: Layout) -> spaces.Dict:
-    """A Box per array of the observation, an AnyText per text."""
+def observation_space(layout: Layout, texts: bool = True) -> spaces.Dict:
+    """A Box per array of the observation, and an AnyText per text (with `texts`)."""
     fields: dict[str, spaces.Space] = {
         spec.name: spaces.Box(low=spec.low, high=spec.high, shape=spec.shape, dtype=spec.dtype)
         for spec in layout.arrays
         if spec.group == "observation"
     }
-    fields.update({spec.name: AnyText(spec.max_length) for spec in layout.texts if spec.group == "observation"})
+    if texts:
+        fields.update({spec.name: AnyText(spec.max_length) for spec in layout.texts if spec.group == "observation"})
     return spaces.Dict(fields)
 
 
