@@ -1,6 +1,10 @@
 """The benchmark's measurements run (few steps here; `npm run bench:python` runs the real ones)."""
 
-from cerealbar.bench import batched, single
+import re
+
+import pytest
+
+from cerealbar.bench import batched, fast_line, single
 from cerealbar.envs import FollowerEnv
 
 
@@ -13,3 +17,9 @@ def test_the_benchmark_steps_one_env_and_a_batch_through_game_ends():
         env.close()
     # Seed 139765's game ends before the follower's first turn: the batch skips it.
     assert batched(4, 60, seed=139765) > 0
+
+
+def test_the_fast_benchmark_prints_its_one_line():
+    pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
+    line = fast_line(4, 30, seed=1)
+    assert re.fullmatch(r"python vector env N=4: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
