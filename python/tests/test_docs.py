@@ -23,7 +23,11 @@ def python_block_after(heading: str) -> str:
 
 
 def test_the_vector_and_pettingzoo_examples_run(tmp_path):
-    for heading, needs in (("**Many environments in one process.**", "gymnasium"), ("**Both players: PettingZoo.**", "pettingzoo")):
+    for heading, needs in (
+        ("**Many environments in one process.**", "gymnasium"),
+        ("**Many environments, fast: `FastFollowerVectorEnv`.**", "gymnasium"),
+        ("**Both players: PettingZoo.**", "pettingzoo"),
+    ):
         pytest.importorskip(needs, reason=f"{needs} is not importable: its example is not run")
         script = tmp_path / "example.py"
         script.write_text(python_block_after(heading))
