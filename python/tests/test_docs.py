@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import runpy
 
+import numpy as np
 import pytest
 
 from conftest import REPO
@@ -15,6 +16,16 @@ def test_the_training_loop_example_runs(tmp_path):
     script.write_text(example)
     namespace = runpy.run_path(str(script))
     assert namespace["weights"].shape == (5, 4) and namespace["weights"].any()
+
+
+def test_the_ppo_example_runs_on_the_fast_vector_env(tmp_path):
+    pytest.importorskip("gymnasium", reason="gymnasium is not importable: the PPO example is not run")
+    script = tmp_path / "ppo.py"
+    script.write_text(python_block_after("**With many games at once: PPO.**"))
+    namespace = runpy.run_path(str(script))
+    # 8 rollouts of 32 steps of 64 games: episodes ended and restarted, and both models learned something.
+    assert namespace["ENDED"].any() and not namespace["VALID"].all()
+    assert np.isfinite(namespace["W"]).all() and namespace["W"].any() and namespace["w"].any()
 
 
 def python_block_after(heading: str) -> str:
