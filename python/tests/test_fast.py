@@ -5,6 +5,7 @@ vector API, the shared file's arrays, and bad use."""
 from __future__ import annotations
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="Gymnasium is not importable
 
 import cerealbar  # noqa: E402
 from cerealbar import fast  # noqa: E402
-from cerealbar.errors import EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError  # noqa: E402
+from cerealbar.errors import EngineCrashedError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError  # noqa: E402
 from cerealbar.fast import FastFollowerVectorEnv  # noqa: E402
 from cerealbar.vector import FollowerVectorEnv  # noqa: E402
 
@@ -60,10 +61,10 @@ def check_arrays(env, observation, rewards, terminations, truncations) -> None:
     assert terminations.dtype == truncations.dtype == np.bool_ and terminations.shape == truncations.shape == (env.num_envs,)
 
 
-@pytest.mark.parametrize("reward", ["sparse", "distance"])
-def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game_included(reward):
+@pytest.mark.parametrize("reward, processes", [("sparse", 1), ("distance", 1), ("distance", 2)])
+def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game_included(reward, processes):
     n, options = 5, {"reward": reward, "gamma": 0.9, "max_steps": 6}
-    env = FastFollowerVectorEnv(n, **options)
+    env = FastFollowerVectorEnv(n, processes=processes, **options)
     vector = FollowerVectorEnv(n, description=False, **options)
     try:
         assert env.metadata["autoreset_mode"] == vector.metadata["autoreset_mode"]
@@ -112,9 +113,10 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
         vector.close()
 
 
-def test_copy_false_gives_the_same_read_only_arrays_every_step_and_copy_true_gives_new_ones():
-    env = FastFollowerVectorEnv(3, copy=False)
-    copied = FastFollowerVectorEnv(3)
+@pytest.mark.parametrize("processes", [1, 2])
+def test_copy_false_gives_the_same_arrays_every_step_and_copy_true_gives_new_ones(processes):
+    env = FastFollowerVectorEnv(3, copy=False, processes=processes)
+    copied = FastFollowerVectorEnv(3, processes=processes)
     try:
         first, first_infos = env.reset(seed=2)
         kept = {key: array.copy() for key, array in first.items()}
@@ -122,7 +124,9 @@ def test_copy_false_gives_the_same_read_only_arrays_every_step_and_copy_true_giv
         after_step = {key: array.copy() for key, array in second.items()}
         again = env.step(np.array([1, 2, 3]))
         assert second is first and again[0] is first
-        assert all(second[key] is first[key] and not first[key].flags.writeable for key in first)
+        assert all(second[key] is first[key] for key in first)
+        # With one process, the mapped arrays themselves.
+        assert all(first[key].flags.writeable == (processes > 1) for key in first)
         assert again[1] is rewards and again[2] is terminations and again[3] is truncations
         assert all(again[4][key] is infos[key] for key in ("score", "action_mask", "potential"))
         assert not np.array_equal(first["pose"], kept["pose"])  # overwritten in place
@@ -150,21 +154,38 @@ def test_close_stops_the_process_and_leaves_no_file(monkeypatch):
         return fd, path
 
     monkeypatch.setattr(fast.tempfile, "mkstemp", recording)
-    env = FastFollowerVectorEnv(2)
-    pid = env.engine_pid
-    assert len(made) == 1 and os.path.dirname(made[0]) == ("/dev/shm" if os.path.isdir("/dev/shm") else os.path.dirname(made[0]))
-    # Removed as soon as both processes have it open.
-    assert not os.path.exists(made[0])
+    env = FastFollowerVectorEnv(3, processes=2)
+    pids = env.engine_pids
+    assert len(set(pids)) == len(made) == 2 and all( os.path.dirname(path) == ("/dev/shm" if os.path.isdir("/dev/shm") else os.path.dirname(path)) for path in made)
+    # Removed as soon as both processes have them open.
+    assert not any(os.path.exists(path) for path in made)
     env.reset(seed=1)
-    env.step(np.array([0, 0]))
+    env.step(np.array([0, 0, 0]))
     env.close()
     env.close()
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
     with pytest.raises(EnvClosedError):
-        env.step(np.array([0, 0]))
+        env.step(np.array([0, 0, 0]))
     with pytest.raises(EnvClosedError):
         env.reset(seed=1)
+
+
+def test_a_process_that_dies_is_reported_and_the_others_stop_at_close():
+    env = FastFollowerVectorEnv(4, processes=2)
+    try:
+        env.reset(seed=1)
+        first, second = env.engine_pids
+        os.kill(second, signal.SIGKILL)
+        with pytest.raises(EngineCrashedError):
+            env.step(np.zeros(4, dtype=np.int64))
+        with pytest.raises(EpisodeOverError):
+            env.step(np.zeros(4, dtype=np.int64))
+    finally:
+        env.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)
 
 
 def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games():
@@ -187,6 +208,9 @@ def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games():
 def test_bad_use_gets_clear_errors_and_changes_nothing():
     with pytest.raises(ValueError, match="positive integer"):
         FastFollowerVectorEnv(0)
+    for processes in (0, 3, 1.0):
+        with pytest.raises(ValueError, match="processes must be an integer from 1 to num_envs"):
+            FastFollowerVectorEnv(2, processes=processes)
     with pytest.raises(ValueError, match="no text fields"):
         FastFollowerVectorEnv(2, description=True)
     with pytest.raises(InvalidRequestError, match="reward"):

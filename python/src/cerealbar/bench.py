@@ -6,7 +6,8 @@ at the same N (with Gymnasium), and the PettingZoo AEC environment (with Petting
 random actions and self-play games, a finished game's environment reset at once.
 
 `python -m cerealbar.bench --fast` (with Gymnasium) measures only `FastFollowerVectorEnv` against
-`FollowerVectorEnv` at N = 1024 (`--envs`), and prints one line.
+`FollowerVectorEnv` at N = 1024 (`--envs`; `--processes k` splits it across k Node processes),
+and prints one line.
 """
 
 from __future__ import annotations
@@ -78,10 +79,14 @@ def batched(n: int, rounds: int, seed: int) -> float:
         engine.close()
 
 
-def vectorized(n: int, rounds: int, seed: int, fast: bool = False) -> float:
-    """Environment steps per second of a FollowerVectorEnv of `n`, or with `fast` a
-    FastFollowerVectorEnv (autoreset included; both give their arrays without copies)."""
-    vector = (FastFollowerVectorEnv if fast else FollowerVectorEnv)(n, reward="distance", description=False, copy=False)
+def vectorized(n: int, rounds: int, seed: int, processes: int | None = None) -> float:
+    """Environment steps per second of a FollowerVectorEnv of `n`, or with `processes` a
+    FastFollowerVectorEnv in that many Node processes (autoreset included; both give their arrays
+    without copies)."""
+    if processes is None:
+        vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False)
+    else:
+        vector = FastFollowerVectorEnv(n, reward="distance", copy=False, processes=processes)
     try:
         vector.reset(seed=seed)
         rng = np.random.default_rng(seed)
@@ -93,11 +98,11 @@ def vectorized(n: int, rounds: int, seed: int, fast: bool = False) -> float:
         vector.close()
 
 
-def fast_line(n: int, rounds: int, seed: int) -> str:
-    """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n`, against
-    FollowerVectorEnv's over a third as many (its first steps, before any game ends and the
-    autoresets begin, weigh more in a short run: the ratio errs low)."""
-    fast = vectorized(n, rounds, seed, fast=True)
+def fast_line(n: int, rounds: int, seed: int, processes: int = 1) -> str:
+    """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes`
+    Node processes), against FollowerVectorEnv's over a third as many (its first steps, before any
+    game ends and the autoresets begin, weigh more in a short run: the ratio errs low)."""
+    fast = vectorized(n, rounds, seed, processes=processes)
     vector = vectorized(n, max(1, rounds // 3), seed)
     return f"python vector env N={n}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
 
@@ -131,9 +136,10 @@ def main() -> None:
     parser.add_argument("--fast", action="store_true", help="only FastFollowerVectorEnv against FollowerVectorEnv, in one line")
     parser.add_argument("--envs", type=int, default=1024, help="N for --fast (default 1024)")
     parser.add_argument("--fast-steps", type=int, default=300, help="steps of all N environments for --fast: FastFollowerVectorEnv's (default 300); FollowerVectorEnv takes a third as many")
+    parser.add_argument("--processes", type=int, default=1, help="Node processes of FastFollowerVectorEnv for --fast (default 1)")
     args = parser.parse_args()
     if args.fast:
-        print(fast_line(args.envs, args.fast_steps, seed=1))
+        print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes))
         return
     rows: list[tuple[str, float]] = []
     for name, env, actions in (

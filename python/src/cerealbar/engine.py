@@ -12,6 +12,7 @@ left hanging, and a child that died is reported with the end of its stderr.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -119,21 +120,38 @@ class EngineProcess:
 
     def request(self, body: bytes) -> bytearray:
         """Sends one request and returns the payload of its answer; an error answer is raised."""
+        self.send(body)
+        return self.receive()
+
+    def send(self, body: bytes) -> None:
+        """Sends one request; `receive` reads its answer. Requests to several processes can all be
+        sent before any answer is read, so that the processes work at the same time."""
         if self._dead is not None:
             raise EngineCrashedError(f"the engine process is gone ({self._dead})")
-        try:
+        with self._cut_short():
             self._write(_REQUEST_HEADER.pack(len(body)) + body)
+
+    def receive(self) -> bytearray:
+        """The payload of the answer to the request sent; an error answer is raised."""
+        if self._dead is not None:
+            raise EngineCrashedError(f"the engine process is gone ({self._dead})")
+        with self._cut_short():
             length, status = _ANSWER_HEADER.unpack(self._read(_ANSWER_HEADER.size))
             payload = self._read(length)
+        if status != STATUS_OK:
+            raise _answered_error(json.loads(payload))
+        return payload
+
+    @contextlib.contextmanager
+    def _cut_short(self):
+        try:
+            yield
         except BaseException as error:
             # A request cut short (a crash, a timeout, Ctrl-C) leaves the stream out of step: this
             # process cannot be used again.
             if not isinstance(error, (EngineCrashedError, EngineTimeoutError)):
                 self._kill("interrupted during a request")
             raise
-        if status != STATUS_OK:
-            raise _answered_error(json.loads(payload))
-        return payload
 
     def request_json(self, body: bytes) -> Any:
         return json.loads(self.request(body))

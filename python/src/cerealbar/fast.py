@@ -1,8 +1,8 @@
 """`FastFollowerVectorEnv`: N follower environments played by the engine's batched follower
-environment (`FollowerBatch`, docs/env.md) in one Node process, whose arrays reach Python through a
-file both map: a step is one small request (the actions, and the seeds of the environments starting
-a new game) and one small answer, and the observations, rewards and infos are numpy views of the
-file, read without decoding anything.
+environment (`FollowerBatch`, docs/env.md) in a Node process (or a few, each with its share),
+whose arrays reach Python through a file both map: a step is one small request (the actions, and
+the seeds of the environments starting a new game) and one small answer, and the observations,
+rewards and infos are numpy views of the file, read without decoding anything.
 
 It plays the same games as `FollowerVectorEnv(num_envs, description=False)` with the same seeds and
 actions, seed draws and autoresets included (python/tests/test_fast.py checks it step by step).
@@ -18,6 +18,7 @@ import operator
 import os
 import struct
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,11 +43,13 @@ _SHARED_MEMORY = "/dev/shm"
 
 class FastFollowerVectorEnv(VectorEnv):
     """`num_envs` follower environments (self-play games) with `FollowerEnv`'s options, without
-    the text fields.
+    the text fields, in `processes` Node processes (each a batch of its share of them, stepped at
+    the same time as the others).
 
-    `copy=True` (the default) returns copies of the arrays at each step; `copy=False` returns the
-    mapped arrays themselves: read-only views of the shared file, the same arrays at every step,
-    overwritten by the next `reset` or `step`.
+    `copy=True` (the default) returns new arrays at each call. `copy=False` returns the same
+    arrays at every step, overwritten by the next `reset` or `step`: with one process, the mapped
+    arrays themselves (read-only views of the shared file); with several, arrays the environment
+    fills from their files.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP if gymnasium else None}
@@ -60,26 +63,31 @@ class FastFollowerVectorEnv(VectorEnv):
         description: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         copy: bool = True,
+        processes: int = 1,
     ):
         if gymnasium is None:
             raise ImportError("FastFollowerVectorEnv needs Gymnasium: pip install './python[gymnasium]'")
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(processes, int) or not 1 <= processes <= num_envs:
+            raise ValueError(f"processes must be an integer from 1 to num_envs ({num_envs}), got {processes!r}")
         if description:
             raise ValueError("FastFollowerVectorEnv has no text fields: use description=False, or FollowerVectorEnv for the texts")
         self.num_envs = num_envs
-        #: Return copies of the arrays (True), or the mapped arrays themselves, overwritten at the next step.
+        #: Return new arrays (True), or the same arrays at every step, overwritten by the next.
         self.copy = copy
         self._closed = False
         self._running = False
-        self._engine = EngineProcess(timeout)
-        options = {"size": num_envs, "reward": reward, "gamma": gamma, "maxSteps": max_steps}
+        options = {"reward": reward, "gamma": gamma, "maxSteps": max_steps}
+        bounds = np.linspace(0, num_envs, processes + 1).astype(int)
+        self._parts: list[_Part] = []
         try:
-            made, memory = _make_batch(self._engine, options)
+            for start, stop in zip(bounds[:-1], bounds[1:]):
+                self._parts.append(_Part(timeout, options, int(start), int(stop)))
         except BaseException:
-            self._engine.close()
+            self._close_parts()
             raise
-        self._batch = _U32.pack(made["batch"])
+        made = self._parts[0].made
         self.layout = Layout(made["layout"])
         from . import spaces as _spaces
 
@@ -88,7 +96,12 @@ class FastFollowerVectorEnv(VectorEnv):
         self.single_action_space = _spaces.follower_action_space(self.layout)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._arrays: _MappedArrays | None = _MappedArrays(memory, made, num_envs, list(self.single_observation_space.keys()))
+        self._observation_keys = [("observation", name) for name in self.single_observation_space.keys()]
+        # In the layout's order, as FollowerVectorEnv's infos.
+        self._info_keys = [(region["group"], region["name"]) for region in made["regions"] if region["group"] == "info"]
+        # With several processes, what copy=False returns: one array per field, filled from the parts.
+        self._gathered = {key: np.concatenate([part.fields[key] for part in self._parts]) for key in self._parts[0].fields} if processes > 1 else {}
+        self._observations: dict[str, np.ndarray] = {}
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         # Each environment draws its next game's seed as FollowerVectorEnv's (and a FollowerEnv seeded the same way) would.
         self._generators = [np.random.default_rng() for _ in range(num_envs)]
@@ -111,7 +124,8 @@ class FastFollowerVectorEnv(VectorEnv):
             if single is not None:
                 self._generators[i] = np.random.default_rng(single)
         self._seeds[:] = [self._draw(i) if single is None else single for i, single in enumerate(given)]
-        failed = self._request_slots(OP_BATCH_RESET, self._seeds.astype("<u4").tobytes())
+        seed_bytes = self._seeds.astype("<u4")
+        failed = self._exchange(OP_BATCH_RESET, lambda part: seed_bytes[part.start : part.stop].tobytes())
         for slot in failed:
             if given[slot] is not None:
                 raise InvalidRequestError(f"seed {given[slot]}: its game ends before the follower's first turn, so it gives no episode", "setup")
@@ -132,104 +146,148 @@ class FastFollowerVectorEnv(VectorEnv):
             raise IllegalActionError(f"actions must be {self.num_envs} integers from 0 to {len(self.layout.actions) - 1}, got {actions!r}")
         # The environments whose episode ended at the previous step start a new game on a drawn seed.
         starting = np.flatnonzero(self._autoreset)
-        seeds = np.array([self._draw(i) for i in starting], dtype="<u4")
-        failed = self._request_slots(OP_BATCH_STEP, actions.astype(np.uint8).tobytes() + _U32.pack(len(seeds)) + seeds.tobytes())
-        self._seeds[starting] = seeds
-        self._start_again(failed)
-        arrays = self._arrays
-        self._autoreset = np.logical_or(arrays.terminations, arrays.truncations)
+        self._seeds[starting] = [self._draw(i) for i in starting]
+        action_bytes = actions.astype(np.uint8)
+        seed_bytes = self._seeds.astype("<u4")
+
+        def arguments(part: _Part) -> bytes:
+            ending = starting[(starting >= part.start) & (starting < part.stop)]
+            return action_bytes[part.start : part.stop].tobytes() + _U32.pack(len(ending)) + seed_bytes[ending].tobytes()
+
+        self._start_again(self._exchange(OP_BATCH_STEP, arguments))
+        rewards, terminations, truncations = (self._field(("step", name)) for name in ("reward", "terminated", "truncated"))
+        self._autoreset = np.logical_or(terminations, truncations)
         infos = self._infos()
         if len(starting) > 0:
             infos["episode_id"] = np.full(self.num_envs, None, dtype=object)
             infos["episode_id"][starting] = [f"selfplay-{self._seeds[i]}" for i in starting]
-            infos["_episode_id"] = self._autoreset_mask(starting)
-        if self.copy:
-            return self._observe(), arrays.rewards.copy(), arrays.terminations.copy(), arrays.truncations.copy(), infos
-        return self._observe(), arrays.rewards, arrays.terminations, arrays.truncations, infos
+            infos["_episode_id"] = np.zeros(self.num_envs, dtype=np.bool_)
+            infos["_episode_id"][starting] = True
+        return self._observe(), rewards, terminations, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
-        """Stops the Node process, which closes its side of the file (VectorEnv.close calls this
-        once). The file itself was removed as soon as both sides had it open; its memory goes with
-        the last array that maps it."""
-        self._engine.close()
+        """Stops the Node processes, which close their side of the files (VectorEnv.close calls
+        this once). The files themselves were removed as soon as both sides had them open; their
+        memory goes with the last array that maps them."""
+        self._close_parts()
         self._closed = True
         self._running = False
-        self._arrays = None
 
     @property
-    def engine_pid(self) -> int:
-        """The process id of the Node process playing the games."""
-        return self._engine.pid
+    def engine_pids(self) -> list[int]:
+        """The process ids of the Node processes playing the games."""
+        return [part.engine.pid for part in self._parts]
 
     def _draw(self, i: int) -> int:
         return int(self._generators[i].integers(0, SEED_LIMIT))
 
+    def _exchange(self, op: int, arguments: Callable[[_Part], bytes]) -> list[int]:
+        """Sends `op` to every process, then reads every answer (so that the processes work at the
+        same time): the environments whose seed gave no game."""
+        sent: list[_Part] = []
+        failed: list[int] = []
+        error: CerealBarError | None = None
+        try:
+            for part in self._parts:
+                part.engine.send(bytes([op]) + part.batch + arguments(part))
+                sent.append(part)
+        except CerealBarError as problem:
+            error = problem
+        # Every answer is read, even after an error, so that each process's stream stays in step.
+        for part in sent:
+            try:
+                answer = part.engine.receive()
+            except CerealBarError as problem:
+                error = error or problem
+                continue
+            (count,) = _U32.unpack_from(answer)
+            failed += [part.start + slot for slot in np.frombuffer(answer, "<u4", count, 4).tolist()]
+        if error is not None:
+            self._running = False
+            raise error
+        return failed
+
     def _start_again(self, slots: list[int]) -> None:
         """Starts the environments whose seed gave no game on new draws, as FollowerVectorEnv redraws."""
         for slot in slots:
+            part = next(part for part in self._parts if part.start <= slot < part.stop)
             for _ in range(_SEED_DRAWS):
                 seed = self._draw(slot)
-                if self._request(OP_BATCH_RESET_AT, _U32.pack(slot) + _U32.pack(seed))[0] == 1:
+                try:
+                    started = part.engine.request(bytes([OP_BATCH_RESET_AT]) + part.batch + _U32.pack(slot - part.start) + _U32.pack(seed))[0] == 1
+                except CerealBarError:
+                    self._running = False
+                    raise
+                if started:
                     self._seeds[slot] = seed
                     break
             else:
                 self._running = False
                 raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
 
-    def _request(self, op: int, arguments: bytes) -> bytearray:
-        try:
-            return self._engine.request(bytes([op]) + self._batch + arguments)
-        except CerealBarError:
-            self._running = False
-            raise
-
-    def _request_slots(self, op: int, arguments: bytes) -> list[int]:
-        """The slots the answer lists: those whose seed gave no game."""
-        answer = self._request(op, arguments)
-        (count,) = _U32.unpack_from(answer)
-        return np.frombuffer(answer, "<u4", count, 4).tolist()
-
-    def _autoreset_mask(self, slots: np.ndarray) -> np.ndarray:
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[slots] = True
-        return mask
+    def _field(self, key: tuple[str, str]) -> np.ndarray:
+        """A field of all N environments: as `copy` asks, the array returned at every call or a new one."""
+        parts = [part.fields[key] for part in self._parts]
+        if len(parts) == 1:
+            return parts[0].copy() if self.copy else parts[0]
+        return np.concatenate(parts) if self.copy else np.concatenate(parts, out=self._gathered[key])
 
     def _observe(self) -> dict[str, np.ndarray]:
-        observations = self._arrays.observations
-        return {name: array.copy() for name, array in observations.items()} if self.copy else observations
+        observations = {name: self._field((group, name)) for group, name in self._observation_keys}
+        if self.copy:
+            return observations
+        # The same dict at every step, as FollowerVectorEnv's.
+        self._observations.update(observations)
+        return self._observations
 
     def _infos(self) -> dict[str, Any]:
         """FollowerVectorEnv's infos: each field with its mask (every environment has every field)."""
         infos: dict[str, Any] = {}
-        for name, array in self._arrays.infos.items():
-            infos[name] = array.copy() if self.copy else array
-            infos[f"_{name}"] = np.ones(self.num_envs, dtype=np.bool_)
+        for key in self._info_keys:
+            infos[key[1]] = self._field(key)
+            infos[f"_{key[1]}"] = np.ones(self.num_envs, dtype=np.bool_)
         return infos
+
+    def _close_parts(self) -> None:
+        for part in self._parts:
+            part.engine.close()
+            part.fields = {}
 
     def _check_open(self) -> None:
         if self._closed:
             raise EnvClosedError("the environment is closed")
 
 
-class _MappedArrays:
-    """The batch's fields as numpy arrays over the shared file, each with a leading axis of N (read-only)."""
+class _Part:
+    """One Node process with a batch of environments `start` to `stop` of the vector environment,
+    its fields mapped from the batch's file."""
 
-    def __init__(self, memory: mmap.mmap, made: dict, size: int, observation_names: list[str]):
-        raw = made["layout"]
-        shapes = {(field["group"], field["name"]): tuple(field.get("shape", ())) for field in raw["scalars"] + raw["arrays"]}
-        fields = {
-            (region["group"], region["name"]): np.frombuffer(memory, region["dtype"], region["length"], region["offset"]).reshape(
-                (size, *shapes[region["group"], region["name"]])
-            )
-            for region in made["regions"]
-        }
-        self.observations = {name: fields["observation", name] for name in observation_names}
-        self.rewards = fields["step", "reward"]
-        # 0 or 1 in a byte: the same memory as booleans.
-        self.terminations = fields["step", "terminated"].view(np.bool_)
-        self.truncations = fields["step", "truncated"].view(np.bool_)
-        # In the layout's order, as FollowerVectorEnv's infos.
-        self.infos = {name: array for (group, name), array in fields.items() if group == "info"}
+    def __init__(self, timeout: float, options: dict, start: int, stop: int):
+        self.start, self.stop = start, stop
+        self.engine = EngineProcess(timeout)
+        try:
+            self.made, memory = _make_batch(self.engine, {**options, "size": stop - start})
+        except BaseException:
+            self.engine.close()
+            raise
+        self.batch = _U32.pack(self.made["batch"])
+        #: Each field by (group, name), with a leading axis of the part's size (read-only views).
+        self.fields = _mapped_fields(memory, self.made, stop - start)
+
+
+def _mapped_fields(memory: mmap.mmap, made: dict, size: int) -> dict[tuple[str, str], np.ndarray]:
+    raw = made["layout"]
+    shapes = {(field["group"], field["name"]): tuple(field.get("shape", ())) for field in raw["scalars"] + raw["arrays"]}
+    fields = {
+        (region["group"], region["name"]): np.frombuffer(memory, region["dtype"], region["length"], region["offset"]).reshape(
+            (size, *shapes[region["group"], region["name"]])
+        )
+        for region in made["regions"]
+    }
+    # 0 or 1 in a byte: the same memory as booleans.
+    for name in ("terminated", "truncated"):
+        fields["step", name] = fields["step", name].view(np.bool_)
+    return fields
 
 
 def _checked_seed(seed) -> int:
@@ -243,7 +301,7 @@ def _checked_seed(seed) -> int:
 
 
 def _make_batch(engine: EngineProcess, options: dict) -> tuple[dict, mmap.mmap]:
-    """Makes the batch in `engine` and maps its file. The file is removed once both sides have it
+    """Makes a batch in `engine` and maps its file. The file is removed once both sides have it
     open: nothing is left behind, even when a process dies."""
     fd, path = tempfile.mkstemp(prefix="cerealbar-batch-", dir=_SHARED_MEMORY if os.path.isdir(_SHARED_MEMORY) else None)
     try:
