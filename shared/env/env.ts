@@ -100,17 +100,23 @@ type Potential = (state: GameState, progress: InstructionProgress) => number;
 /** Cards of the instruction the follower still has to change. */
 type PendingTargets = (state: GameState, progress: InstructionProgress) => readonly Card[];
 
-interface LeaderPlay {
+export interface LeaderPlay {
   readonly state: GameState;
   /** The leader had the turn but nothing more to play (a recorded game that ran out). */
   readonly exhausted: boolean;
 }
 
 /** What the two modes do differently: who plays the leader, how the follower's sets get their cards, the targets. */
-interface Partner {
+export interface Partner {
   stepFollower(state: GameState, action: Action): StepResult;
   /** Plays leader turns until the follower has control or the game ends. */
   playLeader(state: GameState): LeaderPlay;
+  /**
+   * Counts a follower action played without `stepFollower` (the batched environment plays most on
+   * its arrays). True when the partner must act now although the follower's turn goes on (a
+   * recorded timeout or cancel): call `playLeader`.
+   */
+  countFollowerAction(): boolean;
   readonly pendingTargets: PendingTargets;
 }
 
@@ -286,15 +292,19 @@ function seedEpisode(seed: number): EpisodeSetup {
   return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
 }
 
-function logEpisode(log: string | Recording, index: number): EpisodeSetup {
-  const recording = typeof log === 'string' ? loadRecording(log) : log;
+/** A recorded game from the follower's first step for instruction `index` on, with its recorded leader: log mode's start (the batched environment starts its episodes here too). */
+export function logStart(recording: Recording, index: number): { readonly partner: Partner; readonly start: GameState } {
   const instruction = recording.instructions[index];
   if (!Number.isInteger(index) || !instruction) {
     throw new RangeError(`instruction must be an index among the recording's ${recording.instructions.length} instructions, got ${index}`);
   }
+  return { partner: new RecordedPartner(recording, instruction), start: recording.states[instruction.start] };
+}
+
+function logEpisode(log: string | Recording, index: number): EpisodeSetup {
+  const recording = typeof log === 'string' ? loadRecording(log) : log;
   return {
-    partner: new RecordedPartner(recording, instruction),
-    start: recording.states[instruction.start],
+    ...logStart(recording, index),
     map: recording.header.map,
     episodeId: `${recording.header.gameId}#${index}`,
     referencePaths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
@@ -332,6 +342,10 @@ export class ScriptedPartner implements Partner {
     return { state, exhausted: false };
   }
 
+  countFollowerAction(): boolean {
+    return false;
+  }
+
   /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
   taskOf(instructionId: number): CardTask | undefined {
     return this.tasks.get(instructionId);
@@ -366,6 +380,11 @@ class RecordedPartner implements Partner {
   stepFollower(state: GameState, action: Action): StepResult {
     this.leader.followerActed();
     return stepWithRecordedSets(state, action, this.recording);
+  }
+
+  countFollowerAction(): boolean {
+    this.leader.followerActed();
+    return this.leader.turnCut;
   }
 
   playLeader(state: GameState): LeaderPlay {

@@ -384,6 +384,11 @@ export class RecordedLeader {
     this.followerActionsLeft--;
   }
 
+  /** The recorded follower's turn ended (timed out or was cancelled) by now: `endFollowerTurnAsRecorded` will end this one. */
+  get turnCut(): boolean {
+    return this.followerActionsLeft <= 0;
+  }
+
   playTurn(state: GameState): GameState {
     const turn = this.turns[this.next++];
     const follower = this.cut.get(turn.firstEvent + turn.actions.length);

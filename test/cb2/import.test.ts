@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
 import { CB2_FILES, importCb2Game, type Cb2Game } from '../../shared/cb2/import';
+import { CB2_FIXTURES, cb2FixtureGame } from './fixtureGames';
 import { HEADINGS } from '../../shared/engine/hex';
 import { recordsOf } from '../../shared/dataset/records';
 import { loadRecording } from '../../shared/eval/recording';
@@ -19,7 +19,7 @@ import { Oracle } from '../../shared/agents/oracles';
 import { describeProfiles } from '../../shared/eval/report';
 import { DEFAULT_EVAL_OPTIONS, runEpisode } from '../../shared/eval/runner';
 
-const FIXTURES = join(__dirname, '..', 'fixtures', 'cb2-logs');
+const FIXTURES = CB2_FIXTURES;
 const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
 /** The games the fixture's README lists, with its figures: instructions sent and done, score, played to the end. */
@@ -34,17 +34,7 @@ function readmeTable(): { folder: string; sent: number; done: number; score: num
     });
 }
 
-const unzip = (path: string) => gunzipSync(readFileSync(path)).toString('utf8');
-
-function gameAt(folder: string): Cb2Game {
-  const path = join(FIXTURES, folder);
-  return {
-    name: basename(path),
-    origin: folder.split('/').slice(0, -1).join('/'),
-    gameInfo: unzip(join(path, `${CB2_FILES.gameInfo}.gz`)),
-    messagesFromServer: unzip(join(path, `${CB2_FILES.messagesFromServer}.gz`)),
-  };
-}
+const gameAt = cb2FixtureGame;
 
 const logText = (lines: readonly unknown[]) => lines.map((line) => `${serializeLine(line as never)}\n`).join('');
 

@@ -164,7 +164,7 @@ describe('FollowerBatch', () => {
 
   test('bad input is refused with a clear error and changes nothing', () => {
     expect(() => new FollowerBatch({ size: 0 })).toThrow(RangeError);
-    expect(() => new FollowerBatch({ size: 1, reward: 'ndtw' })).toThrow(/'sparse' or 'distance'/);
+    expect(() => new FollowerBatch({ size: 1, reward: 'ndtw' })).toThrow(/'ndtw' needs recordings/);
     expect(() => new FollowerBatch({ size: 1, gamma: 2 })).toThrow(RangeError);
     const batch = new FollowerBatch({ size: 2 });
     expect(() => batch.step([0, 0])).toThrow(/reset\(\)/);

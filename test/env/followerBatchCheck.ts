@@ -1,6 +1,6 @@
 /**
- * Steps a FollowerBatch and one FollowerEnv per environment side by side, with the same seeds and
- * actions, and finds the first place they disagree: every field of the observation arrays (as
+ * Steps a FollowerBatch and one FollowerEnv per environment side by side, with the same seeds (or
+ * in log mode the same episodes) and actions, and finds the first place they disagree: every field of the observation arrays (as
  * FollowerArrays encodes the FollowerEnv's observation, reward and info), the engine state, and the
  * mask against checkPlayerAction. Used by the equivalence test and by `npm run bench:fast`.
  */
@@ -9,7 +9,8 @@ import { FOLLOWER_CODES, actionOfCode } from '../../shared/engine/actions';
 import { DEFAULT_CONFIG } from '../../shared/engine/config';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import type { GameState } from '../../shared/engine/state';
-import { FollowerEnv, type EnvInfo, type RewardKind, type ScriptedPartner } from '../../shared/env/env';
+import { FollowerEnv, type EnvInfo, type Partner, type RewardKind } from '../../shared/env/env';
+import type { Recording } from '../../shared/eval/recording';
 import { PathPlanner } from '../../shared/nav/pathing';
 import type { BatchBuffers } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';
@@ -21,14 +22,17 @@ export interface BatchCheckOptions {
   readonly reward: RewardKind;
   readonly gamma: number;
   readonly maxSteps: number;
-  /** The arrays' grid (25 x 25 by default: self-play's maps fill it). */
+  /** The arrays' grid (by default the batch's: 25 x 25 for self-play, the largest map in log mode). */
   readonly grid?: GridSize;
+  /** Log mode's recordings; `seeds` are then episode numbers. */
+  readonly recordings?: readonly Recording[];
   readonly seeds: readonly number[];
   /** Batch steps to run. */
   readonly steps: number;
   /**
    * The action index of environment `slot` at batch step `t`, given its mask now and `guided`, the
-   * action that carries out the leader's task (a step of the walk to its card, or DONE).
+   * action that carries out the instruction (a step of the walk to the nearest card it still has
+   * to change: the leader's task's, or in log mode one the recorded follower changed; else DONE).
    */
   readonly choose: (slot: number, t: number, mask: ArrayLike<number>, guided: number) => number;
 }
@@ -54,20 +58,20 @@ export interface BatchCheck {
 }
 
 /** The FollowerEnv's internal episode: the environment does not expose it, and the check compares its state. */
-function envEpisode(env: FollowerEnv): { state: GameState; partner: ScriptedPartner } {
-  return (env as unknown as { episode: { state: GameState; partner: ScriptedPartner } }).episode;
+type EnvEpisode = { state: GameState; partner: Partner; progress: Parameters<Partner['pendingTargets']>[1] | null };
+function envEpisode(env: FollowerEnv): EnvEpisode {
+  return (env as unknown as { episode: EnvEpisode }).episode;
 }
 
 const planners = new WeakMap<object, PathPlanner>();
 
-/** The action that carries out the current instruction's task: the next step to its card, DONE when there is none. */
+/** The action that carries out the current instruction: the next step to a card it still has to change, DONE when there is none. */
 function guidedAction(env: FollowerEnv): number {
-  const { state, partner } = envEpisode(env);
-  const task = state.queue.length > 0 ? partner.taskOf(state.queue[0].id) : undefined;
-  const card = task && state.cards.find((candidate) => candidate.id === task.cardId);
+  const { state, partner, progress } = envEpisode(env);
+  const card = progress ? partner.pendingTargets(state, progress)[0] : undefined;
   let planner = planners.get(state.world);
   if (!planner) planners.set(state.world, (planner = new PathPlanner(state.world)));
-  const walk = card && card.selected !== task.select ? planner.nextMove(state.cards, state.follower, card) : null;
+  const walk = card ? planner.nextMove(state.cards, state.follower, card) : null;
   return FOLLOWER_CODES.indexOf(walk ?? 'DONE');
 }
 
@@ -101,8 +105,10 @@ function compareFields(buffers: BatchBuffers, slot: number, expected: Record<Fie
 
 export function checkBatchAgainstFollowerEnv(options: BatchCheckOptions): BatchCheck {
   const { size, reward, gamma, maxSteps } = options;
-  const grid = options.grid ?? { width: 25, height: 25 };
-  const batch = new FollowerBatch({ size, reward, gamma, maxSteps, grid });
+  const { recordings } = options;
+  const batch = new FollowerBatch({ size, reward, gamma, maxSteps, grid: options.grid, recordings });
+  const grid = batch.grid;
+  const logEpisodes = recordings?.flatMap((recording) => recording.instructions.map((_, instruction) => ({ log: recording, instruction })));
   const encoder = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps, description: false, shaping: true });
   const envs = Array.from({ length: size }, () => new FollowerEnv({ reward, gamma, maxSteps }));
   const ended = new Array<boolean>(size).fill(false);
@@ -127,7 +133,7 @@ export function checkBatchAgainstFollowerEnv(options: BatchCheckOptions): BatchC
   const resetEnv = (slot: number, t: number): Disagreement | null => {
     episodes++;
     ended[slot] = false;
-    const { observation, info } = envs[slot].reset({ seed: batch.seedOf(slot) });
+    const { observation, info } = envs[slot].reset(logEpisodes ? logEpisodes[batch.seedOf(slot)] : { seed: batch.seedOf(slot) });
     return compare(slot, t, envs[slot], observation, { reward: 0, terminated: false, truncated: false }, info);
   };
 

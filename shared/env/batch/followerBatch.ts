@@ -1,6 +1,6 @@
 /**
- * N follower environments stepped together on typed arrays: the same game as `FollowerEnv` in
- * seed mode (docs/env.md, "The batched follower environment"), with its observations, masks,
+ * N follower environments stepped together on typed arrays: the same game as `FollowerEnv`, in
+ * seed mode or in log mode (docs/env.md, "The batched follower environment"), with its observations, masks,
  * rewards and infos written in place into arrays the caller owns, laid out as `FollowerArrays`'
  * fields with a leading axis of N, and Gymnasium's next-step autoreset.
  *
@@ -8,7 +8,7 @@
  * card toggles in place, DONE moves a queue position, and the follower's memory (cells seen, cards
  * as last seen) is kept per cell. Whatever the arrays do not hold is left to the engine: an action
  * that ends the follower's turn or makes a set is played by `step` on the state the arrays stand
- * for, the scripted leader plays its turns as in `FollowerEnv`, and the arrays are loaded back from
+ * for, the leader (scripted, or replayed from the recording) plays its turns as in `FollowerEnv`, and the arrays are loaded back from
  * the state that results. So the engine stays the definition, and the fast path covers the
  * follower's steps in between (seven in eight with random actions; the others are the engine's
  * steps, one in nine, and autoresets).
@@ -17,12 +17,15 @@ import { FOLLOWER_CODES, actionOfCode, byActor, type Action } from '../../engine
 import type { Card } from '../../engine/cards';
 import { DEFAULT_CONFIG } from '../../engine/config';
 import { GameSetupError } from '../../engine/errors';
-import { HEADINGS } from '../../engine/hex';
+import { HEADINGS, type Cell } from '../../engine/hex';
+import type { World } from '../../engine/map';
 import { followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance } from '../../eval/distance';
+import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../../eval/metrics';
+import type { Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
-import { DEFAULT_ENV_OPTIONS, selfPlayStart, type RewardKind, type ScriptedPartner } from '../env';
+import { DEFAULT_ENV_OPTIONS, logStart, selfPlayStart, type Partner, type RewardKind, type ScriptedPartner } from '../env';
 import { COLOR_CODE, GRID_CODES, SHAPE_CODE, type GridSize, type Layout } from '../observationArrays';
 import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
 import { MapTables } from './tables';
@@ -30,15 +33,22 @@ import { MapTables } from './tables';
 export interface FollowerBatchOptions {
   /** N, the number of environments. */
   readonly size: number;
-  /** 'sparse' or 'distance' ('ndtw' needs a recorded game, which the batch does not play yet). */
+  /** 'sparse', 'distance', or (log mode only: it needs the recorded paths) 'ndtw'. */
   readonly reward?: RewardKind;
   readonly gamma?: number;
   readonly maxSteps?: number;
-  /** The grid the arrays are padded to; self-play maps are 25 x 25. */
+  /**
+   * Log mode: the episodes are the recordings' instructions, recording by recording (the order of
+   * the environment server's episode list), and `reset`, `step`, `resetAt` and `seedOf` speak of
+   * episode numbers where seed mode speaks of seeds. Without it, seed mode: self-play games.
+   */
+  readonly recordings?: readonly Recording[];
+  /** The grid the arrays are padded to: by default self-play's 25 x 25, or in log mode the recordings' largest map. */
   readonly grid?: GridSize;
   /**
-   * The seed of environment `slot`'s next game after one on `previous` (autoreset), or after a
-   * seed whose game cannot start. By default `previous + size`, so slot i plays i + k·size when reset at 0.
+   * The seed (or episode number) of environment `slot`'s next episode after one on `previous`
+   * (autoreset), or after a seed whose game cannot start. By default `previous + size` (modulo
+   * the number of episodes in log mode), so slot i plays i + k·size when reset at 0.
    */
   readonly nextSeed?: (slot: number, previous: number) => number;
   /** Arrays to write into (`allocateBatchBuffers(layout, size)` shapes them); by default the batch allocates its own. */
@@ -57,9 +67,27 @@ const NO_CARD = -1;
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
 const NONE_FAILED: readonly number[] = [];
+/** Below every instruction id and the -1 of none: a new episode's progress starts afresh. */
+const NO_PROGRESS_YET = -2;
 
-function checkSeed(seed: number): void {
-  if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED)) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seed}`);
+/** What log mode looks up by a recorded instruction's id: the cards its follower changed and the path it took. */
+interface RecordedTargets {
+  readonly changedCards: ReadonlyMap<number, readonly number[]>;
+  readonly paths: ReadonlyMap<number, readonly Cell[]>;
+}
+
+const recordedTargets = new WeakMap<Recording, RecordedTargets>();
+
+function targetsOf(recording: Recording): RecordedTargets {
+  let targets = recordedTargets.get(recording);
+  if (!targets) {
+    targets = {
+      changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
+      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
+    };
+    recordedTargets.set(recording, targets);
+  }
+  return targets;
 }
 
 /**
@@ -76,8 +104,14 @@ export class FollowerBatch {
   private readonly reward: RewardKind;
   private readonly gamma: number;
   private readonly maxSteps: number;
+  /** The arrays' layout follows the default rules, as the environment server's FollowerEnv arrays do. */
   private readonly config = DEFAULT_CONFIG;
-  private readonly grid: GridSize;
+  /** The grid the arrays are padded to. */
+  readonly grid: GridSize;
+  /** Log mode's episodes, null in seed mode. */
+  private readonly episodes: readonly { readonly recording: Recording; readonly instruction: number }[] | null;
+  /** Cards per environment the arrays hold room for: the most any episode's rules deal. */
+  private readonly cardStride: number;
   private readonly gridCells: number;
   private readonly nextSeed: (slot: number, previous: number) => number;
 
@@ -96,6 +130,8 @@ export class FollowerBatch {
   /** The arrays differ from `synced[slot]` (the follower acted on them since). */
   private readonly dirty: Uint8Array;
   private readonly cardAt: Int16Array;
+  private readonly cardCount: Uint8Array;
+  private readonly cardId: Int32Array;
   private readonly cardCell: Int32Array;
   private readonly cardFace: Uint8Array;
   private readonly cardSelected: Uint8Array;
@@ -124,13 +160,24 @@ export class FollowerBatch {
   private readonly targetSelect: Uint8Array;
   /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
   private readonly targetField: (Int32Array | null)[];
+  /**
+   * Log mode's potentials look at what the follower did with the instruction in hand, as
+   * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
+   * for it, and the cells stood on since it came up ('ndtw' only).
+   */
+  private readonly progressOf: Int32Array;
+  private readonly changed: Set<number>[];
+  private readonly paths: Cell[][];
   /** The follower saw new cells since its map grids were last written. */
   private readonly mapChanged: Uint8Array;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   private readonly synced: GameState[];
-  private readonly partners: ScriptedPartner[];
+  /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
+  private readonly partners: Partner[];
   private readonly distances: GeodesicDistance[];
   private readonly tables: MapTables[];
+  /** Per world, its tables and distances: log mode's episodes on one recording share them. */
+  private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance }>();
 
   // The output arrays, by field.
   private readonly out: {
@@ -166,18 +213,24 @@ export class FollowerBatch {
     this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
     if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
     if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
-    if (this.reward !== 'sparse' && this.reward !== 'distance') {
-      throw new RangeError(`the batch plays self-play games, whose rewards are 'sparse' or 'distance', got ${JSON.stringify(this.reward)}`);
+    const recordings = options.recordings ?? null;
+    this.episodes = recordings && recordings.flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
+    if (this.episodes?.length === 0) throw new RangeError('the recordings have no instructions: log mode has no episode to play');
+    const rewards: readonly RewardKind[] = recordings ? ['sparse', 'distance', 'ndtw'] : ['sparse', 'distance'];
+    if (!rewards.includes(this.reward)) {
+      throw new RangeError(`${recordings ? 'log mode' : "seed mode plays self-play games, whose"} rewards are ${rewards.map((kind) => `'${kind}'`).join(', ')}; got ${JSON.stringify(this.reward)}${recordings ? '' : " ('ndtw' needs recordings)"}`);
     }
-    this.grid = options.grid ?? { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    this.grid = options.grid ?? (recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE });
     this.gridCells = this.grid.width * this.grid.height;
-    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % (MAX_SEED + 1));
+    this.cardStride = Math.max(this.config.cardCount, ...(recordings ?? []).map((recording) => recording.header.config.cardCount));
+    const count = this.episodes?.length ?? MAX_SEED + 1;
+    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % count);
     this.layout = followerBatchLayout(this.grid, this.maxSteps, this.config);
     this.buffers = options.buffers ?? allocateBatchBuffers(this.layout, size);
     checkBuffers(this.layout, this.buffers, size);
 
     const cells = size * this.gridCells;
-    const cards = size * this.config.cardCount;
+    const cards = size * this.cardStride;
     this.cell = new Int32Array(size);
     this.heading = new Uint8Array(size);
     this.leaderCell = new Int32Array(size);
@@ -189,6 +242,8 @@ export class FollowerBatch {
     this.queueHead = new Int32Array(size);
     this.dirty = new Uint8Array(size);
     this.cardAt = new Int16Array(cells).fill(NO_CARD);
+    this.cardCount = new Uint8Array(size);
+    this.cardId = new Int32Array(cards);
     this.cardCell = new Int32Array(cards);
     this.cardFace = new Uint8Array(cards * 3);
     this.cardSelected = new Uint8Array(cards);
@@ -210,9 +265,12 @@ export class FollowerBatch {
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array<Int32Array | null>(size).fill(null);
+    this.progressOf = new Int32Array(size).fill(-1);
+    this.changed = Array.from({ length: size }, () => new Set<number>());
+    this.paths = Array.from({ length: size }, () => []);
     this.mapChanged = new Uint8Array(size);
     this.synced = new Array<GameState>(size);
-    this.partners = new Array<ScriptedPartner>(size);
+    this.partners = new Array<Partner>(size);
     this.distances = new Array<GeodesicDistance>(size);
     this.tables = new Array<MapTables>(size);
 
@@ -248,7 +306,7 @@ export class FollowerBatch {
    */
   reset(seeds: ArrayLike<number>): void {
     if (seeds.length !== this.size) throw new RangeError(`reset needs one seed per environment (${this.size}), got ${seeds.length}`);
-    for (let slot = 0; slot < this.size; slot++) checkSeed(seeds[slot]);
+    for (let slot = 0; slot < this.size; slot++) this.checkStart(seeds[slot]);
     for (let slot = 0; slot < this.size; slot++) this.resetSlot(slot, seeds[slot]);
   }
 
@@ -269,7 +327,7 @@ export class FollowerBatch {
       if (!(action === MOVE_FORWARD || action === MOVE_BACK || action === ROTATE_LEFT || action === ROTATE_RIGHT || action === DONE)) {
         throw new RangeError(`actions are indices 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')}), got ${action} for environment ${slot}`);
       }
-      if (seeds && this.ended[slot]) checkSeed(seeds[slot]);
+      if (seeds && this.ended[slot]) this.checkStart(seeds[slot]);
     }
     let failed: number[] | null = null;
     for (let slot = 0; slot < this.size; slot++) {
@@ -286,13 +344,27 @@ export class FollowerBatch {
    */
   resetAt(slot: number, seed: number): boolean {
     if (!(Number.isInteger(slot) && slot >= 0 && slot < this.size)) throw new RangeError(`slot must be an integer from 0 to ${this.size - 1}, got ${slot}`);
-    checkSeed(seed);
+    this.checkStart(seed);
     return this.tryReset(slot, seed);
   }
 
-  /** The seed of environment `slot`'s current game. */
+  /** The seed of environment `slot`'s current game, or in log mode its episode number. */
   seedOf(slot: number): number {
     return this.seeds[slot];
+  }
+
+  /** In log mode, the episode id of environment `slot`'s current episode (`<gameId>#<instruction index>`, as FollowerEnv's); in seed mode `selfplay-<seed>`. */
+  episodeIdOf(slot: number): string {
+    const episode = this.episodes?.[this.seeds[slot]];
+    return episode ? `${episode.recording.header.gameId}#${episode.instruction}` : `selfplay-${this.seeds[slot]}`;
+  }
+
+  private checkStart(value: number): void {
+    if (this.episodes) {
+      if (!(Number.isInteger(value) && value >= 0 && value < this.episodes.length)) throw new RangeError(`episodes are numbered 0 to ${this.episodes.length - 1}, got ${value}`);
+    } else if (!(Number.isInteger(value) && value >= 0 && value <= MAX_SEED)) {
+      throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${value}`);
+    }
   }
 
   /** The engine state environment `slot` stands for (built from its arrays: for checks, not for the hot path). */
@@ -310,17 +382,24 @@ export class FollowerBatch {
 
   /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
   private tryReset(slot: number, seed: number): boolean {
-    let start: ReturnType<typeof selfPlayStart>;
-    try {
-      start = selfPlayStart(seed);
-    } catch (error) {
-      if (error instanceof GameSetupError) return false;
-      throw error;
+    let start: { readonly partner: Partner; readonly start: GameState };
+    if (this.episodes) {
+      start = logStart(this.episodes[seed].recording, this.episodes[seed].instruction);
+    } else {
+      try {
+        start = selfPlayStart(seed);
+      } catch (error) {
+        if (error instanceof GameSetupError) return false;
+        throw error;
+      }
     }
+    const world = start.start.world;
+    let known = this.worlds.get(world);
+    if (!known) this.worlds.set(world, (known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) }));
     this.seeds[slot] = seed;
     this.partners[slot] = start.partner;
-    this.tables[slot] = new MapTables(start.start.world, this.grid, this.config);
-    this.distances[slot] = new GeodesicDistance(start.start.world);
+    this.tables[slot] = known.tables;
+    this.distances[slot] = known.distance;
     const cells = slot * this.gridCells;
     this.seen.fill(0, cells, cells + this.gridCells);
     this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
@@ -332,6 +411,10 @@ export class FollowerBatch {
     this.ended[slot] = 0;
     this.mapChanged[slot] = 1;
     this.load(slot, start.start);
+    if (this.episodes) {
+      this.progressOf[slot] = NO_PROGRESS_YET;
+      this.followProgress(slot);
+    }
     this.phi[slot] = this.potential(slot);
     this.write(slot, 0, 0, 0, 0, 0);
     return true;
@@ -340,14 +423,25 @@ export class FollowerBatch {
   /** The follower's action, on the arrays when they hold all it changes, else by the engine; then the leader's turns. */
   private stepSlot(slot: number, action: number): void {
     const scoreBefore = this.score[slot];
-    if (!this.stepOnArrays(slot, action)) {
-      const result = this.partners[slot].stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
+    const partner = this.partners[slot];
+    let exhausted = false;
+    if (this.stepOnArrays(slot, action)) {
+      // A recorded timeout or cancel can end the follower's turn after any of its actions.
+      if (partner.countFollowerAction()) exhausted = this.playLeader(slot, this.materialize(slot));
+    } else {
+      const result = partner.stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
       if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
-      this.load(slot, this.partners[slot].playLeader(result.state).state);
+      if (this.episodes && this.progressOf[slot] >= 0) for (const id of result.outcome.toggled ?? []) this.flipped(slot, id);
+      exhausted = this.playLeader(slot, result.state);
     }
     this.steps[slot]++;
+    // As FollowerEnv: the step's cell joins the path of the instruction it was taken for, then the progress follows the instruction current now.
+    if (this.episodes) {
+      if (action !== DONE && this.progressOf[slot] >= 0 && this.reward === 'ndtw') this.paths[slot].push(this.cellOf(slot));
+      this.followProgress(slot);
+    }
     const terminated = this.gameOver[slot] === 1;
-    const truncated = !terminated && this.steps[slot] >= this.maxSteps;
+    const truncated = !terminated && (exhausted || this.steps[slot] >= this.maxSteps);
     // As FollowerEnv's advance: phi(s') for the instruction current at s', 0 at the game's end.
     const phiNext = terminated ? 0 : this.potential(slot);
     const shaping = this.gamma * phiNext - this.phi[slot];
@@ -355,6 +449,34 @@ export class FollowerBatch {
     this.ended[slot] = terminated || truncated ? 1 : 0;
     const points = this.score[slot] - scoreBefore;
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
+  }
+
+  /** The leader's turns from `state`, loaded into the arrays; true when a recording had no more to play. */
+  private playLeader(slot: number, state: GameState): boolean {
+    const play = this.partners[slot].playLeader(state);
+    this.load(slot, play.state);
+    return play.exhausted;
+  }
+
+  /** Log mode: a card the follower flipped for the instruction in hand. */
+  private flipped(slot: number, id: number): void {
+    const changed = this.changed[slot];
+    if (!changed.delete(id)) changed.add(id);
+  }
+
+  /** Log mode: a new instruction in hand starts its progress afresh (FollowerEnv's progressAt). */
+  private followProgress(slot: number): void {
+    const current = this.currentInstruction(slot);
+    if (this.progressOf[slot] === current) return;
+    this.progressOf[slot] = current;
+    this.changed[slot].clear();
+    this.paths[slot] = current >= 0 && this.reward === 'ndtw' ? [this.cellOf(slot)] : [];
+  }
+
+  private cellOf(slot: number): Cell {
+    const width = this.tables[slot].world.width;
+    const x = this.cell[slot] % width;
+    return { x, y: (this.cell[slot] - x) / width };
   }
 
   /**
@@ -388,6 +510,7 @@ export class FollowerBatch {
         this.toggle(slot, card);
         return false;
       }
+      if (this.episodes && this.progressOf[slot] >= 0) this.flipped(slot, this.cardId[slot * this.cardStride + card]);
     }
     this.cell[slot] = target;
     this.stepsLeft[slot]--;
@@ -396,18 +519,18 @@ export class FollowerBatch {
   }
 
   private toggle(slot: number, card: number): void {
-    const k = slot * this.config.cardCount + card;
+    const k = slot * this.cardStride + card;
     this.cardSelected[k] ^= 1;
     this.selectedCount[slot] += this.cardSelected[k] ? 1 : -1;
   }
 
   /** The three selected cards differ in every colour, shape and count (the engine's isValidSet). */
   private selectionIsSet(slot: number): boolean {
-    const first = slot * this.config.cardCount;
+    const first = slot * this.cardStride;
     let a = -1;
     let b = -1;
     let c = -1;
-    for (let k = first; k < first + this.config.cardCount; k++) {
+    for (let k = first; k < first + this.cardCount[slot]; k++) {
       if (!this.cardSelected[k]) continue;
       if (a < 0) a = k;
       else if (b < 0) b = k;
@@ -428,7 +551,7 @@ export class FollowerBatch {
     const state = this.synced[slot];
     if (!this.dirty[slot]) return state;
     const head = this.queueHead[slot];
-    const first = slot * this.config.cardCount;
+    const first = slot * this.cardStride;
     const x = this.cell[slot] % state.world.width;
     return updateState(state, {
       follower: { x, y: (this.cell[slot] - x) / state.world.width, heading: HEADINGS[this.heading[slot]] },
@@ -456,13 +579,15 @@ export class FollowerBatch {
     this.score[slot] = state.score;
     this.gameOver[slot] = state.gameOver ? 1 : 0;
     const cells = slot * this.gridCells;
-    const first = slot * this.config.cardCount;
-    for (let k = first; k < first + this.config.cardCount; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
-    if (state.cards.length !== this.config.cardCount) throw new Error(`the batch holds ${this.config.cardCount} cards a game, the state has ${state.cards.length}`);
+    const first = slot * this.cardStride;
+    for (let k = first; k < first + this.cardCount[slot]; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
+    if (state.cards.length > this.cardStride) throw new Error(`the batch holds ${this.cardStride} cards a game, the state has ${state.cards.length}`);
+    this.cardCount[slot] = state.cards.length;
     let selected = 0;
     state.cards.forEach((card, i) => {
       const k = first + i;
       const cell = card.y * width + card.x;
+      this.cardId[k] = card.id;
       this.cardCell[k] = cell;
       this.cardAt[cells + cell] = i;
       this.cardFace[k * 3] = COLOR_CODE[card.color];
@@ -486,24 +611,49 @@ export class FollowerBatch {
     if (this.reward === 'sparse') return 0;
     const instruction = this.currentInstruction(slot);
     if (instruction < 0) return 0;
+    if (this.episodes) return this.recordedPotential(slot, instruction);
     if (this.targetOf[slot] !== instruction) this.findTarget(slot, instruction);
     const card = this.targetCard[slot];
     if (card < 0) return 0;
-    if (this.cardSelected[slot * this.config.cardCount + card] === this.targetSelect[slot]) return 0;
+    if (this.cardSelected[slot * this.cardStride + card] === this.targetSelect[slot]) return 0;
     // A cell no walk reaches the card from is left out, as FollowerEnv leaves out an infinite distance.
     const apart = this.targetField[slot]![this.cell[slot]];
     return apart < 0 ? 0 : -apart;
   }
 
+  /**
+   * Log mode's phi, as FollowerEnv's: 'distance', minus the walk to the nearest card the recorded
+   * follower changed for the instruction that is on the board and not changed yet; 'ndtw', the
+   * nDTW of the path so far against the recorded one (0 without one).
+   */
+  private recordedPotential(slot: number, instruction: number): number {
+    const targets = targetsOf(this.episodes![this.seeds[slot]].recording);
+    if (this.reward === 'ndtw') {
+      const reference = targets.paths.get(instruction);
+      const distance = this.distances[slot];
+      return reference ? normalizedDynamicTimeWarping(reference, this.paths[slot], distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
+    }
+    const changedCards = targets.changedCards.get(instruction) ?? [];
+    const first = slot * this.cardStride;
+    let nearest = Infinity;
+    for (let k = first; k < first + this.cardCount[slot]; k++) {
+      if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
+      const apart = this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[k]])[this.cell[slot]];
+      if (apart >= 0 && apart < nearest) nearest = apart;
+    }
+    return nearest === Infinity ? 0 : -nearest;
+  }
+
   /** The card of the leader's task for `instruction`, by its index among the game's cards (-1 when there is no task or the card is gone). */
   private findTarget(slot: number, instruction: number): void {
-    const task = this.partners[slot].taskOf(instruction);
+    // Seed mode only: its partners are ScriptedPartners.
+    const task = (this.partners[slot] as ScriptedPartner).taskOf(instruction);
     this.targetOf[slot] = instruction;
     const card = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
     this.targetCard[slot] = card;
     this.targetSelect[slot] = task?.select ? 1 : 0;
     // The field from the card: one breadth-first search per target card, not one per follower cell (d is symmetric).
-    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.config.cardCount + card]]);
+    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.cardStride + card]]);
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
@@ -518,7 +668,7 @@ export class FollowerBatch {
     const cells = slot * this.gridCells;
     const { start, cells: viewCells } = this.tables[slot].size.view;
     const pose = cell * 6 + heading;
-    const cardFirst = slot * this.config.cardCount;
+    const cardFirst = slot * this.cardStride;
     for (let v = start[pose]; v < start[pose + 1]; v++) {
       const seen = cells + viewCells[v];
       if (!this.seen[seen]) {
@@ -657,4 +807,12 @@ export class FollowerBatch {
     out.steps[slot] = this.steps[slot];
     out.instructionId[slot] = instruction < 0 ? -1 : followerInstructionId(this.synced[slot], instruction);
   }
+}
+
+/** The largest map among the recordings: log mode's grid. */
+function largestMap(recordings: readonly Recording[]): GridSize {
+  return {
+    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
+    height: Math.max(...recordings.map((recording) => recording.header.map.height)),
+  };
 }

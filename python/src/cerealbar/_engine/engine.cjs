@@ -22011,6 +22011,10 @@ var RecordedLeader = class {
   followerActed() {
     this.followerActionsLeft--;
   }
+  /** The recorded follower's turn ended (timed out or was cancelled) by now: `endFollowerTurnAsRecorded` will end this one. */
+  get turnCut() {
+    return this.followerActionsLeft <= 0;
+  }
   playTurn(state) {
     const turn = this.turns[this.next++];
     const follower = this.cut.get(turn.firstEvent + turn.actions.length);
@@ -22629,15 +22633,17 @@ function selfPlayStart(seed) {
 function seedEpisode(seed) {
   return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
 }
-function logEpisode(log, index) {
-  const recording = typeof log === "string" ? loadRecording(log) : log;
+function logStart(recording, index) {
   const instruction2 = recording.instructions[index];
   if (!Number.isInteger(index) || !instruction2) {
     throw new RangeError(`instruction must be an index among the recording's ${recording.instructions.length} instructions, got ${index}`);
   }
+  return { partner: new RecordedPartner(recording, instruction2), start: recording.states[instruction2.start] };
+}
+function logEpisode(log, index) {
+  const recording = typeof log === "string" ? loadRecording(log) : log;
   return {
-    partner: new RecordedPartner(recording, instruction2),
-    start: recording.states[instruction2.start],
+    ...logStart(recording, index),
     map: recording.header.map,
     episodeId: `${recording.header.gameId}#${index}`,
     referencePaths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
@@ -22663,6 +22669,9 @@ var ScriptedPartner = class {
       state = result.state;
     }
     return { state, exhausted: false };
+  }
+  countFollowerAction() {
+    return false;
   }
   /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
   taskOf(instructionId) {
@@ -22691,6 +22700,10 @@ var RecordedPartner = class {
   stepFollower(state, action) {
     this.leader.followerActed();
     return stepWithRecordedSets(state, action, this.recording);
+  }
+  countFollowerAction() {
+    this.leader.followerActed();
+    return this.leader.turnCut;
   }
   playLeader(state) {
     state = this.leader.endFollowerTurnAsRecorded(state);
@@ -23681,8 +23694,18 @@ var CARD_CHANNELS2 = GRID_CODES.cardChannels.length;
 var NO_CARD = -1;
 var MOST_SETUP_RETRIES = 1e3;
 var NONE_FAILED = [];
-function checkSeed(seed) {
-  if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED)) throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${seed}`);
+var NO_PROGRESS_YET = -2;
+var recordedTargets = /* @__PURE__ */ new WeakMap();
+function targetsOf(recording) {
+  let targets = recordedTargets.get(recording);
+  if (!targets) {
+    targets = {
+      changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
+      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
+    };
+    recordedTargets.set(recording, targets);
+  }
+  return targets;
 }
 var FollowerBatch = class {
   size;
@@ -23691,8 +23714,14 @@ var FollowerBatch = class {
   reward;
   gamma;
   maxSteps;
+  /** The arrays' layout follows the default rules, as the environment server's FollowerEnv arrays do. */
   config = DEFAULT_CONFIG;
+  /** The grid the arrays are padded to. */
   grid;
+  /** Log mode's episodes, null in seed mode. */
+  episodes;
+  /** Cards per environment the arrays hold room for: the most any episode's rules deal. */
+  cardStride;
   gridCells;
   nextSeed;
   // The game, one entry per environment (per cell: `slot · gridCells + cell`; per card: `slot · cardCount + k`).
@@ -23710,6 +23739,8 @@ var FollowerBatch = class {
   /** The arrays differ from `synced[slot]` (the follower acted on them since). */
   dirty;
   cardAt;
+  cardCount;
+  cardId;
   cardCell;
   cardFace;
   cardSelected;
@@ -23738,13 +23769,24 @@ var FollowerBatch = class {
   targetSelect;
   /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
   targetField;
+  /**
+   * Log mode's potentials look at what the follower did with the instruction in hand, as
+   * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
+   * for it, and the cells stood on since it came up ('ndtw' only).
+   */
+  progressOf;
+  changed;
+  paths;
   /** The follower saw new cells since its map grids were last written. */
   mapChanged;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   synced;
+  /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
   partners;
   distances;
   tables;
+  /** Per world, its tables and distances: log mode's episodes on one recording share them. */
+  worlds = /* @__PURE__ */ new WeakMap();
   // The output arrays, by field.
   out;
   constructor(options) {
@@ -23756,17 +23798,23 @@ var FollowerBatch = class {
     this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
     if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
     if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
-    if (this.reward !== "sparse" && this.reward !== "distance") {
-      throw new RangeError(`the batch plays self-play games, whose rewards are 'sparse' or 'distance', got ${JSON.stringify(this.reward)}`);
+    const recordings = options.recordings ?? null;
+    this.episodes = recordings && recordings.flatMap((recording) => recording.instructions.map((_, instruction2) => ({ recording, instruction: instruction2 })));
+    if (this.episodes?.length === 0) throw new RangeError("the recordings have no instructions: log mode has no episode to play");
+    const rewards = recordings ? ["sparse", "distance", "ndtw"] : ["sparse", "distance"];
+    if (!rewards.includes(this.reward)) {
+      throw new RangeError(`${recordings ? "log mode" : "seed mode plays self-play games, whose"} rewards are ${rewards.map((kind) => `'${kind}'`).join(", ")}; got ${JSON.stringify(this.reward)}${recordings ? "" : " ('ndtw' needs recordings)"}`);
     }
-    this.grid = options.grid ?? { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    this.grid = options.grid ?? (recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE });
     this.gridCells = this.grid.width * this.grid.height;
-    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % (MAX_SEED + 1));
+    this.cardStride = Math.max(this.config.cardCount, ...(recordings ?? []).map((recording) => recording.header.config.cardCount));
+    const count2 = this.episodes?.length ?? MAX_SEED + 1;
+    this.nextSeed = options.nextSeed ?? ((_slot, previous) => (previous + size) % count2);
     this.layout = followerBatchLayout(this.grid, this.maxSteps, this.config);
     this.buffers = options.buffers ?? allocateBatchBuffers(this.layout, size);
     checkBuffers(this.layout, this.buffers, size);
     const cells = size * this.gridCells;
-    const cards = size * this.config.cardCount;
+    const cards = size * this.cardStride;
     this.cell = new Int32Array(size);
     this.heading = new Uint8Array(size);
     this.leaderCell = new Int32Array(size);
@@ -23778,6 +23826,8 @@ var FollowerBatch = class {
     this.queueHead = new Int32Array(size);
     this.dirty = new Uint8Array(size);
     this.cardAt = new Int16Array(cells).fill(NO_CARD);
+    this.cardCount = new Uint8Array(size);
+    this.cardId = new Int32Array(cards);
     this.cardCell = new Int32Array(cards);
     this.cardFace = new Uint8Array(cards * 3);
     this.cardSelected = new Uint8Array(cards);
@@ -23799,6 +23849,9 @@ var FollowerBatch = class {
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array(size).fill(null);
+    this.progressOf = new Int32Array(size).fill(-1);
+    this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
+    this.paths = Array.from({ length: size }, () => []);
     this.mapChanged = new Uint8Array(size);
     this.synced = new Array(size);
     this.partners = new Array(size);
@@ -23835,7 +23888,7 @@ var FollowerBatch = class {
    */
   reset(seeds) {
     if (seeds.length !== this.size) throw new RangeError(`reset needs one seed per environment (${this.size}), got ${seeds.length}`);
-    for (let slot = 0; slot < this.size; slot++) checkSeed(seeds[slot]);
+    for (let slot = 0; slot < this.size; slot++) this.checkStart(seeds[slot]);
     for (let slot = 0; slot < this.size; slot++) this.resetSlot(slot, seeds[slot]);
   }
   /**
@@ -23855,7 +23908,7 @@ var FollowerBatch = class {
       if (!(action === MOVE_FORWARD || action === MOVE_BACK || action === ROTATE_LEFT || action === ROTATE_RIGHT || action === DONE2)) {
         throw new RangeError(`actions are indices 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")}), got ${action} for environment ${slot}`);
       }
-      if (seeds && this.ended[slot]) checkSeed(seeds[slot]);
+      if (seeds && this.ended[slot]) this.checkStart(seeds[slot]);
     }
     let failed = null;
     for (let slot = 0; slot < this.size; slot++) {
@@ -23871,12 +23924,24 @@ var FollowerBatch = class {
    */
   resetAt(slot, seed) {
     if (!(Number.isInteger(slot) && slot >= 0 && slot < this.size)) throw new RangeError(`slot must be an integer from 0 to ${this.size - 1}, got ${slot}`);
-    checkSeed(seed);
+    this.checkStart(seed);
     return this.tryReset(slot, seed);
   }
-  /** The seed of environment `slot`'s current game. */
+  /** The seed of environment `slot`'s current game, or in log mode its episode number. */
   seedOf(slot) {
     return this.seeds[slot];
+  }
+  /** In log mode, the episode id of environment `slot`'s current episode (`<gameId>#<instruction index>`, as FollowerEnv's); in seed mode `selfplay-<seed>`. */
+  episodeIdOf(slot) {
+    const episode = this.episodes?.[this.seeds[slot]];
+    return episode ? `${episode.recording.header.gameId}#${episode.instruction}` : `selfplay-${this.seeds[slot]}`;
+  }
+  checkStart(value) {
+    if (this.episodes) {
+      if (!(Number.isInteger(value) && value >= 0 && value < this.episodes.length)) throw new RangeError(`episodes are numbered 0 to ${this.episodes.length - 1}, got ${value}`);
+    } else if (!(Number.isInteger(value) && value >= 0 && value <= MAX_SEED)) {
+      throw new RangeError(`seeds are integers from 0 to ${MAX_SEED}, got ${value}`);
+    }
   }
   /** The engine state environment `slot` stands for (built from its arrays: for checks, not for the hot path). */
   stateOf(slot) {
@@ -23892,16 +23957,23 @@ var FollowerBatch = class {
   /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
   tryReset(slot, seed) {
     let start;
-    try {
-      start = selfPlayStart(seed);
-    } catch (error62) {
-      if (error62 instanceof GameSetupError) return false;
-      throw error62;
+    if (this.episodes) {
+      start = logStart(this.episodes[seed].recording, this.episodes[seed].instruction);
+    } else {
+      try {
+        start = selfPlayStart(seed);
+      } catch (error62) {
+        if (error62 instanceof GameSetupError) return false;
+        throw error62;
+      }
     }
+    const world = start.start.world;
+    let known = this.worlds.get(world);
+    if (!known) this.worlds.set(world, known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) });
     this.seeds[slot] = seed;
     this.partners[slot] = start.partner;
-    this.tables[slot] = new MapTables(start.start.world, this.grid, this.config);
-    this.distances[slot] = new GeodesicDistance(start.start.world);
+    this.tables[slot] = known.tables;
+    this.distances[slot] = known.distance;
     const cells = slot * this.gridCells;
     this.seen.fill(0, cells, cells + this.gridCells);
     this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
@@ -23913,6 +23985,10 @@ var FollowerBatch = class {
     this.ended[slot] = 0;
     this.mapChanged[slot] = 1;
     this.load(slot, start.start);
+    if (this.episodes) {
+      this.progressOf[slot] = NO_PROGRESS_YET;
+      this.followProgress(slot);
+    }
     this.phi[slot] = this.potential(slot);
     this.write(slot, 0, 0, 0, 0, 0);
     return true;
@@ -23920,20 +23996,53 @@ var FollowerBatch = class {
   /** The follower's action, on the arrays when they hold all it changes, else by the engine; then the leader's turns. */
   stepSlot(slot, action) {
     const scoreBefore = this.score[slot];
-    if (!this.stepOnArrays(slot, action)) {
-      const result = this.partners[slot].stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
+    const partner = this.partners[slot];
+    let exhausted = false;
+    if (this.stepOnArrays(slot, action)) {
+      if (partner.countFollowerAction()) exhausted = this.playLeader(slot, this.materialize(slot));
+    } else {
+      const result = partner.stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
       if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
-      this.load(slot, this.partners[slot].playLeader(result.state).state);
+      if (this.episodes && this.progressOf[slot] >= 0) for (const id of result.outcome.toggled ?? []) this.flipped(slot, id);
+      exhausted = this.playLeader(slot, result.state);
     }
     this.steps[slot]++;
+    if (this.episodes) {
+      if (action !== DONE2 && this.progressOf[slot] >= 0 && this.reward === "ndtw") this.paths[slot].push(this.cellOf(slot));
+      this.followProgress(slot);
+    }
     const terminated = this.gameOver[slot] === 1;
-    const truncated = !terminated && this.steps[slot] >= this.maxSteps;
+    const truncated = !terminated && (exhausted || this.steps[slot] >= this.maxSteps);
     const phiNext = terminated ? 0 : this.potential(slot);
     const shaping = this.gamma * phiNext - this.phi[slot];
     this.phi[slot] = phiNext;
     this.ended[slot] = terminated || truncated ? 1 : 0;
     const points = this.score[slot] - scoreBefore;
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
+  }
+  /** The leader's turns from `state`, loaded into the arrays; true when a recording had no more to play. */
+  playLeader(slot, state) {
+    const play = this.partners[slot].playLeader(state);
+    this.load(slot, play.state);
+    return play.exhausted;
+  }
+  /** Log mode: a card the follower flipped for the instruction in hand. */
+  flipped(slot, id) {
+    const changed = this.changed[slot];
+    if (!changed.delete(id)) changed.add(id);
+  }
+  /** Log mode: a new instruction in hand starts its progress afresh (FollowerEnv's progressAt). */
+  followProgress(slot) {
+    const current = this.currentInstruction(slot);
+    if (this.progressOf[slot] === current) return;
+    this.progressOf[slot] = current;
+    this.changed[slot].clear();
+    this.paths[slot] = current >= 0 && this.reward === "ndtw" ? [this.cellOf(slot)] : [];
+  }
+  cellOf(slot) {
+    const width = this.tables[slot].world.width;
+    const x = this.cell[slot] % width;
+    return { x, y: (this.cell[slot] - x) / width };
   }
   /**
    * Plays the follower's action on the arrays and returns true, or returns false with nothing
@@ -23965,6 +24074,7 @@ var FollowerBatch = class {
         this.toggle(slot, card2);
         return false;
       }
+      if (this.episodes && this.progressOf[slot] >= 0) this.flipped(slot, this.cardId[slot * this.cardStride + card2]);
     }
     this.cell[slot] = target;
     this.stepsLeft[slot]--;
@@ -23972,17 +24082,17 @@ var FollowerBatch = class {
     return true;
   }
   toggle(slot, card2) {
-    const k = slot * this.config.cardCount + card2;
+    const k = slot * this.cardStride + card2;
     this.cardSelected[k] ^= 1;
     this.selectedCount[slot] += this.cardSelected[k] ? 1 : -1;
   }
   /** The three selected cards differ in every colour, shape and count (the engine's isValidSet). */
   selectionIsSet(slot) {
-    const first = slot * this.config.cardCount;
+    const first = slot * this.cardStride;
     let a = -1;
     let b = -1;
     let c = -1;
-    for (let k = first; k < first + this.config.cardCount; k++) {
+    for (let k = first; k < first + this.cardCount[slot]; k++) {
       if (!this.cardSelected[k]) continue;
       if (a < 0) a = k;
       else if (b < 0) b = k;
@@ -24002,7 +24112,7 @@ var FollowerBatch = class {
     const state = this.synced[slot];
     if (!this.dirty[slot]) return state;
     const head = this.queueHead[slot];
-    const first = slot * this.config.cardCount;
+    const first = slot * this.cardStride;
     const x = this.cell[slot] % state.world.width;
     return updateState(state, {
       follower: { x, y: (this.cell[slot] - x) / state.world.width, heading: HEADINGS[this.heading[slot]] },
@@ -24028,13 +24138,15 @@ var FollowerBatch = class {
     this.score[slot] = state.score;
     this.gameOver[slot] = state.gameOver ? 1 : 0;
     const cells = slot * this.gridCells;
-    const first = slot * this.config.cardCount;
-    for (let k = first; k < first + this.config.cardCount; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
-    if (state.cards.length !== this.config.cardCount) throw new Error(`the batch holds ${this.config.cardCount} cards a game, the state has ${state.cards.length}`);
+    const first = slot * this.cardStride;
+    for (let k = first; k < first + this.cardCount[slot]; k++) this.cardAt[cells + this.cardCell[k]] = NO_CARD;
+    if (state.cards.length > this.cardStride) throw new Error(`the batch holds ${this.cardStride} cards a game, the state has ${state.cards.length}`);
+    this.cardCount[slot] = state.cards.length;
     let selected = 0;
     state.cards.forEach((card2, i) => {
       const k = first + i;
       const cell2 = card2.y * width + card2.x;
+      this.cardId[k] = card2.id;
       this.cardCell[k] = cell2;
       this.cardAt[cells + cell2] = i;
       this.cardFace[k * 3] = COLOR_CODE[card2.color];
@@ -24056,12 +24168,35 @@ var FollowerBatch = class {
     if (this.reward === "sparse") return 0;
     const instruction2 = this.currentInstruction(slot);
     if (instruction2 < 0) return 0;
+    if (this.episodes) return this.recordedPotential(slot, instruction2);
     if (this.targetOf[slot] !== instruction2) this.findTarget(slot, instruction2);
     const card2 = this.targetCard[slot];
     if (card2 < 0) return 0;
-    if (this.cardSelected[slot * this.config.cardCount + card2] === this.targetSelect[slot]) return 0;
+    if (this.cardSelected[slot * this.cardStride + card2] === this.targetSelect[slot]) return 0;
     const apart = this.targetField[slot][this.cell[slot]];
     return apart < 0 ? 0 : -apart;
+  }
+  /**
+   * Log mode's phi, as FollowerEnv's: 'distance', minus the walk to the nearest card the recorded
+   * follower changed for the instruction that is on the board and not changed yet; 'ndtw', the
+   * nDTW of the path so far against the recorded one (0 without one).
+   */
+  recordedPotential(slot, instruction2) {
+    const targets = targetsOf(this.episodes[this.seeds[slot]].recording);
+    if (this.reward === "ndtw") {
+      const reference = targets.paths.get(instruction2);
+      const distance = this.distances[slot];
+      return reference ? normalizedDynamicTimeWarping(reference, this.paths[slot], distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
+    }
+    const changedCards = targets.changedCards.get(instruction2) ?? [];
+    const first = slot * this.cardStride;
+    let nearest = Infinity;
+    for (let k = first; k < first + this.cardCount[slot]; k++) {
+      if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
+      const apart = this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[k]])[this.cell[slot]];
+      if (apart >= 0 && apart < nearest) nearest = apart;
+    }
+    return nearest === Infinity ? 0 : -nearest;
   }
   /** The card of the leader's task for `instruction`, by its index among the game's cards (-1 when there is no task or the card is gone). */
   findTarget(slot, instruction2) {
@@ -24070,7 +24205,7 @@ var FollowerBatch = class {
     const card2 = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
     this.targetCard[slot] = card2;
     this.targetSelect[slot] = task?.select ? 1 : 0;
-    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.config.cardCount + card2]]);
+    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.cardStride + card2]]);
   }
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
   remember(slot) {
@@ -24084,7 +24219,7 @@ var FollowerBatch = class {
     const cells = slot * this.gridCells;
     const { start, cells: viewCells } = this.tables[slot].size.view;
     const pose = cell2 * 6 + heading;
-    const cardFirst = slot * this.config.cardCount;
+    const cardFirst = slot * this.cardStride;
     for (let v = start[pose]; v < start[pose + 1]; v++) {
       const seen = cells + viewCells[v];
       if (!this.seen[seen]) {
@@ -24217,6 +24352,12 @@ var FollowerBatch = class {
     out.instructionId[slot] = instruction2 < 0 ? -1 : followerInstructionId(this.synced[slot], instruction2);
   }
 };
+function largestMap(recordings) {
+  return {
+    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
+    height: Math.max(...recordings.map((recording) => recording.header.map.height))
+  };
+}
 
 // shared/env/server.ts
 var PROTOCOL = "cerealbar-env";
@@ -24432,7 +24573,7 @@ var ServedFollowerEnv = class {
     this.env = new FollowerEnv({ reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps });
     this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction2) => ({ recording, instruction: instruction2 })));
     this.episodes = recordings && recordings.flatMap(episodeIds);
-    const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    const grid = recordings ? largestMap2(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
     this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: true });
     this.made = { layout: this.arrays.layout, episodes: this.episodes };
   }
@@ -24679,7 +24820,7 @@ queue: ${queue.length === 0 ? "empty" : queue.map((instruction2) => instruction2
   return `${status}
 ${renderMap(view.map, { leader: view.leader, follower: view.follower, cards: view.cards })}`;
 }
-function largestMap(recordings) {
+function largestMap2(recordings) {
   return {
     width: Math.max(...recordings.map((recording) => recording.header.map.width)),
     height: Math.max(...recordings.map((recording) => recording.header.map.height))
