@@ -53,7 +53,7 @@ import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type G
 import { DEFAULT_LEADER_ENV_OPTIONS, LeaderEnv } from './leaderEnv';
 import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
 import { FollowerBatch } from './batch/followerBatch';
-import { allocateBatchBuffers, batchRegions, followerBatchLayout, type BatchRegion } from './batch/buffers';
+import { allocateBatchBuffers, batchRegions, followerBatchLayout } from './batch/buffers';
 
 export const PROTOCOL = 'cerealbar-env';
 export const PROTOCOL_VERSION = 1;
@@ -279,9 +279,16 @@ export class EnvServer {
       if (error instanceof RequestError) throw error;
       throw new RequestError('invalid', `${options.file}: ${(error as Error).message}`);
     }
+    let batch: ServedFollowerBatch;
+    try {
+      batch = new ServedFollowerBatch(options, layout, bytes, file);
+    } catch (error) {
+      file.close();
+      throw error;
+    }
     const id = this.nextId++;
-    this.batches.set(id, new ServedFollowerBatch(options, layout, bytes, file));
-    return [json({ batch: id, layout, regions, bytes } satisfies { batch: number; layout: Layout; regions: readonly BatchRegion[]; bytes: number })];
+    this.batches.set(id, batch);
+    return [json({ batch: id, layout, regions, bytes })];
   }
 
   private batch(id: number): ServedFollowerBatch {

@@ -24538,8 +24538,15 @@ var EnvServer = class {
       if (error62 instanceof RequestError) throw error62;
       throw new RequestError("invalid", `${options.file}: ${error62.message}`);
     }
+    let batch;
+    try {
+      batch = new ServedFollowerBatch(options, layout, bytes, file2);
+    } catch (error62) {
+      file2.close();
+      throw error62;
+    }
     const id = this.nextId++;
-    this.batches.set(id, new ServedFollowerBatch(options, layout, bytes, file2));
+    this.batches.set(id, batch);
     return [json2({ batch: id, layout, regions, bytes })];
   }
   batch(id) {
