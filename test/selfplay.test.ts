@@ -1,4 +1,6 @@
 /** Self-play: the path planner, and whole games between the scripted leader and follower. */
+import fc from 'fast-check';
+import { COLORS, COUNTS, SHAPES, isValidSet } from '../shared/engine/cards';
 import {
   MOVES,
   checkPlayerAction,
@@ -18,6 +20,7 @@ import { stateFromHeader } from '../shared/log/recorder';
 import { generateMap } from '../shared/maps/generate';
 import { TURN_TIME_LIMIT_MS, playSelfPlayGame } from '../shared/selfplay/game';
 import { PathPlanner } from '../shared/nav/pathing';
+import { validSets } from '../shared/selfplay/leader';
 import { play } from './engine/helpers';
 import { SET_FACES, card, makeState } from './fixtures';
 
@@ -273,5 +276,23 @@ describe('self-play games', () => {
     const scores = SEEDS.map((seed) => game(seed).state.score);
     const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
     expect(mean).toBeGreaterThan(5);
+  });
+});
+
+describe("the scripted leader's valid sets", () => {
+  test('validSets lists every valid set, each once as i < j < k in ascending order, for boards of up to 70 cards', () => {
+    const face = fc.record({ color: fc.constantFrom(...COLORS), shape: fc.constantFrom(...SHAPES), count: fc.constantFrom(...COUNTS) });
+    fc.assert(
+      fc.property(fc.array(face, { minLength: 0, maxLength: 70, size: 'max' }), (faces) => {
+        const expected: number[] = [];
+        for (let i = 0; i < faces.length; i++) {
+          for (let j = i + 1; j < faces.length; j++) {
+            for (let k = j + 1; k < faces.length; k++) if (isValidSet([faces[i], faces[j], faces[k]])) expected.push(i, j, k);
+          }
+        }
+        expect(Array.from(validSets(faces))).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -50,6 +50,8 @@ export class PathPlanner {
   private readonly cardAt: Uint8Array;
   private layoutIds: number[] = [];
   private readonly fields = new Map<number, Field>();
+  /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
+  private readonly spare: { readonly distance: Int16Array; readonly queue: Int32Array }[] = [];
 
   constructor(readonly world: World) {
     // For every cell and heading, the cell one step reaches (or NONE = -1): walls included.
@@ -93,7 +95,9 @@ export class PathPlanner {
     let field = this.fields.get(goal);
     if (!field) {
       const cells = this.cardAt.length;
-      field = { distance: new Int16Array(cells).fill(NONE), queue: new Int32Array(cells), head: 0, tail: 1 };
+      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Int32Array(cells) };
+      arrays.distance.fill(NONE);
+      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
       this.fields.set(goal, field);
@@ -185,6 +189,7 @@ export class PathPlanner {
     this.cardAt.fill(0);
     for (const card of cards) this.cardAt[cellIndex(this.world, card)] = 1;
     this.layoutIds = cards.map((card) => card.id);
+    for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
   }
 }

@@ -191,24 +191,58 @@ function describeLayout(state: LeaderBoard): Layout {
   const { cards } = state;
   const n = cards.length;
   const apart = new Int16Array(n * n);
-  const compatible = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
+  }
+  return { nextCardId: state.nextCardId, sets: validSets(cards), apart };
+}
+
+/**
+ * Every valid set among `cards`, as index triples i < j < k in ascending order. allDifferent
+ * compares pairs, so three pairwise compatible cards are a valid set: the pairs are bit rows, and
+ * for each compatible pair i < j the k > j compatible with both are read off their rows' AND.
+ */
+export function validSets(cards: readonly CardFace[]): Int32Array {
+  const n = cards.length;
+  // Bit k of row i: cards i and k can be in one set.
+  const words = Math.ceil(n / 32);
+  const compatible = new Uint32Array(n * words);
   const faces = cards.map(faceCode);
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
-      compatible[i * n + j] = facesCompatible(faces[i], faces[j], cards[i], cards[j]);
+      if (!facesCompatible(faces[i], faces[j], cards[i], cards[j])) continue;
+      compatible[i * words + (j >>> 5)] |= 1 << (j & 31);
+      compatible[j * words + (i >>> 5)] |= 1 << (i & 31);
     }
   }
-  // allDifferent compares pairs, so three pairwise compatible cards are a valid set.
-  const sets: number[] = [];
+  let sets = setsScratch;
+  let count = 0;
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      if (!compatible[i * n + j]) continue;
-      for (let k = j + 1; k < n; k++) if (compatible[i * n + k] && compatible[j * n + k]) sets.push(i, j, k);
+      if (!(compatible[i * words + (j >>> 5)] & (1 << (j & 31)))) continue;
+      for (let word = (j + 1) >>> 5; word < words; word++) {
+        let both = compatible[i * words + word] & compatible[j * words + word];
+        if (word === (j + 1) >>> 5) both &= ~0 << ((j + 1) & 31);
+        while (both !== 0) {
+          const low = both & -both;
+          both ^= low;
+          if (count + 3 > sets.length) {
+            const grown = new Int32Array(sets.length * 2);
+            grown.set(sets);
+            sets = setsScratch = grown;
+          }
+          sets[count++] = i;
+          sets[count++] = j;
+          sets[count++] = word * 32 + 31 - Math.clz32(low);
+        }
+      }
     }
   }
-  return { nextCardId: state.nextCardId, sets: Int32Array.from(sets), apart };
+  return sets.slice(0, count);
 }
+
+/** validSets' triples as it finds them, grown as needed and kept: a board has hundreds. */
+let setsScratch = new Int32Array(3 * 512);
 
 const FACES = COLORS.length * SHAPES.length * COUNTS.length;
 
@@ -313,7 +347,11 @@ function cheapestSet(board: Board): Assignment | null {
   const extras: number[] = [];
   for (let i = 0; i < selected.length; i++) if (selected[i]) extras.push(i);
   const toStep = new Int32Array(extras.length + 3);
-  let best: Assignment | null = null;
+  // The best so far is kept in these, and made an Assignment once at the end.
+  const bestRoute = new Int32Array(extras.length + 3);
+  let bestLength = -1;
+  let bestOwn = -1;
+  let bestCost = Infinity;
   for (let s = 0; s < sets.length; s += 3) {
     const a = sets[s];
     const b = sets[s + 1];
@@ -325,10 +363,15 @@ function cheapestSet(board: Board): Assignment | null {
     if (!selected[c]) toStep[count++] = c;
     const own = takeOwnCard(board, toStep, count);
     const routeLength = own < 0 ? count : count - 1;
-    const cost = orderRoute(board, toStep, routeLength, best ? best.cost : Infinity);
-    if (cost >= 0) best = { own, route: Array.from(toStep.subarray(0, routeLength)), cost };
+    const cost = orderRoute(board, toStep, routeLength, bestCost);
+    if (cost >= 0) {
+      bestRoute.set(toStep.subarray(0, routeLength));
+      bestLength = routeLength;
+      bestOwn = own;
+      bestCost = cost;
+    }
   }
-  return best;
+  return bestLength < 0 ? null : { own: bestOwn, route: Array.from(bestRoute.subarray(0, bestLength)), cost: bestCost };
 }
 
 /**

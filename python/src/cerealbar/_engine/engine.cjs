@@ -22216,23 +22216,49 @@ function describeLayout(state) {
   const { cards } = state;
   const n = cards.length;
   const apart = new Int16Array(n * n);
-  const compatible2 = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
+  }
+  return { nextCardId: state.nextCardId, sets: validSets(cards), apart };
+}
+function validSets(cards) {
+  const n = cards.length;
+  const words = Math.ceil(n / 32);
+  const compatible2 = new Uint32Array(n * words);
   const faces = cards.map(faceCode);
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
-      compatible2[i * n + j] = facesCompatible(faces[i], faces[j], cards[i], cards[j]);
+      if (!facesCompatible(faces[i], faces[j], cards[i], cards[j])) continue;
+      compatible2[i * words + (j >>> 5)] |= 1 << (j & 31);
+      compatible2[j * words + (i >>> 5)] |= 1 << (i & 31);
     }
   }
-  const sets = [];
+  let sets = setsScratch;
+  let count2 = 0;
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      if (!compatible2[i * n + j]) continue;
-      for (let k = j + 1; k < n; k++) if (compatible2[i * n + k] && compatible2[j * n + k]) sets.push(i, j, k);
+      if (!(compatible2[i * words + (j >>> 5)] & 1 << (j & 31))) continue;
+      for (let word = j + 1 >>> 5; word < words; word++) {
+        let both = compatible2[i * words + word] & compatible2[j * words + word];
+        if (word === j + 1 >>> 5) both &= ~0 << (j + 1 & 31);
+        while (both !== 0) {
+          const low = both & -both;
+          both ^= low;
+          if (count2 + 3 > sets.length) {
+            const grown = new Int32Array(sets.length * 2);
+            grown.set(sets);
+            sets = setsScratch = grown;
+          }
+          sets[count2++] = i;
+          sets[count2++] = j;
+          sets[count2++] = word * 32 + 31 - Math.clz32(low);
+        }
+      }
     }
   }
-  return { nextCardId: state.nextCardId, sets: Int32Array.from(sets), apart };
+  return sets.slice(0, count2);
 }
+var setsScratch = new Int32Array(3 * 512);
 var FACES = COLORS.length * SHAPES.length * COUNTS.length;
 function faceCode(face) {
   return (COLORS.indexOf(face.color) * SHAPES.length + SHAPES.indexOf(face.shape)) * COUNTS.length + COUNTS.indexOf(face.count);
@@ -22290,7 +22316,10 @@ function cheapestSet(board) {
   const extras = [];
   for (let i = 0; i < selected.length; i++) if (selected[i]) extras.push(i);
   const toStep = new Int32Array(extras.length + 3);
-  let best = null;
+  const bestRoute = new Int32Array(extras.length + 3);
+  let bestLength = -1;
+  let bestOwn = -1;
+  let bestCost = Infinity;
   for (let s = 0; s < sets.length; s += 3) {
     const a = sets[s];
     const b = sets[s + 1];
@@ -22302,10 +22331,15 @@ function cheapestSet(board) {
     if (!selected[c]) toStep[count2++] = c;
     const own2 = takeOwnCard(board, toStep, count2);
     const routeLength = own2 < 0 ? count2 : count2 - 1;
-    const cost = orderRoute(board, toStep, routeLength, best ? best.cost : Infinity);
-    if (cost >= 0) best = { own: own2, route: Array.from(toStep.subarray(0, routeLength)), cost };
+    const cost = orderRoute(board, toStep, routeLength, bestCost);
+    if (cost >= 0) {
+      bestRoute.set(toStep.subarray(0, routeLength));
+      bestLength = routeLength;
+      bestOwn = own2;
+      bestCost = cost;
+    }
   }
-  return best;
+  return bestLength < 0 ? null : { own: bestOwn, route: Array.from(bestRoute.subarray(0, bestLength)), cost: bestCost };
 }
 function takeOwnCard(board, toStep, count2) {
   let at = -1;
@@ -22380,6 +22414,8 @@ var PathPlanner = class {
   cardAt;
   layoutIds = [];
   fields = /* @__PURE__ */ new Map();
+  /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
+  spare = [];
   /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off. */
   nextMove(cards, pose, target) {
     const start = cellIndex(this.world, pose);
@@ -22413,7 +22449,9 @@ var PathPlanner = class {
     let field = this.fields.get(goal);
     if (!field) {
       const cells = this.cardAt.length;
-      field = { distance: new Int16Array(cells).fill(NONE2), queue: new Int32Array(cells), head: 0, tail: 1 };
+      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Int32Array(cells) };
+      arrays.distance.fill(NONE2);
+      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
       this.fields.set(goal, field);
@@ -22496,6 +22534,7 @@ var PathPlanner = class {
     this.cardAt.fill(0);
     for (const card2 of cards) this.cardAt[cellIndex(this.world, card2)] = 1;
     this.layoutIds = cards.map((card2) => card2.id);
+    for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
   }
 };
