@@ -12,13 +12,17 @@
  *   `--games` whole games, in turn with random actions, with 80% and with 50% of them walking the
  *   leader's task (so that the follower makes sets), with both rewards.
  *
+ * - The Python vector environment over the batch (FastFollowerVectorEnv) against today's
+ *   FollowerVectorEnv, by `python -m cerealbar.bench --fast`, which fails if their steps differ.
  * - The engine's step, scripted self-play and cascaded evaluation with the oracle, which are sped
  *   up in place (there is no older path to run beside them): each beside its goal.
  *
  * Prints one line per figure, `typescript batch env N=1024: X steps/s = R.Rx FollowerEnv`, and
  * ends non-zero if the batch and FollowerEnv disagree on any step it ran.
  */
+import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FOLLOWER_CODES } from '../shared/engine/actions';
 import { GameSetupError } from '../shared/engine/errors';
@@ -137,6 +141,13 @@ async function main(): Promise<void> {
   }
   console.log(`FollowerEnv x${envs}: ${format(referenceRate)} steps/s (${format(stepsRun)} steps, random actions, '${REWARD}' rewards)`);
   console.log(`typescript batch env N=${envs}: ${format(batchRate)} steps/s = ${(batchRate / referenceRate).toFixed(1)}x FollowerEnv`);
+
+  // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
+  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (python.status !== 0) {
+    failed = true;
+    console.error('the Python vector environments failed or disagree (above)');
+  }
 
   // Whole games, every field compared: enough batch steps that at least `games` games start.
   const size = 64;

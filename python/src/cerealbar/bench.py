@@ -79,10 +79,11 @@ def batched(n: int, rounds: int, seed: int) -> float:
         engine.close()
 
 
-def vectorized(n: int, rounds: int, seed: int, processes: int | None = None) -> float:
+def vectorized(n: int, rounds: int, seed: int, processes: int | None = None, digests: int = 0) -> tuple[float, list[int]]:
     """Environment steps per second of a FollowerVectorEnv of `n`, or with `processes` a
     FastFollowerVectorEnv in that many Node processes (autoreset included; both give their arrays
-    without copies)."""
+    without copies), and a digest of each of the first `digests` steps (rewards, terminations,
+    truncations and poses) for comparing the two."""
     if processes is None:
         vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False)
     else:
@@ -90,10 +91,13 @@ def vectorized(n: int, rounds: int, seed: int, processes: int | None = None) -> 
     try:
         vector.reset(seed=seed)
         rng = np.random.default_rng(seed)
+        kept: list[int] = []
         start = time.perf_counter()
-        for _ in range(rounds):
-            vector.step(rng.integers(0, 5, size=n))
-        return n * rounds / (time.perf_counter() - start)
+        for step in range(rounds):
+            observation, rewards, terminations, truncations, _ = vector.step(rng.integers(0, 5, size=n))
+            if step < digests:
+                kept.append(hash((rewards.tobytes(), terminations.tobytes(), truncations.tobytes(), observation["pose"].tobytes())))
+        return n * rounds / (time.perf_counter() - start), kept
     finally:
         vector.close()
 
@@ -101,9 +105,14 @@ def vectorized(n: int, rounds: int, seed: int, processes: int | None = None) -> 
 def fast_line(n: int, rounds: int, seed: int, processes: int = 1) -> str:
     """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes`
     Node processes), against FollowerVectorEnv's over a third as many (its first steps, before any
-    game ends and the autoresets begin, weigh more in a short run: the ratio errs low)."""
-    fast = vectorized(n, rounds, seed, processes=processes)
-    vector = vectorized(n, max(1, rounds // 3), seed)
+    game ends and the autoresets begin, weigh more in a short run: the ratio errs low). The steps
+    both ran must agree (same seeds, same actions), or it raises SystemExit."""
+    compared = max(1, rounds // 3)
+    fast, fast_digests = vectorized(n, rounds, seed, processes=processes, digests=compared)
+    vector, vector_digests = vectorized(n, compared, seed, digests=compared)
+    differing = [step for step, (a, b) in enumerate(zip(fast_digests, vector_digests)) if a != b]
+    if differing:
+        raise SystemExit(f"FastFollowerVectorEnv and FollowerVectorEnv disagree at steps {differing[:10]} of {compared}")
     return f"python vector env N={n}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
 
 
@@ -155,7 +164,7 @@ def main() -> None:
         rows.append((f"batched step, N = {n} follower environments in one process", batched(n, max(1, args.batch_steps // n), seed=1)))
     if gymnasium is not None:
         for n in (1, 16, 256):
-            rows.append((f"FollowerVectorEnv, N = {n}", vectorized(n, max(1, args.batch_steps // n), seed=1)))
+            rows.append((f"FollowerVectorEnv, N = {n}", vectorized(n, max(1, args.batch_steps // n), seed=1)[0]))
     try:
         import pettingzoo  # noqa: F401
     except ImportError:
