@@ -18,7 +18,7 @@
  * | 5 render | u32 env | UTF-8 text |
  * | 6 close | u32 env | nothing |
  * | 7 encode | u32 env (an observer), JSON {observation, steps, points} | block |
- * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file} | JSON {batch, layout, regions, bytes} |
+ * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file, logs?} | JSON {batch, layout, regions, bytes, episodes} |
  * | 9 batchReset | u32 batch, size times u32 seed | u32 k, k times u32 slot (no game) |
  * | 10 batchStep | u32 batch, size times u8 action, u32 k, k times u32 seed | u32 k, k times u32 slot (no game) |
  * | 11 batchResetAt | u32 batch, u32 slot, u32 seed | u8 1 started, 0 no game |
@@ -33,7 +33,9 @@
  * field lies, batch/buffers.ts). A step's seeds are those of the environments that ended at the
  * previous step (k of them, in slot order), which start their next game on them; a slot whose seed
  * gives no game is answered, and has no game until resetAt starts it; the batch steps only when
- * every slot has a game.
+ * every slot has a game. A batch made with `logs` plays log mode: its seeds are episode numbers,
+ * indices into its `episodes` (as the follower env's make lists them), every one of which gives a
+ * game; a number out of range is refused before anything changes.
  */
 import { z } from 'zod';
 import { FOLLOWER_CODES, type FollowerCode } from '../engine/actions';
@@ -119,11 +121,13 @@ export const MAX_BATCH_SIZE = 65_536;
 
 const batchOptionsSchema = z.strictObject({
   size: z.number().int().min(1).max(MAX_BATCH_SIZE),
-  reward: z.enum(['sparse', 'distance']).default('sparse'),
+  reward: z.enum(['sparse', 'distance', 'ndtw']).default('sparse'),
   gamma: z.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
   maxSteps: z.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
   /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
   file: z.string().min(1),
+  /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
+  logs: z.array(z.string()).min(1).optional(),
 });
 export type BatchOptions = z.input<typeof batchOptionsSchema>;
 
@@ -257,11 +261,7 @@ export class EnvServer {
     } else if (options.role === 'observer') {
       env = new ServedObserver(options);
     } else {
-      const recordings = options.logs?.map((path) => this.load(path)) ?? null;
-      if (options.reward === 'ndtw' && !recordings) {
-        throw new RequestError('invalid', "the 'ndtw' reward needs recorded reference paths: give logs, or use 'distance' with self-play");
-      }
-      env = new ServedFollowerEnv(options, recordings);
+      env = new ServedFollowerEnv(options, this.recordings(options));
     }
     const id = this.nextId++;
     this.envs.set(id, env);
@@ -270,7 +270,9 @@ export class EnvServer {
 
   private makeBatch(input: unknown): Uint8Array[] {
     const options = parse(batchOptionsSchema, input, 'batch options');
-    const layout = followerBatchLayout(DEFAULT_GRID, options.maxSteps);
+    const recordings = this.recordings(options);
+    const grid = recordings ? largestMap(recordings) : DEFAULT_GRID;
+    const layout = followerBatchLayout(grid, options.maxSteps);
     const { regions, bytes } = batchRegions(layout, options.size);
     let file: BlockFile;
     try {
@@ -281,14 +283,23 @@ export class EnvServer {
     }
     let batch: ServedFollowerBatch;
     try {
-      batch = new ServedFollowerBatch(options, layout, bytes, file);
+      batch = new ServedFollowerBatch(options, recordings, grid, layout, bytes, file);
     } catch (error) {
       file.close();
       throw error;
     }
     const id = this.nextId++;
     this.batches.set(id, batch);
-    return [json({ batch: id, layout, regions, bytes })];
+    return [json({ batch: id, layout, regions, bytes, episodes: recordings && recordings.flatMap(episodeIds) })];
+  }
+
+  /** The recordings of a follower env's or batch's `logs` (null without), refusing 'ndtw' without them. */
+  private recordings(options: { readonly reward: string; readonly logs?: readonly string[] }): Recording[] | null {
+    const recordings = options.logs?.map((path) => this.load(path)) ?? null;
+    if (options.reward === 'ndtw' && !recordings) {
+      throw new RequestError('invalid', "the 'ndtw' reward needs recorded reference paths: give logs, or use 'distance' with self-play");
+    }
+    return recordings;
   }
 
   private batch(id: number): ServedFollowerBatch {
@@ -502,9 +513,13 @@ class ServedFollowerBatch {
   private readonly seeds: Float64Array;
   /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
   private readonly unstarted = new Set<number>();
+  /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
+  private readonly episodeCount: number | null;
 
   constructor(
     options: z.output<typeof batchOptionsSchema>,
+    recordings: readonly Recording[] | null,
+    grid: GridSize,
     layout: Layout,
     bytes: number,
     private readonly file: BlockFile,
@@ -512,7 +527,8 @@ class ServedFollowerBatch {
     const memory = new ArrayBuffer(bytes);
     this.block = new Uint8Array(memory);
     const buffers = allocateBatchBuffers(layout, options.size, memory);
-    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, buffers });
+    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, recordings: recordings ?? undefined, grid, buffers });
+    this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
     this.terminated = buffers.step.terminated as Uint8Array;
     this.truncated = buffers.step.truncated as Uint8Array;
     this.seeds = new Float64Array(options.size);
@@ -556,6 +572,7 @@ class ServedFollowerBatch {
     const seed = request.u32();
     request.end();
     if (slot >= this.batch.size) throw new RequestError('invalid', `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
+    this.checkEpisode(seed);
     if (!this.unstarted.has(slot)) throw new RequestError('invalid', `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
     const started = this.batch.resetAt(slot, seed);
     if (started) this.unstarted.delete(slot);
@@ -567,12 +584,19 @@ class ServedFollowerBatch {
     this.file.close();
   }
 
-  /** `count` u32 seeds, the rest of the request. */
+  /** `count` u32 seeds, the rest of the request; in log mode each an episode number. */
   private readSeeds(request: ByteReader, count: number, op: string): Uint32Array {
     if (request.remaining !== count * 4) throw new RequestError('invalid', `${op} takes ${count} seeds (u32), got ${request.remaining} bytes for them`);
     const seeds = new Uint32Array(count);
-    for (let i = 0; i < count; i++) seeds[i] = request.u32();
+    for (let i = 0; i < count; i++) this.checkEpisode((seeds[i] = request.u32()));
     return seeds;
+  }
+
+  /** In log mode, a seed is an episode number: one out of range is refused (every u32 is a seed in seed mode). */
+  private checkEpisode(seed: number): void {
+    if (this.episodeCount !== null && seed >= this.episodeCount) {
+      throw new RequestError('invalid', `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
+    }
   }
 
   /** Copies the block into the file; the answer lists `failed`. */

@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { FOLLOWER_CODES } from '../../shared/engine/actions';
 import { COLORS, SHAPES } from '../../shared/engine/cards';
 import { HEADINGS } from '../../shared/engine/hex';
-import { FollowerEnv, type EnvStep } from '../../shared/env/env';
+import { FollowerEnv, type EnvStep, type RewardKind } from '../../shared/env/env';
 import { GameEnv, type GameAction } from '../../shared/env/gameEnv';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
-import type { Layout } from '../../shared/env/observationArrays';
+import type { GridSize, Layout } from '../../shared/env/observationArrays';
 import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type BatchOptions, type BlockFile, type MakeOptions } from '../../shared/env/server';
 import { openBlockFile } from '../../shared/env/node/blockFile';
 import { allocateBatchBuffers, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';
-import { loadRecording } from '../../shared/eval/recording';
+import { loadRecording, type Recording } from '../../shared/eval/recording';
 import type { FollowerObservation } from '../../shared/agents/types';
 import { describeObservation } from '../../shared/agents/language';
 import { serializeLine } from '../../shared/log/recorder';
@@ -29,9 +29,9 @@ import { Draw, seedRng } from '../../shared/engine/rng';
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
-function selfPlayLog(seed: number): string {
+function selfPlayLog(seed: number, size?: GridSize): string {
   const lines: LogLine[] = [];
-  playSelfPlayGame({ seed, map: generateMap(seed) }, (line) => lines.push(line));
+  playSelfPlayGame({ seed, map: generateMap(seed, size) }, (line) => lines.push(line));
   return lines.map((line) => `${serializeLine(line)}\n`).join('');
 }
 
@@ -354,11 +354,13 @@ class MemoryFile implements BlockFile {
   }
 }
 
-function batchServer(): { server: EnvServer; files: Map<string, MemoryFile> } {
+/** A server with in-memory files and `logs` (name: text). */
+function batchServer(logs: Record<string, string> = {}): { server: EnvServer; files: Map<string, MemoryFile> } {
   const files = new Map<string, MemoryFile>();
   const server = new EnvServer(
-    () => {
-      throw new Error('no logs here');
+    (path) => {
+      if (!(path in logs)) throw new Error('ENOENT: no such file');
+      return loadRecording(logs[path]);
     },
     (path, bytes) => {
       if (path === 'missing') throw new Error('ENOENT: no such file');
@@ -375,6 +377,7 @@ interface MadeBatch {
   readonly layout: Layout;
   readonly regions: BatchRegion[];
   readonly bytes: number;
+  readonly episodes: string[] | null;
 }
 
 const u32s = (values: readonly number[]) => concat(values.map(u32));
@@ -398,8 +401,11 @@ function failedSlots(answer: Answer): number[] {
 }
 
 /** A batch beside the served one, on its own arrays in one block: the bytes the file must hold. */
-function referenceBatch(options: { size: number; reward: 'sparse' | 'distance'; gamma: number; maxSteps: number }): { batch: FollowerBatch; block: () => Uint8Array } {
-  const buffers = allocateBatchBuffers(followerBatchLayout({ width: 25, height: 25 }, options.maxSteps), options.size);
+function referenceBatch(
+  options: { size: number; reward: RewardKind; gamma: number; maxSteps: number; recordings?: readonly Recording[] },
+  grid: GridSize = { width: 25, height: 25 },
+): { batch: FollowerBatch; block: () => Uint8Array } {
+  const buffers = allocateBatchBuffers(followerBatchLayout(grid, options.maxSteps), options.size);
   const batch = new FollowerBatch({ ...options, buffers });
   return { batch, block: () => new Uint8Array(buffers.step.reward.buffer) };
 }
@@ -463,7 +469,8 @@ describe('the environment server: batches through a shared file', () => {
     const bad = (options: object) => errorOf(ask(server, [OPS.batchMake], options));
     expect(bad({ ...options, size: 0, file: 'x' }).message).toMatch(/bad batch options.*size/s);
     expect(bad({ ...options, size: 70_000, file: 'x' }).message).toMatch(/bad batch options.*size/s);
-    expect(bad({ ...options, reward: 'ndtw', file: 'x' }).message).toMatch(/bad batch options.*reward/s);
+    expect(bad({ ...options, reward: 'ndtw', file: 'x' }).message).toMatch(/'ndtw' reward needs recorded reference paths/);
+    expect(bad({ ...options, reward: 'dense', file: 'x' }).message).toMatch(/bad batch options.*reward/s);
     expect(bad({ ...options, description: true, file: 'x' }).message).toMatch(/bad batch options.*description/s);
     expect(bad({ ...options }).message).toMatch(/bad batch options.*file/s);
     expect(bad({ ...options, file: 'missing' })).toEqual({ kind: 'invalid', message: 'missing: ENOENT: no such file' });
@@ -496,6 +503,60 @@ describe('the environment server: batches through a shared file', () => {
     failedSlots(ask(server, [OPS.batchStep], u32(made.batch), [0, 1, 2, 3, 4], u32(0)));
     reference.batch.step([0, 1, 2, 3, 4], new Float64Array(5));
     expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+  });
+
+  test('with logs, a batch plays their episodes (seeds are episode numbers), padded to the largest map; episode numbers out of range are refused and change nothing', () => {
+    const logs = { 'game-1.jsonl': LOGS['game-1.jsonl'], 'wide.jsonl': selfPlayLog(3, { width: 30, height: 21 }) };
+    const recordings = Object.values(logs).map(loadRecording);
+    const { server, files } = batchServer(logs);
+    const logOptions = { ...options, reward: 'ndtw', gamma: 1, logs: Object.keys(logs) } as const;
+    expect(errorOf(ask(server, [OPS.batchMake], { ...logOptions, logs: ['game-1.jsonl', 'missing.jsonl'], file: 'x' }))).toEqual({ kind: 'invalid', message: 'missing.jsonl: ENOENT: no such file' });
+    expect(files.size).toBe(0);
+    const made: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...logOptions, file: 'logs' } satisfies BatchOptions));
+    const file = files.get('logs')!;
+    // The follower env's episodes with the same logs; the grid is the largest map's.
+    expect(made.episodes).toEqual(make(server, { role: 'follower', logs: logOptions.logs }).episodes);
+    expect(made.episodes).toHaveLength(recordings[0].instructions.length + recordings[1].instructions.length);
+    expect(made.layout).toEqual(followerBatchLayout({ width: 30, height: 25 }, options.maxSteps));
+    const count = made.episodes!.length;
+    const reference = referenceBatch({ ...logOptions, recordings }, { width: 30, height: 25 });
+
+    expect(errorOf(ask(server, [OPS.batchReset], u32(made.batch), u32s([0, 1, count, 2, 3])))).toEqual({
+      kind: 'invalid',
+      message: `this batch plays logged episodes: its seeds are episode numbers from 0 to ${count - 1}, got ${count}`,
+    });
+    expect(file.writes).toBe(0);
+    const draw = new Draw(seedRng(8));
+    const episodes = () => Array.from({ length: options.size }, () => draw.int(0, count - 1));
+    const first = [count - 1, ...episodes().slice(1)];
+    expect(failedSlots(ask(server, [OPS.batchReset], u32(made.batch), u32s(first)))).toEqual([]);
+    reference.batch.reset(first);
+    expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+
+    const { terminated, truncated } = reference.batch.buffers.step;
+    let autoresets = 0;
+    let shaped = 0;
+    for (let t = 0; t < 80; t++) {
+      const actions = Array.from({ length: options.size }, () => draw.int(0, FOLLOWER_CODES.length - 1));
+      const ended = Array.from({ length: options.size }, (_, slot) => slot).filter((slot) => terminated[slot] || truncated[slot]);
+      const given = episodes().slice(0, ended.length);
+      if (ended.length > 0) {
+        const writes = file.writes;
+        expect(errorOf(ask(server, [OPS.batchStep], u32(made.batch), actions, u32(given.length), u32s([...given.slice(1), count + 5]))).message).toMatch(/episode numbers from 0 to .*got \d+/);
+        expect(file.writes).toBe(writes);
+      }
+      const slotSeeds = new Float64Array(options.size);
+      ended.forEach((slot, i) => (slotSeeds[slot] = given[i]));
+      expect(failedSlots(ask(server, [OPS.batchStep], u32(made.batch), actions, u32(given.length), u32s(given)))).toEqual([]);
+      expect(reference.batch.step(actions, slotSeeds)).toEqual([]);
+      expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
+      autoresets += ended.length;
+      shaped += reference.batch.buffers.info.shaping.filter((value) => value !== 0).length;
+    }
+    // Episodes of at most 7 steps: many autoresets; the nDTW potentials of the recorded paths shaped the rewards.
+    expect(autoresets).toBeGreaterThan(30);
+    expect(shaped).toBeGreaterThan(50);
+    expect(ask(server, [OPS.batchClose], u32(made.batch)).status).toBe(STATUS.ok);
   });
 
   test('the Node server sizes the client\'s empty file and writes the block into it; it opens no other file', () => {

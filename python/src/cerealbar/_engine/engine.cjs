@@ -24448,11 +24448,13 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
 var MAX_BATCH_SIZE = 65536;
 var batchOptionsSchema = external_exports.strictObject({
   size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
-  reward: external_exports.enum(["sparse", "distance"]).default("sparse"),
+  reward: external_exports.enum(["sparse", "distance", "ndtw"]).default("sparse"),
   gamma: external_exports.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
   maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
   /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
-  file: external_exports.string().min(1)
+  file: external_exports.string().min(1),
+  /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
+  logs: external_exports.array(external_exports.string()).min(1).optional()
 });
 var NO_FILES = () => {
   throw new RequestError("invalid", "this server opens no files: it serves no batches");
@@ -24556,11 +24558,7 @@ var EnvServer = class {
     } else if (options.role === "observer") {
       env = new ServedObserver(options);
     } else {
-      const recordings = options.logs?.map((path) => this.load(path)) ?? null;
-      if (options.reward === "ndtw" && !recordings) {
-        throw new RequestError("invalid", "the 'ndtw' reward needs recorded reference paths: give logs, or use 'distance' with self-play");
-      }
-      env = new ServedFollowerEnv(options, recordings);
+      env = new ServedFollowerEnv(options, this.recordings(options));
     }
     const id = this.nextId++;
     this.envs.set(id, env);
@@ -24568,7 +24566,9 @@ var EnvServer = class {
   }
   makeBatch(input2) {
     const options = parse3(batchOptionsSchema, input2, "batch options");
-    const layout = followerBatchLayout(DEFAULT_GRID, options.maxSteps);
+    const recordings = this.recordings(options);
+    const grid = recordings ? largestMap2(recordings) : DEFAULT_GRID;
+    const layout = followerBatchLayout(grid, options.maxSteps);
     const { regions, bytes } = batchRegions(layout, options.size);
     let file2;
     try {
@@ -24579,14 +24579,22 @@ var EnvServer = class {
     }
     let batch;
     try {
-      batch = new ServedFollowerBatch(options, layout, bytes, file2);
+      batch = new ServedFollowerBatch(options, recordings, grid, layout, bytes, file2);
     } catch (error62) {
       file2.close();
       throw error62;
     }
     const id = this.nextId++;
     this.batches.set(id, batch);
-    return [json2({ batch: id, layout, regions, bytes })];
+    return [json2({ batch: id, layout, regions, bytes, episodes: recordings && recordings.flatMap(episodeIds) })];
+  }
+  /** The recordings of a follower env's or batch's `logs` (null without), refusing 'ndtw' without them. */
+  recordings(options) {
+    const recordings = options.logs?.map((path) => this.load(path)) ?? null;
+    if (options.reward === "ndtw" && !recordings) {
+      throw new RequestError("invalid", "the 'ndtw' reward needs recorded reference paths: give logs, or use 'distance' with self-play");
+    }
+    return recordings;
   }
   batch(id) {
     const batch = this.batches.get(id);
@@ -24755,12 +24763,13 @@ var ServedObserver = class {
   }
 };
 var ServedFollowerBatch = class {
-  constructor(options, layout, bytes, file2) {
+  constructor(options, recordings, grid, layout, bytes, file2) {
     this.file = file2;
     const memory = new ArrayBuffer(bytes);
     this.block = new Uint8Array(memory);
     const buffers = allocateBatchBuffers(layout, options.size, memory);
-    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, buffers });
+    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, recordings: recordings ?? void 0, grid, buffers });
+    this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
     this.terminated = buffers.step.terminated;
     this.truncated = buffers.step.truncated;
     this.seeds = new Float64Array(options.size);
@@ -24775,6 +24784,8 @@ var ServedFollowerBatch = class {
   seeds;
   /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
   unstarted = /* @__PURE__ */ new Set();
+  /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
+  episodeCount;
   /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
   reset(request) {
     const seeds = this.readSeeds(request, this.batch.size, "reset");
@@ -24810,6 +24821,7 @@ var ServedFollowerBatch = class {
     const seed = request.u32();
     request.end();
     if (slot >= this.batch.size) throw new RequestError("invalid", `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
+    this.checkEpisode(seed);
     if (!this.unstarted.has(slot)) throw new RequestError("invalid", `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
     const started = this.batch.resetAt(slot, seed);
     if (started) this.unstarted.delete(slot);
@@ -24819,12 +24831,18 @@ var ServedFollowerBatch = class {
   close() {
     this.file.close();
   }
-  /** `count` u32 seeds, the rest of the request. */
+  /** `count` u32 seeds, the rest of the request; in log mode each an episode number. */
   readSeeds(request, count2, op) {
     if (request.remaining !== count2 * 4) throw new RequestError("invalid", `${op} takes ${count2} seeds (u32), got ${request.remaining} bytes for them`);
     const seeds = new Uint32Array(count2);
-    for (let i = 0; i < count2; i++) seeds[i] = request.u32();
+    for (let i = 0; i < count2; i++) this.checkEpisode(seeds[i] = request.u32());
     return seeds;
+  }
+  /** In log mode, a seed is an episode number: one out of range is refused (every u32 is a seed in seed mode). */
+  checkEpisode(seed) {
+    if (this.episodeCount !== null && seed >= this.episodeCount) {
+      throw new RequestError("invalid", `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
+    }
   }
   /** Copies the block into the file; the answer lists `failed`. */
   written(failed) {
