@@ -182,7 +182,7 @@ function move(which: Move): Decision {
 interface Layout {
   readonly nextCardId: number;
   /** Valid sets, three card indices each, one after the other. */
-  readonly sets: Int32Array;
+  readonly sets: readonly number[];
   /** apart[i * n + j]: hex distance between cards i and j. */
   readonly apart: Int16Array;
 }
@@ -202,7 +202,7 @@ function describeLayout(state: LeaderBoard): Layout {
  * compares pairs, so three pairwise compatible cards are a valid set: the pairs are bit rows, and
  * for each compatible pair i < j the k > j compatible with both are read off their rows' AND.
  */
-export function validSets(cards: readonly CardFace[]): Int32Array {
+export function validSets(cards: readonly CardFace[]): number[] {
   const n = cards.length;
   // Bit k of row i: cards i and k can be in one set.
   const words = Math.ceil(n / 32);
@@ -215,8 +215,8 @@ export function validSets(cards: readonly CardFace[]): Int32Array {
       compatible[j * words + (i >>> 5)] |= 1 << (i & 31);
     }
   }
-  let sets = setsScratch;
-  let count = 0;
+  // A plain array: a typed array this long is allocated outside the heap, at several times the cost.
+  const sets: number[] = [];
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       if (!(compatible[i * words + (j >>> 5)] & (1 << (j & 31)))) continue;
@@ -226,23 +226,13 @@ export function validSets(cards: readonly CardFace[]): Int32Array {
         while (both !== 0) {
           const low = both & -both;
           both ^= low;
-          if (count + 3 > sets.length) {
-            const grown = new Int32Array(sets.length * 2);
-            grown.set(sets);
-            sets = setsScratch = grown;
-          }
-          sets[count++] = i;
-          sets[count++] = j;
-          sets[count++] = word * 32 + 31 - Math.clz32(low);
+          sets.push(i, j, word * 32 + 31 - Math.clz32(low));
         }
       }
     }
   }
-  return sets.slice(0, count);
+  return sets;
 }
-
-/** validSets' triples as it finds them, grown as needed and kept: a board has hundreds. */
-let setsScratch = new Int32Array(3 * 512);
 
 const FACES = COLORS.length * SHAPES.length * COUNTS.length;
 

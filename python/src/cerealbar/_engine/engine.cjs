@@ -22233,8 +22233,7 @@ function validSets(cards) {
       compatible2[j * words + (i >>> 5)] |= 1 << (i & 31);
     }
   }
-  let sets = setsScratch;
-  let count2 = 0;
+  const sets = [];
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       if (!(compatible2[i * words + (j >>> 5)] & 1 << (j & 31))) continue;
@@ -22244,21 +22243,13 @@ function validSets(cards) {
         while (both !== 0) {
           const low = both & -both;
           both ^= low;
-          if (count2 + 3 > sets.length) {
-            const grown = new Int32Array(sets.length * 2);
-            grown.set(sets);
-            sets = setsScratch = grown;
-          }
-          sets[count2++] = i;
-          sets[count2++] = j;
-          sets[count2++] = word * 32 + 31 - Math.clz32(low);
+          sets.push(i, j, word * 32 + 31 - Math.clz32(low));
         }
       }
     }
   }
-  return sets.slice(0, count2);
+  return sets;
 }
-var setsScratch = new Int32Array(3 * 512);
 var FACES = COLORS.length * SHAPES.length * COUNTS.length;
 function faceCode(face) {
   return (COLORS.indexOf(face.color) * SHAPES.length + SHAPES.indexOf(face.shape)) * COUNTS.length + COUNTS.indexOf(face.count);
