@@ -1,11 +1,14 @@
 """`FastFollowerVectorEnv`: the same trajectories as `FollowerVectorEnv(description=False)` (same
-seeds, same actions, seed draws, autoresets and seeds that give no game included), Gymnasium's
-vector API, the shared file's arrays, and bad use."""
+seeds, same actions, seed draws, autoresets and seeds that give no game included), and with logs
+as `FollowerEnv(logs=...)`s in Gymnasium's SyncVectorEnv (self-play logs, one on a wider map, and
+the imported CB2 games of the fixtures); Gymnasium's vector API, the shared file's arrays, and bad
+use."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import numpy as np
 import pytest
@@ -13,10 +16,12 @@ import pytest
 gymnasium = pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the fast vector environment's tests are skipped")
 
 import cerealbar  # noqa: E402
-from cerealbar import fast  # noqa: E402
+from cerealbar import FollowerEnv, fast  # noqa: E402
 from cerealbar.errors import EngineCrashedError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError  # noqa: E402
 from cerealbar.fast import FastFollowerVectorEnv  # noqa: E402
 from cerealbar.vector import FollowerVectorEnv  # noqa: E402
+
+from conftest import REPO, node  # noqa: E402
 
 NO_GAME = 139765  # a seed whose game ends before the follower's first turn
 TEXTS = ("instruction", "previous_instruction")
@@ -50,6 +55,22 @@ def assert_same_step(fast_result, vector_result, what: str) -> None:
     assert infos.keys() == expected_infos.keys(), what
     for key, value in infos.items():
         assert value.shape == expected_infos[key].shape and list(value.ravel()) == list(expected_infos[key].ravel()), f"{what}: info {key}"
+
+
+def cerealbar_cli(*args: str) -> None:
+    result = subprocess.run([node(), str(REPO / "bin" / "cerealbar.cjs"), *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def logs(selfplay_logs, tmp_path_factory) -> list:
+    """Self-play games 1 and 2 (25 x 25), self-play game 3 on a 30 x 21 map, and the 20 CB2 games
+    of the fixtures imported by `cerealbar import cb2`: the grid is 30 x 25."""
+    directory = tmp_path_factory.mktemp("more-logs")
+    cerealbar_cli("maps", "generate", "--seed", "3", "--width", "30", "--height", "21", "--out", str(directory / "wide.json"))
+    cerealbar_cli("selfplay", "--map", str(directory / "wide.json"), "--out", str(directory / "wide"), "--seed", "3")
+    cerealbar_cli("import", "cb2", str(REPO / "test" / "fixtures" / "cb2-logs"), "--out", str(directory / "cb2"))
+    return [selfplay_logs, directory / "wide", directory / "cb2"]
 
 
 def check_arrays(env, observation, rewards, terminations, truncations) -> None:
@@ -111,6 +132,89 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
     finally:
         env.close()
         vector.close()
+
+
+@pytest.mark.parametrize("reward, gamma, processes", [("distance", 0.9, 1), ("ndtw", 1.0, 1), ("ndtw", 0.99, 2)])
+def test_with_logs_the_same_episodes_as_follower_envs_with_logs_in_a_sync_vector_env(logs, reward, gamma, processes):
+    n, options = 5, {"reward": reward, "gamma": gamma, "max_steps": 6, "logs": logs}
+    env = FastFollowerVectorEnv(n, processes=processes, **options)
+    sync = gymnasium.vector.SyncVectorEnv([lambda: FollowerEnv(description=False, **options) for _ in range(n)])
+    try:
+        assert env.episodes == sync.envs[0].unwrapped.episodes
+        assert len(env.episodes) > 150 and sum(episode.startswith("cb2-") for episode in env.episodes) == 115
+        assert env.single_observation_space == gymnasium.spaces.Dict({key: space for key, space in sync.single_observation_space.items() if key not in TEXTS})
+        assert env.single_observation_space["terrain"].shape == (25, 30)
+        assert env.single_action_space == sync.single_action_space and env.action_space == sync.action_space
+
+        rng = np.random.default_rng(4)
+        ended = shaped = 0
+        played = set()
+        # Seeded, drawn on, and every environment on one episode (by id, by index), as SyncVectorEnv passes options to each.
+        resets = [{"seed": 11}, {}, {"seed": 3, "options": {"episode": env.episodes[-1]}}, {"options": {"episode": 7}}]
+        for run, arguments in enumerate(resets):
+            result, expected = env.reset(**arguments), sync.reset(**arguments)
+            assert_same_step((result[0], result[1]), (expected[0], expected[1]), f"reset {run}")
+            previous_ended = np.zeros(n, dtype=np.bool_)
+            for step in range(100):
+                actions = rng.integers(0, 5, size=n)
+                result, expected = env.step(actions), sync.step(actions)
+                assert_same_step(result, expected, f"run {run}, step {step}")
+                observation, rewards, terminations, truncations, infos = result
+                check_arrays(env, observation, rewards, terminations, truncations)
+                assert np.array_equal(infos.get("_episode_id", np.zeros(n, bool)), previous_ended)
+                if previous_ended.any():
+                    played.update(infos["episode_id"][previous_ended])
+                previous_ended = terminations | truncations
+                ended += int(previous_ended.sum())
+                shaped += int(np.count_nonzero(rewards % 1))
+        # Episodes of at most 6 steps: many ended and started again, on episodes of every log; the potentials shaped the rewards.
+        assert ended >= 250 and shaped >= 500
+        assert {episode.split("-")[0] for episode in played} == {"selfplay", "cb2"} and any(episode.startswith("selfplay-3#") for episode in played)
+
+        # One episode per environment (None: drawn), as each FollowerEnv reset on it.
+        chosen = [env.episodes[0], None, 5, "selfplay-3#2", None]
+        observation, infos = env.reset(seed=[1, 2, 3, 4, 5], options={"episode": chosen})
+        for i, (episode, single) in enumerate(zip(chosen, sync.envs)):
+            expected, expected_info = single.reset(seed=i + 1, options={} if episode is None else {"episode": episode})
+            assert infos["episode_id"][i] == expected_info["episode_id"]
+            assert all(np.array_equal(observation[key][i], expected[key]) for key in observation), i
+        assert infos["episode_id"][2] == env.episodes[5] and infos["episode_id"][3] == "selfplay-3#2"
+    finally:
+        env.close()
+        sync.close()
+
+
+def test_with_logs_bad_use_gets_clear_errors_and_changes_nothing(logs, tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        FastFollowerVectorEnv(2, logs=tmp_path / "absent")
+    (tmp_path / "not-a-log.jsonl").write_text("{}\n")
+    with pytest.raises(InvalidRequestError, match="not-a-log.jsonl"):
+        FastFollowerVectorEnv(2, logs=tmp_path / "not-a-log.jsonl")
+    with pytest.raises(InvalidRequestError, match="'ndtw' reward needs recorded reference paths"):
+        FastFollowerVectorEnv(2, reward="ndtw")
+    env = FastFollowerVectorEnv(2, reward="ndtw", logs=logs[0])
+    fresh = FastFollowerVectorEnv(2, reward="ndtw", logs=logs[0])
+    try:
+        env.reset(seed=1)
+        refusals = [
+            ({"episode": len(env.episodes)}, InvalidRequestError, "episode must be an index among the"),
+            ({"episode": [0, -1]}, InvalidRequestError, "episode must be an index among the"),
+            ({"episode": 1.5}, InvalidRequestError, "episode must be an index among the"),
+            ({"episode": "cb2-none#0"}, ValueError, "no episode 'cb2-none#0' in the logs"),
+            ({"episode": [0, 1, 2]}, ValueError, "one per environment"),
+            ({"episode": 0, "seed": 3}, ValueError, "the only option is 'episode'"),
+        ]
+        for options, error, message in refusals:
+            with pytest.raises(error, match=message):
+                env.reset(seed=2, options=options)
+        # Nothing moved, not even the generators: the next step and autoresets are a fresh environment's.
+        fresh.reset(seed=1)
+        for step in range(12):
+            actions = np.array([step % 5, 4])
+            assert_same_step(env.step(actions), fresh.step(actions), f"step {step}")
+    finally:
+        env.close()
+        fresh.close()
 
 
 @pytest.mark.parametrize("processes", [1, 2])
@@ -224,8 +328,10 @@ def test_bad_use_gets_clear_errors_and_changes_nothing():
                 env.reset(seed=[1, bad])
         with pytest.raises(ValueError, match="one seed per environment"):
             env.reset(seed=[1, 2, 3])
-        with pytest.raises(ValueError, match="reset options"):
+        with pytest.raises(ValueError, match="needs an environment made with logs"):
             env.reset(seed=1, options={"episode": 0})
+        with pytest.raises(ValueError, match="unknown reset options"):
+            env.reset(seed=1, options={"level": 0})
         observation, _ = env.reset(seed=1)
         for bad in (np.array([0]), np.array([0, 5]), np.array([0.5, 1.0]), np.array([-1, 0]), np.array([[0, 0]])):
             with pytest.raises(IllegalActionError):

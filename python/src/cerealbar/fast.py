@@ -5,9 +5,11 @@ the seeds of the environments starting a new game) and one small answer, and the
 rewards and infos are numpy views of the file, read without decoding anything.
 
 It plays the same games as `FollowerVectorEnv(num_envs, description=False)` with the same seeds and
-actions, seed draws and autoresets included (python/tests/test_fast.py checks it step by step).
-It supports what the batch does: self-play games by seed, the "sparse" and "distance" rewards, and
-no text fields. It needs Gymnasium (its spaces and vector base class).
+actions, seed draws and autoresets included; with `logs`, the same episodes as N
+`FollowerEnv(logs=..., description=False)` in Gymnasium's `SyncVectorEnv` (python/tests/test_fast.py
+checks both step by step). It supports what the batch does: self-play games by seed with the
+"sparse" and "distance" rewards, logged episodes with those and "ndtw", and no text fields. It
+needs Gymnasium (its spaces and vector base class).
 """
 
 from __future__ import annotations
@@ -18,13 +20,13 @@ import operator
 import os
 import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
-from .envs import _SEED_DRAWS, SEED_LIMIT
+from .envs import _SEED_DRAWS, SEED_LIMIT, log_files
 from .errors import CerealBarError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
@@ -42,9 +44,11 @@ _SHARED_MEMORY = "/dev/shm"
 
 
 class FastFollowerVectorEnv(VectorEnv):
-    """`num_envs` follower environments (self-play games) with `FollowerEnv`'s options, without
-    the text fields, in `processes` Node processes (each a batch of its share of them, stepped at
-    the same time as the others).
+    """`num_envs` follower environments with `FollowerEnv`'s options, without the text fields, in
+    `processes` Node processes (each a batch of its share of them, stepped at the same time as the
+    others). Episodes are self-play games by seed, or with `logs` (as `FollowerEnv`'s) the logged
+    games' recorded instructions, each environment drawing its episodes as a `FollowerEnv` with
+    those logs does.
 
     `copy=True` (the default) returns new arrays at each call. `copy=False` returns the same
     arrays at every step, overwritten by the next `reset` or `step`: with one process, the mapped
@@ -60,6 +64,7 @@ class FastFollowerVectorEnv(VectorEnv):
         reward: str = "sparse",
         gamma: float = 0.99,
         max_steps: int = 500,
+        logs: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
         description: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         copy: bool = True,
@@ -78,7 +83,9 @@ class FastFollowerVectorEnv(VectorEnv):
         self.copy = copy
         self._closed = False
         self._running = False
-        options = {"reward": reward, "gamma": gamma, "maxSteps": max_steps}
+        options: dict[str, Any] = {"reward": reward, "gamma": gamma, "maxSteps": max_steps}
+        if logs is not None:
+            options["logs"] = log_files(logs)
         bounds = np.linspace(0, num_envs, processes + 1).astype(int)
         self._parts: list[_Part] = []
         try:
@@ -89,6 +96,8 @@ class FastFollowerVectorEnv(VectorEnv):
             raise
         made = self._parts[0].made
         self.layout = Layout(made["layout"])
+        self._episodes: list[str] | None = made["episodes"]
+        self._episode_index = {episode: i for i, episode in enumerate(self._episodes or [])}
         from . import spaces as _spaces
 
         # The arrays only: the batch has no texts.
@@ -103,17 +112,28 @@ class FastFollowerVectorEnv(VectorEnv):
         self._gathered = {key: np.concatenate([part.fields[key] for part in self._parts]) for key in self._parts[0].fields} if processes > 1 else {}
         self._observations: dict[str, np.ndarray] = {}
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
-        # Each environment draws its next game's seed as FollowerVectorEnv's (and a FollowerEnv seeded the same way) would.
+        # Each environment draws its next game's seed (or with logs, its next episode) as
+        # FollowerVectorEnv's (and a FollowerEnv seeded the same way) would.
         self._generators = [np.random.default_rng() for _ in range(num_envs)]
+        #: The batch's seed of each environment's episode: with logs, its episode number.
         self._seeds = np.zeros(num_envs, dtype=np.int64)
+
+    @property
+    def episodes(self) -> list[str] | None:
+        """With logs, the episode ids (`<gameId>#<instruction index>`) in the order of their indices; else None."""
+        return self._episodes
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment. A
         given seed whose game cannot start raises InvalidRequestError (kind "setup"); a drawn one is
-        drawn again."""
+        drawn again.
+
+        With logs, `seed` seeds each environment's generator, which draws its episodes as a
+        `FollowerEnv`'s does, and `options={"episode": e}` starts environments on given episodes:
+        `e` an episode id or index for every environment (as `SyncVectorEnv` passes the same options
+        to each `FollowerEnv`), or a list of one per environment (None: drawn)."""
         self._check_open()
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; the vector environment takes none")
+        episodes = self._reset_episodes(dict(options or {}))
         seeds = [None] * self.num_envs if seed is None else [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset needs one seed per environment ({self.num_envs}), got {len(seeds)}")
@@ -123,17 +143,19 @@ class FastFollowerVectorEnv(VectorEnv):
         for i, single in enumerate(given):
             if single is not None:
                 self._generators[i] = np.random.default_rng(single)
-        self._seeds[:] = [self._draw(i) if single is None else single for i, single in enumerate(given)]
+        # With logs, the seeds only seed the generators: the batch's seeds are episode numbers.
+        starts = given if self._episodes is None else episodes
+        self._seeds[:] = [self._draw(i) if start is None else start for i, start in enumerate(starts)]
         seed_bytes = self._seeds.astype("<u4")
         failed = self._exchange(OP_BATCH_RESET, lambda part: seed_bytes[part.start : part.stop].tobytes())
         for slot in failed:
-            if given[slot] is not None:
+            if starts[slot] is not None:
                 raise InvalidRequestError(f"seed {given[slot]}: its game ends before the follower's first turn, so it gives no episode", "setup")
         self._start_again(failed)
         self._autoreset[:] = False
         self._running = True
         infos = self._infos()
-        infos["episode_id"] = np.array([f"selfplay-{single}" for single in self._seeds], dtype=object)
+        infos["episode_id"] = np.array([self._episode_id(i) for i in range(self.num_envs)], dtype=object)
         infos["_episode_id"] = np.ones(self.num_envs, dtype=np.bool_)
         return self._observe(), infos
 
@@ -144,7 +166,7 @@ class FastFollowerVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer) or actions.min() < 0 or actions.max() >= len(self.layout.actions):
             raise IllegalActionError(f"actions must be {self.num_envs} integers from 0 to {len(self.layout.actions) - 1}, got {actions!r}")
-        # The environments whose episode ended at the previous step start a new game on a drawn seed.
+        # The environments whose episode ended at the previous step start a new one on a drawn seed (or episode).
         starting = np.flatnonzero(self._autoreset)
         self._seeds[starting] = [self._draw(i) for i in starting]
         action_bytes = actions.astype(np.uint8)
@@ -160,7 +182,7 @@ class FastFollowerVectorEnv(VectorEnv):
         infos = self._infos()
         if len(starting) > 0:
             infos["episode_id"] = np.full(self.num_envs, None, dtype=object)
-            infos["episode_id"][starting] = [f"selfplay-{self._seeds[i]}" for i in starting]
+            infos["episode_id"][starting] = [self._episode_id(i) for i in starting]
             infos["_episode_id"] = np.zeros(self.num_envs, dtype=np.bool_)
             infos["_episode_id"][starting] = True
         return self._observe(), rewards, terminations, truncations, infos
@@ -179,7 +201,38 @@ class FastFollowerVectorEnv(VectorEnv):
         return [part.engine.pid for part in self._parts]
 
     def _draw(self, i: int) -> int:
-        return int(self._generators[i].integers(0, SEED_LIMIT))
+        """Environment i's next seed, or with logs its next episode number, as FollowerEnv draws them."""
+        return int(self._generators[i].integers(0, SEED_LIMIT if self._episodes is None else len(self._episodes)))
+
+    def _episode_id(self, i: int) -> str:
+        return f"selfplay-{self._seeds[i]}" if self._episodes is None else self._episodes[self._seeds[i]]
+
+    def _reset_episodes(self, options: dict) -> list[int | None]:
+        """The episode number each environment starts on by reset's options (None: drawn)."""
+        episode = options.pop("episode", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; the only option is 'episode' (with logs)")
+        if episode is None:
+            return [None] * self.num_envs
+        if self._episodes is None:
+            raise ValueError("reset's 'episode' option needs an environment made with logs")
+        chosen = list(episode) if isinstance(episode, (list, tuple, np.ndarray)) else [episode] * self.num_envs
+        if len(chosen) != self.num_envs:
+            raise ValueError(f"reset's 'episode' option is one episode for every environment or a list of one per environment ({self.num_envs}), got {len(chosen)}")
+        return [None if single is None else self._episode_number(single) for single in chosen]
+
+    def _episode_number(self, episode) -> int:
+        if isinstance(episode, str):
+            if episode not in self._episode_index:
+                raise ValueError(f"no episode {episode!r} in the logs")
+            return self._episode_index[episode]
+        try:
+            number = operator.index(episode)
+        except TypeError:
+            number = None
+        if number is None or not 0 <= number < len(self._episodes):
+            raise InvalidRequestError(f"episode must be an index among the {len(self._episodes)} episodes, got {episode!r}")
+        return number
 
     def _exchange(self, op: int, arguments: Callable[[_Part], bytes]) -> list[int]:
         """Sends `op` to every process, then reads every answer (so that the processes work at the
