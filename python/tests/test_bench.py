@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from cerealbar.bench import batched, fast_line, single
+from cerealbar.bench import batched, fast_line, fast_logs_line, single
 from cerealbar.envs import FollowerEnv
 
 
@@ -23,3 +23,9 @@ def test_the_fast_benchmark_prints_its_one_line():
     pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
     line = fast_line(4, 30, seed=1)
     assert re.fullmatch(r"python vector env N=4: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
+
+
+def test_the_fast_benchmark_measures_logged_episodes_with_logs(selfplay_logs):
+    pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
+    line = fast_logs_line(4, 30, seed=1, logs=str(selfplay_logs))
+    assert re.fullmatch(r"python vector env N=4, logged episodes \(ndtw\): \d{1,3}(,\d{3})* steps/s", line), line

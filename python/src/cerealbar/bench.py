@@ -7,7 +7,8 @@ random actions and self-play games, a finished game's environment reset at once.
 
 `python -m cerealbar.bench --fast` (with Gymnasium) measures only `FastFollowerVectorEnv` against
 `FollowerVectorEnv` at N = 1024 (`--envs`; `--processes k` splits it across k Node processes),
-and prints one line.
+and prints one line; with `--logs DIR`, a second: `FastFollowerVectorEnv` playing the episodes of
+the logs in DIR with the "ndtw" reward.
 """
 
 from __future__ import annotations
@@ -79,15 +80,18 @@ def batched(n: int, rounds: int, seed: int) -> float:
         engine.close()
 
 
-def vectorized(n: int, rounds: int, seed: int, processes: int | None = None, digests: int = 0) -> tuple[float, list[int]]:
+def vectorized(n: int, rounds: int, seed: int, processes: int | None = None, digests: int = 0, logs: str | None = None) -> tuple[float, list[int]]:
     """Environment steps per second of a FollowerVectorEnv of `n`, or with `processes` a
     FastFollowerVectorEnv in that many Node processes (autoreset included; both give their arrays
     without copies), and a digest of each of the first `digests` steps (rewards, terminations,
-    truncations and poses) for comparing the two."""
+    truncations and poses) for comparing the two. With `logs`, the FastFollowerVectorEnv plays
+    their episodes with the "ndtw" reward."""
     if processes is None:
         vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False)
-    else:
+    elif logs is None:
         vector = FastFollowerVectorEnv(n, reward="distance", copy=False, processes=processes)
+    else:
+        vector = FastFollowerVectorEnv(n, reward="ndtw", logs=logs, copy=False, processes=processes)
     try:
         vector.reset(seed=seed)
         rng = np.random.default_rng(seed)
@@ -114,6 +118,13 @@ def fast_line(n: int, rounds: int, seed: int, processes: int = 1) -> str:
     if differing:
         raise SystemExit(f"FastFollowerVectorEnv and FollowerVectorEnv disagree at steps {differing[:10]} of {compared}")
     return f"python vector env N={n}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
+
+
+def fast_logs_line(n: int, rounds: int, seed: int, logs: str, processes: int = 1) -> str:
+    """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes` Node
+    processes) playing the episodes of `logs` with the "ndtw" reward."""
+    rate, _ = vectorized(n, rounds, seed, processes=processes, logs=logs)
+    return f"python vector env N={n}, logged episodes (ndtw): {rate:,.0f} steps/s"
 
 
 def two_player(steps: int, seed: int) -> float:
@@ -146,9 +157,12 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=1024, help="N for --fast (default 1024)")
     parser.add_argument("--fast-steps", type=int, default=300, help="steps of all N environments for --fast: FastFollowerVectorEnv's (default 300); FollowerVectorEnv takes a third as many")
     parser.add_argument("--processes", type=int, default=1, help="Node processes of FastFollowerVectorEnv for --fast (default 1)")
+    parser.add_argument("--logs", help="with --fast, also FastFollowerVectorEnv on the episodes of these logs (a .jsonl file or a directory), 'ndtw' rewards")
     args = parser.parse_args()
     if args.fast:
         print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes))
+        if args.logs:
+            print(fast_logs_line(args.envs, args.fast_steps, seed=1, logs=args.logs, processes=args.processes))
         return
     rows: list[tuple[str, float]] = []
     for name, env, actions in (
