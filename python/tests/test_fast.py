@@ -292,9 +292,11 @@ def test_a_process_that_dies_is_reported_and_the_others_stop_at_close():
         os.kill(first, 0)
 
 
-def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games():
-    vector = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, reward="distance")
-    sync = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, vectorization_mode="sync", reward="distance")
+@pytest.mark.parametrize("logged", [False, True])
+def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games(logs, logged):
+    options = {"reward": "ndtw", "logs": logs} if logged else {"reward": "distance"}
+    vector = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, **options)
+    sync = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, vectorization_mode="sync", **options)
     try:
         assert isinstance(vector.unwrapped, FastFollowerVectorEnv) and vector.num_envs == 3
         observation, _ = vector.reset(seed=5)
