@@ -26,7 +26,7 @@ import { cellOf, loadRecording, type RecordedInstruction, type Recording } from 
 import { RecordedLeader, stepWithRecordedSets } from '../eval/runner';
 import { generateMap } from '../maps/generate';
 import { MAX_ACTIONS, scriptedPlayersDraw } from '../selfplay/game';
-import { ScriptedLeader, type CardTask } from '../selfplay/leader';
+import { ScriptedLeader, type CardTask, type LeaderMemory } from '../selfplay/leader';
 import { PathPlanner } from '../nav/pathing';
 import { ObservationTracker } from '../agents/observation';
 import { AGENT_ACTIONS, type AgentAction, type FollowerObservation } from '../agents/types';
@@ -316,14 +316,30 @@ function logEpisode(log: string | Recording, index: number): EpisodeSetup {
  * clock (the environment has no time: turns end by steps, DONE, End Turn or the leader's own
  * timeout habit). Its task map says which card each instruction is about.
  */
+/** A ScriptedPartner as it stood, to start games from again (the batched environment's kept starts). */
+export interface PartnerMemory {
+  readonly tasks: readonly (readonly [number, CardTask])[];
+  readonly leader: LeaderMemory;
+}
+
 export class ScriptedPartner implements Partner {
   private readonly tasks = new Map<number, CardTask>();
   private readonly leader: ScriptedLeader;
 
-  constructor(world: World, seed: number) {
+  /** The partner of the game on `world` with `seed`, or with `memory` one that goes on as the partner it was taken from. */
+  constructor(world: World, seed: number, memory?: PartnerMemory) {
+    if (memory) {
+      for (const [id, task] of memory.tasks) this.tasks.set(id, task);
+      this.leader = ScriptedLeader.resume(new PathPlanner(world), this.tasks, memory.leader);
+      return;
+    }
     this.leader = new ScriptedLeader(new PathPlanner(world), scriptedPlayersDraw(seed), this.tasks);
     // A game starts with the leader's turn.
     this.leader.startTurn();
+  }
+
+  memory(): PartnerMemory {
+    return { tasks: [...this.tasks], leader: this.leader.memory() };
   }
 
   stepFollower(state: GameState, action: Action): StepResult {

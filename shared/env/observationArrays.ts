@@ -80,6 +80,12 @@ export const GRID_CODES = {
 export const TERRAIN_CODE: Readonly<Record<string, number>> = Object.fromEntries(
   [UNSEEN, ...Object.keys(TERRAIN_LETTERS)].map((letter, i) => [letter, i + 1]),
 );
+/** TERRAIN_CODE by a map letter's char code: maps are encoded per game, and a string key per cell costs several times more. */
+export const TERRAIN_CODE_BY_CHAR: Uint8Array = (() => {
+  const codes = new Uint8Array(128);
+  for (const [letter, code] of Object.entries(TERRAIN_CODE)) codes[letter.charCodeAt(0)] = code;
+  return codes;
+})();
 const codeOf = (names: readonly string[]): Readonly<Record<string, number>> => Object.fromEntries(names.map((name, i) => [name, i]));
 export const PROP_CODE = codeOf(GRID_CODES.props);
 export const COLOR_CODE = codeOf(GRID_CODES.colors);
@@ -229,7 +235,7 @@ class MapGrids {
     props.fill(0);
     for (let y = 0; y < map.height; y++) {
       const row = map.terrain[y];
-      for (let x = 0; x < map.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE[row[x]];
+      for (let x = 0; x < map.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE_BY_CHAR[row.charCodeAt(x)];
     }
     for (const prop of map.props) props[prop.y * this.grid.width + prop.x] = PROP_CODE[prop.type];
     const walls = block.array('walls');

@@ -8,7 +8,7 @@
  */
 import { COLORS, COUNTS, SHAPES, allDifferent, describeCard, isValidSet, type Card, type CardFace } from '../engine/cards';
 import { hexDistance, type Cell } from '../engine/hex';
-import type { Draw } from '../engine/rng';
+import { Draw, type RngState } from '../engine/rng';
 import type { GameState } from '../engine/state';
 import type { Action, Move } from '../engine/actions';
 import type { PathPlanner } from '../nav/pathing';
@@ -77,10 +77,25 @@ interface LeaderTurn {
   plan: SetPlan | null;
 }
 
+/** What a ScriptedLeader carries from one decision to the next, to resume it from (its planner's caches aside). */
+export interface LeaderMemory {
+  readonly draw: RngState;
+  readonly turn: Readonly<LeaderTurn>;
+  readonly layout: Layout | null;
+}
+
 export class ScriptedLeader {
   private turn: LeaderTurn = { timeout: 'none', helps: false, walksAhead: false, plan: null };
   /** The board's valid sets and card distances, kept while no set is made. */
   private layout: Layout | null = null;
+
+  /** A leader that goes on as the one `memory` was taken from would, planning with `paths` and writing its tasks into `tasks`. */
+  static resume(paths: PathPlanner, tasks: ReadonlyMap<number, CardTask>, memory: LeaderMemory, habits: LeaderHabits = LEADER_HABITS): ScriptedLeader {
+    const leader = new ScriptedLeader(paths, new Draw(memory.draw), tasks, habits);
+    leader.turn = copyTurn(memory.turn);
+    leader.layout = memory.layout;
+    return leader;
+  }
 
   constructor(
     private readonly paths: PathPlanner,
@@ -88,6 +103,11 @@ export class ScriptedLeader {
     private readonly tasks: ReadonlyMap<number, CardTask>,
     private readonly habits: LeaderHabits = LEADER_HABITS,
   ) {}
+
+  /** Its memory now: copies, so that the leader going on does not change it. */
+  memory(): LeaderMemory {
+    return { draw: this.draw.state(), turn: copyTurn(this.turn), layout: this.layout };
+  }
 
   startTurn(): void {
     const habits = this.habits;
@@ -168,6 +188,11 @@ export class ScriptedLeader {
     const template = this.draw.pick(task.select ? SELECT_TEMPLATES : UNSELECT_TEMPLATES);
     return template.replace('CARD', describeCard(card));
   }
+}
+
+/** A turn and its plan are changed in place as the leader goes (plan.own, plan.issued); their tasks and layout never are. */
+function copyTurn(turn: Readonly<LeaderTurn>): LeaderTurn {
+  return { ...turn, plan: turn.plan && { ...turn.plan } };
 }
 
 function move(which: Move): Decision {

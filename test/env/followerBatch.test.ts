@@ -130,6 +130,19 @@ describe('FollowerBatch', () => {
     expect(() => batch.resetAt(0, -1)).toThrow(/seeds are integers/);
   });
 
+  test('kept starts: seeds that come round again start from what was kept, and play the same games as FollowerEnv', () => {
+    // Twelve levels in turn, 139765 among them (its game cannot start: the next level is played).
+    const levels = [0, 1, 2, 139765, 4, 5, 6, 7, 8, 9, 10, 11];
+    const nextSeed = (_slot: number, previous: number) => levels[(levels.indexOf(previous) + 1) % levels.length];
+    for (const reward of ['distance', 'sparse'] as const) {
+      const check = checkBatchAgainstFollowerEnv({ size: 6, reward, gamma: 0.99, maxSteps: 25, seeds: [0, 2, 4, 6, 8, 10], steps: 700, nextSeed, keptStarts: 8, choose: mixedPolicy(3, 0.8) });
+      expectAgreement(check);
+      // Each environment went round the levels several times: most starts were kept ones.
+      expect(check.episodes).toBeGreaterThan(6 * 2 * levels.length);
+    }
+    expect(() => new FollowerBatch({ size: 1, keptStarts: -1 })).toThrow(/keptStarts must be a whole number/);
+  });
+
   test('writes into the arrays the caller gives, and refuses arrays of the wrong shape', () => {
     const layout = followerBatchLayout({ width: 25, height: 25 }, 500);
     const buffers = allocateBatchBuffers(layout, 2);

@@ -13,7 +13,7 @@ import { FollowerEnv, type EnvInfo, type Partner, type RewardKind } from '../../
 import type { Recording } from '../../shared/eval/recording';
 import { PathPlanner } from '../../shared/nav/pathing';
 import type { BatchBuffers } from '../../shared/env/batch/buffers';
-import { FollowerBatch } from '../../shared/env/batch/followerBatch';
+import { FollowerBatch, type FollowerBatchOptions } from '../../shared/env/batch/followerBatch';
 import { DTYPE_BYTES, FollowerArrays, TYPED_ARRAYS, type FieldGroup, type GridSize, type Layout, type Transition, type TypedArray } from '../../shared/env/observationArrays';
 import type { FollowerObservation } from '../../shared/agents/types';
 
@@ -26,6 +26,9 @@ export interface BatchCheckOptions {
   readonly grid?: GridSize;
   /** Log mode's recordings; `seeds` are then episode numbers. */
   readonly recordings?: readonly Recording[];
+  /** Passed on to the batch. */
+  readonly nextSeed?: FollowerBatchOptions['nextSeed'];
+  readonly keptStarts?: number;
   readonly seeds: readonly number[];
   /** Batch steps to run. */
   readonly steps: number;
@@ -106,7 +109,7 @@ function compareFields(buffers: BatchBuffers, slot: number, expected: Record<Fie
 export function checkBatchAgainstFollowerEnv(options: BatchCheckOptions): BatchCheck {
   const { size, reward, gamma, maxSteps } = options;
   const { recordings } = options;
-  const batch = new FollowerBatch({ size, reward, gamma, maxSteps, grid: options.grid, recordings });
+  const batch = new FollowerBatch({ size, reward, gamma, maxSteps, grid: options.grid, recordings, nextSeed: options.nextSeed, keptStarts: options.keptStarts });
   const grid = batch.grid;
   const logEpisodes = recordings?.flatMap((recording) => recording.instructions.map((_, instruction) => ({ log: recording, instruction })));
   const encoder = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps, description: false, shaping: true });

@@ -25,7 +25,7 @@ import { GeodesicDistance } from '../../eval/distance';
 import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../../eval/metrics';
 import type { Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
-import { DEFAULT_ENV_OPTIONS, logStart, selfPlayStart, type Partner, type RewardKind, type ScriptedPartner } from '../env';
+import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
 import { COLOR_CODE, GRID_CODES, SHAPE_CODE, type GridSize, type Layout } from '../observationArrays';
 import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
 import { MapTables } from './tables';
@@ -51,6 +51,14 @@ export interface FollowerBatchOptions {
    * the number of episodes in log mode), so slot i plays i + k·size when reset at 0.
    */
   readonly nextSeed?: (slot: number, previous: number) => number;
+  /**
+   * Seed mode: how many games' starts to keep, by seed (the state after the leader's first turn,
+   * the leader as it then stands, the map's tables), so that a seed that comes round again (a
+   * `nextSeed` that cycles over a fixed set of levels) starts by copying instead of generating its
+   * map and playing the leader's first turn. The least recently started go first. 0, the default,
+   * keeps none.
+   */
+  readonly keptStarts?: number;
   /** Arrays to write into (`allocateBatchBuffers(layout, size)` shapes them); by default the batch allocates its own. */
   readonly buffers?: BatchBuffers;
 }
@@ -127,6 +135,8 @@ export class FollowerBatch {
   private readonly gameOver: Uint8Array;
   /** Instructions of `synced[slot].queue` marked DONE on the arrays since. */
   private readonly queueHead: Int32Array;
+  /** The id of the queue's instruction at `queueHead` (-1 none): read at every step, kept here rather than in the state. */
+  private readonly currentId: Int32Array;
   /** The arrays differ from `synced[slot]` (the follower acted on them since). */
   private readonly dirty: Uint8Array;
   private readonly cardAt: Int16Array;
@@ -144,7 +154,6 @@ export class FollowerBatch {
   private readonly memoryList: Int32Array;
   private readonly memoryCount: Int32Array;
   private readonly memoryPlace: Int32Array;
-  private readonly memoryFace: Uint8Array;
   private readonly moves: Int32Array;
   /** The pose at the last observation; cell -1 before the first. */
   private readonly lastCell: Int32Array;
@@ -176,6 +185,9 @@ export class FollowerBatch {
   private readonly partners: Partner[];
   private readonly distances: GeodesicDistance[];
   private readonly tables: MapTables[];
+  private readonly keptStarts: number;
+  /** Seed mode's kept starts by seed, least recently started first; null for a seed whose game cannot start. */
+  private readonly kept = new Map<number, { readonly start: GameState; readonly partner: PartnerMemory } | null>();
   /** Per world, its tables and distances: log mode's episodes on one recording share them. */
   private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance }>();
 
@@ -213,6 +225,8 @@ export class FollowerBatch {
     this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
     if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
     if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
+    this.keptStarts = options.keptStarts ?? 0;
+    if (!(Number.isInteger(this.keptStarts) && this.keptStarts >= 0)) throw new RangeError(`keptStarts must be a whole number, got ${this.keptStarts}`);
     const recordings = options.recordings ?? null;
     this.episodes = recordings && recordings.flatMap((recording) => recording.instructions.map((_, instruction) => ({ recording, instruction })));
     if (this.episodes?.length === 0) throw new RangeError('the recordings have no instructions: log mode has no episode to play');
@@ -240,6 +254,7 @@ export class FollowerBatch {
     this.score = new Int32Array(size);
     this.gameOver = new Uint8Array(size);
     this.queueHead = new Int32Array(size);
+    this.currentId = new Int32Array(size).fill(-1);
     this.dirty = new Uint8Array(size);
     this.cardAt = new Int16Array(cells).fill(NO_CARD);
     this.cardCount = new Uint8Array(size);
@@ -253,7 +268,6 @@ export class FollowerBatch {
     this.memoryList = new Int32Array(cells);
     this.memoryCount = new Int32Array(size);
     this.memoryPlace = new Int32Array(cells).fill(-1);
-    this.memoryFace = new Uint8Array(cells * CARD_CHANNELS);
     this.moves = new Int32Array(size);
     this.lastCell = new Int32Array(size).fill(-1);
     this.lastHeading = new Uint8Array(size);
@@ -382,17 +396,8 @@ export class FollowerBatch {
 
   /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
   private tryReset(slot: number, seed: number): boolean {
-    let start: { readonly partner: Partner; readonly start: GameState };
-    if (this.episodes) {
-      start = logStart(this.episodes[seed].recording, this.episodes[seed].instruction);
-    } else {
-      try {
-        start = selfPlayStart(seed);
-      } catch (error) {
-        if (error instanceof GameSetupError) return false;
-        throw error;
-      }
-    }
+    const start = this.episodes ? logStart(this.episodes[seed].recording, this.episodes[seed].instruction) : this.selfPlayStartOf(seed);
+    if (!start) return false;
     const world = start.start.world;
     let known = this.worlds.get(world);
     if (!known) this.worlds.set(world, (known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) }));
@@ -451,6 +456,28 @@ export class FollowerBatch {
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
 
+  /** Seed mode's start on `seed`, kept or made (null when that seed's game cannot start). */
+  private selfPlayStartOf(seed: number): { readonly partner: Partner; readonly start: GameState } | null {
+    const kept = this.kept.get(seed);
+    if (kept !== undefined) {
+      // Most recently started last: the first is the one to drop.
+      this.kept.delete(seed);
+      this.kept.set(seed, kept);
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner) };
+    }
+    let made: ReturnType<typeof selfPlayStart> | null = null;
+    try {
+      made = selfPlayStart(seed);
+    } catch (error) {
+      if (!(error instanceof GameSetupError)) throw error;
+    }
+    if (this.keptStarts > 0) {
+      this.kept.set(seed, made && { start: made.start, partner: made.partner.memory() });
+      if (this.kept.size > this.keptStarts) this.kept.delete(this.kept.keys().next().value!);
+    }
+    return made;
+  }
+
   /** The leader's turns from `state`, loaded into the arrays; true when a recording had no more to play. */
   private playLeader(slot: number, state: GameState): boolean {
     const play = this.partners[slot].playLeader(state);
@@ -486,8 +513,9 @@ export class FollowerBatch {
   private stepOnArrays(slot: number, action: number): boolean {
     const heading = this.heading[slot];
     if (action === DONE) {
-      if (this.queueHead[slot] + 1 >= this.synced[slot].queue.length) return false;
-      this.queueHead[slot]++;
+      const queue = this.synced[slot].queue;
+      if (this.queueHead[slot] + 1 >= queue.length) return false;
+      this.currentId[slot] = queue[++this.queueHead[slot]].id;
       this.dirty[slot] = 1;
       return true;
     }
@@ -567,6 +595,7 @@ export class FollowerBatch {
     const width = state.world.width;
     this.synced[slot] = state;
     this.queueHead[slot] = 0;
+    this.currentId[slot] = state.queue.length > 0 ? state.queue[0].id : -1;
     this.dirty[slot] = 0;
     // The cards may have changed order (a set): find the target card again.
     this.targetOf[slot] = -1;
@@ -601,9 +630,7 @@ export class FollowerBatch {
 
   /** The id of the current instruction, -1 when none is queued. */
   private currentInstruction(slot: number): number {
-    const queue = this.synced[slot].queue;
-    const head = this.queueHead[slot];
-    return head < queue.length ? queue[head].id : -1;
+    return this.currentId[slot];
   }
 
   /** phi, as FollowerEnv's distance potential: minus the walk to the current task's card while its selection is not the one asked for. */
@@ -657,7 +684,10 @@ export class FollowerBatch {
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
-  private remember(slot: number): void {
+  private remember(slot: number): boolean {
+    const out = this.out;
+    const grid = slot * this.gridCells;
+    const { gridIndex } = this.tables[slot].size;
     const cell = this.cell[slot];
     const heading = this.heading[slot];
     const first = this.lastCell[slot] < 0;
@@ -686,11 +716,15 @@ export class FollowerBatch {
         this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
       }
       this.memorySeenAt[seen] = this.moves[slot];
-      this.memoryFace[seen * CARD_CHANNELS] = this.cardFace[k * 3];
-      this.memoryFace[seen * CARD_CHANNELS + 1] = this.cardFace[k * 3 + 1];
-      this.memoryFace[seen * CARD_CHANNELS + 2] = this.cardFace[k * 3 + 2];
-      this.memoryFace[seen * CARD_CHANNELS + 3] = this.cardSelected[k];
+      // The card grids are the memory's faces: a card's cell there changes only when it is seen.
+      const at = (grid + gridIndex[viewCells[v]]) * CARD_CHANNELS;
+      out.cards[at] = this.cardFace[k * 3];
+      out.cards[at + 1] = this.cardFace[k * 3 + 1];
+      out.cards[at + 2] = this.cardFace[k * 3 + 2];
+      out.cards[at + 3] = this.cardSelected[k];
+      out.cardSeenAgo[grid + gridIndex[viewCells[v]]] = 0;
     }
+    return moved || first;
   }
 
   /**
@@ -757,17 +791,18 @@ export class FollowerBatch {
     } else {
       for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
     }
-    this.remember(slot);
+    const moved = this.remember(slot);
     if (this.mapChanged[slot]) this.writeMap(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
-    // Cards in view as they are (their memory was just written from them), the others as remembered.
-    const moves = this.moves[slot];
-    for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
-      const c = this.memoryList[m];
-      const at = grid + gridIndex[c];
-      for (let channel = 0; channel < CARD_CHANNELS; channel++) out.cards[at * CARD_CHANNELS + channel] = this.memoryFace[(cells + c) * CARD_CHANNELS + channel];
-      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
+    // A move ages every remembered card out of view; without one, only the cards seen now changed (remember wrote them).
+    if (moved) {
+      const moves = this.moves[slot];
+      for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
+        const c = this.memoryList[m];
+        const at = grid + gridIndex[c];
+        out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
+      }
     }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;

@@ -7,7 +7,7 @@ import type { GameConfig } from '../../engine/config';
 import { HEADINGS, stepFrom, type Cell, type Pose } from '../../engine/hex';
 import type { GameMap, World } from '../../engine/map';
 import { viewFrom } from '../../engine/view';
-import { PROP_CODE, TERRAIN_CODE, type GridSize } from '../observationArrays';
+import { PROP_CODE, TERRAIN_CODE_BY_CHAR, type GridSize } from '../observationArrays';
 
 /** What the observation needs of one map and never changes: terrain and prop codes per cell, the walls as cell pairs. */
 export class MapTables {
@@ -29,7 +29,7 @@ export class MapTables {
     this.props = new Uint8Array(width * height);
     for (let y = 0; y < height; y++) {
       const row = map.terrain[y];
-      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE[row[x]];
+      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE_BY_CHAR[row.charCodeAt(x)];
     }
     // A later prop on the same cell writes over an earlier one, as the arrays' encoder does.
     for (const prop of map.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];

@@ -22122,7 +22122,7 @@ var LEADER_HABITS = {
 var cellsApart = hexDistance;
 var SELECT_TEMPLATES = ["pick up the CARD", "get the CARD", "go to the CARD", "grab the CARD", "collect the CARD"];
 var UNSELECT_TEMPLATES = ["unselect the CARD", "deselect the CARD", "step on the CARD again to unselect it"];
-var ScriptedLeader = class {
+var ScriptedLeader = class _ScriptedLeader {
   constructor(paths, draw, tasks, habits = LEADER_HABITS) {
     this.paths = paths;
     this.draw = draw;
@@ -22136,6 +22136,17 @@ var ScriptedLeader = class {
   turn = { timeout: "none", helps: false, walksAhead: false, plan: null };
   /** The board's valid sets and card distances, kept while no set is made. */
   layout = null;
+  /** A leader that goes on as the one `memory` was taken from would, planning with `paths` and writing its tasks into `tasks`. */
+  static resume(paths, tasks, memory, habits = LEADER_HABITS) {
+    const leader = new _ScriptedLeader(paths, new Draw(memory.draw), tasks, habits);
+    leader.turn = copyTurn(memory.turn);
+    leader.layout = memory.layout;
+    return leader;
+  }
+  /** Its memory now: copies, so that the leader going on does not change it. */
+  memory() {
+    return { draw: this.draw.state(), turn: copyTurn(this.turn), layout: this.layout };
+  }
   startTurn() {
     const habits = this.habits;
     const timesOut = this.draw.chance(habits.timeout);
@@ -22209,6 +22220,9 @@ var ScriptedLeader = class {
     return template.replace("CARD", describeCard(card2));
   }
 };
+function copyTurn(turn) {
+  return { ...turn, plan: turn.plan && { ...turn.plan } };
+}
 function move2(which) {
   return { action: { type: "move", actor: "leader", move: which } };
 }
@@ -22682,9 +22696,18 @@ function logEpisode(log, index) {
 var ScriptedPartner = class {
   tasks = /* @__PURE__ */ new Map();
   leader;
-  constructor(world, seed) {
+  /** The partner of the game on `world` with `seed`, or with `memory` one that goes on as the partner it was taken from. */
+  constructor(world, seed, memory) {
+    if (memory) {
+      for (const [id, task] of memory.tasks) this.tasks.set(id, task);
+      this.leader = ScriptedLeader.resume(new PathPlanner(world), this.tasks, memory.leader);
+      return;
+    }
     this.leader = new ScriptedLeader(new PathPlanner(world), scriptedPlayersDraw(seed), this.tasks);
     this.leader.startTurn();
+  }
+  memory() {
+    return { tasks: [...this.tasks], leader: this.leader.memory() };
   }
   stepFollower(state, action) {
     return this.afterStep(step(state, action));
@@ -23340,6 +23363,11 @@ var GRID_CODES = {
 var TERRAIN_CODE = Object.fromEntries(
   [UNSEEN, ...Object.keys(TERRAIN_LETTERS)].map((letter, i) => [letter, i + 1])
 );
+var TERRAIN_CODE_BY_CHAR = (() => {
+  const codes = new Uint8Array(128);
+  for (const [letter, code] of Object.entries(TERRAIN_CODE)) codes[letter.charCodeAt(0)] = code;
+  return codes;
+})();
 var codeOf = (names) => Object.fromEntries(names.map((name, i) => [name, i]));
 var PROP_CODE = codeOf(GRID_CODES.props);
 var COLOR_CODE = codeOf(GRID_CODES.colors);
@@ -23458,7 +23486,7 @@ var MapGrids = class {
     props.fill(0);
     for (let y = 0; y < map2.height; y++) {
       const row = map2.terrain[y];
-      for (let x = 0; x < map2.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE[row[x]];
+      for (let x = 0; x < map2.width; x++) terrain[y * this.grid.width + x] = TERRAIN_CODE_BY_CHAR[row.charCodeAt(x)];
     }
     for (const prop of map2.props) props[prop.y * this.grid.width + prop.x] = PROP_CODE[prop.type];
     const walls = block.array("walls");
@@ -23658,7 +23686,7 @@ var MapTables = class {
     this.props = new Uint8Array(width * height);
     for (let y = 0; y < height; y++) {
       const row = map2.terrain[y];
-      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE[row[x]];
+      for (let x = 0; x < width; x++) this.terrain[y * width + x] = TERRAIN_CODE_BY_CHAR[row.charCodeAt(x)];
     }
     for (const prop of map2.props) this.props[prop.y * width + prop.x] = PROP_CODE[prop.type];
     const walls = map2.walls ?? [];
@@ -23766,6 +23794,8 @@ var FollowerBatch = class {
   gameOver;
   /** Instructions of `synced[slot].queue` marked DONE on the arrays since. */
   queueHead;
+  /** The id of the queue's instruction at `queueHead` (-1 none): read at every step, kept here rather than in the state. */
+  currentId;
   /** The arrays differ from `synced[slot]` (the follower acted on them since). */
   dirty;
   cardAt;
@@ -23783,7 +23813,6 @@ var FollowerBatch = class {
   memoryList;
   memoryCount;
   memoryPlace;
-  memoryFace;
   moves;
   /** The pose at the last observation; cell -1 before the first. */
   lastCell;
@@ -23815,6 +23844,9 @@ var FollowerBatch = class {
   partners;
   distances;
   tables;
+  keptStarts;
+  /** Seed mode's kept starts by seed, least recently started first; null for a seed whose game cannot start. */
+  kept = /* @__PURE__ */ new Map();
   /** Per world, its tables and distances: log mode's episodes on one recording share them. */
   worlds = /* @__PURE__ */ new WeakMap();
   // The output arrays, by field.
@@ -23828,6 +23860,8 @@ var FollowerBatch = class {
     this.maxSteps = options.maxSteps ?? DEFAULT_ENV_OPTIONS.maxSteps;
     if (!(this.gamma >= 0 && this.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${this.gamma}`);
     if (!(Number.isInteger(this.maxSteps) && this.maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${this.maxSteps}`);
+    this.keptStarts = options.keptStarts ?? 0;
+    if (!(Number.isInteger(this.keptStarts) && this.keptStarts >= 0)) throw new RangeError(`keptStarts must be a whole number, got ${this.keptStarts}`);
     const recordings = options.recordings ?? null;
     this.episodes = recordings && recordings.flatMap((recording) => recording.instructions.map((_, instruction2) => ({ recording, instruction: instruction2 })));
     if (this.episodes?.length === 0) throw new RangeError("the recordings have no instructions: log mode has no episode to play");
@@ -23854,6 +23888,7 @@ var FollowerBatch = class {
     this.score = new Int32Array(size);
     this.gameOver = new Uint8Array(size);
     this.queueHead = new Int32Array(size);
+    this.currentId = new Int32Array(size).fill(-1);
     this.dirty = new Uint8Array(size);
     this.cardAt = new Int16Array(cells).fill(NO_CARD);
     this.cardCount = new Uint8Array(size);
@@ -23867,7 +23902,6 @@ var FollowerBatch = class {
     this.memoryList = new Int32Array(cells);
     this.memoryCount = new Int32Array(size);
     this.memoryPlace = new Int32Array(cells).fill(-1);
-    this.memoryFace = new Uint8Array(cells * CARD_CHANNELS2);
     this.moves = new Int32Array(size);
     this.lastCell = new Int32Array(size).fill(-1);
     this.lastHeading = new Uint8Array(size);
@@ -23986,17 +24020,8 @@ var FollowerBatch = class {
   }
   /** Starts environment `slot` on `seed`; false, with nothing changed, when that seed's game cannot start. */
   tryReset(slot, seed) {
-    let start;
-    if (this.episodes) {
-      start = logStart(this.episodes[seed].recording, this.episodes[seed].instruction);
-    } else {
-      try {
-        start = selfPlayStart(seed);
-      } catch (error62) {
-        if (error62 instanceof GameSetupError) return false;
-        throw error62;
-      }
-    }
+    const start = this.episodes ? logStart(this.episodes[seed].recording, this.episodes[seed].instruction) : this.selfPlayStartOf(seed);
+    if (!start) return false;
     const world = start.start.world;
     let known = this.worlds.get(world);
     if (!known) this.worlds.set(world, known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) });
@@ -24050,6 +24075,26 @@ var FollowerBatch = class {
     const points = this.score[slot] - scoreBefore;
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
+  /** Seed mode's start on `seed`, kept or made (null when that seed's game cannot start). */
+  selfPlayStartOf(seed) {
+    const kept = this.kept.get(seed);
+    if (kept !== void 0) {
+      this.kept.delete(seed);
+      this.kept.set(seed, kept);
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner) };
+    }
+    let made = null;
+    try {
+      made = selfPlayStart(seed);
+    } catch (error62) {
+      if (!(error62 instanceof GameSetupError)) throw error62;
+    }
+    if (this.keptStarts > 0) {
+      this.kept.set(seed, made && { start: made.start, partner: made.partner.memory() });
+      if (this.kept.size > this.keptStarts) this.kept.delete(this.kept.keys().next().value);
+    }
+    return made;
+  }
   /** The leader's turns from `state`, loaded into the arrays; true when a recording had no more to play. */
   playLeader(slot, state) {
     const play = this.partners[slot].playLeader(state);
@@ -24081,8 +24126,9 @@ var FollowerBatch = class {
   stepOnArrays(slot, action) {
     const heading = this.heading[slot];
     if (action === DONE2) {
-      if (this.queueHead[slot] + 1 >= this.synced[slot].queue.length) return false;
-      this.queueHead[slot]++;
+      const queue = this.synced[slot].queue;
+      if (this.queueHead[slot] + 1 >= queue.length) return false;
+      this.currentId[slot] = queue[++this.queueHead[slot]].id;
       this.dirty[slot] = 1;
       return true;
     }
@@ -24157,6 +24203,7 @@ var FollowerBatch = class {
     const width = state.world.width;
     this.synced[slot] = state;
     this.queueHead[slot] = 0;
+    this.currentId[slot] = state.queue.length > 0 ? state.queue[0].id : -1;
     this.dirty[slot] = 0;
     this.targetOf[slot] = -1;
     this.cell[slot] = state.follower.y * width + state.follower.x;
@@ -24189,9 +24236,7 @@ var FollowerBatch = class {
   }
   /** The id of the current instruction, -1 when none is queued. */
   currentInstruction(slot) {
-    const queue = this.synced[slot].queue;
-    const head = this.queueHead[slot];
-    return head < queue.length ? queue[head].id : -1;
+    return this.currentId[slot];
   }
   /** phi, as FollowerEnv's distance potential: minus the walk to the current task's card while its selection is not the one asked for. */
   potential(slot) {
@@ -24239,6 +24284,9 @@ var FollowerBatch = class {
   }
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
   remember(slot) {
+    const out = this.out;
+    const grid = slot * this.gridCells;
+    const { gridIndex } = this.tables[slot].size;
     const cell2 = this.cell[slot];
     const heading = this.heading[slot];
     const first = this.lastCell[slot] < 0;
@@ -24267,11 +24315,14 @@ var FollowerBatch = class {
         this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
       }
       this.memorySeenAt[seen] = this.moves[slot];
-      this.memoryFace[seen * CARD_CHANNELS2] = this.cardFace[k * 3];
-      this.memoryFace[seen * CARD_CHANNELS2 + 1] = this.cardFace[k * 3 + 1];
-      this.memoryFace[seen * CARD_CHANNELS2 + 2] = this.cardFace[k * 3 + 2];
-      this.memoryFace[seen * CARD_CHANNELS2 + 3] = this.cardSelected[k];
+      const at = (grid + gridIndex[viewCells[v]]) * CARD_CHANNELS2;
+      out.cards[at] = this.cardFace[k * 3];
+      out.cards[at + 1] = this.cardFace[k * 3 + 1];
+      out.cards[at + 2] = this.cardFace[k * 3 + 2];
+      out.cards[at + 3] = this.cardSelected[k];
+      out.cardSeenAgo[grid + gridIndex[viewCells[v]]] = 0;
     }
+    return moved || first;
   }
   /**
    * The terrain, props and walls the follower knows: written only when it saw new cells (so the
@@ -24333,16 +24384,17 @@ var FollowerBatch = class {
     } else {
       for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
     }
-    this.remember(slot);
+    const moved = this.remember(slot);
     if (this.mapChanged[slot]) this.writeMap(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
-    const moves = this.moves[slot];
-    for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
-      const c = this.memoryList[m];
-      const at = grid + gridIndex[c];
-      for (let channel = 0; channel < CARD_CHANNELS2; channel++) out.cards[at * CARD_CHANNELS2 + channel] = this.memoryFace[(cells + c) * CARD_CHANNELS2 + channel];
-      out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
+    if (moved) {
+      const moves = this.moves[slot];
+      for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
+        const c = this.memoryList[m];
+        const at = grid + gridIndex[c];
+        out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
+      }
     }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;
