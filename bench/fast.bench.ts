@@ -1,13 +1,15 @@
 /**
  * The fast path beside today's path, in one run: `npm run bench:fast` (optionally
- * `-- --envs 1024 --steps 100 --games 1000`).
+ * `-- --envs 1024 --steps 100 --games 1000 --levels 4096`).
  *
  * - Speed: N FollowerEnvs and a FollowerBatch of N play the same seeds (environment i plays i,
  *   then i + N, ...: the batch's next-step autoreset, mirrored on the FollowerEnv side) with the
  *   same uniformly random actions for `--steps` steps each, on one core (the first resets are not
  *   timed; the autoresets are). Each side folds every step's reward, terminated, truncated,
  *   score, step count and pose into a digest per environment, and the two digests must agree.
- *   The batch's time is the best of three runs.
+ *   The batch's time is the best of three runs. Then the same over a fixed set of levels (seeds
+ *   cycling modulo `--levels`), whose starts the batch keeps (`keptStarts`), after untimed steps
+ *   that fill them; FollowerEnv plays the same levels.
  * - Equivalence: test/env/followerBatchCheck.ts compares every field, state and mask of at least
  *   `--games` whole games, in turn with random actions, with 80% and with 50% of them walking the
  *   leader's task (so that the follower makes sets), with both rewards.
@@ -38,11 +40,13 @@ const { values } = parseArgs({
     envs: { type: 'string', default: '1024' },
     steps: { type: 'string', default: '100' },
     games: { type: 'string', default: '1000' },
+    levels: { type: 'string', default: '4096' },
   },
 });
 const envs = Number(values.envs);
 const steps = Number(values.steps);
 const games = Number(values.games);
+const levels = Number(values.levels);
 const REWARD = 'distance';
 /** Games the engine and self-play figures play, and the first of them that evaluation replays. */
 const ENGINE_GAMES = 200;
@@ -61,13 +65,29 @@ function randomActions(count: number, seed: number): Int32Array {
   return Int32Array.from({ length: count }, () => draw.int(0, FOLLOWER_CODES.length - 1));
 }
 
-function timeBatch(actions: Int32Array): { seconds: number; digests: Uint32Array } {
-  const batch = new FollowerBatch({ size: envs, reward: REWARD });
+/**
+ * How both sides play: their next seed after one (the batch's default, previous + N, or a cycle
+ * over a fixed set of levels whose starts the batch keeps), and the steps each plays untimed
+ * before the timed ones (so that the kept starts are filled).
+ */
+interface Workload {
+  readonly nextSeed: (slot: number, previous: number) => number;
+  readonly keptStarts: number;
+  readonly warmSteps: number;
+}
+
+const FRESH_SEEDS: Workload = { nextSeed: (_slot, previous) => previous + envs, keptStarts: 0, warmSteps: 0 };
+const levelsWorkload = (levels: number): Workload => ({ nextSeed: (_slot, previous) => (previous + envs) % levels, keptStarts: levels, warmSteps: Math.ceil(levels / envs) * 96 });
+
+/** The batch's steps per second over the timed steps, and a digest per environment of every step (warm ones included). */
+function timeBatch(actions: Int32Array, workload: Workload): { seconds: number; digests: Uint32Array } {
+  const batch = new FollowerBatch({ size: envs, reward: REWARD, nextSeed: workload.nextSeed, keptStarts: workload.keptStarts });
   const digests = new Uint32Array(envs);
   const { step, info, observation } = batch.buffers;
   batch.reset(Int32Array.from({ length: envs }, (_, i) => i));
-  const started = process.hrtime.bigint();
-  for (let t = 0; t < steps; t++) {
+  let started = process.hrtime.bigint();
+  for (let t = 0; t < workload.warmSteps + steps; t++) {
+    if (t === workload.warmSteps) started = process.hrtime.bigint();
     batch.step(actions.subarray(t * envs, (t + 1) * envs));
     for (let i = 0; i < envs; i++) {
       let digest = digests[i];
@@ -83,8 +103,8 @@ function timeBatch(actions: Int32Array): { seconds: number; digests: Uint32Array
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, digests };
 }
 
-/** FollowerEnvs with the batch's seeds and autoreset: a seed whose game cannot start gives way to seed + N. */
-function timeFollowerEnvs(actions: Int32Array): { seconds: number; digests: Uint32Array } {
+/** FollowerEnvs with the batch's seeds and autoreset: a seed whose game cannot start gives way to the next. */
+function timeFollowerEnvs(actions: Int32Array, workload: Workload): { seconds: number; digests: Uint32Array } {
   const all = Array.from({ length: envs }, () => new FollowerEnv({ reward: REWARD }));
   const seeds = Float64Array.from({ length: envs }, (_, i) => i);
   const ended = new Uint8Array(envs);
@@ -96,15 +116,16 @@ function timeFollowerEnvs(actions: Int32Array): { seconds: number; digests: Uint
         return { observation, info, reward: 0, terminated: false, truncated: false };
       } catch (error) {
         if (!(error instanceof GameSetupError)) throw error;
-        seeds[i] += envs;
+        seeds[i] = workload.nextSeed(i, seeds[i]);
       }
     }
   };
   for (let i = 0; i < envs; i++) reset(i);
-  const started = process.hrtime.bigint();
-  for (let t = 0; t < steps; t++) {
+  let started = process.hrtime.bigint();
+  for (let t = 0; t < workload.warmSteps + steps; t++) {
+    if (t === workload.warmSteps) started = process.hrtime.bigint();
     for (let i = 0; i < envs; i++) {
-      if (ended[i]) seeds[i] += envs;
+      if (ended[i]) seeds[i] = workload.nextSeed(i, seeds[i]);
       const result: Transition = ended[i] ? reset(i) : all[i].step(FOLLOWER_CODES[actions[t * envs + i]]);
       ended[i] = result.terminated || result.truncated ? 1 : 0;
       let digest = digests[i];
@@ -121,26 +142,32 @@ function timeFollowerEnvs(actions: Int32Array): { seconds: number; digests: Uint
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, digests };
 }
 
+/** The batch (best of three runs) against FollowerEnvs on the same workload and actions: the rates, and the environments whose steps differ. */
+function compareWithFollowerEnvs(workload: Workload): { batchRate: number; referenceRate: number; differing: number[] } {
+  const actions = randomActions(envs * (workload.warmSteps + steps), 2024);
+  const reference = timeFollowerEnvs(actions, workload);
+  const runs = [timeBatch(actions, workload), timeBatch(actions, workload), timeBatch(actions, workload)];
+  const batch = runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
+  const differing = runs.flatMap((run) => Array.from(run.digests.keys()).filter((i) => run.digests[i] !== reference.digests[i]));
+  return { batchRate: (envs * steps) / batch.seconds, referenceRate: (envs * steps) / reference.seconds, differing: [...new Set(differing)] };
+}
+
 type Transition = Pick<EnvStep, 'observation' | 'info' | 'reward' | 'terminated' | 'truncated'>;
 
 const format = (value: number): string => Math.round(value).toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const actions = randomActions(envs * steps, 2024);
-  const reference = timeFollowerEnvs(actions);
-  const runs = [timeBatch(actions), timeBatch(actions), timeBatch(actions)];
-  const batch = runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
-  const stepsRun = envs * steps;
-  const referenceRate = stepsRun / reference.seconds;
-  const batchRate = stepsRun / batch.seconds;
   let failed = false;
-  const differing = runs.flatMap((run) => Array.from(run.digests.keys()).filter((i) => run.digests[i] !== reference.digests[i]));
-  if (differing.length > 0) {
+  const fresh = compareWithFollowerEnvs(FRESH_SEEDS);
+  const onLevels = compareWithFollowerEnvs(levelsWorkload(levels));
+  for (const [what, run] of [['fresh seeds', fresh], [`${levels} levels`, onLevels]] as const) {
+    if (run.differing.length === 0) continue;
     failed = true;
-    console.error(`the batch and FollowerEnv disagree on environments ${[...new Set(differing)].slice(0, 10).join(', ')} of the timed run`);
+    console.error(`the batch and FollowerEnv disagree on environments ${run.differing.slice(0, 10).join(', ')} of the timed run on ${what}`);
   }
-  console.log(`FollowerEnv x${envs}: ${format(referenceRate)} steps/s (${format(stepsRun)} steps, random actions, '${REWARD}' rewards)`);
-  console.log(`typescript batch env N=${envs}: ${format(batchRate)} steps/s = ${(batchRate / referenceRate).toFixed(1)}x FollowerEnv`);
+  console.log(`FollowerEnv x${envs}: ${format(fresh.referenceRate)} steps/s (${format(envs * steps)} steps, random actions, '${REWARD}' rewards)`);
+  console.log(`typescript batch env N=${envs}: ${format(fresh.batchRate)} steps/s = ${(fresh.batchRate / fresh.referenceRate).toFixed(1)}x FollowerEnv`);
+  console.log(`typescript batch env N=${envs}, ${format(levels)} levels kept: ${format(onLevels.batchRate)} steps/s = ${(onLevels.batchRate / onLevels.referenceRate).toFixed(1)}x FollowerEnv on the same levels`);
 
   // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
   const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs)], { stdio: ['ignore', 'inherit', 'inherit'] });
