@@ -18,7 +18,7 @@
  * | 5 render | u32 env | UTF-8 text |
  * | 6 close | u32 env | nothing |
  * | 7 encode | u32 env (an observer), JSON {observation, steps, points} | block |
- * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file, logs?} | JSON {batch, layout, regions, bytes, episodes} |
+ * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file, logs?, keptStarts?} | JSON {batch, layout, regions, bytes, episodes} |
  * | 9 batchReset | u32 batch, size times u32 seed | u32 k, k times u32 slot (no game) |
  * | 10 batchStep | u32 batch, size times u8 action, u32 k, k times u32 seed | u32 k, k times u32 slot (no game) |
  * | 11 batchResetAt | u32 batch, u32 slot, u32 seed | u8 1 started, 0 no game |
@@ -35,7 +35,10 @@
  * gives no game is answered, and has no game until resetAt starts it; the batch steps only when
  * every slot has a game. A batch made with `logs` plays log mode: its seeds are episode numbers,
  * indices into its `episodes` (as the follower env's make lists them), every one of which gives a
- * game; a number out of range is refused before anything changes.
+ * game; a number out of range is refused before anything changes. Without logs, `keptStarts: K`
+ * (at most MAX_KEPT_STARTS) has the batch keep the starts of the K seeds started last, so that a
+ * client drawing its seeds from a fixed set of K levels starts them again by copying: the same
+ * games, faster.
  */
 import { z } from 'zod';
 import { FOLLOWER_CODES, type FollowerCode } from '../engine/actions';
@@ -119,7 +122,11 @@ export type MakeOptions = z.input<typeof makeOptionsSchema>;
 /** The most environments a batch holds (each takes about 8 KB of the shared file). */
 export const MAX_BATCH_SIZE = 65_536;
 
-const batchOptionsSchema = z.strictObject({
+/** The most starts a batch keeps (each takes about 35 KB of the server's memory). */
+export const MAX_KEPT_STARTS = 65_536;
+
+const batchOptionsSchema = z
+  .strictObject({
   size: z.number().int().min(1).max(MAX_BATCH_SIZE),
   reward: z.enum(['sparse', 'distance', 'ndtw']).default('sparse'),
   gamma: z.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
@@ -128,7 +135,10 @@ const batchOptionsSchema = z.strictObject({
   file: z.string().min(1),
   /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
   logs: z.array(z.string()).min(1).optional(),
-});
+  /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
+  keptStarts: z.number().int().min(0).max(MAX_KEPT_STARTS).default(0),
+})
+  .refine((options) => !(options.logs && options.keptStarts > 0), { message: 'keptStarts is for self-play games by seed: a batch with logs keeps no starts', path: ['keptStarts'] });
 export type BatchOptions = z.input<typeof batchOptionsSchema>;
 
 /** A file another process maps, open for writing at its start. */
@@ -527,7 +537,8 @@ class ServedFollowerBatch {
     const memory = new ArrayBuffer(bytes);
     this.block = new Uint8Array(memory);
     const buffers = allocateBatchBuffers(layout, options.size, memory);
-    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, recordings: recordings ?? undefined, grid, buffers });
+    const { size, reward, gamma, maxSteps, keptStarts } = options;
+    this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? undefined, grid, buffers });
     this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
     this.terminated = buffers.step.terminated as Uint8Array;
     this.truncated = buffers.step.truncated as Uint8Array;

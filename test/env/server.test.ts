@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { FOLLOWER_CODES } from '../../shared/engine/actions';
 import { COLORS, SHAPES } from '../../shared/engine/cards';
 import { HEADINGS } from '../../shared/engine/hex';
+import * as envModule from '../../shared/env/env';
 import { FollowerEnv, type EnvStep, type RewardKind } from '../../shared/env/env';
 import { GameEnv, type GameAction } from '../../shared/env/gameEnv';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
 import type { GridSize, Layout } from '../../shared/env/observationArrays';
-import { ANSWER_HEADER_BYTES, concat, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type BatchOptions, type BlockFile, type MakeOptions } from '../../shared/env/server';
+import { ANSWER_HEADER_BYTES, concat, EnvServer, MAX_KEPT_STARTS, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type BatchOptions, type BlockFile, type MakeOptions } from '../../shared/env/server';
 import { openBlockFile } from '../../shared/env/node/blockFile';
 import { allocateBatchBuffers, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';
@@ -557,6 +558,64 @@ describe('the environment server: batches through a shared file', () => {
     expect(autoresets).toBeGreaterThan(30);
     expect(shaped).toBeGreaterThan(50);
     expect(ask(server, [OPS.batchClose], u32(made.batch)).status).toBe(STATUS.ok);
+  });
+
+  test('a batch made with keptStarts gives the same bytes as one without, starting each seed it keeps only once; keptStarts is refused out of range and with logs', () => {
+    const { server, files } = batchServer(LOGS);
+    const bad = (extra: object) => errorOf(ask(server, [OPS.batchMake], { ...options, file: 'x', ...extra }));
+    for (const keptStarts of [-1, 1.5, MAX_KEPT_STARTS + 1, '4']) expect(bad({ keptStarts }).message).toMatch(/bad batch options.*keptStarts/s);
+    expect(bad({ keptStarts: 4, reward: 'ndtw', logs: ['game-1.jsonl'] }).message).toMatch(/keptStarts is for self-play games by seed: a batch with logs keeps no starts/);
+    expect(files.size).toBe(0);
+
+    // Four levels, one of which gives no game; the batch keeps them all.
+    const levels = [3, 139765, 4, 5];
+    const kept: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...options, file: 'kept', keptStarts: levels.length } satisfies BatchOptions));
+    const plain: MadeBatch = okJson(ask(server, [OPS.batchMake], { ...options, file: 'plain' }));
+    const starts = jest.spyOn(envModule, 'selfPlayStart');
+    try {
+      const draw = new Draw(seedRng(6));
+      const level = () => levels[draw.int(0, levels.length - 1)];
+      const startsOf = (send: () => void) => {
+        const before = starts.mock.calls.length;
+        send();
+        return starts.mock.calls.length - before;
+      };
+      let keptStarts = 0;
+      let plainStarts = 0;
+      // Both batches get the same requests; a slot whose seed gave no game is started on the next drawn level.
+      const both = (op: number, ...parts: (Uint8Array | number[])[]) => {
+        let failed: number[] = [];
+        keptStarts += startsOf(() => (failed = failedSlots(ask(server, [op], u32(kept.batch), ...parts))));
+        plainStarts += startsOf(() => expect(failedSlots(ask(server, [op], u32(plain.batch), ...parts))).toEqual(failed));
+        for (const slot of failed) {
+          for (;;) {
+            const seed = level();
+            let started: Uint8Array | undefined;
+            keptStarts += startsOf(() => (started = ask(server, [OPS.batchResetAt], u32(kept.batch), u32(slot), u32(seed)).payload));
+            plainStarts += startsOf(() => expect(ask(server, [OPS.batchResetAt], u32(plain.batch), u32(slot), u32(seed)).payload).toEqual(started));
+            if (started![0] === 1) break;
+          }
+        }
+        expect(blockDifference(kept.regions, files.get('kept')!.data, files.get('plain')!.data)).toBeNull();
+      };
+      both(OPS.batchReset, u32s(Array.from({ length: options.size }, level)));
+      const flags = (name: string) => kept.regions.find((region) => region.group === 'step' && region.name === name)!.offset;
+      const [terminated, truncated] = [flags('terminated'), flags('truncated')];
+      let autoresets = 0;
+      for (let t = 0; t < 60; t++) {
+        const actions = Array.from({ length: options.size }, () => draw.int(0, FOLLOWER_CODES.length - 1));
+        const data = files.get('kept')!.data;
+        const ended = Array.from({ length: options.size }, (_, slot) => slot).filter((slot) => data[terminated + slot] || data[truncated + slot]);
+        both(OPS.batchStep, actions, u32(ended.length), u32s(ended.map(level)));
+        autoresets += ended.length;
+      }
+      // Episodes of at most 7 steps: dozens of starts, each a copy in the batch that keeps them.
+      expect(autoresets).toBeGreaterThan(30);
+      expect(plainStarts).toBeGreaterThan(autoresets);
+      expect(keptStarts).toBe(levels.length);
+    } finally {
+      starts.mockRestore();
+    }
   });
 
   test('the Node server sizes the client\'s empty file and writes the block into it; it opens no other file', () => {

@@ -24489,6 +24489,7 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
   })
 ]);
 var MAX_BATCH_SIZE = 65536;
+var MAX_KEPT_STARTS = 65536;
 var batchOptionsSchema = external_exports.strictObject({
   size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
   reward: external_exports.enum(["sparse", "distance", "ndtw"]).default("sparse"),
@@ -24497,8 +24498,10 @@ var batchOptionsSchema = external_exports.strictObject({
   /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
   file: external_exports.string().min(1),
   /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
-  logs: external_exports.array(external_exports.string()).min(1).optional()
-});
+  logs: external_exports.array(external_exports.string()).min(1).optional(),
+  /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
+  keptStarts: external_exports.number().int().min(0).max(MAX_KEPT_STARTS).default(0)
+}).refine((options) => !(options.logs && options.keptStarts > 0), { message: "keptStarts is for self-play games by seed: a batch with logs keeps no starts", path: ["keptStarts"] });
 var NO_FILES = () => {
   throw new RequestError("invalid", "this server opens no files: it serves no batches");
 };
@@ -24811,7 +24814,8 @@ var ServedFollowerBatch = class {
     const memory = new ArrayBuffer(bytes);
     this.block = new Uint8Array(memory);
     const buffers = allocateBatchBuffers(layout, options.size, memory);
-    this.batch = new FollowerBatch({ size: options.size, reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps, recordings: recordings ?? void 0, grid, buffers });
+    const { size, reward, gamma, maxSteps, keptStarts } = options;
+    this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? void 0, grid, buffers });
     this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
     this.terminated = buffers.step.terminated;
     this.truncated = buffers.step.truncated;
