@@ -24,6 +24,7 @@ from cerealbar.vector import FollowerVectorEnv  # noqa: E402
 from conftest import REPO, node  # noqa: E402
 
 NO_GAME = 139765  # a seed whose game ends before the follower's first turn
+NO_GAME_LEVEL = 1189  # the first such seed: with 1,190 levels, the last level gives no game
 TEXTS = ("instruction", "previous_instruction")
 
 
@@ -82,9 +83,12 @@ def check_arrays(env, observation, rewards, terminations, truncations) -> None:
     assert terminations.dtype == truncations.dtype == np.bool_ and terminations.shape == truncations.shape == (env.num_envs,)
 
 
-@pytest.mark.parametrize("reward, processes", [("sparse", 1), ("distance", 1), ("distance", 2)])
-def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game_included(reward, processes):
-    n, options = 5, {"reward": reward, "gamma": 0.9, "max_steps": 6}
+@pytest.mark.parametrize("reward, processes, levels", [("sparse", 1, None), ("distance", 1, None), ("distance", 2, None), ("distance", 1, NO_GAME_LEVEL + 1), ("sparse", 2, NO_GAME_LEVEL + 1)])
+def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game_included(reward, processes, levels):
+    """With `levels`, every game is one of them (the batch starting those it kept by copying), and a
+    level with no game is drawn again."""
+    n, options = 5, {"reward": reward, "gamma": 0.9, "max_steps": 6, "levels": levels}
+    no_game = NO_GAME if levels is None else NO_GAME_LEVEL
     env = FastFollowerVectorEnv(n, processes=processes, **options)
     vector = FollowerVectorEnv(n, description=False, **options)
     try:
@@ -94,7 +98,7 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
         # A given seed with no game is refused by both, and no episode runs.
         for either in (env, vector):
             with pytest.raises(InvalidRequestError) as refused:
-                either.reset(seed=[1, 2, NO_GAME, 4, 5])
+                either.reset(seed=[1, 2, no_game, 4, 5])
             assert refused.value.kind == "setup"
         with pytest.raises(EpisodeOverError):
             env.step(np.zeros(n, dtype=np.int64))
@@ -102,18 +106,20 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
         rng = np.random.default_rng(3)
         ended = starts = 0
         forced = []
+        played = []
         for run, seed in enumerate((11, None)):
             if seed is None:
                 # Drawn seeds with no game are drawn again: at reset here, at an autoreset below.
-                forced += [force_draws(either, 1, 7, [NO_GAME]) for either in (env, vector)]
+                forced += [force_draws(either, 1, 7, [no_game]) for either in (env, vector)]
             result, expected = env.reset(seed=seed), vector.reset(seed=seed)
             assert_same_step((result[0], result[1]), (expected[0], expected[1]), f"reset {run}")
             assert list(result[1]["episode_id"]) == [f"selfplay-{seed}" for seed in env._seeds]
+            played += list(result[1]["episode_id"])
             check_arrays(env, result[0], np.zeros(n), np.zeros(n, bool), np.zeros(n, bool))
             previous_ended = np.zeros(n, dtype=np.bool_)
             for step in range(150):
                 if step == 40:
-                    forced += [force_draws(either, 3, 5, [NO_GAME, NO_GAME]) for either in (env, vector)]
+                    forced += [force_draws(either, 3, 5, [no_game, no_game]) for either in (env, vector)]
                 actions = rng.integers(0, 5, size=n)
                 result, expected = env.step(actions), vector.step(actions)
                 assert_same_step(result, expected, f"run {run}, step {step}")
@@ -124,11 +130,16 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
                 assert (infos["steps"][previous_ended] == 0).all()
                 assert np.array_equal(infos.get("_episode_id", np.zeros(n, bool)), previous_ended)
                 starts += int(previous_ended.sum())
+                if previous_ended.any():
+                    played += list(infos["episode_id"][previous_ended])
                 previous_ended = terminations | truncations
                 ended += int(previous_ended.sum())
         # Episodes of at most 6 steps: many ended and started again; every forced seed was drawn.
         assert ended >= 100 and starts >= 100
         assert all(not generator.forced for generator in forced)
+        if levels is not None:
+            seeds = [int(episode.removeprefix("selfplay-")) for episode in played]
+            assert max(seeds) < levels and len(seeds) > len(set(seeds))
     finally:
         env.close()
         vector.close()
@@ -292,13 +303,18 @@ def test_a_process_that_dies_is_reported_and_the_others_stop_at_close():
         os.kill(first, 0)
 
 
-@pytest.mark.parametrize("logged", [False, True])
-def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games(logs, logged):
-    options = {"reward": "ndtw", "logs": logs} if logged else {"reward": "distance"}
+@pytest.mark.parametrize("mode", ["seeds", "logs", "levels"])
+def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games(logs, mode):
+    options = {"seeds": {"reward": "distance"}, "logs": {"reward": "ndtw", "logs": logs}, "levels": {"reward": "distance", "levels": 8}}[mode]
     vector = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, **options)
     sync = gymnasium.make_vec(cerealbar.FAST_FOLLOWER_ID, num_envs=3, vectorization_mode="sync", **options)
     try:
         assert isinstance(vector.unwrapped, FastFollowerVectorEnv) and vector.num_envs == 3
+        if mode == "levels":
+            # Both were given the levels: seeds 6, 7 and 8 are not all among them.
+            for either in (vector, sync):
+                with pytest.raises(ValueError, match="with 8 levels a seed is one of them"):
+                    either.reset(seed=6)
         observation, _ = vector.reset(seed=5)
         expected, _ = sync.reset(seed=5)
         for step in range(20):

@@ -24,20 +24,23 @@ def assert_same(batched, expected, what: str) -> None:
         assert np.array_equal(np.asarray(batched), np.asarray(expected)), what
 
 
-def test_the_same_games_as_follower_envs_in_a_sync_vector_env_autoresets_included():
-    n, options = 4, {"reward": "distance", "max_steps": 15, "description": True}
+@pytest.mark.parametrize("levels, seed", [(None, 11), (5, 1)])
+def test_the_same_games_as_follower_envs_in_a_sync_vector_env_autoresets_included(levels, seed):
+    """With `levels`, both draw every game among them."""
+    n, options = 4, {"reward": "distance", "max_steps": 15, "description": True, "levels": levels}
     vector = FollowerVectorEnv(n, **options)
     sync = gymnasium.vector.SyncVectorEnv([lambda: FollowerEnv(**options) for _ in range(n)])
     try:
         assert vector.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"]
         assert vector.single_observation_space == sync.single_observation_space
         assert vector.action_space == sync.action_space
-        observation, info = vector.reset(seed=11)
-        expected, expected_info = sync.reset(seed=11)
+        observation, info = vector.reset(seed=seed)
+        expected, expected_info = sync.reset(seed=seed)
         assert_same(observation, expected, "reset")
-        assert list(info["episode_id"]) == list(expected_info["episode_id"])
+        assert list(info["episode_id"]) == list(expected_info["episode_id"]) == [f"selfplay-{seed + i}" for i in range(n)]
         rng = np.random.default_rng(3)
         ended = 0
+        played = []
         for step in range(120):
             actions = rng.integers(0, 5, size=n)
             observation, rewards, terminations, truncations, info = vector.step(actions)
@@ -47,9 +50,14 @@ def test_the_same_games_as_follower_envs_in_a_sync_vector_env_autoresets_include
             assert np.array_equal(terminations, expected_terminations) and np.array_equal(truncations, expected_truncations), step
             assert np.array_equal(info["score"], expected_info["score"]), step
             assert vector.observation_space.contains(observation)
+            if "episode_id" in info:
+                assert list(info["episode_id"][info["_episode_id"]]) == list(expected_info["episode_id"][expected_info["_episode_id"]]), step
+                played += list(info["episode_id"][info["_episode_id"]])
             ended += int(np.sum(terminations | truncations))
         # Episodes of at most 15 steps: many ended and were reset along the way.
-        assert ended >= 20
+        assert ended >= 20 and len(played) >= 20
+        if levels is not None:
+            assert {int(episode.removeprefix("selfplay-")) for episode in played} == set(range(levels))
     finally:
         vector.close()
         sync.close()

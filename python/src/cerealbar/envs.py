@@ -78,6 +78,8 @@ class _EngineEnv(_Env):
     """What both roles share: the engine process, reset, step, render and close."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    #: Self-play's seeds are the levels 0 to levels - 1 (None: any seed).
+    _levels: int | None = None
 
     def __init__(self, make_options: dict, render_mode: str | None, timeout: float):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -97,11 +99,12 @@ class _EngineEnv(_Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self._check_open()
+        check_level(seed, self._levels)
         super().reset(seed=seed)
         if not self._engine.alive:  # it died or was killed: a new episode can start on a new one
             self._start_engine()
         options = dict(options or {})
-        payload = first_game(lambda task: self._request(OP_RESET, json.dumps(task).encode()), *self._task(seed, options), lambda: self._task(None, options))
+        payload = first_game(lambda task: self._request(OP_RESET, json.dumps(task).encode()), *self._task(seed, options), lambda: self._task(None, options), self._levels)
         transition = self._decode(payload)
         transition.info["episode_id"], _ = read_text(payload, transition.end)
         self._observation = transition.observation
@@ -156,7 +159,7 @@ class _EngineEnv(_Env):
             raise EnvClosedError("the environment is closed")
 
     def _draw_seed(self) -> int:
-        return int(self.np_random.integers(0, SEED_LIMIT))
+        return int(self.np_random.integers(0, seed_bound(self._levels)))
 
     def _decode(self, payload: bytearray) -> Transition:
         return self.layout.decode(payload)
@@ -178,7 +181,8 @@ class FollowerEnv(_EngineEnv):
     Episodes are self-play games against the scripted leader, one per seed (`reset(seed=s)` plays
     game s, the same game as the TypeScript `reset({ seed: s })`), or with `logs` the recorded
     instructions of logged games, as in evaluation (`reset(options={"episode": id or index})`, or
-    one drawn with the env's generator). Rewards are docs/env.md's: `reward` is "sparse",
+    one drawn with the env's generator). With `levels=K`, self-play's seeds are the K levels 0 to
+    K - 1: drawn among them, and a given seed outside them is refused (ValueError). Rewards are docs/env.md's: `reward` is "sparse",
     "distance" or "ndtw" (logs only), `gamma` the shaping's discount (use your learner's).
 
     Actions: 0 MF, 1 MB, 2 RL, 3 RR, 4 DONE (`layout.actions`). While the follower has control the
@@ -195,7 +199,9 @@ class FollowerEnv(_EngineEnv):
         description: bool = True,
         render_mode: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        levels: int | None = None,
     ):
+        self._levels = checked_levels(levels, logs)
         options: dict[str, Any] = {"role": "follower", "reward": reward, "gamma": gamma, "maxSteps": max_steps, "description": description}
         if logs is not None:
             options["logs"] = log_files(logs)
@@ -267,17 +273,55 @@ class LeaderEnv(_EngineEnv):
         return transition
 
 
-def first_game(send: Callable[[dict], bytearray], task: dict, drawn: bool, draw: Callable[[], tuple[dict, bool]]) -> bytearray:
+def first_game(send: Callable[[dict], bytearray], task: dict, drawn: bool, draw: Callable[[], tuple[dict, bool]], levels: int | None = None) -> bytearray:
     """The answer to the reset request for `task`; when its seed was drawn at random and gives no
-    game (rare), the answer for the next drawn task that does."""
+    game (rare), the answer for the next drawn task that does (with `levels`, while some level
+    has not failed)."""
+    failed: set[int] = set()
     for _ in range(_SEED_DRAWS):
         try:
             return send(task)
         except InvalidRequestError as error:
             if not (drawn and error.kind == "setup"):
                 raise
-            task, drawn = draw()
+        failed.add(task["seed"])
+        check_levels_left(failed, levels)
+        task, drawn = draw()
     raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+
+
+def checked_levels(levels, logs) -> int | None:
+    """`levels` as a number of levels (None: any seed), refused unless a positive integer, and with logs."""
+    if levels is None:
+        return None
+    if logs is not None:
+        raise ValueError("levels are self-play's seeds: with logs, the episodes are the logs' instructions, so give one or the other")
+    if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 1:
+        raise ValueError(f"levels must be a positive integer (seeds 0 to levels - 1) or None, got {levels!r}")
+    return int(levels)
+
+
+def seed_bound(levels: int | None) -> int:
+    """What self-play's seeds are drawn below: the levels' number, or every seed."""
+    return SEED_LIMIT if levels is None else levels
+
+
+def check_level(seed, levels: int | None) -> None:
+    """Refuses a given seed outside the levels: it would play a game the learner is not meant to see."""
+    if levels is None or seed is None:
+        return
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        value = None
+    if value is None or not 0 <= value < levels:
+        raise ValueError(f"with {levels} levels a seed is one of them, an integer from 0 to {levels - 1}, got {seed!r}")
+
+
+def check_levels_left(failed: set[int], levels: int | None) -> None:
+    """Gives up once every level has given no game (`failed`: the seeds that gave none): drawing again would never end."""
+    if levels is not None and len(failed) >= levels:
+        raise InvalidRequestError(f"none of the {levels} levels gives a game (seeds 0 to {levels - 1}): use more levels", "setup")
 
 
 def leader_action_bytes(action, names: list[str]) -> bytes:

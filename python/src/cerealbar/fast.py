@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
-from .envs import _SEED_DRAWS, SEED_LIMIT, log_files
+from .envs import _SEED_DRAWS, SEED_LIMIT, check_level, check_levels_left, checked_levels, log_files, seed_bound
 from .errors import CerealBarError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
@@ -39,6 +39,8 @@ except ImportError:  # pragma: no cover - the error says what to install
     VectorEnv = object
 
 _U32 = struct.Struct("<I")
+#: The most levels whose starts a batch keeps (shared/env/server.ts's MAX_KEPT_STARTS); with more, the least recently started are made again.
+_MOST_KEPT_STARTS = 65_536
 #: Where the shared file is made: memory, on Linux. Elsewhere the temporary directory.
 _SHARED_MEMORY = "/dev/shm"
 
@@ -48,7 +50,8 @@ class FastFollowerVectorEnv(VectorEnv):
     `processes` Node processes (each a batch of its share of them, stepped at the same time as the
     others). Episodes are self-play games by seed, or with `logs` (as `FollowerEnv`'s) the logged
     games' recorded instructions, each environment drawing its episodes as a `FollowerEnv` with
-    those logs does.
+    those logs does. With `levels=K`, the self-play games are the K levels 0 to K - 1, as
+    `FollowerVectorEnv(levels=K)`'s, and the batch keeps their starts to start them again by copying.
 
     `copy=True` (the default) returns new arrays at each call. `copy=False` returns the same
     arrays at every step, overwritten by the next `reset` or `step`: with one process, the mapped
@@ -69,6 +72,7 @@ class FastFollowerVectorEnv(VectorEnv):
         timeout: float = DEFAULT_TIMEOUT,
         copy: bool = True,
         processes: int = 1,
+        levels: int | None = None,
     ):
         if gymnasium is None:
             raise ImportError("FastFollowerVectorEnv needs Gymnasium: pip install './python[gymnasium]'")
@@ -78,6 +82,7 @@ class FastFollowerVectorEnv(VectorEnv):
             raise ValueError(f"processes must be an integer from 1 to num_envs ({num_envs}), got {processes!r}")
         if description:
             raise ValueError("FastFollowerVectorEnv has no text fields: use description=False, or FollowerVectorEnv for the texts")
+        self._levels = checked_levels(levels, logs)
         self.num_envs = num_envs
         #: Return new arrays (True), or the same arrays at every step, overwritten by the next.
         self.copy = copy
@@ -86,6 +91,9 @@ class FastFollowerVectorEnv(VectorEnv):
         options: dict[str, Any] = {"reward": reward, "gamma": gamma, "maxSteps": max_steps}
         if logs is not None:
             options["logs"] = log_files(logs)
+        if self._levels is not None:
+            # The levels come round again: the batch starts them by copying what it kept of their first start.
+            options["keptStarts"] = min(self._levels, _MOST_KEPT_STARTS)
         bounds = np.linspace(0, num_envs, processes + 1).astype(int)
         self._parts: list[_Part] = []
         try:
@@ -126,7 +134,7 @@ class FastFollowerVectorEnv(VectorEnv):
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment. A
         given seed whose game cannot start raises InvalidRequestError (kind "setup"); a drawn one is
-        drawn again.
+        drawn again. With `levels`, a given seed outside them raises ValueError.
 
         With logs, `seed` seeds each environment's generator, which draws its episodes as a
         `FollowerEnv`'s does, and `options={"episode": e}` starts environments on given episodes:
@@ -138,6 +146,8 @@ class FastFollowerVectorEnv(VectorEnv):
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset needs one seed per environment ({self.num_envs}), got {len(seeds)}")
         given = [None if single is None else _checked_seed(single) for single in seeds]
+        for single in given:
+            check_level(single, self._levels)
         super().reset(seed=seed if isinstance(seed, int) else None)
         self._running = False
         for i, single in enumerate(given):
@@ -202,7 +212,7 @@ class FastFollowerVectorEnv(VectorEnv):
 
     def _draw(self, i: int) -> int:
         """Environment i's next seed, or with logs its next episode number, as FollowerEnv draws them."""
-        return int(self._generators[i].integers(0, SEED_LIMIT if self._episodes is None else len(self._episodes)))
+        return int(self._generators[i].integers(0, seed_bound(self._levels) if self._episodes is None else len(self._episodes)))
 
     def _episode_id(self, i: int) -> str:
         return f"selfplay-{self._seeds[i]}" if self._episodes is None else self._episodes[self._seeds[i]]
@@ -262,21 +272,24 @@ class FastFollowerVectorEnv(VectorEnv):
 
     def _start_again(self, slots: list[int]) -> None:
         """Starts the environments whose seed gave no game on new draws, as FollowerVectorEnv redraws."""
-        for slot in slots:
-            part = next(part for part in self._parts if part.start <= slot < part.stop)
-            for _ in range(_SEED_DRAWS):
-                seed = self._draw(slot)
-                try:
-                    started = part.engine.request(bytes([OP_BATCH_RESET_AT]) + part.batch + _U32.pack(slot - part.start) + _U32.pack(seed))[0] == 1
-                except CerealBarError:
-                    self._running = False
-                    raise
-                if started:
-                    self._seeds[slot] = seed
-                    break
-            else:
-                self._running = False
-                raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+        try:
+            for slot in slots:
+                self._seeds[slot] = self._started_on_a_new_draw(slot)
+        except CerealBarError:
+            self._running = False
+            raise
+
+    def _started_on_a_new_draw(self, slot: int) -> int:
+        """Starts environment `slot`, whose seed gave no game, on the next drawn seed that gives one."""
+        part = next(part for part in self._parts if part.start <= slot < part.stop)
+        failed = {int(self._seeds[slot])}
+        for _ in range(_SEED_DRAWS):
+            check_levels_left(failed, self._levels)
+            seed = self._draw(slot)
+            if part.engine.request(bytes([OP_BATCH_RESET_AT]) + part.batch + _U32.pack(slot - part.start) + _U32.pack(seed))[0] == 1:
+                return seed
+            failed.add(seed)
+        raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
 
     def _field(self, key: tuple[str, str]) -> np.ndarray:
         """A field of all N environments: as `copy` asks, the array returned at every call or a new one."""

@@ -29,13 +29,13 @@ except ImportError:  # pragma: no cover - the error says what to install
     gymnasium = None
     VectorEnv = object
 
-from .envs import SEED_LIMIT, first_game
+from .envs import check_level, checked_levels, first_game, seed_bound
 
 _U32 = struct.Struct("<I")
 
 
 class FollowerVectorEnv(VectorEnv):
-    """`num_envs` follower environments (self-play games) with `FollowerEnv`'s options."""
+    """`num_envs` follower environments (self-play games) with `FollowerEnv`'s options, `levels` included."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP if gymnasium else None}
 
@@ -48,11 +48,13 @@ class FollowerVectorEnv(VectorEnv):
         description: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
         copy: bool = True,
+        levels: int | None = None,
     ):
         if gymnasium is None:
             raise ImportError("FollowerVectorEnv needs Gymnasium: pip install './python[gymnasium]'")
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self._levels = checked_levels(levels, None)
         self.num_envs = num_envs
         #: Return copies of the observation arrays (True), or the arrays themselves, overwritten at the next step.
         self.copy = copy
@@ -82,13 +84,16 @@ class FollowerVectorEnv(VectorEnv):
         self._generators = [np.random.default_rng() for _ in range(num_envs)]
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment."""
+        """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment; with
+        `levels`, each of them one of the levels (ValueError otherwise, and nothing changes)."""
         self._check_open()
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the vector environment takes none")
         seeds = [None] * self.num_envs if seed is None else [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset needs one seed per environment ({self.num_envs}), got {len(seeds)}")
+        for single in seeds:
+            check_level(single, self._levels)
         super().reset(seed=seed if isinstance(seed, int) else None)
         transitions = [self._reset_one(i, single) for i, single in enumerate(seeds)]
         self._terminations[:] = False
@@ -141,12 +146,12 @@ class FollowerVectorEnv(VectorEnv):
 
         def draw() -> tuple[dict, bool]:
             # A drawn seed whose game cannot start is drawn again, as FollowerEnv does.
-            return {"seed": int(self._generators[i].integers(0, SEED_LIMIT))}, True
+            return {"seed": int(self._generators[i].integers(0, seed_bound(self._levels)))}, True
 
         def send(task: dict) -> bytearray:
             return self._engine.request(bytes([OP_RESET]) + self._ids[i] + json.dumps(task).encode())
 
-        payload = first_game(send, *(({"seed": seed}, False) if seed is not None else draw()), draw)
+        payload = first_game(send, *(({"seed": seed}, False) if seed is not None else draw()), draw, self._levels)
         transition = self.layout.decode(payload)
         transition.info["episode_id"], _ = read_text(payload, transition.end)
         return transition
