@@ -25,6 +25,12 @@ def test_the_fast_benchmark_prints_its_one_line():
     assert re.fullmatch(r"python vector env N=4: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
 
 
+def test_the_fast_benchmark_on_levels_prints_its_line():
+    pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
+    line = fast_line(4, 30, seed=1, levels=6)
+    assert re.fullmatch(r"python vector env N=4, 6 levels: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
+
+
 def test_the_fast_benchmark_measures_logged_episodes_with_logs(selfplay_logs):
     pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
     line = fast_logs_line(4, 30, seed=1, logs=str(selfplay_logs))

@@ -7,8 +7,9 @@ random actions and self-play games, a finished game's environment reset at once.
 
 `python -m cerealbar.bench --fast` (with Gymnasium) measures only `FastFollowerVectorEnv` against
 `FollowerVectorEnv` at N = 1024 (`--envs`; `--processes k` splits it across k Node processes),
-and prints one line; with `--logs DIR`, a second: `FastFollowerVectorEnv` playing the episodes of
-the logs in DIR with the "ndtw" reward.
+and prints one line; with `--levels K`, another: both on a fixed set of K levels (the
+`levels` option), the fast one's batch keeping their starts; with `--logs DIR`, another:
+`FastFollowerVectorEnv` playing the episodes of the logs in DIR with the "ndtw" reward.
 """
 
 from __future__ import annotations
@@ -80,20 +81,30 @@ def batched(n: int, rounds: int, seed: int) -> float:
         engine.close()
 
 
-def vectorized(n: int, rounds: int, seed: int, processes: int | None = None, digests: int = 0, logs: str | None = None) -> tuple[float, list[int]]:
+def vectorized(
+    n: int, rounds: int, seed: int, processes: int | None = None, digests: int = 0, logs: str | None = None, levels: int | None = None
+) -> tuple[float, list[int]]:
     """Environment steps per second of a FollowerVectorEnv of `n`, or with `processes` a
     FastFollowerVectorEnv in that many Node processes (autoreset included; both give their arrays
     without copies), and a digest of each of the first `digests` steps (rewards, terminations,
     truncations and poses) for comparing the two. With `logs`, the FastFollowerVectorEnv plays
-    their episodes with the "ndtw" reward."""
+    their episodes with the "ndtw" reward. With `levels`, both play that many levels, environment i
+    starting on level (seed + i) modulo their number; the FastFollowerVectorEnv first starts every
+    level once, untimed, so that its batch has kept them all, as after a while of training."""
     if processes is None:
-        vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False)
+        vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False, levels=levels)
     elif logs is None:
-        vector = FastFollowerVectorEnv(n, reward="distance", copy=False, processes=processes)
+        vector = FastFollowerVectorEnv(n, reward="distance", copy=False, processes=processes, levels=levels)
     else:
         vector = FastFollowerVectorEnv(n, reward="ndtw", logs=logs, copy=False, processes=processes)
     try:
-        vector.reset(seed=seed)
+        if levels is None:
+            vector.reset(seed=seed)
+        else:
+            if processes is not None:
+                for first in range(0, levels, n):
+                    vector.reset(seed=[(first + i) % levels for i in range(n)])
+            vector.reset(seed=[(seed + i) % levels for i in range(n)])
         rng = np.random.default_rng(seed)
         kept: list[int] = []
         start = time.perf_counter()
@@ -106,18 +117,20 @@ def vectorized(n: int, rounds: int, seed: int, processes: int | None = None, dig
         vector.close()
 
 
-def fast_line(n: int, rounds: int, seed: int, processes: int = 1) -> str:
+def fast_line(n: int, rounds: int, seed: int, processes: int = 1, levels: int | None = None) -> str:
     """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes`
     Node processes), against FollowerVectorEnv's over a third as many (its first steps, before any
-    game ends and the autoresets begin, weigh more in a short run: the ratio errs low). The steps
-    both ran must agree (same seeds, same actions), or it raises SystemExit."""
+    game ends and the autoresets begin, weigh more in a short run: the ratio errs low), both on
+    `levels` levels if given. The steps both ran must agree (same seeds, same actions), or it
+    raises SystemExit."""
     compared = max(1, rounds // 3)
-    fast, fast_digests = vectorized(n, rounds, seed, processes=processes, digests=compared)
-    vector, vector_digests = vectorized(n, compared, seed, digests=compared)
+    fast, fast_digests = vectorized(n, rounds, seed, processes=processes, digests=compared, levels=levels)
+    vector, vector_digests = vectorized(n, compared, seed, digests=compared, levels=levels)
     differing = [step for step, (a, b) in enumerate(zip(fast_digests, vector_digests)) if a != b]
     if differing:
         raise SystemExit(f"FastFollowerVectorEnv and FollowerVectorEnv disagree at steps {differing[:10]} of {compared}")
-    return f"python vector env N={n}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
+    on = "" if levels is None else f", {levels:,} levels"
+    return f"python vector env N={n}{on}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
 
 
 def fast_logs_line(n: int, rounds: int, seed: int, logs: str, processes: int = 1) -> str:
@@ -157,10 +170,13 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=1024, help="N for --fast (default 1024)")
     parser.add_argument("--fast-steps", type=int, default=300, help="steps of all N environments for --fast: FastFollowerVectorEnv's (default 300); FollowerVectorEnv takes a third as many")
     parser.add_argument("--processes", type=int, default=1, help="Node processes of FastFollowerVectorEnv for --fast (default 1)")
+    parser.add_argument("--levels", type=int, help="with --fast, also both on this many levels (the levels option), the fast one's starts kept")
     parser.add_argument("--logs", help="with --fast, also FastFollowerVectorEnv on the episodes of these logs (a .jsonl file or a directory), 'ndtw' rewards")
     args = parser.parse_args()
     if args.fast:
         print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes))
+        if args.levels:
+            print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes, levels=args.levels))
         if args.logs:
             print(fast_logs_line(args.envs, args.fast_steps, seed=1, logs=args.logs, processes=args.processes))
         return
