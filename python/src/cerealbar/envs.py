@@ -182,8 +182,9 @@ class FollowerEnv(_EngineEnv):
     game s, the same game as the TypeScript `reset({ seed: s })`), or with `logs` the recorded
     instructions of logged games, as in evaluation (`reset(options={"episode": id or index})`, or
     one drawn with the env's generator). With `levels=K`, self-play's seeds are the K levels 0 to
-    K - 1: drawn among them, and a given seed outside them is refused (ValueError). Rewards are docs/env.md's: `reward` is "sparse",
-    "distance" or "ndtw" (logs only), `gamma` the shaping's discount (use your learner's).
+    K - 1: drawn among them, and a given seed outside them is refused (ValueError). Rewards are
+    docs/env.md's: `reward` is "sparse", "distance" or "ndtw" (logs only), `gamma` the shaping's
+    discount (use your learner's).
 
     Actions: 0 MF, 1 MB, 2 RL, 3 RR, 4 DONE (`layout.actions`). While the follower has control the
     engine accepts all five (a move into an obstacle changes nothing); `info["action_mask"]` marks
