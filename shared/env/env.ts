@@ -326,14 +326,17 @@ export class ScriptedPartner implements Partner {
   private readonly tasks = new Map<number, CardTask>();
   private readonly leader: ScriptedLeader;
 
-  /** The partner of the game on `world` with `seed`, or with `memory` one that goes on as the partner it was taken from. */
-  constructor(world: World, seed: number, memory?: PartnerMemory) {
+  /**
+   * The partner of the game on `world` with `seed`, or with `memory` one that goes on as the
+   * partner it was taken from, planning with `paths` when given (a planner of `world`).
+   */
+  constructor(world: World, seed: number, memory?: PartnerMemory, paths: PathPlanner = new PathPlanner(world)) {
     if (memory) {
       for (const [id, task] of memory.tasks) this.tasks.set(id, task);
-      this.leader = ScriptedLeader.resume(new PathPlanner(world), this.tasks, memory.leader);
+      this.leader = ScriptedLeader.resume(paths, this.tasks, memory.leader);
       return;
     }
-    this.leader = new ScriptedLeader(new PathPlanner(world), scriptedPlayersDraw(seed), this.tasks);
+    this.leader = new ScriptedLeader(paths, scriptedPlayersDraw(seed), this.tasks);
     // A game starts with the leader's turn.
     this.leader.startTurn();
   }

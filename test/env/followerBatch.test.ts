@@ -140,6 +140,9 @@ describe('FollowerBatch', () => {
       // Each environment went round the levels several times: most starts were kept ones.
       expect(check.episodes).toBeGreaterThan(6 * 2 * levels.length);
     }
+    // Two levels for six environments: games on one level run side by side, with their leaders sharing the level's path planner.
+    const twoLevels = (_slot: number, previous: number) => (previous === 5 ? 7 : 5);
+    expectAgreement(checkBatchAgainstFollowerEnv({ size: 6, reward: 'distance', gamma: 0.99, maxSteps: 40, seeds: [5, 5, 5, 7, 7, 7], steps: 400, nextSeed: twoLevels, keptStarts: 2, choose: mixedPolicy(4, 0.8) }));
     expect(() => new FollowerBatch({ size: 1, keptStarts: -1 })).toThrow(/keptStarts must be a whole number/);
   });
 

@@ -19,14 +19,15 @@ import { DEFAULT_CONFIG } from '../../engine/config';
 import { GameSetupError } from '../../engine/errors';
 import { HEADINGS, type Cell } from '../../engine/hex';
 import type { World } from '../../engine/map';
-import { followerInstructionId } from '../../engine/playerView';
+import { UNSEEN, followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance } from '../../eval/distance';
+import { PathPlanner } from '../../nav/pathing';
 import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../../eval/metrics';
 import type { Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
-import { COLOR_CODE, GRID_CODES, SHAPE_CODE, type GridSize, type Layout } from '../observationArrays';
+import { COLOR_CODE, GRID_CODES, SHAPE_CODE, TERRAIN_CODE, type GridSize, type Layout } from '../observationArrays';
 import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
 import { MapTables } from './tables';
 
@@ -72,6 +73,7 @@ const ACTIONS = FOLLOWER_CODES.length;
 const ENGINE_ACTIONS: readonly Action[] = FOLLOWER_CODES.map((code) => byActor('follower', actionOfCode(code)));
 const CARD_CHANNELS = GRID_CODES.cardChannels.length;
 const NO_CARD = -1;
+const UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
 const NONE_FAILED: readonly number[] = [];
@@ -148,10 +150,14 @@ export class FollowerBatch {
   private readonly selectedCount: Uint8Array;
   // The follower's memory, as ObservationTracker keeps it.
   private readonly seen: Uint8Array;
-  /** The move count when the card on a cell was last seen, -1 for no card known there. */
-  private readonly memorySeenAt: Int32Array;
-  /** The cells with a card in memory, `memoryCount[slot]` of them from `slot · gridCells` on, and each cell's place in that list (-1 none). */
+  /**
+   * The cards in memory, `memoryCount[slot]` of them from `slot · gridCells` on: each one's map
+   * cell, its place in the output grids, and the move count when it was last seen. Kept as a list
+   * (and each cell's place in it, -1 none) because every move ages them all.
+   */
   private readonly memoryList: Int32Array;
+  private readonly memoryAt: Int32Array;
+  private readonly memorySince: Int32Array;
   private readonly memoryCount: Int32Array;
   private readonly memoryPlace: Int32Array;
   private readonly moves: Int32Array;
@@ -177,8 +183,6 @@ export class FollowerBatch {
   private readonly progressOf: Int32Array;
   private readonly changed: Set<number>[];
   private readonly paths: Cell[][];
-  /** The follower saw new cells since its map grids were last written. */
-  private readonly mapChanged: Uint8Array;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   private readonly synced: GameState[];
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -189,7 +193,7 @@ export class FollowerBatch {
   /** Seed mode's kept starts by seed, least recently started first; null for a seed whose game cannot start. */
   private readonly kept = new Map<number, { readonly start: GameState; readonly partner: PartnerMemory } | null>();
   /** Per world, its tables and distances: log mode's episodes on one recording share them. */
-  private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance }>();
+  private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance; readonly paths: PathPlanner }>();
 
   // The output arrays, by field.
   private readonly out: {
@@ -264,8 +268,9 @@ export class FollowerBatch {
     this.cardSelected = new Uint8Array(cards);
     this.selectedCount = new Uint8Array(size);
     this.seen = new Uint8Array(cells);
-    this.memorySeenAt = new Int32Array(cells).fill(-1);
     this.memoryList = new Int32Array(cells);
+    this.memoryAt = new Int32Array(cells);
+    this.memorySince = new Int32Array(cells);
     this.memoryCount = new Int32Array(size);
     this.memoryPlace = new Int32Array(cells).fill(-1);
     this.moves = new Int32Array(size);
@@ -282,7 +287,6 @@ export class FollowerBatch {
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => new Set<number>());
     this.paths = Array.from({ length: size }, () => []);
-    this.mapChanged = new Uint8Array(size);
     this.synced = new Array<GameState>(size);
     this.partners = new Array<Partner>(size);
     this.distances = new Array<GeodesicDistance>(size);
@@ -398,23 +402,19 @@ export class FollowerBatch {
   private tryReset(slot: number, seed: number): boolean {
     const start = this.episodes ? logStart(this.episodes[seed].recording, this.episodes[seed].instruction) : this.selfPlayStartOf(seed);
     if (!start) return false;
-    const world = start.start.world;
-    let known = this.worlds.get(world);
-    if (!known) this.worlds.set(world, (known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) }));
+    const known = this.known(start.start);
     this.seeds[slot] = seed;
     this.partners[slot] = start.partner;
     this.tables[slot] = known.tables;
     this.distances[slot] = known.distance;
     const cells = slot * this.gridCells;
     this.seen.fill(0, cells, cells + this.gridCells);
-    this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
     this.memoryPlace.fill(-1, cells, cells + this.gridCells);
     this.memoryCount[slot] = 0;
     this.moves[slot] = 0;
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
     this.ended[slot] = 0;
-    this.mapChanged[slot] = 1;
     this.load(slot, start.start);
     if (this.episodes) {
       this.progressOf[slot] = NO_PROGRESS_YET;
@@ -456,6 +456,16 @@ export class FollowerBatch {
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
 
+  /** What the batch derives once per world: the tables, the distances, and a path planner for the kept starts' leaders. */
+  private known(state: GameState): { readonly tables: MapTables; readonly distance: GeodesicDistance; readonly paths: PathPlanner } {
+    let known = this.worlds.get(state.world);
+    if (!known) {
+      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world), paths: new PathPlanner(state.world) };
+      this.worlds.set(state.world, known);
+    }
+    return known;
+  }
+
   /** Seed mode's start on `seed`, kept or made (null when that seed's game cannot start). */
   private selfPlayStartOf(seed: number): { readonly partner: Partner; readonly start: GameState } | null {
     const kept = this.kept.get(seed);
@@ -463,7 +473,8 @@ export class FollowerBatch {
       // Most recently started last: the first is the one to drop.
       this.kept.delete(seed);
       this.kept.set(seed, kept);
-      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner) };
+      // A level's leaders share one planner: its distance fields come back with the level, and its answers do not depend on what it holds.
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, this.known(kept.start).paths) };
     }
     let made: ReturnType<typeof selfPlayStart> | null = null;
     try {
@@ -703,72 +714,76 @@ export class FollowerBatch {
       const seen = cells + viewCells[v];
       if (!this.seen[seen]) {
         this.seen[seen] = 1;
-        this.mapChanged[slot] = 1;
+        this.reveal(slot, viewCells[v]);
       }
       const card = this.cardAt[seen];
+      let place = this.memoryPlace[seen];
       if (card === NO_CARD) {
-        if (this.memorySeenAt[seen] >= 0) this.forget(slot, viewCells[v]);
+        if (place >= 0) this.forget(slot, viewCells[v]);
         continue;
       }
       const k = cardFirst + card;
-      if (this.memorySeenAt[seen] < 0) {
-        this.memoryPlace[seen] = this.memoryCount[slot];
-        this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
+      const at = grid + gridIndex[viewCells[v]];
+      if (place < 0) {
+        place = this.memoryPlace[seen] = this.memoryCount[slot]++;
+        this.memoryList[cells + place] = viewCells[v];
+        this.memoryAt[cells + place] = at;
       }
-      this.memorySeenAt[seen] = this.moves[slot];
+      this.memorySince[cells + place] = this.moves[slot];
       // The card grids are the memory's faces: a card's cell there changes only when it is seen.
-      const at = (grid + gridIndex[viewCells[v]]) * CARD_CHANNELS;
-      out.cards[at] = this.cardFace[k * 3];
-      out.cards[at + 1] = this.cardFace[k * 3 + 1];
-      out.cards[at + 2] = this.cardFace[k * 3 + 2];
-      out.cards[at + 3] = this.cardSelected[k];
-      out.cardSeenAgo[grid + gridIndex[viewCells[v]]] = 0;
+      out.cards[at * CARD_CHANNELS] = this.cardFace[k * 3];
+      out.cards[at * CARD_CHANNELS + 1] = this.cardFace[k * 3 + 1];
+      out.cards[at * CARD_CHANNELS + 2] = this.cardFace[k * 3 + 2];
+      out.cards[at * CARD_CHANNELS + 3] = this.cardSelected[k];
+      out.cardSeenAgo[at] = 0;
     }
     return moved || first;
   }
 
   /**
-   * The terrain, props and walls the follower knows: written only when it saw new cells (so the
+   * The terrain, props and walls the follower knows, before it saw anything: off-map past the map's
+   * edges, unseen on it. `reveal` then writes each cell as the follower first sees it (so the
    * caller must not write into the batch's arrays).
    */
-  private writeMap(slot: number): void {
+  private clearMap(slot: number): void {
+    const out = this.out;
+    const { gridIndex } = this.tables[slot].size;
+    const grid = slot * this.gridCells;
+    out.terrain.fill(0, grid, grid + this.gridCells);
+    out.props.fill(0, grid, grid + this.gridCells);
+    out.walls.fill(0, grid, grid + this.gridCells);
+    for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
+  }
+
+  /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
+  private reveal(slot: number, cell: number): void {
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables.size;
     const grid = slot * this.gridCells;
-    const cells = slot * this.gridCells;
-    out.terrain.fill(0, grid, grid + this.gridCells);
-    out.props.fill(0, grid, grid + this.gridCells);
-    out.walls.fill(0, grid, grid + this.gridCells);
-    for (let c = 0; c < gridIndex.length; c++) {
-      const at = grid + gridIndex[c];
-      if (this.seen[cells + c]) {
-        out.terrain[at] = tables.terrain[c];
-        out.props[at] = tables.props[c];
-      } else {
-        out.terrain[at] = 1;
-      }
-    }
-    const walls = tables.walls;
-    for (let w = 0; w < walls.length; w += 4) {
-      const there = walls[w + 2];
-      if (!this.seen[cells + walls[w]] && !(there >= 0 && this.seen[cells + there])) continue;
+    out.terrain[grid + gridIndex[cell]] = tables.terrain[cell];
+    out.props[grid + gridIndex[cell]] = tables.props[cell];
+    const { walls, wallsAt } = tables;
+    for (let i = wallsAt.start[cell]; i < wallsAt.start[cell + 1]; i++) {
+      const w = wallsAt.walls[i];
       out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
+      const there = walls[w + 2];
       if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
     }
-    this.mapChanged[slot] = 0;
   }
 
   /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
   private forget(slot: number, cell: number): void {
     const cells = slot * this.gridCells;
-    this.memorySeenAt[cells + cell] = -1;
     const place = this.memoryPlace[cells + cell];
-    const last = this.memoryList[cells + --this.memoryCount[slot]];
-    this.memoryList[cells + place] = last;
-    this.memoryPlace[cells + last] = place;
+    const at = this.memoryAt[cells + place];
+    // The last in the list takes its place.
+    const last = cells + --this.memoryCount[slot];
+    this.memoryList[cells + place] = this.memoryList[last];
+    this.memoryAt[cells + place] = this.memoryAt[last];
+    this.memorySince[cells + place] = this.memorySince[last];
+    this.memoryPlace[cells + this.memoryList[last]] = place;
     this.memoryPlace[cells + cell] = -1;
-    const at = slot * this.gridCells + this.tables[slot].size.gridIndex[cell];
     this.out.cards.fill(0, at * CARD_CHANNELS, (at + 1) * CARD_CHANNELS);
     this.out.cardSeenAgo[at] = -1;
   }
@@ -785,6 +800,7 @@ export class FollowerBatch {
     // previous view is cleared, except at an episode's first observation, which clears them all.
     const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
     if (this.lastCell[slot] < 0) {
+      this.clearMap(slot);
       out.visible.fill(0, grid, grid + this.gridCells);
       out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
       out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
@@ -792,17 +808,13 @@ export class FollowerBatch {
       for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
     }
     const moved = this.remember(slot);
-    if (this.mapChanged[slot]) this.writeMap(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
-    // A move ages every remembered card out of view; without one, only the cards seen now changed (remember wrote them).
+    // A move ages every remembered card out of view; without one, only the cards seen now changed
+    // (remember wrote them). A card in view was seen at this very move count, so its age is 0.
     if (moved) {
       const moves = this.moves[slot];
-      for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
-        const c = this.memoryList[m];
-        const at = grid + gridIndex[c];
-        out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
-      }
+      for (let m = cells; m < cells + this.memoryCount[slot]; m++) out.cardSeenAgo[this.memoryAt[m]] = moves - this.memorySince[m];
     }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;

@@ -15,6 +15,8 @@ export class MapTables {
   readonly props: Uint8Array;
   /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
   readonly walls: Int32Array;
+  /** The walls on either side of which each cell lies, by their offset in `walls`: cell c's are `walls[start[c]..start[c + 1])`. */
+  readonly wallsAt: { readonly start: Int32Array; readonly walls: Int32Array };
   readonly size: SizeTables;
 
   constructor(
@@ -41,8 +43,20 @@ export class MapTables {
       const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
       this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << ((side + 3) % 6)], w * 4);
     });
+    this.wallsAt = wallsByCell(this.walls, width * height);
     this.size = sizeTables(map, grid, config);
   }
+}
+
+function wallsByCell(walls: Int32Array, cells: number): MapTables['wallsAt'] {
+  const start = new Int32Array(cells + 1);
+  const touching = (w: number): number[] => (walls[w + 2] >= 0 ? [walls[w], walls[w + 2]] : [walls[w]]);
+  for (let w = 0; w < walls.length; w += 4) for (const cell of touching(w)) start[cell + 1]++;
+  for (let c = 0; c < cells; c++) start[c + 1] += start[c];
+  const filled = start.slice(0, cells);
+  const byCell = new Int32Array(start[cells]);
+  for (let w = 0; w < walls.length; w += 4) for (const cell of touching(w)) byCell[filled[cell]++] = w;
+  return { start, walls: byCell };
 }
 
 /** What depends only on a map's size, the grid and the view: built once and shared by every map of that size. */

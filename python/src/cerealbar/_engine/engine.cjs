@@ -22696,14 +22696,17 @@ function logEpisode(log, index) {
 var ScriptedPartner = class {
   tasks = /* @__PURE__ */ new Map();
   leader;
-  /** The partner of the game on `world` with `seed`, or with `memory` one that goes on as the partner it was taken from. */
-  constructor(world, seed, memory) {
+  /**
+   * The partner of the game on `world` with `seed`, or with `memory` one that goes on as the
+   * partner it was taken from, planning with `paths` when given (a planner of `world`).
+   */
+  constructor(world, seed, memory, paths = new PathPlanner(world)) {
     if (memory) {
       for (const [id, task] of memory.tasks) this.tasks.set(id, task);
-      this.leader = ScriptedLeader.resume(new PathPlanner(world), this.tasks, memory.leader);
+      this.leader = ScriptedLeader.resume(paths, this.tasks, memory.leader);
       return;
     }
-    this.leader = new ScriptedLeader(new PathPlanner(world), scriptedPlayersDraw(seed), this.tasks);
+    this.leader = new ScriptedLeader(paths, scriptedPlayersDraw(seed), this.tasks);
     this.leader.startTurn();
   }
   memory() {
@@ -23697,6 +23700,7 @@ var MapTables = class {
       const inside = there.x >= 0 && there.y >= 0 && there.x < width && there.y < height;
       this.walls.set([wall.y * width + wall.x, 1 << side, inside ? there.y * width + there.x : -1, 1 << (side + 3) % 6], w * 4);
     });
+    this.wallsAt = wallsByCell(this.walls, width * height);
     this.size = sizeTables(map2, grid, config2);
   }
   world;
@@ -23704,8 +23708,20 @@ var MapTables = class {
   props;
   /** Per wall: its cell, its side's bit, the cell across (-1 off the map), that side's bit. */
   walls;
+  /** The walls on either side of which each cell lies, by their offset in `walls`: cell c's are `walls[start[c]..start[c + 1])`. */
+  wallsAt;
   size;
 };
+function wallsByCell(walls, cells) {
+  const start = new Int32Array(cells + 1);
+  const touching = (w) => walls[w + 2] >= 0 ? [walls[w], walls[w + 2]] : [walls[w]];
+  for (let w = 0; w < walls.length; w += 4) for (const cell2 of touching(w)) start[cell2 + 1]++;
+  for (let c = 0; c < cells; c++) start[c + 1] += start[c];
+  const filled = start.slice(0, cells);
+  const byCell = new Int32Array(start[cells]);
+  for (let w = 0; w < walls.length; w += 4) for (const cell2 of touching(w)) byCell[filled[cell2]++] = w;
+  return { start, walls: byCell };
+}
 var sizeTablesByKey = /* @__PURE__ */ new Map();
 function sizeTables(dims, grid, config2) {
   const key = `${dims.width}x${dims.height}/${grid.width}/${config2.view.fovDegrees}/${config2.view.range}`;
@@ -23750,6 +23766,7 @@ var ACTIONS = FOLLOWER_CODES.length;
 var ENGINE_ACTIONS = FOLLOWER_CODES.map((code) => byActor("follower", actionOfCode(code)));
 var CARD_CHANNELS2 = GRID_CODES.cardChannels.length;
 var NO_CARD = -1;
+var UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 var MOST_SETUP_RETRIES = 1e3;
 var NONE_FAILED = [];
 var NO_PROGRESS_YET = -2;
@@ -23807,10 +23824,14 @@ var FollowerBatch = class {
   selectedCount;
   // The follower's memory, as ObservationTracker keeps it.
   seen;
-  /** The move count when the card on a cell was last seen, -1 for no card known there. */
-  memorySeenAt;
-  /** The cells with a card in memory, `memoryCount[slot]` of them from `slot · gridCells` on, and each cell's place in that list (-1 none). */
+  /**
+   * The cards in memory, `memoryCount[slot]` of them from `slot · gridCells` on: each one's map
+   * cell, its place in the output grids, and the move count when it was last seen. Kept as a list
+   * (and each cell's place in it, -1 none) because every move ages them all.
+   */
   memoryList;
+  memoryAt;
+  memorySince;
   memoryCount;
   memoryPlace;
   moves;
@@ -23836,8 +23857,6 @@ var FollowerBatch = class {
   progressOf;
   changed;
   paths;
-  /** The follower saw new cells since its map grids were last written. */
-  mapChanged;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   synced;
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -23898,8 +23917,9 @@ var FollowerBatch = class {
     this.cardSelected = new Uint8Array(cards);
     this.selectedCount = new Uint8Array(size);
     this.seen = new Uint8Array(cells);
-    this.memorySeenAt = new Int32Array(cells).fill(-1);
     this.memoryList = new Int32Array(cells);
+    this.memoryAt = new Int32Array(cells);
+    this.memorySince = new Int32Array(cells);
     this.memoryCount = new Int32Array(size);
     this.memoryPlace = new Int32Array(cells).fill(-1);
     this.moves = new Int32Array(size);
@@ -23916,7 +23936,6 @@ var FollowerBatch = class {
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
     this.paths = Array.from({ length: size }, () => []);
-    this.mapChanged = new Uint8Array(size);
     this.synced = new Array(size);
     this.partners = new Array(size);
     this.distances = new Array(size);
@@ -24022,23 +24041,19 @@ var FollowerBatch = class {
   tryReset(slot, seed) {
     const start = this.episodes ? logStart(this.episodes[seed].recording, this.episodes[seed].instruction) : this.selfPlayStartOf(seed);
     if (!start) return false;
-    const world = start.start.world;
-    let known = this.worlds.get(world);
-    if (!known) this.worlds.set(world, known = { tables: new MapTables(world, this.grid, start.start.config), distance: new GeodesicDistance(world) });
+    const known = this.known(start.start);
     this.seeds[slot] = seed;
     this.partners[slot] = start.partner;
     this.tables[slot] = known.tables;
     this.distances[slot] = known.distance;
     const cells = slot * this.gridCells;
     this.seen.fill(0, cells, cells + this.gridCells);
-    this.memorySeenAt.fill(-1, cells, cells + this.gridCells);
     this.memoryPlace.fill(-1, cells, cells + this.gridCells);
     this.memoryCount[slot] = 0;
     this.moves[slot] = 0;
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
     this.ended[slot] = 0;
-    this.mapChanged[slot] = 1;
     this.load(slot, start.start);
     if (this.episodes) {
       this.progressOf[slot] = NO_PROGRESS_YET;
@@ -24075,13 +24090,22 @@ var FollowerBatch = class {
     const points = this.score[slot] - scoreBefore;
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
+  /** What the batch derives once per world: the tables, the distances, and a path planner for the kept starts' leaders. */
+  known(state) {
+    let known = this.worlds.get(state.world);
+    if (!known) {
+      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world), paths: new PathPlanner(state.world) };
+      this.worlds.set(state.world, known);
+    }
+    return known;
+  }
   /** Seed mode's start on `seed`, kept or made (null when that seed's game cannot start). */
   selfPlayStartOf(seed) {
     const kept = this.kept.get(seed);
     if (kept !== void 0) {
       this.kept.delete(seed);
       this.kept.set(seed, kept);
-      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner) };
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, this.known(kept.start).paths) };
     }
     let made = null;
     try {
@@ -24302,69 +24326,71 @@ var FollowerBatch = class {
       const seen = cells + viewCells[v];
       if (!this.seen[seen]) {
         this.seen[seen] = 1;
-        this.mapChanged[slot] = 1;
+        this.reveal(slot, viewCells[v]);
       }
       const card2 = this.cardAt[seen];
+      let place2 = this.memoryPlace[seen];
       if (card2 === NO_CARD) {
-        if (this.memorySeenAt[seen] >= 0) this.forget(slot, viewCells[v]);
+        if (place2 >= 0) this.forget(slot, viewCells[v]);
         continue;
       }
       const k = cardFirst + card2;
-      if (this.memorySeenAt[seen] < 0) {
-        this.memoryPlace[seen] = this.memoryCount[slot];
-        this.memoryList[cells + this.memoryCount[slot]++] = viewCells[v];
+      const at = grid + gridIndex[viewCells[v]];
+      if (place2 < 0) {
+        place2 = this.memoryPlace[seen] = this.memoryCount[slot]++;
+        this.memoryList[cells + place2] = viewCells[v];
+        this.memoryAt[cells + place2] = at;
       }
-      this.memorySeenAt[seen] = this.moves[slot];
-      const at = (grid + gridIndex[viewCells[v]]) * CARD_CHANNELS2;
-      out.cards[at] = this.cardFace[k * 3];
-      out.cards[at + 1] = this.cardFace[k * 3 + 1];
-      out.cards[at + 2] = this.cardFace[k * 3 + 2];
-      out.cards[at + 3] = this.cardSelected[k];
-      out.cardSeenAgo[grid + gridIndex[viewCells[v]]] = 0;
+      this.memorySince[cells + place2] = this.moves[slot];
+      out.cards[at * CARD_CHANNELS2] = this.cardFace[k * 3];
+      out.cards[at * CARD_CHANNELS2 + 1] = this.cardFace[k * 3 + 1];
+      out.cards[at * CARD_CHANNELS2 + 2] = this.cardFace[k * 3 + 2];
+      out.cards[at * CARD_CHANNELS2 + 3] = this.cardSelected[k];
+      out.cardSeenAgo[at] = 0;
     }
     return moved || first;
   }
   /**
-   * The terrain, props and walls the follower knows: written only when it saw new cells (so the
+   * The terrain, props and walls the follower knows, before it saw anything: off-map past the map's
+   * edges, unseen on it. `reveal` then writes each cell as the follower first sees it (so the
    * caller must not write into the batch's arrays).
    */
-  writeMap(slot) {
+  clearMap(slot) {
+    const out = this.out;
+    const { gridIndex } = this.tables[slot].size;
+    const grid = slot * this.gridCells;
+    out.terrain.fill(0, grid, grid + this.gridCells);
+    out.props.fill(0, grid, grid + this.gridCells);
+    out.walls.fill(0, grid, grid + this.gridCells);
+    for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
+  }
+  /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
+  reveal(slot, cell2) {
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables.size;
     const grid = slot * this.gridCells;
-    const cells = slot * this.gridCells;
-    out.terrain.fill(0, grid, grid + this.gridCells);
-    out.props.fill(0, grid, grid + this.gridCells);
-    out.walls.fill(0, grid, grid + this.gridCells);
-    for (let c = 0; c < gridIndex.length; c++) {
-      const at = grid + gridIndex[c];
-      if (this.seen[cells + c]) {
-        out.terrain[at] = tables.terrain[c];
-        out.props[at] = tables.props[c];
-      } else {
-        out.terrain[at] = 1;
-      }
-    }
-    const walls = tables.walls;
-    for (let w = 0; w < walls.length; w += 4) {
-      const there = walls[w + 2];
-      if (!this.seen[cells + walls[w]] && !(there >= 0 && this.seen[cells + there])) continue;
+    out.terrain[grid + gridIndex[cell2]] = tables.terrain[cell2];
+    out.props[grid + gridIndex[cell2]] = tables.props[cell2];
+    const { walls, wallsAt } = tables;
+    for (let i = wallsAt.start[cell2]; i < wallsAt.start[cell2 + 1]; i++) {
+      const w = wallsAt.walls[i];
       out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
+      const there = walls[w + 2];
       if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
     }
-    this.mapChanged[slot] = 0;
   }
   /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
   forget(slot, cell2) {
     const cells = slot * this.gridCells;
-    this.memorySeenAt[cells + cell2] = -1;
     const place2 = this.memoryPlace[cells + cell2];
-    const last = this.memoryList[cells + --this.memoryCount[slot]];
-    this.memoryList[cells + place2] = last;
-    this.memoryPlace[cells + last] = place2;
+    const at = this.memoryAt[cells + place2];
+    const last = cells + --this.memoryCount[slot];
+    this.memoryList[cells + place2] = this.memoryList[last];
+    this.memoryAt[cells + place2] = this.memoryAt[last];
+    this.memorySince[cells + place2] = this.memorySince[last];
+    this.memoryPlace[cells + this.memoryList[last]] = place2;
     this.memoryPlace[cells + cell2] = -1;
-    const at = slot * this.gridCells + this.tables[slot].size.gridIndex[cell2];
     this.out.cards.fill(0, at * CARD_CHANNELS2, (at + 1) * CARD_CHANNELS2);
     this.out.cardSeenAgo[at] = -1;
   }
@@ -24378,6 +24404,7 @@ var FollowerBatch = class {
     const cells = slot * this.gridCells;
     const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
     if (this.lastCell[slot] < 0) {
+      this.clearMap(slot);
       out.visible.fill(0, grid, grid + this.gridCells);
       out.cards.fill(0, grid * CARD_CHANNELS2, (grid + this.gridCells) * CARD_CHANNELS2);
       out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
@@ -24385,16 +24412,11 @@ var FollowerBatch = class {
       for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
     }
     const moved = this.remember(slot);
-    if (this.mapChanged[slot]) this.writeMap(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
     if (moved) {
       const moves = this.moves[slot];
-      for (let m = cells; m < cells + this.memoryCount[slot]; m++) {
-        const c = this.memoryList[m];
-        const at = grid + gridIndex[c];
-        out.cardSeenAgo[at] = out.visible[at] ? 0 : moves - this.memorySeenAt[cells + c];
-      }
+      for (let m = cells; m < cells + this.memoryCount[slot]; m++) out.cardSeenAgo[this.memoryAt[m]] = moves - this.memorySince[m];
     }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;
