@@ -175,6 +175,8 @@ export class FollowerBatch {
   private readonly targetSelect: Uint8Array;
   /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
   private readonly targetField: (Int32Array | null)[];
+  /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
+  private readonly loadedCards: Int32Array;
   /**
    * Log mode's potentials look at what the follower did with the instruction in hand, as
    * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
@@ -284,6 +286,7 @@ export class FollowerBatch {
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array<Int32Array | null>(size).fill(null);
+    this.loadedCards = new Int32Array(size);
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => new Set<number>());
     this.paths = Array.from({ length: size }, () => []);
@@ -415,6 +418,9 @@ export class FollowerBatch {
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
     this.ended[slot] = 0;
+    // A new game: its cards and tasks are not the last game's, whatever their ids.
+    this.targetOf[slot] = -1;
+    this.loadedCards[slot] = -1;
     this.load(slot, start.start);
     if (this.episodes) {
       this.progressOf[slot] = NO_PROGRESS_YET;
@@ -608,8 +614,11 @@ export class FollowerBatch {
     this.queueHead[slot] = 0;
     this.currentId[slot] = state.queue.length > 0 ? state.queue[0].id : -1;
     this.dirty[slot] = 0;
-    // The cards may have changed order (a set): find the target card again.
-    this.targetOf[slot] = -1;
+    // After a set the cards changed order: find the target card again.
+    if (state.nextCardId !== this.loadedCards[slot]) {
+      this.loadedCards[slot] = state.nextCardId;
+      this.targetOf[slot] = -1;
+    }
     this.cell[slot] = state.follower.y * width + state.follower.x;
     this.heading[slot] = HEADINGS.indexOf(state.follower.heading);
     this.leaderCell[slot] = state.leader.y * width + state.leader.x;
@@ -687,11 +696,13 @@ export class FollowerBatch {
     // Seed mode only: its partners are ScriptedPartners.
     const task = (this.partners[slot] as ScriptedPartner).taskOf(instruction);
     this.targetOf[slot] = instruction;
-    const card = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
+    const first = slot * this.cardStride;
+    let card = -1;
+    if (task) for (let k = first; k < first + this.cardCount[slot] && card < 0; k++) if (this.cardId[k] === task.cardId) card = k - first;
     this.targetCard[slot] = card;
     this.targetSelect[slot] = task?.select ? 1 : 0;
     // The field from the card: one breadth-first search per target card, not one per follower cell (d is symmetric).
-    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.cardStride + card]]);
+    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[first + card]]);
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */

@@ -23849,6 +23849,8 @@ var FollowerBatch = class {
   targetSelect;
   /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
   targetField;
+  /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
+  loadedCards;
   /**
    * Log mode's potentials look at what the follower did with the instruction in hand, as
    * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
@@ -23933,6 +23935,7 @@ var FollowerBatch = class {
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array(size).fill(null);
+    this.loadedCards = new Int32Array(size);
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
     this.paths = Array.from({ length: size }, () => []);
@@ -24054,6 +24057,8 @@ var FollowerBatch = class {
     this.lastCell[slot] = -1;
     this.steps[slot] = 0;
     this.ended[slot] = 0;
+    this.targetOf[slot] = -1;
+    this.loadedCards[slot] = -1;
     this.load(slot, start.start);
     if (this.episodes) {
       this.progressOf[slot] = NO_PROGRESS_YET;
@@ -24229,7 +24234,10 @@ var FollowerBatch = class {
     this.queueHead[slot] = 0;
     this.currentId[slot] = state.queue.length > 0 ? state.queue[0].id : -1;
     this.dirty[slot] = 0;
-    this.targetOf[slot] = -1;
+    if (state.nextCardId !== this.loadedCards[slot]) {
+      this.loadedCards[slot] = state.nextCardId;
+      this.targetOf[slot] = -1;
+    }
     this.cell[slot] = state.follower.y * width + state.follower.x;
     this.heading[slot] = HEADINGS.indexOf(state.follower.heading);
     this.leaderCell[slot] = state.leader.y * width + state.leader.x;
@@ -24301,10 +24309,14 @@ var FollowerBatch = class {
   findTarget(slot, instruction2) {
     const task = this.partners[slot].taskOf(instruction2);
     this.targetOf[slot] = instruction2;
-    const card2 = task ? this.synced[slot].cards.findIndex((candidate) => candidate.id === task.cardId) : -1;
+    const first = slot * this.cardStride;
+    let card2 = -1;
+    if (task) {
+      for (let k = first; k < first + this.cardCount[slot] && card2 < 0; k++) if (this.cardId[k] === task.cardId) card2 = k - first;
+    }
     this.targetCard[slot] = card2;
     this.targetSelect[slot] = task?.select ? 1 : 0;
-    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[slot * this.cardStride + card2]]);
+    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[first + card2]]);
   }
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
   remember(slot) {
