@@ -90,7 +90,8 @@ def vectorized(
     truncations and poses) for comparing the two. With `logs`, the FastFollowerVectorEnv plays
     their episodes with the "ndtw" reward. With `levels`, both play that many levels, environment i
     starting on level (seed + i) modulo their number; the FastFollowerVectorEnv first starts every
-    level once, untimed, so that its batch has kept them all, as after a while of training."""
+    level in every process, untimed, so that its batches have kept them all, as after a while of
+    training."""
     if processes is None:
         vector = FollowerVectorEnv(n, reward="distance", description=False, copy=False, levels=levels)
     elif logs is None:
@@ -102,8 +103,14 @@ def vectorized(
             vector.reset(seed=seed)
         else:
             if processes is not None:
-                for first in range(0, levels, n):
-                    vector.reset(seed=[(first + i) % levels for i in range(n)])
+                # Each process keeps the starts of its own environments: slide every process's window over all the levels.
+                for first in range(0, levels, n // processes):
+                    try:
+                        vector.reset(seed=[(first + i) % levels for i in range(n)])
+                    except InvalidRequestError as error:
+                        # A level with no game (1189) is refused after the batch started, and kept, the others.
+                        if error.kind != "setup":
+                            raise
             vector.reset(seed=[(seed + i) % levels for i in range(n)])
         rng = np.random.default_rng(seed)
         kept: list[int] = []
