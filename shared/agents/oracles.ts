@@ -46,7 +46,7 @@ export class Oracle implements FollowerAgent {
 
   reset(start: EpisodeStart): void {
     this.recording = recordingOf(start, this.name);
-    this.planner = new PathPlanner(buildWorld(this.recording.map, this.recording.rules));
+    this.planner = PathPlanner.shared(buildWorld(this.recording.map, this.recording.rules));
     this.progress = null;
   }
 

@@ -28,14 +28,19 @@ export class PlanPlayer<A> {
    * instruction, for example); a plan made in another situation is dropped.
    */
   async next(situation: string, ask: () => Answer<A> | Promise<Answer<A>>): Promise<A | null> {
-    const planned = this.planned(situation);
-    return planned !== undefined ? planned : this.answered(situation, await ask());
+    return this.nextNow(situation, ask);
   }
 
-  /** `next` for agents that answer at once (the built-in ones), for hosts that cannot wait. */
-  nextNow(situation: string, ask: () => Answer<A>): A | null {
+  /**
+   * `next` without a wait when there is nothing to wait for: the action itself when it is
+   * planned or the agent answers at once (the built-in agents), a promise only for an agent that
+   * answers later. Hosts that step many games (evaluation) save a turn of the event loop per action.
+   */
+  nextNow(situation: string, ask: () => Answer<A> | Promise<Answer<A>>): A | null | Promise<A | null> {
     const planned = this.planned(situation);
-    return planned !== undefined ? planned : this.answered(situation, ask());
+    if (planned !== undefined) return planned;
+    const answer = ask();
+    return isThenable(answer) ? Promise.resolve(answer).then((later) => this.answered(situation, later)) : this.answered(situation, answer);
   }
 
   /** The plan's next action, null after a pass, undefined when the agent must be asked. */
@@ -86,4 +91,8 @@ export class PlanPlayer<A> {
 export function followerSituation(instruction: { readonly id: number } | null, feedbackHeard = 0): string {
   const made = instruction ? `instruction ${instruction.id}` : 'no instruction';
   return feedbackHeard > 0 ? `${made}, ${feedbackHeard} feedback` : made;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

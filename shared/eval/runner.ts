@@ -292,7 +292,8 @@ async function play(
       run.limitReached = true;
     } else {
       const observation = tracker.observe(state, { oracle: agent.wantsOracleObservation });
-      const next = await plans.next(followerSituation(observation.instruction), () => agent.act(observation));
+      const asked = plans.nextNow(followerSituation(observation.instruction), () => agent.act(observation));
+      const next = asked instanceof Promise ? await asked : asked;
       if (next === null) {
         // The agent passes: its turn runs out, as the server's timeout would end it.
         state = followerTimeout(state);

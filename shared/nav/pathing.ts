@@ -53,6 +53,17 @@ export class PathPlanner {
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   private readonly spare: { readonly distance: Int16Array; readonly queue: Int32Array }[] = [];
 
+  /**
+   * One planner per world for callers that plan on it one after another (evaluation's episodes on
+   * one recorded game): its answers do not depend on what it holds, and its distance fields come
+   * back with the world.
+   */
+  static shared(world: World): PathPlanner {
+    let planner = sharedPlanners.get(world);
+    if (!planner) sharedPlanners.set(world, (planner = new PathPlanner(world)));
+    return planner;
+  }
+
   constructor(readonly world: World) {
     // For every cell and heading, the cell one step reaches (or NONE = -1): walls included.
     this.neighbour = world.steps;
@@ -193,6 +204,8 @@ export class PathPlanner {
     this.fields.clear();
   }
 }
+
+const sharedPlanners = new WeakMap<World, PathPlanner>();
 
 /** Moves as small integers in the walk code, named by MOVE_NAMES. */
 const MF = 0;

@@ -22407,7 +22407,7 @@ var LEFT_OF2 = HEADINGS.map((h) => headingIndex(rotateLeft(h)));
 var RIGHT_OF2 = HEADINGS.map((h) => headingIndex(rotateRight(h)));
 var AXIS = HEADINGS.map((_, h) => Math.min(h, OPPOSITE[h]));
 var NONE2 = -1;
-var PathPlanner = class {
+var PathPlanner = class _PathPlanner {
   constructor(world) {
     this.world = world;
     this.neighbour = world.steps;
@@ -22421,6 +22421,16 @@ var PathPlanner = class {
   fields = /* @__PURE__ */ new Map();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   spare = [];
+  /**
+   * One planner per world for callers that plan on it one after another (evaluation's episodes on
+   * one recorded game): its answers do not depend on what it holds, and its distance fields come
+   * back with the world.
+   */
+  static shared(world) {
+    let planner = sharedPlanners.get(world);
+    if (!planner) sharedPlanners.set(world, planner = new _PathPlanner(world));
+    return planner;
+  }
   /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off. */
   nextMove(cards, pose, target) {
     const start = cellIndex(this.world, pose);
@@ -22543,6 +22553,7 @@ var PathPlanner = class {
     this.fields.clear();
   }
 };
+var sharedPlanners = /* @__PURE__ */ new WeakMap();
 var MF = 0;
 var MB = 1;
 var RL = 2;
