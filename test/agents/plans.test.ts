@@ -145,3 +145,19 @@ describe('evaluation plays plans', () => {
     expect(result.actions).toEqual(['MF']);
   });
 });
+
+describe('PlanPlayer.nextNow', () => {
+  test('gives the action itself when it is planned or the agent answers at once, and a promise only for an agent that answers later', async () => {
+    const plans = new PlanPlayer<AgentAction>();
+    expect(plans.nextNow('a', () => ['MF', 'RL'])).toBe('MF');
+    expect(plans.nextNow('a', () => { throw new Error('the plan holds: the agent is not asked'); })).toBe('RL');
+    const later = plans.nextNow('a', () => Promise.resolve<Answer<AgentAction>>(['RR', 'DONE']));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe('RR');
+    expect(plans.nextNow('a', () => 'MB')).toBe('DONE');
+    // A thenable that is not a native promise is waited for too.
+    const thenable = { then: (resolve: (answer: Answer<AgentAction>) => void) => resolve([]) } as unknown as Promise<Answer<AgentAction>>;
+    expect(await plans.nextNow('b', () => thenable)).toBeNull();
+    expect(plans.nextNow('b', () => 'MF')).toBeNull();
+  });
+});
