@@ -48,9 +48,9 @@ const steps = Number(values.steps);
 const games = Number(values.games);
 const levels = Number(values.levels);
 const REWARD = 'distance';
-/** Games the engine and self-play figures play, and the first of them that evaluation replays. */
+/** Games the engine and self-play figures play, and how many of them evaluation replays (enough that starting its worker threads weighs little). */
 const ENGINE_GAMES = 200;
-const EVAL_GAMES = 60;
+const EVAL_GAMES = 200;
 const GOALS = { transitions: 5_000_000, selfPlay: 3_000, evaluation: 30_000 };
 /** The equivalence check's rounds: the share of actions that walk the leader's task, in turn. */
 const GUIDED_SHARES = [0.8, 0, 0.5];
