@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   console.log(`typescript batch env N=${envs}, ${format(levels)} levels kept: ${format(onLevels.batchRate)} steps/s = ${(onLevels.batchRate / onLevels.referenceRate).toFixed(1)}x FollowerEnv on the same levels`);
 
   // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
-  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--levels', String(levels)], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (python.status !== 0) {
     failed = true;
     console.error('the Python vector environments failed or disagree (above)');
