@@ -1,6 +1,7 @@
 """`FastFollowerVectorEnv`: N follower environments played by the engine's batched follower
 environment (`FollowerBatch`, docs/env.md) in a Node process (or a few, each with its share),
-whose arrays reach Python through a file both map: a step is one small request (the actions, and
+whose arrays reach Python through a file that Node writes whole after each change and Python maps
+(Node cannot map a file): a step is one small request (the actions, and
 the seeds of the environments starting a new game) and one small answer, and the observations,
 rewards and infos are numpy views of the file, read without decoding anything.
 
