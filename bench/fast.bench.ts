@@ -9,7 +9,8 @@
  *   score, step count and pose into a digest per environment, and the two digests must agree.
  *   The batch's time is the best of three runs. Then the same over a fixed set of levels (seeds
  *   cycling modulo `--levels`), whose starts the batch keeps (`keptStarts`), after untimed steps
- *   that fill them; FollowerEnv plays the same levels.
+ *   that fill them; FollowerEnv plays the same levels. Then log mode: the episodes of the 20 CB2
+ *   games of the test fixtures, with the nDTW reward.
  * - Equivalence: test/env/followerBatchCheck.ts compares every field, state and mask of at least
  *   `--games` whole games, in turn with random actions, with 80% and with 50% of them walking the
  *   leader's task (so that the follower makes sets), with both rewards.
@@ -30,7 +31,11 @@ import { FOLLOWER_CODES } from '../shared/engine/actions';
 import { GameSetupError } from '../shared/engine/errors';
 import { Draw, seedRng } from '../shared/engine/rng';
 import { HEADINGS } from '../shared/engine/hex';
-import { FollowerEnv, type EnvStep } from '../shared/env/env';
+import { FollowerEnv, type EnvStep, type ResetOptions, type RewardKind } from '../shared/env/env';
+import { importCb2Game } from '../shared/cb2/import';
+import { loadRecording, type Recording } from '../shared/eval/recording';
+import { serializeLine } from '../shared/log/recorder';
+import { cb2FixtureFolders, cb2FixtureGame } from '../test/cb2/fixtureGames';
 import { FollowerBatch } from '../shared/env/batch/followerBatch';
 import { checkBatchAgainstFollowerEnv } from '../test/env/followerBatchCheck';
 import { cascadedThroughput, selfPlayGames, selfPlayRate, transitionRate, writeLogFiles } from './figures';
@@ -71,20 +76,50 @@ function randomActions(count: number, seed: number): Int32Array {
  * before the timed ones (so that the kept starts are filled).
  */
 interface Workload {
+  readonly reward: RewardKind;
+  /** Environment `slot`'s first seed, and its next one after `previous`. */
+  readonly firstSeed: (slot: number) => number;
   readonly nextSeed: (slot: number, previous: number) => number;
   readonly keptStarts: number;
   readonly warmSteps: number;
+  /** Log mode: the recordings, whose episodes the seeds number. */
+  readonly recordings?: readonly Recording[];
 }
 
-const FRESH_SEEDS: Workload = { nextSeed: (_slot, previous) => previous + envs, keptStarts: 0, warmSteps: 0 };
-const levelsWorkload = (levels: number): Workload => ({ nextSeed: (_slot, previous) => (previous + envs) % levels, keptStarts: levels, warmSteps: Math.ceil(levels / envs) * 96 });
+const FRESH_SEEDS: Workload = { reward: REWARD, firstSeed: (slot) => slot, nextSeed: (_slot, previous) => previous + envs, keptStarts: 0, warmSteps: 0 };
+const levelsWorkload = (levels: number): Workload => ({
+  reward: REWARD,
+  firstSeed: (slot) => slot % levels,
+  nextSeed: (_slot, previous) => (previous + envs) % levels,
+  keptStarts: levels,
+  warmSteps: Math.ceil(levels / envs) * 96,
+});
+
+/** The 20 real CB2 games of the test fixtures, imported: log mode's workload, with the nDTW reward. */
+function loggedWorkload(): Workload {
+  const recordings = cb2FixtureFolders().map((folder) => loadRecording(importCb2Game(cb2FixtureGame(folder)).lines.map((line) => `${serializeLine(line)}\n`).join('')));
+  const episodes = recordings.reduce((n, recording) => n + recording.instructions.length, 0);
+  return { reward: 'ndtw', firstSeed: (slot) => slot % episodes, nextSeed: (_slot, previous) => (previous + envs) % episodes, keptStarts: 0, warmSteps: 0, recordings };
+}
+
+/** FollowerEnv's reset for a workload's seed (an episode number in log mode). */
+function resetOptions(workload: Workload, seed: number): ResetOptions {
+  if (!workload.recordings) return { seed };
+  for (const log of workload.recordings) {
+    if (seed < log.instructions.length) return { log, instruction: seed };
+    seed -= log.instructions.length;
+  }
+  throw new RangeError(`no episode ${seed}`);
+}
+
+const firstSeeds = (workload: Workload): Int32Array => Int32Array.from({ length: envs }, (_, slot) => workload.firstSeed(slot));
 
 /** The batch's steps per second over the timed steps, and a digest per environment of every step (warm ones included). */
 function timeBatch(actions: Int32Array, workload: Workload): { seconds: number; digests: Uint32Array } {
-  const batch = new FollowerBatch({ size: envs, reward: REWARD, nextSeed: workload.nextSeed, keptStarts: workload.keptStarts });
+  const batch = new FollowerBatch({ size: envs, reward: workload.reward, nextSeed: workload.nextSeed, keptStarts: workload.keptStarts, recordings: workload.recordings });
   const digests = new Uint32Array(envs);
   const { step, info, observation } = batch.buffers;
-  batch.reset(Int32Array.from({ length: envs }, (_, i) => i));
+  batch.reset(firstSeeds(workload));
   let started = process.hrtime.bigint();
   for (let t = 0; t < workload.warmSteps + steps; t++) {
     if (t === workload.warmSteps) started = process.hrtime.bigint();
@@ -105,14 +140,14 @@ function timeBatch(actions: Int32Array, workload: Workload): { seconds: number; 
 
 /** FollowerEnvs with the batch's seeds and autoreset: a seed whose game cannot start gives way to the next. */
 function timeFollowerEnvs(actions: Int32Array, workload: Workload): { seconds: number; digests: Uint32Array } {
-  const all = Array.from({ length: envs }, () => new FollowerEnv({ reward: REWARD }));
-  const seeds = Float64Array.from({ length: envs }, (_, i) => i);
+  const all = Array.from({ length: envs }, () => new FollowerEnv({ reward: workload.reward }));
+  const seeds = Float64Array.from(firstSeeds(workload));
   const ended = new Uint8Array(envs);
   const digests = new Uint32Array(envs);
   const reset = (i: number): Transition => {
     for (;;) {
       try {
-        const { observation, info } = all[i].reset({ seed: seeds[i] });
+        const { observation, info } = all[i].reset(resetOptions(workload, seeds[i]));
         return { observation, info, reward: 0, terminated: false, truncated: false };
       } catch (error) {
         if (!(error instanceof GameSetupError)) throw error;
@@ -169,7 +204,8 @@ async function main(): Promise<void> {
 
   const fresh = compareWithFollowerEnvs(FRESH_SEEDS);
   const onLevels = compareWithFollowerEnvs(levelsWorkload(levels));
-  for (const [what, run] of [['fresh seeds', fresh], [`${levels} levels`, onLevels]] as const) {
+  const logged = compareWithFollowerEnvs(loggedWorkload());
+  for (const [what, run] of [['fresh seeds', fresh], [`${levels} levels`, onLevels], ['logged episodes', logged]] as const) {
     if (run.differing.length === 0) continue;
     failed = true;
     console.error(`the batch and FollowerEnv disagree on environments ${run.differing.slice(0, 10).join(', ')} of the timed run on ${what}`);
@@ -177,6 +213,7 @@ async function main(): Promise<void> {
   console.log(`FollowerEnv x${envs}: ${format(fresh.referenceRate)} steps/s (${format(envs * steps)} steps, random actions, '${REWARD}' rewards)`);
   console.log(`typescript batch env N=${envs}: ${format(fresh.batchRate)} steps/s = ${(fresh.batchRate / fresh.referenceRate).toFixed(1)}x FollowerEnv`);
   console.log(`typescript batch env N=${envs}, ${format(levels)} levels kept: ${format(onLevels.batchRate)} steps/s = ${(onLevels.batchRate / onLevels.referenceRate).toFixed(1)}x FollowerEnv on the same levels`);
+  console.log(`typescript batch env N=${envs}, logged episodes of 20 CB2 games (ndtw): ${format(logged.batchRate)} steps/s = ${(logged.batchRate / logged.referenceRate).toFixed(1)}x FollowerEnv on the same episodes`);
 
   // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
   const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--levels', String(levels)], { stdio: ['ignore', 'inherit', 'inherit'] });

@@ -1,10 +1,11 @@
 /** The real CB2 games of test/fixtures/cb2-logs, read as the importer takes them. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CB2_FILES, type Cb2Game } from '../../shared/cb2/import';
 
-export const CB2_FIXTURES = join(__dirname, '..', 'fixtures', 'cb2-logs');
+/** The fixtures' folder, from the sources (tests) or from dist/test/cb2 (the compiled benchmarks). */
+export const CB2_FIXTURES = [join(__dirname, '..', 'fixtures', 'cb2-logs'), join(__dirname, '..', '..', '..', 'test', 'fixtures', 'cb2-logs')].find((folder) => existsSync(folder)) ?? join(__dirname, '..', 'fixtures', 'cb2-logs');
 
 const unzip = (path: string) => gunzipSync(readFileSync(path)).toString('utf8');
 
