@@ -23,7 +23,7 @@ import { UNSEEN, followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance } from '../../eval/distance';
 import { PathPlanner } from '../../nav/pathing';
-import { DEFAULT_SUCCESS_THRESHOLD, normalizedDynamicTimeWarping } from '../../eval/metrics';
+import { DEFAULT_SUCCESS_THRESHOLD, collapseRepeats } from '../../eval/metrics';
 import type { Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
@@ -84,6 +84,8 @@ const NO_PROGRESS_YET = -2;
 interface RecordedTargets {
   readonly changedCards: ReadonlyMap<number, readonly number[]>;
   readonly paths: ReadonlyMap<number, readonly Cell[]>;
+  /** The paths with repeated cells collapsed (nDTW's reference nodes), made as first needed. */
+  readonly collapsed: Map<number, readonly Cell[]>;
 }
 
 const recordedTargets = new WeakMap<Recording, RecordedTargets>();
@@ -94,6 +96,7 @@ function targetsOf(recording: Recording): RecordedTargets {
     targets = {
       changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
       paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
+      collapsed: new Map(),
     };
     recordedTargets.set(recording, targets);
   }
@@ -184,7 +187,14 @@ export class FollowerBatch {
    */
   private readonly progressOf: Int32Array;
   private readonly changed: Set<number>[];
-  private readonly paths: Cell[][];
+  /**
+   * 'ndtw': the instruction's reference nodes (null without a recorded path), the last column of
+   * the DTW table against the follower's path so far (C[i][j] for the last node j, i = 0..|R|),
+   * grown by one column per new cell instead of computed whole at every step, and that cell.
+   */
+  private readonly dtwReference: (readonly Cell[] | null)[];
+  private readonly dtwColumn: Float64Array[];
+  private readonly dtwLast: Int32Array;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   private readonly synced: GameState[];
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -289,7 +299,9 @@ export class FollowerBatch {
     this.loadedCards = new Int32Array(size);
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => new Set<number>());
-    this.paths = Array.from({ length: size }, () => []);
+    this.dtwReference = new Array<readonly Cell[] | null>(size).fill(null);
+    this.dtwColumn = new Array<Float64Array>(size);
+    this.dtwLast = new Int32Array(size);
     this.synced = new Array<GameState>(size);
     this.partners = new Array<Partner>(size);
     this.distances = new Array<GeodesicDistance>(size);
@@ -448,7 +460,7 @@ export class FollowerBatch {
     this.steps[slot]++;
     // As FollowerEnv: the step's cell joins the path of the instruction it was taken for, then the progress follows the instruction current now.
     if (this.episodes) {
-      if (action !== DONE && this.progressOf[slot] >= 0 && this.reward === 'ndtw') this.paths[slot].push(this.cellOf(slot));
+      if (action !== DONE && this.progressOf[slot] >= 0 && this.dtwReference[slot] && this.cell[slot] !== this.dtwLast[slot]) this.warp(slot);
       this.followProgress(slot);
     }
     const terminated = this.gameOver[slot] === 1;
@@ -514,7 +526,44 @@ export class FollowerBatch {
     if (this.progressOf[slot] === current) return;
     this.progressOf[slot] = current;
     this.changed[slot].clear();
-    this.paths[slot] = current >= 0 && this.reward === 'ndtw' ? [this.cellOf(slot)] : [];
+    if (this.reward !== 'ndtw') return;
+    this.dtwReference[slot] = current >= 0 ? this.referenceNodes(slot, current) : null;
+    const reference = this.dtwReference[slot];
+    if (!reference) return;
+    // Column 0 of the table: C[0][0] = 0 and C[i][0] = infinity, so every warping starts at (1, 1).
+    const column = (this.dtwColumn[slot] = new Float64Array(reference.length + 1).fill(Infinity));
+    column[0] = 0;
+    this.warp(slot);
+  }
+
+  /** The nodes of the recorded follower's path for `instruction`, repeats collapsed (null when it has none). */
+  private referenceNodes(slot: number, instruction: number): readonly Cell[] | null {
+    const targets = targetsOf(this.episodes![this.seeds[slot]].recording);
+    const path = targets.paths.get(instruction);
+    if (!path) return null;
+    let nodes = targets.collapsed.get(instruction);
+    if (!nodes) targets.collapsed.set(instruction, (nodes = collapseRepeats(path, this.distances[slot].between)));
+    return nodes;
+  }
+
+  /**
+   * The follower's cell joins its path: one more column of the DTW table, by the same recurrence
+   * and in the same order as dynamicTimeWarping, so nDTW comes out the same to the last bit.
+   */
+  private warp(slot: number): void {
+    const reference = this.dtwReference[slot]!;
+    const column = this.dtwColumn[slot];
+    const cell = this.cellOf(slot);
+    const between = this.distances[slot].between;
+    // C[0][j] is infinity for j >= 1; `diagonal` holds C[i - 1][j - 1] as the column is overwritten.
+    let diagonal = column[0];
+    column[0] = Infinity;
+    for (let i = 1; i <= reference.length; i++) {
+      const left = column[i];
+      column[i] = between(reference[i - 1], cell) + Math.min(left, column[i - 1], diagonal);
+      diagonal = left;
+    }
+    this.dtwLast[slot] = this.cell[slot];
   }
 
   private cellOf(slot: number): Cell {
@@ -676,9 +725,8 @@ export class FollowerBatch {
   private recordedPotential(slot: number, instruction: number): number {
     const targets = targetsOf(this.episodes![this.seeds[slot]].recording);
     if (this.reward === 'ndtw') {
-      const reference = targets.paths.get(instruction);
-      const distance = this.distances[slot];
-      return reference ? normalizedDynamicTimeWarping(reference, this.paths[slot], distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
+      const reference = this.dtwReference[slot];
+      return reference ? Math.exp(-this.dtwColumn[slot][reference.length] / (reference.length * DEFAULT_SUCCESS_THRESHOLD)) : 0;
     }
     const changedCards = targets.changedCards.get(instruction) ?? [];
     const first = slot * this.cardStride;

@@ -23787,7 +23787,8 @@ function targetsOf(recording) {
   if (!targets) {
     targets = {
       changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
-      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
+      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
+      collapsed: /* @__PURE__ */ new Map()
     };
     recordedTargets.set(recording, targets);
   }
@@ -23869,7 +23870,14 @@ var FollowerBatch = class {
    */
   progressOf;
   changed;
-  paths;
+  /**
+   * 'ndtw': the instruction's reference nodes (null without a recorded path), the last column of
+   * the DTW table against the follower's path so far (C[i][j] for the last node j, i = 0..|R|),
+   * grown by one column per new cell instead of computed whole at every step, and that cell.
+   */
+  dtwReference;
+  dtwColumn;
+  dtwLast;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   synced;
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -23949,7 +23957,9 @@ var FollowerBatch = class {
     this.loadedCards = new Int32Array(size);
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
-    this.paths = Array.from({ length: size }, () => []);
+    this.dtwReference = new Array(size).fill(null);
+    this.dtwColumn = new Array(size);
+    this.dtwLast = new Int32Array(size);
     this.synced = new Array(size);
     this.partners = new Array(size);
     this.distances = new Array(size);
@@ -24094,7 +24104,7 @@ var FollowerBatch = class {
     }
     this.steps[slot]++;
     if (this.episodes) {
-      if (action !== DONE2 && this.progressOf[slot] >= 0 && this.reward === "ndtw") this.paths[slot].push(this.cellOf(slot));
+      if (action !== DONE2 && this.progressOf[slot] >= 0 && this.dtwReference[slot] && this.cell[slot] !== this.dtwLast[slot]) this.warp(slot);
       this.followProgress(slot);
     }
     const terminated = this.gameOver[slot] === 1;
@@ -24152,7 +24162,40 @@ var FollowerBatch = class {
     if (this.progressOf[slot] === current) return;
     this.progressOf[slot] = current;
     this.changed[slot].clear();
-    this.paths[slot] = current >= 0 && this.reward === "ndtw" ? [this.cellOf(slot)] : [];
+    if (this.reward !== "ndtw") return;
+    this.dtwReference[slot] = current >= 0 ? this.referenceNodes(slot, current) : null;
+    const reference = this.dtwReference[slot];
+    if (!reference) return;
+    const column = this.dtwColumn[slot] = new Float64Array(reference.length + 1).fill(Infinity);
+    column[0] = 0;
+    this.warp(slot);
+  }
+  /** The nodes of the recorded follower's path for `instruction`, repeats collapsed (null when it has none). */
+  referenceNodes(slot, instruction2) {
+    const targets = targetsOf(this.episodes[this.seeds[slot]].recording);
+    const path = targets.paths.get(instruction2);
+    if (!path) return null;
+    let nodes = targets.collapsed.get(instruction2);
+    if (!nodes) targets.collapsed.set(instruction2, nodes = collapseRepeats(path, this.distances[slot].between));
+    return nodes;
+  }
+  /**
+   * The follower's cell joins its path: one more column of the DTW table, by the same recurrence
+   * and in the same order as dynamicTimeWarping, so nDTW comes out the same to the last bit.
+   */
+  warp(slot) {
+    const reference = this.dtwReference[slot];
+    const column = this.dtwColumn[slot];
+    const cell2 = this.cellOf(slot);
+    const between = this.distances[slot].between;
+    let diagonal = column[0];
+    column[0] = Infinity;
+    for (let i = 1; i <= reference.length; i++) {
+      const left = column[i];
+      column[i] = between(reference[i - 1], cell2) + Math.min(left, column[i - 1], diagonal);
+      diagonal = left;
+    }
+    this.dtwLast[slot] = this.cell[slot];
   }
   cellOf(slot) {
     const width = this.tables[slot].world.width;
@@ -24302,9 +24345,8 @@ var FollowerBatch = class {
   recordedPotential(slot, instruction2) {
     const targets = targetsOf(this.episodes[this.seeds[slot]].recording);
     if (this.reward === "ndtw") {
-      const reference = targets.paths.get(instruction2);
-      const distance = this.distances[slot];
-      return reference ? normalizedDynamicTimeWarping(reference, this.paths[slot], distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
+      const reference = this.dtwReference[slot];
+      return reference ? Math.exp(-this.dtwColumn[slot][reference.length] / (reference.length * DEFAULT_SUCCESS_THRESHOLD)) : 0;
     }
     const changedCards = targets.changedCards.get(instruction2) ?? [];
     const first = slot * this.cardStride;
