@@ -24,7 +24,8 @@
  * ends non-zero if the batch and FollowerEnv disagree on any step it ran.
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FOLLOWER_CODES } from '../shared/engine/actions';
@@ -96,10 +97,18 @@ const levelsWorkload = (levels: number): Workload => ({
 });
 
 /** The 20 real CB2 games of the test fixtures, imported: log mode's workload, with the nDTW reward. */
-function loggedWorkload(): Workload {
-  const recordings = cb2FixtureFolders().map((folder) => loadRecording(importCb2Game(cb2FixtureGame(folder)).lines.map((line) => `${serializeLine(line)}\n`).join('')));
+function loggedWorkload(logs: readonly string[]): Workload {
+  const recordings = logs.map((log) => loadRecording(log));
   const episodes = recordings.reduce((n, recording) => n + recording.instructions.length, 0);
   return { reward: 'ndtw', firstSeed: (slot) => slot % episodes, nextSeed: (_slot, previous) => (previous + envs) % episodes, keptStarts: 0, warmSteps: 0, recordings };
+}
+
+/** The CB2 fixture games as log texts, and a folder holding them as files (for the Python benchmark's `--logs`). */
+function cb2Logs(): { readonly texts: string[]; readonly folder: string } {
+  const texts = cb2FixtureFolders().map((folder) => importCb2Game(cb2FixtureGame(folder)).lines.map((line) => `${serializeLine(line)}\n`).join(''));
+  const folder = mkdtempSync(join(tmpdir(), 'cerealbar-fast-bench-'));
+  texts.forEach((text, i) => writeFileSync(join(folder, `cb2-${i}.jsonl`), text));
+  return { texts, folder };
 }
 
 /** FollowerEnv's reset for a workload's seed (an episode number in log mode). */
@@ -204,7 +213,8 @@ async function main(): Promise<void> {
 
   const fresh = compareWithFollowerEnvs(FRESH_SEEDS);
   const onLevels = compareWithFollowerEnvs(levelsWorkload(levels));
-  const logged = compareWithFollowerEnvs(loggedWorkload());
+  const logs = cb2Logs();
+  const logged = compareWithFollowerEnvs(loggedWorkload(logs.texts));
   for (const [what, run] of [['fresh seeds', fresh], [`${levels} levels`, onLevels], ['logged episodes', logged]] as const) {
     if (run.differing.length === 0) continue;
     failed = true;
@@ -216,7 +226,7 @@ async function main(): Promise<void> {
   console.log(`typescript batch env N=${envs}, logged episodes of 20 CB2 games (ndtw): ${format(logged.batchRate)} steps/s = ${(logged.batchRate / logged.referenceRate).toFixed(1)}x FollowerEnv on the same episodes`);
 
   // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
-  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--levels', String(levels)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--levels', String(levels), '--logs', logs.folder], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (python.status !== 0) {
     failed = true;
     console.error('the Python vector environments failed or disagree (above)');
