@@ -307,15 +307,20 @@ def seed_bound(levels: int | None) -> int:
     return SEED_LIMIT if levels is None else levels
 
 
+def integer_below(value, bound: int) -> int | None:
+    """`value` as an int when it is an integer from 0 to bound - 1, else None."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        return None
+    return number if 0 <= number < bound else None
+
+
 def check_level(seed, levels: int | None) -> None:
     """Refuses a given seed outside the levels: it would play a game the learner is not meant to see."""
     if levels is None or seed is None:
         return
-    try:
-        value = operator.index(seed)
-    except TypeError:
-        value = None
-    if value is None or not 0 <= value < levels:
+    if integer_below(seed, levels) is None:
         raise ValueError(f"with {levels} levels a seed is one of them, an integer from 0 to {levels - 1}, got {seed!r}")
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
-from .envs import _SEED_DRAWS, SEED_LIMIT, check_level, check_levels_left, checked_levels, log_files, seed_bound
+from .envs import _SEED_DRAWS, SEED_LIMIT, check_level, check_levels_left, checked_levels, integer_below, log_files, seed_bound
 from .errors import CerealBarError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
@@ -358,11 +358,8 @@ def _mapped_fields(memory: mmap.mmap, made: dict, size: int) -> dict[tuple[str, 
 
 
 def _checked_seed(seed) -> int:
-    try:
-        value = operator.index(seed)
-    except TypeError:
-        value = None
-    if value is None or not 0 <= value < SEED_LIMIT:
+    value = integer_below(seed, SEED_LIMIT)
+    if value is None:
         raise InvalidRequestError(f"seeds are integers from 0 to {SEED_LIMIT - 1}, got {seed!r}")
     return value
 
