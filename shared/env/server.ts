@@ -27,7 +27,8 @@
  * An action is a u8 index into the layout's `actions`; the leader's INSTRUCTION is followed by
  * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
  *
- * A batch (ops 8 to 12) is a FollowerBatch of `size` environments whose arrays reach the client
+ * A batch (ops 8 to 12, served by servedBatch.ts; requests read and answers written by wire.ts)
+ * is a FollowerBatch of `size` environments whose arrays reach the client
  * through `file`, which the client made empty and maps: the server sizes it to `bytes` and, after
  * every reset, step and resetAt, copies the batch's whole block into it (`regions`: where each
  * field lies, batch/buffers.ts). A step's seeds are those of the environments that ended at the
@@ -49,7 +50,7 @@ import { ENGINE_VERSION } from '../engine/version';
 import { renderMap } from '../maps/render';
 import { DEFAULT_MAP_SIZE } from '../maps/generate';
 import { episodeIds } from '../eval/runner';
-import type { Recording } from '../eval/recording';
+import { largestMap, type Recording } from '../eval/recording';
 import { followerObservationSchema } from '../agents/protocol';
 import { LEADER_AGENT_CODES, type FollowerObservation, type LeaderAgentAction } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
@@ -57,8 +58,9 @@ import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
 import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type GameEnvStep } from './gameEnv';
 import { DEFAULT_LEADER_ENV_OPTIONS, LeaderEnv } from './leaderEnv';
 import { FollowerArrays, LEADER_ACTION_NAMES, LeaderArrays, type GridSize, type Layout } from './observationArrays';
-import { FollowerBatch } from './batch/followerBatch';
-import { allocateBatchBuffers, batchRegions, followerBatchLayout } from './batch/buffers';
+import { batchRegions, followerBatchLayout } from './batch/buffers';
+import { batchOptionsSchema, ServedFollowerBatch, type BlockFile, type OpenBlockFile } from './servedBatch';
+import { ByteReader, concat, json, lengthPrefixed, parse, RequestError, utf8, type ErrorKind } from './wire';
 
 export const PROTOCOL = 'cerealbar-env';
 export const PROTOCOL_VERSION = 1;
@@ -66,22 +68,6 @@ export const PROTOCOL_VERSION = 1;
 export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 } as const;
 export const STATUS = { ok: 0, error: 1 } as const;
 export const ANSWER_HEADER_BYTES = 8;
-
-/**
- * What went wrong, for the client to raise the right exception: `invalid` a bad request (options,
- * env id, action, episode), `setup` a seed that gives no game, `episode-over` a step with no
- * episode running, `internal` anything else (a bug: the message has the stack).
- */
-export type ErrorKind = 'invalid' | 'setup' | 'episode-over' | 'internal';
-
-export class RequestError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const makeOptionsSchema = z.discriminatedUnion('role', [
   z.strictObject({
@@ -118,38 +104,6 @@ const makeOptionsSchema = z.discriminatedUnion('role', [
   }),
 ]);
 export type MakeOptions = z.input<typeof makeOptionsSchema>;
-
-/** The most environments a batch holds (each takes about 8 KB of the shared file). */
-export const MAX_BATCH_SIZE = 65_536;
-
-/** The most starts a batch keeps (each takes about 35 KB of the server's memory). */
-export const MAX_KEPT_STARTS = 65_536;
-
-const batchOptionsSchema = z
-  .strictObject({
-  size: z.number().int().min(1).max(MAX_BATCH_SIZE),
-  reward: z.enum(['sparse', 'distance', 'ndtw']).default('sparse'),
-  gamma: z.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
-  maxSteps: z.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
-  /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
-  file: z.string().min(1),
-  /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
-  logs: z.array(z.string()).min(1).optional(),
-  /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
-  keptStarts: z.number().int().min(0).max(MAX_KEPT_STARTS).default(0),
-})
-  .refine((options) => !(options.logs && options.keptStarts > 0), { message: 'keptStarts is for self-play games by seed: a batch with logs keeps no starts', path: ['keptStarts'] });
-export type BatchOptions = z.input<typeof batchOptionsSchema>;
-
-/** A file another process maps, open for writing at its start. */
-export interface BlockFile {
-  /** Copies `bytes` to the file's start. */
-  write(bytes: Uint8Array): void;
-  close(): void;
-}
-
-/** Opens the empty file at `path` and sizes it to `bytes` (shared/env/node/blockFile.ts). */
-export type OpenBlockFile = (path: string, bytes: number) => BlockFile;
 
 const NO_FILES: OpenBlockFile = () => {
   throw new RequestError('invalid', 'this server opens no files: it serves no batches');
@@ -514,113 +468,6 @@ class ServedObserver implements ServedEnv {
  * A FollowerBatch whose arrays lie in one block, copied into the client's file after every change.
  * Requests are checked whole before the batch changes: a bad one changes nothing.
  */
-class ServedFollowerBatch {
-  private readonly batch: FollowerBatch;
-  private readonly block: Uint8Array;
-  private readonly terminated: Uint8Array;
-  private readonly truncated: Uint8Array;
-  /** The seeds a step hands the batch: those of the environments that ended, in their slots. */
-  private readonly seeds: Float64Array;
-  /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
-  private readonly unstarted = new Set<number>();
-  /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
-  private readonly episodeCount: number | null;
-
-  constructor(
-    options: z.output<typeof batchOptionsSchema>,
-    recordings: readonly Recording[] | null,
-    grid: GridSize,
-    layout: Layout,
-    bytes: number,
-    private readonly file: BlockFile,
-  ) {
-    const memory = new ArrayBuffer(bytes);
-    this.block = new Uint8Array(memory);
-    const buffers = allocateBatchBuffers(layout, options.size, memory);
-    const { size, reward, gamma, maxSteps, keptStarts } = options;
-    this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? undefined, grid, buffers });
-    this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
-    this.terminated = buffers.step.terminated as Uint8Array;
-    this.truncated = buffers.step.truncated as Uint8Array;
-    this.seeds = new Float64Array(options.size);
-    for (let slot = 0; slot < options.size; slot++) this.unstarted.add(slot);
-  }
-
-  /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
-  reset(request: ByteReader): Uint8Array[] {
-    const seeds = this.readSeeds(request, this.batch.size, 'reset');
-    const failed: number[] = [];
-    for (let slot = 0; slot < seeds.length; slot++) {
-      if (this.batch.resetAt(slot, seeds[slot])) this.unstarted.delete(slot);
-      else {
-        this.unstarted.add(slot);
-        failed.push(slot);
-      }
-    }
-    return this.written(failed);
-  }
-
-  step(request: ByteReader): Uint8Array[] {
-    if (this.unstarted.size === this.batch.size) throw new RequestError('episode-over', 'the batch was never reset: reset it before a step');
-    if (this.unstarted.size > 0) throw new RequestError('episode-over', `${this.unstarted.size} environments have no game (their seed gave none): start them with resetAt before a step`);
-    const actions = request.take(this.batch.size);
-    for (let slot = 0; slot < actions.length; slot++) {
-      if (actions[slot] >= FOLLOWER_CODES.length) throw new RequestError('invalid', `unknown action ${actions[slot]} for environment ${slot}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(', ')})`);
-    }
-    let ended = 0;
-    for (let slot = 0; slot < actions.length; slot++) ended += this.terminated[slot] | this.truncated[slot];
-    const seeds = this.readSeeds(request, request.u32(), 'step');
-    if (seeds.length !== ended) throw new RequestError('invalid', `a step takes the seeds of the environments whose episode ended at the previous step: ${ended}, got ${seeds.length}`);
-    for (let slot = 0, next = 0; slot < actions.length; slot++) if (this.terminated[slot] | this.truncated[slot]) this.seeds[slot] = seeds[next++];
-    const failed = this.batch.step(actions, this.seeds);
-    for (const slot of failed) this.unstarted.add(slot);
-    return this.written(failed);
-  }
-
-  /** Starts a slot left with no game on a new seed: u8 1, or 0 when that seed gives none either. */
-  resetAt(request: ByteReader): Uint8Array[] {
-    const slot = request.u32();
-    const seed = request.u32();
-    request.end();
-    if (slot >= this.batch.size) throw new RequestError('invalid', `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
-    this.checkEpisode(seed);
-    if (!this.unstarted.has(slot)) throw new RequestError('invalid', `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
-    const started = this.batch.resetAt(slot, seed);
-    if (started) this.unstarted.delete(slot);
-    this.file.write(this.block);
-    return [new Uint8Array([started ? 1 : 0])];
-  }
-
-  close(): void {
-    this.file.close();
-  }
-
-  /** `count` u32 seeds, the rest of the request; in log mode each an episode number. */
-  private readSeeds(request: ByteReader, count: number, op: string): Uint32Array {
-    if (request.remaining !== count * 4) throw new RequestError('invalid', `${op} takes ${count} seeds (u32), got ${request.remaining} bytes for them`);
-    const seeds = new Uint32Array(count);
-    for (let i = 0; i < count; i++) this.checkEpisode((seeds[i] = request.u32()));
-    return seeds;
-  }
-
-  /** In log mode, a seed is an episode number: one out of range is refused (every u32 is a seed in seed mode). */
-  private checkEpisode(seed: number): void {
-    if (this.episodeCount !== null && seed >= this.episodeCount) {
-      throw new RequestError('invalid', `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
-    }
-  }
-
-  /** Copies the block into the file; the answer lists `failed`. */
-  private written(failed: readonly number[]): Uint8Array[] {
-    this.file.write(this.block);
-    const answer = new Uint8Array(4 + 4 * failed.length);
-    const view = new DataView(answer.buffer);
-    view.setUint32(0, failed.length, true);
-    failed.forEach((slot, i) => view.setUint32(4 + 4 * i, slot, true));
-    return [answer];
-  }
-}
-
 const NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
 const NO_EPISODE = 'no episode yet: call reset()';
 const DEFAULT_GRID: GridSize = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
@@ -658,19 +505,6 @@ function renderLeader(view: PlayerView): string {
   return `${status}\n${renderMap(view.map, { leader: view.leader!, follower: view.follower, cards: view.cards })}`;
 }
 
-function largestMap(recordings: readonly Recording[]): GridSize {
-  return {
-    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
-    height: Math.max(...recordings.map((recording) => recording.header.map.height)),
-  };
-}
-
-function parse<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new RequestError('invalid', `bad ${what}: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
-
 function describeError(error: unknown): { kind: ErrorKind; message: string } {
   if (error instanceof RequestError) return { kind: error.kind, message: error.message };
   if (error instanceof GameSetupError) return { kind: 'setup', message: error.message };
@@ -679,87 +513,3 @@ function describeError(error: unknown): { kind: ErrorKind; message: string } {
   return { kind: 'internal', message: String(error) };
 }
 
-const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
-
-/** Reads a request's fields in order; running past its end is a bad request. */
-export class ByteReader {
-  private offset = 0;
-  private readonly data: DataView;
-
-  constructor(private readonly bytes: Uint8Array) {
-    this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  u8(): number {
-    this.need(1);
-    return this.data.getUint8(this.offset++);
-  }
-
-  u32(): number {
-    this.need(4);
-    const value = this.data.getUint32(this.offset, true);
-    this.offset += 4;
-    return value;
-  }
-
-  /** The next `length` bytes, as a view of the request. */
-  take(length: number): Uint8Array {
-    this.need(length);
-    this.offset += length;
-    return this.bytes.subarray(this.offset - length, this.offset);
-  }
-
-  /** Bytes not read yet. */
-  get remaining(): number {
-    return this.bytes.length - this.offset;
-  }
-
-  /** The request must end here. */
-  end(): void {
-    if (this.remaining > 0) throw new RequestError('invalid', `the request has ${this.remaining} bytes too many`);
-  }
-
-  text(length: number): string {
-    this.need(length);
-    const text = utf8Decoder.decode(this.bytes.subarray(this.offset, this.offset + length));
-    this.offset += length;
-    return text;
-  }
-
-  /** The rest of the request, as JSON. */
-  json(): unknown {
-    const text = this.text(this.bytes.length - this.offset);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new RequestError('invalid', `not JSON: ${text.slice(0, 200)}`);
-    }
-  }
-
-  private need(bytes: number): void {
-    if (this.offset + bytes > this.bytes.length) throw new RequestError('invalid', 'the request ends too soon');
-  }
-}
-
-function json(value: unknown): Uint8Array {
-  return utf8.encode(JSON.stringify(value));
-}
-
-function lengthPrefixed(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(4 + bytes.length);
-  new DataView(out.buffer).setUint32(0, bytes.length, true);
-  out.set(bytes, 4);
-  return out;
-}
-
-/** The parts as one array (an answer is written in parts). */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}

@@ -141,3 +141,11 @@ export function oddlyFlipped(visits: readonly number[]): number[] {
 }
 
 export const cellOf = (pose: Pose): Cell => ({ x: pose.x, y: pose.y });
+
+/** The largest map among the recordings, width and height apart: a grid every one fits in. */
+export function largestMap(recordings: readonly Recording[]): { readonly width: number; readonly height: number } {
+  return {
+    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
+    height: Math.max(...recordings.map((recording) => recording.header.map.height)),
+  };
+}

@@ -12,7 +12,7 @@ import { emptyMemory, playerView, remember } from '../../shared/engine/playerVie
 import { ObservationTracker } from '../../shared/agents/observation';
 import { describeObservation } from '../../shared/agents/language';
 import { FollowerArrays } from '../../shared/env/observationArrays';
-import { concat } from '../../shared/env/server';
+import { concat } from '../../shared/env/wire';
 
 /** A 7 x 7 grass map with a hill in the middle row and `extra` map fields. */
 function smallMap(extra: Partial<GameMap> = {}): GameMap {

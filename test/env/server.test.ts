@@ -14,7 +14,9 @@ import { FollowerEnv, type EnvStep, type RewardKind } from '../../shared/env/env
 import { GameEnv, type GameAction } from '../../shared/env/gameEnv';
 import { LeaderEnv } from '../../shared/env/leaderEnv';
 import type { GridSize, Layout } from '../../shared/env/observationArrays';
-import { ANSWER_HEADER_BYTES, concat, EnvServer, MAX_KEPT_STARTS, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type BatchOptions, type BlockFile, type MakeOptions } from '../../shared/env/server';
+import { ANSWER_HEADER_BYTES, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS, type MakeOptions } from '../../shared/env/server';
+import { MAX_KEPT_STARTS, type BatchOptions, type BlockFile } from '../../shared/env/servedBatch';
+import { concat } from '../../shared/env/wire';
 import { openBlockFile } from '../../shared/env/node/blockFile';
 import { allocateBatchBuffers, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';

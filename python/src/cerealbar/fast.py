@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - the error says what to install
     VectorEnv = object
 
 _U32 = struct.Struct("<I")
-#: The most levels whose starts a batch keeps (shared/env/server.ts's MAX_KEPT_STARTS); with more, the least recently started are made again.
+#: The most levels whose starts a batch keeps (shared/env/servedBatch.ts's MAX_KEPT_STARTS); with more, the least recently started are made again.
 _MOST_KEPT_STARTS = 65_536
 #: Where the shared file is made: memory, on Linux. Elsewhere the temporary directory.
 _SHARED_MEMORY = "/dev/shm"

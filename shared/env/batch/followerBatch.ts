@@ -24,7 +24,7 @@ import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance } from '../../eval/distance';
 import { PathPlanner } from '../../nav/pathing';
 import { DEFAULT_SUCCESS_THRESHOLD, collapseRepeats } from '../../eval/metrics';
-import type { Recording } from '../../eval/recording';
+import { largestMap, type Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
 import { COLOR_CODE, GRID_CODES, SHAPE_CODE, TERRAIN_CODE, type GridSize, type Layout } from '../observationArrays';
@@ -913,12 +913,4 @@ export class FollowerBatch {
     out.steps[slot] = this.steps[slot];
     out.instructionId[slot] = instruction < 0 ? -1 : followerInstructionId(this.synced[slot], instruction);
   }
-}
-
-/** The largest map among the recordings: log mode's grid. */
-function largestMap(recordings: readonly Recording[]): GridSize {
-  return {
-    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
-    height: Math.max(...recordings.map((recording) => recording.header.map.height)),
-  };
 }

@@ -1,11 +1,11 @@
 /**
- * A batch's shared file (`OpenBlockFile` of shared/env/server.ts): the client makes it empty (in
+ * A batch's shared file (`OpenBlockFile` of shared/env/servedBatch.ts): the client makes it empty (in
  * /dev/shm, memory) and maps it; the server sizes it and copies the batch's block into it with one
  * positional write after each change. Node cannot map a file itself, and one write of the whole
  * block is a copy at memory speed.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import type { BlockFile } from '../server';
+import type { BlockFile } from '../servedBatch';
 
 export function openBlockFile(path: string, bytes: number): BlockFile {
   // Not created here, and only when empty: a wrong path cannot clobber a file.

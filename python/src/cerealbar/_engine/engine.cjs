@@ -21115,6 +21115,12 @@ function oddlyFlipped(visits) {
   return [...flips].filter(([, n]) => n % 2 === 1).map(([id]) => id);
 }
 var cellOf = (pose) => ({ x: pose.x, y: pose.y });
+function largestMap(recordings) {
+  return {
+    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
+    height: Math.max(...recordings.map((recording) => recording.header.map.height))
+  };
+}
 
 // shared/maps/render.ts
 var TERRAIN_SYMBOLS = { G: ".", P: "=", W: "~", D: "\u2248", H: "^" };
@@ -24521,19 +24527,8 @@ var FollowerBatch = class {
     out.instructionId[slot] = instruction2 < 0 ? -1 : followerInstructionId(this.synced[slot], instruction2);
   }
 };
-function largestMap(recordings) {
-  return {
-    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
-    height: Math.max(...recordings.map((recording) => recording.header.map.height))
-  };
-}
 
-// shared/env/server.ts
-var PROTOCOL = "cerealbar-env";
-var PROTOCOL_VERSION = 1;
-var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 };
-var STATUS = { ok: 0, error: 1 };
-var ANSWER_HEADER_BYTES = 8;
+// shared/env/wire.ts
 var RequestError = class extends Error {
   constructor(kind, message) {
     super(message);
@@ -24541,6 +24536,198 @@ var RequestError = class extends Error {
   }
   kind;
 };
+function parse3(schema, input2, what) {
+  const parsed = schema.safeParse(input2);
+  if (!parsed.success) throw new RequestError("invalid", `bad ${what}: ${external_exports.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+var utf82 = new TextEncoder();
+var utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+var ByteReader = class {
+  constructor(bytes) {
+    this.bytes = bytes;
+    this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  bytes;
+  offset = 0;
+  data;
+  u8() {
+    this.need(1);
+    return this.data.getUint8(this.offset++);
+  }
+  u32() {
+    this.need(4);
+    const value = this.data.getUint32(this.offset, true);
+    this.offset += 4;
+    return value;
+  }
+  /** The next `length` bytes, as a view of the request. */
+  take(length) {
+    this.need(length);
+    this.offset += length;
+    return this.bytes.subarray(this.offset - length, this.offset);
+  }
+  /** Bytes not read yet. */
+  get remaining() {
+    return this.bytes.length - this.offset;
+  }
+  /** The request must end here. */
+  end() {
+    if (this.remaining > 0) throw new RequestError("invalid", `the request has ${this.remaining} bytes too many`);
+  }
+  text(length) {
+    this.need(length);
+    const text = utf8Decoder.decode(this.bytes.subarray(this.offset, this.offset + length));
+    this.offset += length;
+    return text;
+  }
+  /** The rest of the request, as JSON. */
+  json() {
+    const text = this.text(this.bytes.length - this.offset);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RequestError("invalid", `not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+  need(bytes) {
+    if (this.offset + bytes > this.bytes.length) throw new RequestError("invalid", "the request ends too soon");
+  }
+};
+function json2(value) {
+  return utf82.encode(JSON.stringify(value));
+}
+function lengthPrefixed(bytes) {
+  const out = new Uint8Array(4 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length, true);
+  out.set(bytes, 4);
+  return out;
+}
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+// shared/env/servedBatch.ts
+var MAX_BATCH_SIZE = 65536;
+var MAX_KEPT_STARTS = 65536;
+var batchOptionsSchema = external_exports.strictObject({
+  size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
+  reward: external_exports.enum(["sparse", "distance", "ndtw"]).default("sparse"),
+  gamma: external_exports.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
+  maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
+  /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
+  file: external_exports.string().min(1),
+  /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
+  logs: external_exports.array(external_exports.string()).min(1).optional(),
+  /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
+  keptStarts: external_exports.number().int().min(0).max(MAX_KEPT_STARTS).default(0)
+}).refine((options) => !(options.logs && options.keptStarts > 0), { message: "keptStarts is for self-play games by seed: a batch with logs keeps no starts", path: ["keptStarts"] });
+var ServedFollowerBatch = class {
+  constructor(options, recordings, grid, layout, bytes, file2) {
+    this.file = file2;
+    const memory = new ArrayBuffer(bytes);
+    this.block = new Uint8Array(memory);
+    const buffers = allocateBatchBuffers(layout, options.size, memory);
+    const { size, reward, gamma, maxSteps, keptStarts } = options;
+    this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? void 0, grid, buffers });
+    this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
+    this.terminated = buffers.step.terminated;
+    this.truncated = buffers.step.truncated;
+    this.seeds = new Float64Array(options.size);
+    for (let slot = 0; slot < options.size; slot++) this.unstarted.add(slot);
+  }
+  file;
+  batch;
+  block;
+  terminated;
+  truncated;
+  /** The seeds a step hands the batch: those of the environments that ended, in their slots. */
+  seeds;
+  /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
+  unstarted = /* @__PURE__ */ new Set();
+  /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
+  episodeCount;
+  /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
+  reset(request) {
+    const seeds = this.readSeeds(request, this.batch.size, "reset");
+    const failed = [];
+    for (let slot = 0; slot < seeds.length; slot++) {
+      if (this.batch.resetAt(slot, seeds[slot])) this.unstarted.delete(slot);
+      else {
+        this.unstarted.add(slot);
+        failed.push(slot);
+      }
+    }
+    return this.written(failed);
+  }
+  step(request) {
+    if (this.unstarted.size === this.batch.size) throw new RequestError("episode-over", "the batch was never reset: reset it before a step");
+    if (this.unstarted.size > 0) throw new RequestError("episode-over", `${this.unstarted.size} environments have no game (their seed gave none): start them with resetAt before a step`);
+    const actions = request.take(this.batch.size);
+    for (let slot = 0; slot < actions.length; slot++) {
+      if (actions[slot] >= FOLLOWER_CODES.length) throw new RequestError("invalid", `unknown action ${actions[slot]} for environment ${slot}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")})`);
+    }
+    let ended = 0;
+    for (let slot = 0; slot < actions.length; slot++) ended += this.terminated[slot] | this.truncated[slot];
+    const seeds = this.readSeeds(request, request.u32(), "step");
+    if (seeds.length !== ended) throw new RequestError("invalid", `a step takes the seeds of the environments whose episode ended at the previous step: ${ended}, got ${seeds.length}`);
+    for (let slot = 0, next = 0; slot < actions.length; slot++) if (this.terminated[slot] | this.truncated[slot]) this.seeds[slot] = seeds[next++];
+    const failed = this.batch.step(actions, this.seeds);
+    for (const slot of failed) this.unstarted.add(slot);
+    return this.written(failed);
+  }
+  /** Starts a slot left with no game on a new seed: u8 1, or 0 when that seed gives none either. */
+  resetAt(request) {
+    const slot = request.u32();
+    const seed = request.u32();
+    request.end();
+    if (slot >= this.batch.size) throw new RequestError("invalid", `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
+    this.checkEpisode(seed);
+    if (!this.unstarted.has(slot)) throw new RequestError("invalid", `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
+    const started = this.batch.resetAt(slot, seed);
+    if (started) this.unstarted.delete(slot);
+    this.file.write(this.block);
+    return [new Uint8Array([started ? 1 : 0])];
+  }
+  close() {
+    this.file.close();
+  }
+  /** `count` u32 seeds, the rest of the request; in log mode each an episode number. */
+  readSeeds(request, count2, op) {
+    if (request.remaining !== count2 * 4) throw new RequestError("invalid", `${op} takes ${count2} seeds (u32), got ${request.remaining} bytes for them`);
+    const seeds = new Uint32Array(count2);
+    for (let i = 0; i < count2; i++) this.checkEpisode(seeds[i] = request.u32());
+    return seeds;
+  }
+  /** In log mode, a seed is an episode number: one out of range is refused (every u32 is a seed in seed mode). */
+  checkEpisode(seed) {
+    if (this.episodeCount !== null && seed >= this.episodeCount) {
+      throw new RequestError("invalid", `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
+    }
+  }
+  /** Copies the block into the file; the answer lists `failed`. */
+  written(failed) {
+    this.file.write(this.block);
+    const answer = new Uint8Array(4 + 4 * failed.length);
+    const view = new DataView(answer.buffer);
+    view.setUint32(0, failed.length, true);
+    failed.forEach((slot, i) => view.setUint32(4 + 4 * i, slot, true));
+    return [answer];
+  }
+};
+
+// shared/env/server.ts
+var PROTOCOL = "cerealbar-env";
+var PROTOCOL_VERSION = 1;
+var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 };
+var STATUS = { ok: 0, error: 1 };
+var ANSWER_HEADER_BYTES = 8;
 var makeOptionsSchema = external_exports.discriminatedUnion("role", [
   external_exports.strictObject({
     role: external_exports.literal("follower"),
@@ -24575,20 +24762,6 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
     description: external_exports.boolean().default(true)
   })
 ]);
-var MAX_BATCH_SIZE = 65536;
-var MAX_KEPT_STARTS = 65536;
-var batchOptionsSchema = external_exports.strictObject({
-  size: external_exports.number().int().min(1).max(MAX_BATCH_SIZE),
-  reward: external_exports.enum(["sparse", "distance", "ndtw"]).default("sparse"),
-  gamma: external_exports.number().min(0).max(1).default(DEFAULT_ENV_OPTIONS.gamma),
-  maxSteps: external_exports.number().int().min(1).default(DEFAULT_ENV_OPTIONS.maxSteps),
-  /** The file the client made (empty) and maps: the server sizes it and copies the batch's arrays into it. */
-  file: external_exports.string().min(1),
-  /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
-  logs: external_exports.array(external_exports.string()).min(1).optional(),
-  /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
-  keptStarts: external_exports.number().int().min(0).max(MAX_KEPT_STARTS).default(0)
-}).refine((options) => !(options.logs && options.keptStarts > 0), { message: "keptStarts is for self-play games by seed: a batch with logs keeps no starts", path: ["keptStarts"] });
 var NO_FILES = () => {
   throw new RequestError("invalid", "this server opens no files: it serves no batches");
 };
@@ -24700,7 +24873,7 @@ var EnvServer = class {
   makeBatch(input2) {
     const options = parse3(batchOptionsSchema, input2, "batch options");
     const recordings = this.recordings(options);
-    const grid = recordings ? largestMap2(recordings) : DEFAULT_GRID;
+    const grid = recordings ? largestMap(recordings) : DEFAULT_GRID;
     const layout = followerBatchLayout(grid, options.maxSteps);
     const { regions, bytes } = batchRegions(layout, options.size);
     let file2;
@@ -24760,7 +24933,7 @@ var ServedFollowerEnv = class {
     this.env = new FollowerEnv({ reward: options.reward, gamma: options.gamma, maxSteps: options.maxSteps });
     this.tasks = (recordings ?? []).flatMap((recording) => recording.instructions.map((_, instruction2) => ({ recording, instruction: instruction2 })));
     this.episodes = recordings && recordings.flatMap(episodeIds);
-    const grid = recordings ? largestMap2(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
+    const grid = recordings ? largestMap(recordings) : { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
     this.arrays = new FollowerArrays({ grid, config: DEFAULT_CONFIG, maxSteps: options.maxSteps, description: options.description, shaping: true });
     this.made = { layout: this.arrays.layout, episodes: this.episodes };
   }
@@ -24895,99 +25068,6 @@ var ServedObserver = class {
     return this.last ? renderFollower(this.last) : "no observation yet: encode one";
   }
 };
-var ServedFollowerBatch = class {
-  constructor(options, recordings, grid, layout, bytes, file2) {
-    this.file = file2;
-    const memory = new ArrayBuffer(bytes);
-    this.block = new Uint8Array(memory);
-    const buffers = allocateBatchBuffers(layout, options.size, memory);
-    const { size, reward, gamma, maxSteps, keptStarts } = options;
-    this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? void 0, grid, buffers });
-    this.episodeCount = recordings && recordings.reduce((n, recording) => n + recording.instructions.length, 0);
-    this.terminated = buffers.step.terminated;
-    this.truncated = buffers.step.truncated;
-    this.seeds = new Float64Array(options.size);
-    for (let slot = 0; slot < options.size; slot++) this.unstarted.add(slot);
-  }
-  file;
-  batch;
-  block;
-  terminated;
-  truncated;
-  /** The seeds a step hands the batch: those of the environments that ended, in their slots. */
-  seeds;
-  /** Slots with no game (every slot before the first reset): the batch steps only when there are none. */
-  unstarted = /* @__PURE__ */ new Set();
-  /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
-  episodeCount;
-  /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
-  reset(request) {
-    const seeds = this.readSeeds(request, this.batch.size, "reset");
-    const failed = [];
-    for (let slot = 0; slot < seeds.length; slot++) {
-      if (this.batch.resetAt(slot, seeds[slot])) this.unstarted.delete(slot);
-      else {
-        this.unstarted.add(slot);
-        failed.push(slot);
-      }
-    }
-    return this.written(failed);
-  }
-  step(request) {
-    if (this.unstarted.size === this.batch.size) throw new RequestError("episode-over", "the batch was never reset: reset it before a step");
-    if (this.unstarted.size > 0) throw new RequestError("episode-over", `${this.unstarted.size} environments have no game (their seed gave none): start them with resetAt before a step`);
-    const actions = request.take(this.batch.size);
-    for (let slot = 0; slot < actions.length; slot++) {
-      if (actions[slot] >= FOLLOWER_CODES.length) throw new RequestError("invalid", `unknown action ${actions[slot]} for environment ${slot}; the follower's actions are 0 to ${FOLLOWER_CODES.length - 1} (${FOLLOWER_CODES.join(", ")})`);
-    }
-    let ended = 0;
-    for (let slot = 0; slot < actions.length; slot++) ended += this.terminated[slot] | this.truncated[slot];
-    const seeds = this.readSeeds(request, request.u32(), "step");
-    if (seeds.length !== ended) throw new RequestError("invalid", `a step takes the seeds of the environments whose episode ended at the previous step: ${ended}, got ${seeds.length}`);
-    for (let slot = 0, next = 0; slot < actions.length; slot++) if (this.terminated[slot] | this.truncated[slot]) this.seeds[slot] = seeds[next++];
-    const failed = this.batch.step(actions, this.seeds);
-    for (const slot of failed) this.unstarted.add(slot);
-    return this.written(failed);
-  }
-  /** Starts a slot left with no game on a new seed: u8 1, or 0 when that seed gives none either. */
-  resetAt(request) {
-    const slot = request.u32();
-    const seed = request.u32();
-    request.end();
-    if (slot >= this.batch.size) throw new RequestError("invalid", `slot must be from 0 to ${this.batch.size - 1}, got ${slot}`);
-    this.checkEpisode(seed);
-    if (!this.unstarted.has(slot)) throw new RequestError("invalid", `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
-    const started = this.batch.resetAt(slot, seed);
-    if (started) this.unstarted.delete(slot);
-    this.file.write(this.block);
-    return [new Uint8Array([started ? 1 : 0])];
-  }
-  close() {
-    this.file.close();
-  }
-  /** `count` u32 seeds, the rest of the request; in log mode each an episode number. */
-  readSeeds(request, count2, op) {
-    if (request.remaining !== count2 * 4) throw new RequestError("invalid", `${op} takes ${count2} seeds (u32), got ${request.remaining} bytes for them`);
-    const seeds = new Uint32Array(count2);
-    for (let i = 0; i < count2; i++) this.checkEpisode(seeds[i] = request.u32());
-    return seeds;
-  }
-  /** In log mode, a seed is an episode number: one out of range is refused (every u32 is a seed in seed mode). */
-  checkEpisode(seed) {
-    if (this.episodeCount !== null && seed >= this.episodeCount) {
-      throw new RequestError("invalid", `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
-    }
-  }
-  /** Copies the block into the file; the answer lists `failed`. */
-  written(failed) {
-    this.file.write(this.block);
-    const answer = new Uint8Array(4 + 4 * failed.length);
-    const view = new DataView(answer.buffer);
-    view.setUint32(0, failed.length, true);
-    failed.forEach((slot, i) => view.setUint32(4 + 4 * i, slot, true));
-    return [answer];
-  }
-};
 var NO_TRANSITION = { reward: 0, terminated: false, truncated: false };
 var NO_EPISODE = "no episode yet: call reset()";
 var DEFAULT_GRID = { width: DEFAULT_MAP_SIZE, height: DEFAULT_MAP_SIZE };
@@ -25018,94 +25098,12 @@ queue: ${queue.length === 0 ? "empty" : queue.map((instruction2) => instruction2
   return `${status}
 ${renderMap(view.map, { leader: view.leader, follower: view.follower, cards: view.cards })}`;
 }
-function largestMap2(recordings) {
-  return {
-    width: Math.max(...recordings.map((recording) => recording.header.map.width)),
-    height: Math.max(...recordings.map((recording) => recording.header.map.height))
-  };
-}
-function parse3(schema, input2, what) {
-  const parsed = schema.safeParse(input2);
-  if (!parsed.success) throw new RequestError("invalid", `bad ${what}: ${external_exports.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
 function describeError(error62) {
   if (error62 instanceof RequestError) return { kind: error62.kind, message: error62.message };
   if (error62 instanceof GameSetupError) return { kind: "setup", message: error62.message };
   if (error62 instanceof RangeError) return { kind: "invalid", message: error62.message };
   if (error62 instanceof Error) return { kind: "internal", message: error62.stack ?? error62.message };
   return { kind: "internal", message: String(error62) };
-}
-var utf82 = new TextEncoder();
-var utf8Decoder = new TextDecoder("utf-8", { fatal: true });
-var ByteReader = class {
-  constructor(bytes) {
-    this.bytes = bytes;
-    this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-  bytes;
-  offset = 0;
-  data;
-  u8() {
-    this.need(1);
-    return this.data.getUint8(this.offset++);
-  }
-  u32() {
-    this.need(4);
-    const value = this.data.getUint32(this.offset, true);
-    this.offset += 4;
-    return value;
-  }
-  /** The next `length` bytes, as a view of the request. */
-  take(length) {
-    this.need(length);
-    this.offset += length;
-    return this.bytes.subarray(this.offset - length, this.offset);
-  }
-  /** Bytes not read yet. */
-  get remaining() {
-    return this.bytes.length - this.offset;
-  }
-  /** The request must end here. */
-  end() {
-    if (this.remaining > 0) throw new RequestError("invalid", `the request has ${this.remaining} bytes too many`);
-  }
-  text(length) {
-    this.need(length);
-    const text = utf8Decoder.decode(this.bytes.subarray(this.offset, this.offset + length));
-    this.offset += length;
-    return text;
-  }
-  /** The rest of the request, as JSON. */
-  json() {
-    const text = this.text(this.bytes.length - this.offset);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new RequestError("invalid", `not JSON: ${text.slice(0, 200)}`);
-    }
-  }
-  need(bytes) {
-    if (this.offset + bytes > this.bytes.length) throw new RequestError("invalid", "the request ends too soon");
-  }
-};
-function json2(value) {
-  return utf82.encode(JSON.stringify(value));
-}
-function lengthPrefixed(bytes) {
-  const out = new Uint8Array(4 + bytes.length);
-  new DataView(out.buffer).setUint32(0, bytes.length, true);
-  out.set(bytes, 4);
-  return out;
-}
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 // shared/env/node/blockFile.ts
