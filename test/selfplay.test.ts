@@ -1,6 +1,8 @@
 /** Self-play: the path planner, and whole games between the scripted leader and follower. */
 import fc from 'fast-check';
 import { COLORS, COUNTS, SHAPES, isValidSet } from '../shared/engine/cards';
+import { HEADINGS } from '../shared/engine/hex';
+import { Draw, seedRng } from '../shared/engine/rng';
 import {
   MOVES,
   checkPlayerAction,
@@ -118,6 +120,25 @@ describe('path planner', () => {
     card(1, other.x, other.y, SET_FACES[1]),
     card(2, third.x, third.y, SET_FACES[2]),
   ];
+
+  it("answers the same whatever it holds: a planner shared by games on one map, their layouts in turn, gives each game a fresh planner's answers", () => {
+    const map = generateMap(12);
+    // Three games on one map, with different cards (another seed deals them); the shared planner keeps switching layouts.
+    const games = [12, 13, 14].map((seed) => createGame(makeConfig(), map, seed));
+    const shared = new PathPlanner(games[0].world);
+    const draw = new Draw(seedRng(5));
+    for (let query = 0; query < 300; query++) {
+      const game = draw.pick(games);
+      const fresh = new PathPlanner(game.world);
+      const target = draw.pick(game.cards);
+      const from = draw.pick(game.cards);
+      const pose = { x: from.x, y: from.y, heading: draw.pick(HEADINGS) };
+      expect(shared.nextMove(game.cards, pose, target)).toBe(fresh.nextMove(game.cards, pose, target));
+      expect(shared.pathLength(game.cards, pose, target)).toBe(fresh.pathLength(game.cards, pose, target));
+      expect(shared.cellsTo(game.cards, from, target)).toBe(fresh.cellsTo(game.cards, from, target));
+    }
+    expect(PathPlanner.shared(games[0].world)).toBe(PathPlanner.shared(games[1].world));
+  });
 
   it('moves backwards instead of turning around', () => {
     const state = makeState({ ...many, leader: { x: 4, y: 4, heading: 'E' }, cards: setCards({ x: 2, y: 4 }, { x: 7, y: 7 }) });

@@ -48,7 +48,7 @@ export class PathPlanner {
   /** neighbour[cell * 6 + heading]: the walkable cell one step that way, or -1. */
   private readonly neighbour: Int32Array;
   private readonly cardAt: Uint8Array;
-  private layoutIds: number[] = [];
+  private layoutCells: number[] = [];
   private readonly fields = new Map<number, Field>();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   private readonly spare: { readonly distance: Int16Array; readonly queue: Int32Array }[] = [];
@@ -194,12 +194,17 @@ export class PathPlanner {
     return AXIS[RIGHT_OF[h]] === bestAxis ? RR : RL;
   }
 
-  /** Cards never move: the layout changes exactly when the list of card ids does. */
+  /**
+   * The layout is the cards' cells, in order: cards never move within a game, but games sharing
+   * a planner (one per world: PathPlanner.shared, a batch's kept level) may give one id to cards
+   * on different cells.
+   */
   private syncLayout(cards: readonly Card[]): void {
-    if (cards.length === this.layoutIds.length && cards.every((card, i) => card.id === this.layoutIds[i])) return;
+    const cells = this.layoutCells;
+    if (cards.length === cells.length && cards.every((card, i) => cellIndex(this.world, card) === cells[i])) return;
     this.cardAt.fill(0);
     for (const card of cards) this.cardAt[cellIndex(this.world, card)] = 1;
-    this.layoutIds = cards.map((card) => card.id);
+    this.layoutCells = cards.map((card) => cellIndex(this.world, card));
     for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
   }

@@ -22423,7 +22423,7 @@ var PathPlanner = class _PathPlanner {
   /** neighbour[cell * 6 + heading]: the walkable cell one step that way, or -1. */
   neighbour;
   cardAt;
-  layoutIds = [];
+  layoutCells = [];
   fields = /* @__PURE__ */ new Map();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   spare = [];
@@ -22549,12 +22549,17 @@ var PathPlanner = class _PathPlanner {
     }
     return AXIS[RIGHT_OF2[h]] === bestAxis ? RR : RL;
   }
-  /** Cards never move: the layout changes exactly when the list of card ids does. */
+  /**
+   * The layout is the cards' cells, in order: cards never move within a game, but games sharing
+   * a planner (one per world: PathPlanner.shared, a batch's kept level) may give one id to cards
+   * on different cells.
+   */
   syncLayout(cards) {
-    if (cards.length === this.layoutIds.length && cards.every((card2, i) => card2.id === this.layoutIds[i])) return;
+    const cells = this.layoutCells;
+    if (cards.length === cells.length && cards.every((card2, i) => cellIndex(this.world, card2) === cells[i])) return;
     this.cardAt.fill(0);
     for (const card2 of cards) this.cardAt[cellIndex(this.world, card2)] = 1;
-    this.layoutIds = cards.map((card2) => card2.id);
+    this.layoutCells = cards.map((card2) => cellIndex(this.world, card2));
     for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
   }
