@@ -157,7 +157,7 @@ function seatsFor(leader: LeaderAgent, follower: FollowerAgent): Seats {
     follower: {
       plans: followerPlans,
       async next(state, context) {
-        const observation = tracker.observe(state, { oracle: follower.wantsOracleObservation });
+        const observation = tracker.observe(state, { oracle: follower.wantsOracleObservation, view: follower.readsView });
         const action = await followerPlans.next(followerSituation(observation.instruction, observation.feedback?.length), () => follower.act(observation, context));
         if (action === null) return null;
         const problem = readFollowerAction(action, 'action');

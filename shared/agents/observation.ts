@@ -10,7 +10,7 @@ import type { Pose } from '../engine/hex';
 import { FOLLOWER_CODES } from '../engine/actions';
 import { allowsCode } from '../engine/legal';
 import { MAP_FORMAT, MAP_FORMAT_VERSION, type GameMap } from '../engine/map';
-import { emptyMemory, playerView, remember, UNSEEN, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
+import { emptyMemory, followerInstructions, playerView, remember, rememberDone, UNSEEN, type InstructionView, type KnownMap, type Memory, type PlayerView } from '../engine/playerView';
 import type { GameState, Instruction } from '../engine/state';
 import { viewFrom } from '../engine/view';
 import type { Outcome } from '../engine/transition';
@@ -20,11 +20,34 @@ import { LEADER_AGENT_CODES, LEADER_OBSERVATION_VERSION, OBSERVATION_VERSION, ty
 export interface ObserveOptions {
   /** Add the full state (every card, the leader's pose, the queue): only for oracle agents. */
   readonly oracle?: boolean;
+  /**
+   * False for an agent that does not read the view's parts (`FollowerAgent.readsView`): they are
+   * then built only if read after all, and the observation is not a plain object (see `ViewOnRead`).
+   */
+  readonly view?: boolean;
 }
 
-/** One per episode: it holds the follower's memory of the episode's earlier moments, and the leader's feedback in its turn. */
+/**
+ * One per episode: it holds the follower's memory of the episode's earlier moments, and the
+ * leader's feedback in its turn.
+ *
+ * An observation's view (visibleCells, visibleCards, rememberedCards, leader, map, legal) needs
+ * the memory's cells and cards, and building it is most of what an observation costs. For an
+ * agent that does not read it (`view: false`: the oracles, which play from the recorded game) it
+ * is built only if read after all: the moments witnessed meanwhile are kept, and remembered in
+ * order (`remember`, the engine's definition) when a view is read, so that every observation
+ * holds what it would have held built at once.
+ */
 export class ObservationTracker {
   private memory: Memory = emptyMemory('follower');
+  /** The moments witnessed since the memory last caught up, in order. */
+  private unremembered: GameState[] = [];
+  /** Observations whose view is not built yet, in order. */
+  private unbuilt: Moment[] = [];
+  private witnessed = 0;
+  private last: GameState | null = null;
+  /** The instructions marked DONE, as the memory will have them: every observation names its instructions at once. */
+  private done: readonly Instruction[] = [];
   private readonly feedback = new FeedbackHeard();
 
   /**
@@ -32,22 +55,133 @@ export class ObservationTracker {
    * moment, and hears the leader's feedback if `outcome`, the action's that led to it, carries some.
    */
   witness(state: GameState, outcome?: Outcome): void {
-    this.memory = remember(this.memory, state);
+    this.see(state);
     const feedback = outcome && feedbackOfOutcome(outcome, state.config);
     if (feedback) this.feedback.heard(feedback);
     if (state.turn.role !== 'follower') this.feedback.forget();
   }
 
-  /** The follower's view of `state`, after it witnessed it. */
-  view(state: GameState): PlayerView {
-    this.memory = remember(this.memory, state);
-    return playerView(state, 'follower', this.memory);
+  /** The follower's observation of `state`, after it witnessed it. */
+  observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
+    this.see(state);
+    const moment: Moment = { witnessed: this.witnessed, state, view: null };
+    this.unbuilt.push(moment);
+    const feedback = state.config.liveFeedback ? this.feedback.inTurn : null;
+    const oracle = options.oracle ? oracleData(state) : undefined;
+    if (options.view === false) return withExtras(new ViewOnRead(state, followerInstructions(state, this.done), () => moment.view ?? this.catchUp(moment)), feedback, oracle);
+    const view = this.catchUp(moment);
+    const observation: FollowerObservation = {
+      version: OBSERVATION_VERSION,
+      ...instructionFields(followerInstructions(state, this.done)),
+      pose: copyPose(state.follower),
+      stepsLeft: state.turn.role === 'follower' ? state.turn.stepsLeft : 0,
+      turnsLeft: state.turnsLeft,
+      score: state.score,
+      ...view,
+    };
+    return withExtras(observation, feedback, oracle);
   }
 
-  observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
-    return observationFromView(this.view(state), options.oracle ? oracleData(state) : undefined, this.feedback.inTurn);
+  private see(state: GameState): void {
+    this.done = rememberDone(this.done, state.previousInstruction);
+    // remember is idempotent: a moment witnessed twice in a row (a host that witnesses every
+    // moment and observes some of them) is kept once.
+    if (state === this.last) return;
+    this.last = state;
+    this.unremembered.push(state);
+    this.witnessed++;
+  }
+
+  /** Remembers the moments up to `moment`'s, building the views of the observations made up to it; its view. */
+  private catchUp(moment: Moment): ViewFields {
+    let remembered = this.witnessed - this.unremembered.length;
+    let next = 0;
+    for (;;) {
+      // Observations made at the moment remembered last are built from the memory then.
+      while (this.unbuilt.length > 0 && this.unbuilt[0].witnessed === remembered) {
+        const made = this.unbuilt.shift()!;
+        made.view = viewFields(playerView(made.state, 'follower', this.memory));
+      }
+      if (remembered >= moment.witnessed) break;
+      this.memory = remember(this.memory, this.unremembered[next++]);
+      remembered++;
+    }
+    if (next > 0) this.unremembered = next === this.unremembered.length ? [] : this.unremembered.slice(next);
+    return moment.view!;
   }
 }
+
+/**
+ * An observation whose view is built when first read, for agents that do not read it. Its view's
+ * fields are getters of its class, not its own properties: spreading it or listing its keys
+ * leaves them out (JSON.stringify does not: `toJSON` gives them all).
+ */
+class ViewOnRead implements FollowerObservation {
+  readonly version = OBSERVATION_VERSION;
+  readonly instruction: FollowerObservation['instruction'];
+  readonly previousInstruction: FollowerObservation['previousInstruction'];
+  readonly pose: Pose;
+  readonly stepsLeft: number;
+  readonly turnsLeft: number;
+  readonly score: number;
+
+  readonly #view: () => ViewFields;
+
+  constructor(state: GameState, instructions: readonly InstructionView[], view: () => ViewFields) {
+    this.#view = view;
+    const { instruction, previousInstruction } = instructionFields(instructions);
+    this.instruction = instruction;
+    this.previousInstruction = previousInstruction;
+    this.pose = copyPose(state.follower);
+    this.stepsLeft = state.turn.role === 'follower' ? state.turn.stepsLeft : 0;
+    this.turnsLeft = state.turnsLeft;
+    this.score = state.score;
+  }
+
+  get visibleCells(): FollowerObservation['visibleCells'] {
+    return this.#view().visibleCells;
+  }
+  get visibleCards(): FollowerObservation['visibleCards'] {
+    return this.#view().visibleCards;
+  }
+  get rememberedCards(): FollowerObservation['rememberedCards'] {
+    return this.#view().rememberedCards;
+  }
+  get leader(): FollowerObservation['leader'] {
+    return this.#view().leader;
+  }
+  get map(): FollowerObservation['map'] {
+    return this.#view().map;
+  }
+  get legal(): FollowerObservation['legal'] {
+    return this.#view().legal;
+  }
+
+  toJSON(): FollowerObservation {
+    const { feedback, oracle } = this as FollowerObservation;
+    return {
+      version: this.version,
+      instruction: this.instruction,
+      previousInstruction: this.previousInstruction,
+      pose: this.pose,
+      stepsLeft: this.stepsLeft,
+      turnsLeft: this.turnsLeft,
+      score: this.score,
+      ...this.#view(),
+      ...(feedback && { feedback }),
+      ...(oracle && { oracle }),
+    };
+  }
+}
+
+/** An observation's moment: how many were witnessed up to it, the state, and its view's fields once built. */
+interface Moment {
+  readonly witnessed: number;
+  readonly state: GameState;
+  view: ViewFields | null;
+}
+
+type ViewFields = Pick<FollowerObservation, 'visibleCells' | 'visibleCards' | 'rememberedCards' | 'leader' | 'map' | 'legal'>;
 
 /**
  * The observation a follower's view gives (with the full state, for oracle agents only), with the
@@ -55,20 +189,31 @@ export class ObservationTracker {
  */
 export function observationFromView(view: PlayerView, oracle?: FollowerObservation['oracle'], feedback: readonly LeaderFeedback[] = []): FollowerObservation {
   if (view.role !== 'follower') throw new Error("observations are built from the follower's view");
-  let current: Instruction | null = null;
-  let previous: FollowerObservation['previousInstruction'] = null;
-  for (const instruction of view.instructions) {
-    if (instruction.status === 'current') current = copyInstruction(instruction);
-    else previous = instruction.status === 'cancelled' ? { ...copyInstruction(instruction), cancelled: true } : copyInstruction(instruction);
-  }
-  const observation: { -readonly [K in keyof FollowerObservation]: FollowerObservation[K] } = {
+  const observation: FollowerObservation = {
     version: OBSERVATION_VERSION,
-    instruction: current,
-    previousInstruction: previous,
+    ...instructionFields(view.instructions),
     pose: view.follower,
     stepsLeft: view.turn.stepsLeft ?? 0,
     turnsLeft: view.turnsLeft,
     score: view.score,
+    ...viewFields(view),
+  };
+  return withExtras(observation, view.config.liveFeedback ? feedback : null, oracle);
+}
+
+/** The current instruction and the one finished before it, of the instructions a follower knows. */
+function instructionFields(instructions: readonly InstructionView[]): Pick<FollowerObservation, 'instruction' | 'previousInstruction'> {
+  let current: Instruction | null = null;
+  let previous: FollowerObservation['previousInstruction'] = null;
+  for (const instruction of instructions) {
+    if (instruction.status === 'current') current = copyInstruction(instruction);
+    else previous = instruction.status === 'cancelled' ? { ...copyInstruction(instruction), cancelled: true } : copyInstruction(instruction);
+  }
+  return { instruction: current, previousInstruction: previous };
+}
+
+function viewFields(view: PlayerView): ViewFields {
+  return {
     visibleCells: viewFrom(view.map, view.follower, view.config.view).cells,
     visibleCards: view.cards,
     rememberedCards: view.rememberedCards,
@@ -76,8 +221,13 @@ export function observationFromView(view: PlayerView, oracle?: FollowerObservati
     map: view.map,
     legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code)),
   };
-  if (view.config.liveFeedback) observation.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
-  if (oracle) observation.oracle = oracle;
+}
+
+/** The feedback heard in the follower's turn (null in a game without live feedback) and the oracle's data, after the rest. */
+function withExtras(observation: FollowerObservation, feedback: readonly LeaderFeedback[] | null, oracle: FollowerObservation['oracle'] | undefined): FollowerObservation {
+  const extended = observation as { -readonly [K in keyof FollowerObservation]: FollowerObservation[K] };
+  if (feedback) extended.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
+  if (oracle) extended.oracle = oracle;
   return observation;
 }
 
@@ -130,9 +280,14 @@ export function mapFromKnown(known: KnownMap): GameMap {
   return map;
 }
 
+/** The oracle's cards, by the state's cards they copy: a state's cards never change, and most steps keep the last step's. */
+const oracleCards = new WeakMap<readonly Card[], readonly Card[]>();
+
 function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {
+  let cards = oracleCards.get(state.cards);
+  if (!cards) oracleCards.set(state.cards, (cards = state.cards.map(copyCard).sort((a, b) => a.id - b.id)));
   return {
-    cards: state.cards.map(copyCard).sort((a, b) => a.id - b.id),
+    cards,
     leader: copyPose(state.leader),
     queue: state.queue.map(copyInstruction),
   };

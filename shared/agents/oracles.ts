@@ -18,6 +18,7 @@ function recordingOf(start: EpisodeStart, agent: string): NonNullable<EpisodeSta
 export class StaticOracle implements FollowerAgent {
   readonly name = 'static-oracle';
   readonly needsRecording = true;
+  readonly readsView = false;
   private actions: NonNullable<EpisodeStart['recording']>['actions'] = {};
   private readonly taken = new Map<number, number>();
 
@@ -39,6 +40,7 @@ export class Oracle implements FollowerAgent {
   readonly name = 'oracle';
   readonly needsRecording = true;
   readonly wantsOracleObservation = true;
+  readonly readsView = false;
   private recording!: ReturnType<typeof recordingOf>;
   private planner!: PathPlanner;
   /** The instruction in hand, how many of the human's card visits for it are made, and where the oracle last stood. */

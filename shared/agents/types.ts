@@ -87,6 +87,13 @@ export interface FollowerAgent {
   readonly wantsOracleObservation?: boolean;
   /** Oracle agents: receive the recorded human actions in EpisodeStart. */
   readonly needsRecording?: boolean;
+  /**
+   * False for an agent that never reads the follower's view in its observations (visibleCells,
+   * visibleCards, rememberedCards, leader, map, legal): the oracles, which play from the recorded
+   * game. Hosts then build the view only if it is read after all, which saves most of an
+   * evaluation step. Such an observation's view fields are getters, left out by a spread.
+   */
+  readonly readsView?: boolean;
   reset(start: EpisodeStart): void | Promise<void>;
   /** One action, or a plan of several (an empty plan passes: the turn runs out); see `Answer`. */
   act(observation: FollowerObservation, context?: ActContext): Answer<AgentAction> | Promise<Answer<AgentAction>>;

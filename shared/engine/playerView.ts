@@ -114,7 +114,8 @@ export function remember(memory: Memory, state: GameState): Memory {
   return { role: memory.role, done, map, cards, moves, pose };
 }
 
-function rememberDone(done: readonly Instruction[], previous: Instruction | null): readonly Instruction[] {
+/** The instructions marked DONE once `previous` is the last one: the memory's `done`. */
+export function rememberDone(done: readonly Instruction[], previous: Instruction | null): readonly Instruction[] {
   if (previous === null || done.some((instruction) => instruction.id === previous.id)) return done;
   return [...done, { id: previous.id, text: previous.text }];
 }
@@ -202,13 +203,7 @@ function followerView(state: GameState, memory: Memory): PlayerView {
   if (memory.map === null) throw new Error('the follower has not witnessed the game yet: call remember() first');
   const inView = viewFrom(state.world, state.follower, state.config.view).set;
   const width = state.world.width;
-  const current = state.queue[0];
-  // The follower saw only the current instruction of those a cancel removed.
-  const instructions = finished(memory.done, state.cancelled.filter((instruction) => instruction.current), state.instructionsShown);
-  if (current !== undefined && current.id < state.instructionsShown) instructions.push(instructionView(current, 'current', true));
-  if (state.cancelled.length > 0) {
-    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
-  }
+  const instructions = followerInstructions(state, memory.done);
   const cards = state.cards.filter((card) => inView.has(card.y * width + card.x)).map(copyCard).sort(byId);
   return {
     role: 'follower',
@@ -227,6 +222,21 @@ function followerView(state: GameState, memory: Memory): PlayerView {
     instructions,
     legal: legalActions(state, 'follower'),
   };
+}
+
+/**
+ * The instructions the follower knows in `state`, having seen `done` marked DONE (its memory's):
+ * the finished ones and the current one once shown, by the ids it knows them by.
+ */
+export function followerInstructions(state: GameState, done: readonly Instruction[]): InstructionView[] {
+  const current = state.queue[0];
+  // The follower saw only the current instruction of those a cancel removed.
+  const instructions = finished(done, state.cancelled.filter((instruction) => instruction.current), state.instructionsShown);
+  if (current !== undefined && current.id < state.instructionsShown) instructions.push(instructionView(current, 'current', true));
+  if (state.cancelled.length > 0) {
+    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
+  }
+  return instructions;
 }
 
 /**

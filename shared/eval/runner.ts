@@ -291,7 +291,7 @@ async function play(
       chosen = 'DONE';
       run.limitReached = true;
     } else {
-      const observation = tracker.observe(state, { oracle: agent.wantsOracleObservation });
+      const observation = tracker.observe(state, { oracle: agent.wantsOracleObservation, view: agent.readsView });
       const asked = plans.nextNow(followerSituation(observation.instruction), () => agent.act(observation));
       const next = asked instanceof Promise ? await asked : asked;
       if (next === null) {

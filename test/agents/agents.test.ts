@@ -18,10 +18,16 @@ import { ObservationTracker } from '../../shared/agents/observation';
 import { PlanPlayer } from '../../shared/agents/plans';
 import { ProcessAgent, shellScript, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { agentError } from './agentError';
-import { AGENT_ACTIONS, type AgentAction, type FollowerAgent } from '../../shared/agents/types';
+import { AGENT_ACTIONS, type AgentAction, type FollowerAgent, type FollowerObservation } from '../../shared/agents/types';
 import { describeCardRequest, readCardRequest } from '../../shared/agents/instructions';
 import { done, endTurn, mv, play, say } from '../engine/helpers';
 import { makeState, selfPlayStates } from '../fixtures';
+import fc from 'fast-check';
+import { importCb2Game } from '../../shared/cb2/import';
+import { loadRecording } from '../../shared/eval/recording';
+import { serializeLine } from '../../shared/log/recorder';
+import type { Outcome } from '../../shared/engine/transition';
+import { feedbackAndCancelGame } from '../cb2/cb2Script';
 
 const EXAMPLE_AGENT = path.join(__dirname, '../../examples/agents/random_agent.py');
 
@@ -134,6 +140,47 @@ describe('observation tracker', () => {
     expect(oracle.cards).toEqual(state.cards);
     expect(oracle.leader).toEqual(state.leader);
     expect(oracle.queue).toEqual(state.queue);
+  });
+
+  test('a view left unread (view: false) is, when read, what it would have been built at once', () => {
+    // The self-play games, and a game with the leader's feedback and a cancel (witnessed with its outcomes).
+    const cancelGame = loadRecording(importCb2Game(feedbackAndCancelGame()).lines.map((line) => `${serializeLine(line)}\n`).join(''));
+    const sequences: { readonly states: readonly GameState[]; readonly outcomes: readonly (Outcome | undefined)[] }[] = [
+      ...SELF_PLAY_SEEDS.map((seed) => ({ states: games.get(seed)!.states, outcomes: [] })),
+      { states: cancelGame.states, outcomes: [undefined, ...cancelGame.events.map((event) => event.outcome)] },
+    ];
+    expect(cancelGame.cancelledIds.length).toBeGreaterThan(0);
+    // Per moment: 0 witnessed only, 1 observed and read at once, 2 observed and read at the end, 3 observed and never read.
+    const moments = fc.array(fc.record({ what: fc.integer({ min: 0, max: 3 }), witnessFirst: fc.boolean() }), { minLength: 50, maxLength: 50 });
+    let read = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: sequences.length - 1 }), moments, (which, plan) => {
+        const { states, outcomes } = sequences[which];
+        const eager = new ObservationTracker();
+        const lazy = new ObservationTracker();
+        const later: [FollowerObservation, FollowerObservation][] = [];
+        states.forEach((state, i) => {
+          const { what, witnessFirst } = plan[i % plan.length];
+          if (what === 0 || witnessFirst) for (const tracker of [eager, lazy]) tracker.witness(state, outcomes[i]);
+          if (what === 0) return;
+          const built = eager.observe(state, { oracle: true });
+          const unbuilt = lazy.observe(state, { oracle: true, view: false });
+          // What needs no view is there at once; the view's fields are the class's getters.
+          expect(Object.keys(unbuilt)).toEqual(Object.keys(built).filter((key) => !['visibleCells', 'visibleCards', 'rememberedCards', 'leader', 'map', 'legal'].includes(key)));
+          expect({ ...unbuilt }).toEqual(Object.fromEntries(Object.keys(unbuilt).map((key) => [key, built[key as keyof FollowerObservation]])));
+          if (what === 1) {
+            expect(unbuilt.rememberedCards).toEqual(built.rememberedCards);
+            expect(JSON.stringify(unbuilt)).toBe(JSON.stringify(built));
+            read++;
+          }
+          if (what === 2) later.push([built, unbuilt]);
+        });
+        for (const [built, unbuilt] of later) expect(JSON.stringify(unbuilt)).toBe(JSON.stringify(built));
+        read += later.length;
+      }),
+      { numRuns: 24 },
+    );
+    expect(read).toBeGreaterThan(1000);
   });
 
   test('never shares objects with the state', () => {

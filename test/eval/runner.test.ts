@@ -126,6 +126,20 @@ describe('the two cascade conventions on self-play games', () => {
   });
 });
 
+describe('E-41: the oracles do not read the follower\'s view', () => {
+  test('they say so, and evaluating them with the view built for every observation gives the same results, in both modes', async () => {
+    for (const agent of [new StaticOracle(), new Oracle()]) {
+      expect(agent.readsView).toBe(false);
+      // The same agent, for hosts an agent that reads its view.
+      const reading = Object.assign(Object.create(agent) as FollowerAgent, { readsView: true });
+      for (const mode of ['single', 'cascaded'] as const) {
+        const options = { mode, maxActions: longest + 1 };
+        expect(JSON.stringify(await evaluate(agent, options))).toBe(JSON.stringify(await evaluate(reading, options)));
+      }
+    }
+  });
+});
+
 describe('agent failures are reported per example', () => {
   test('E-21: an agent that throws gets an error in its episode; the other episodes go on', async () => {
     let calls = 0;

@@ -21668,12 +21668,7 @@ function followerView(state, memory) {
   if (memory.map === null) throw new Error("the follower has not witnessed the game yet: call remember() first");
   const inView = viewFrom(state.world, state.follower, state.config.view).set;
   const width = state.world.width;
-  const current = state.queue[0];
-  const instructions = finished(memory.done, state.cancelled.filter((instruction2) => instruction2.current), state.instructionsShown);
-  if (current !== void 0 && current.id < state.instructionsShown) instructions.push(instructionView(current, "current", true));
-  if (state.cancelled.length > 0) {
-    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
-  }
+  const instructions = followerInstructions(state, memory.done);
   const cards = state.cards.filter((card2) => inView.has(card2.y * width + card2.x)).map(copyCard).sort(byId);
   return {
     role: "follower",
@@ -21692,6 +21687,15 @@ function followerView(state, memory) {
     instructions,
     legal: legalActions(state, "follower")
   };
+}
+function followerInstructions(state, done) {
+  const current = state.queue[0];
+  const instructions = finished(done, state.cancelled.filter((instruction2) => instruction2.current), state.instructionsShown);
+  if (current !== void 0 && current.id < state.instructionsShown) instructions.push(instructionView(current, "current", true));
+  if (state.cancelled.length > 0) {
+    for (let i = 0; i < instructions.length; i++) instructions[i] = { ...instructions[i], id: followerInstructionId(state, instructions[i].id) };
+  }
+  return instructions;
 }
 function followerInstructionId(state, id) {
   let unseen = 0;
@@ -21747,42 +21751,133 @@ var LEADER_AGENT_CODES = ["MF", "MB", "RL", "RR", "END"];
 // shared/agents/observation.ts
 var ObservationTracker = class {
   memory = emptyMemory("follower");
+  /** The moments witnessed since the memory last caught up, in order. */
+  unremembered = [];
+  /** Observations whose view is not built yet, in order. */
+  unbuilt = [];
+  witnessed = 0;
+  last = null;
+  /** The instructions marked DONE, as the memory will have them: every observation names its instructions at once. */
+  done = [];
   feedback = new FeedbackHeard();
   /**
    * The follower witnesses `state` (what is in its view then), as a live follower sees every
    * moment, and hears the leader's feedback if `outcome`, the action's that led to it, carries some.
    */
   witness(state, outcome) {
-    this.memory = remember(this.memory, state);
+    this.see(state);
     const feedback = outcome && feedbackOfOutcome(outcome, state.config);
     if (feedback) this.feedback.heard(feedback);
     if (state.turn.role !== "follower") this.feedback.forget();
   }
-  /** The follower's view of `state`, after it witnessed it. */
-  view(state) {
-    this.memory = remember(this.memory, state);
-    return playerView(state, "follower", this.memory);
-  }
+  /** The follower's observation of `state`, after it witnessed it. */
   observe(state, options = {}) {
-    return observationFromView(this.view(state), options.oracle ? oracleData(state) : void 0, this.feedback.inTurn);
+    this.see(state);
+    const moment = { witnessed: this.witnessed, state, view: null };
+    this.unbuilt.push(moment);
+    const feedback = state.config.liveFeedback ? this.feedback.inTurn : null;
+    const oracle = options.oracle ? oracleData(state) : void 0;
+    if (options.view === false) return withExtras(new ViewOnRead(state, followerInstructions(state, this.done), () => moment.view ?? this.catchUp(moment)), feedback, oracle);
+    const view = this.catchUp(moment);
+    const observation = {
+      version: OBSERVATION_VERSION,
+      ...instructionFields(followerInstructions(state, this.done)),
+      pose: copyPose2(state.follower),
+      stepsLeft: state.turn.role === "follower" ? state.turn.stepsLeft : 0,
+      turnsLeft: state.turnsLeft,
+      score: state.score,
+      ...view
+    };
+    return withExtras(observation, feedback, oracle);
+  }
+  see(state) {
+    this.done = rememberDone(this.done, state.previousInstruction);
+    if (state === this.last) return;
+    this.last = state;
+    this.unremembered.push(state);
+    this.witnessed++;
+  }
+  /** Remembers the moments up to `moment`'s, building the views of the observations made up to it; its view. */
+  catchUp(moment) {
+    let remembered = this.witnessed - this.unremembered.length;
+    let next = 0;
+    for (; ; ) {
+      while (this.unbuilt.length > 0 && this.unbuilt[0].witnessed === remembered) {
+        const made = this.unbuilt.shift();
+        made.view = viewFields(playerView(made.state, "follower", this.memory));
+      }
+      if (remembered >= moment.witnessed) break;
+      this.memory = remember(this.memory, this.unremembered[next++]);
+      remembered++;
+    }
+    if (next > 0) this.unremembered = next === this.unremembered.length ? [] : this.unremembered.slice(next);
+    return moment.view;
   }
 };
-function observationFromView(view, oracle, feedback = []) {
-  if (view.role !== "follower") throw new Error("observations are built from the follower's view");
+var ViewOnRead = class {
+  version = OBSERVATION_VERSION;
+  instruction;
+  previousInstruction;
+  pose;
+  stepsLeft;
+  turnsLeft;
+  score;
+  #view;
+  constructor(state, instructions, view) {
+    this.#view = view;
+    const { instruction: instruction2, previousInstruction } = instructionFields(instructions);
+    this.instruction = instruction2;
+    this.previousInstruction = previousInstruction;
+    this.pose = copyPose2(state.follower);
+    this.stepsLeft = state.turn.role === "follower" ? state.turn.stepsLeft : 0;
+    this.turnsLeft = state.turnsLeft;
+    this.score = state.score;
+  }
+  get visibleCells() {
+    return this.#view().visibleCells;
+  }
+  get visibleCards() {
+    return this.#view().visibleCards;
+  }
+  get rememberedCards() {
+    return this.#view().rememberedCards;
+  }
+  get leader() {
+    return this.#view().leader;
+  }
+  get map() {
+    return this.#view().map;
+  }
+  get legal() {
+    return this.#view().legal;
+  }
+  toJSON() {
+    const { feedback, oracle } = this;
+    return {
+      version: this.version,
+      instruction: this.instruction,
+      previousInstruction: this.previousInstruction,
+      pose: this.pose,
+      stepsLeft: this.stepsLeft,
+      turnsLeft: this.turnsLeft,
+      score: this.score,
+      ...this.#view(),
+      ...feedback && { feedback },
+      ...oracle && { oracle }
+    };
+  }
+};
+function instructionFields(instructions) {
   let current = null;
   let previous = null;
-  for (const instruction2 of view.instructions) {
+  for (const instruction2 of instructions) {
     if (instruction2.status === "current") current = copyInstruction(instruction2);
     else previous = instruction2.status === "cancelled" ? { ...copyInstruction(instruction2), cancelled: true } : copyInstruction(instruction2);
   }
-  const observation = {
-    version: OBSERVATION_VERSION,
-    instruction: current,
-    previousInstruction: previous,
-    pose: view.follower,
-    stepsLeft: view.turn.stepsLeft ?? 0,
-    turnsLeft: view.turnsLeft,
-    score: view.score,
+  return { instruction: current, previousInstruction: previous };
+}
+function viewFields(view) {
+  return {
     visibleCells: viewFrom(view.map, view.follower, view.config.view).cells,
     visibleCards: view.cards,
     rememberedCards: view.rememberedCards,
@@ -21790,8 +21885,11 @@ function observationFromView(view, oracle, feedback = []) {
     map: view.map,
     legal: FOLLOWER_CODES.filter((code) => allowsCode(view.legal, code))
   };
-  if (view.config.liveFeedback) observation.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
-  if (oracle) observation.oracle = oracle;
+}
+function withExtras(observation, feedback, oracle) {
+  const extended2 = observation;
+  if (feedback) extended2.feedback = feedback.map((signal) => ({ signal: signal.signal, afterStep: signal.afterStep }));
+  if (oracle) extended2.oracle = oracle;
   return observation;
 }
 var plannable = /* @__PURE__ */ new WeakMap();
@@ -21812,9 +21910,12 @@ function mapFromKnown(known) {
   }
   return map2;
 }
+var oracleCards = /* @__PURE__ */ new WeakMap();
 function oracleData(state) {
+  let cards = oracleCards.get(state.cards);
+  if (!cards) oracleCards.set(state.cards, cards = state.cards.map(copyCard2).sort((a, b) => a.id - b.id));
   return {
-    cards: state.cards.map(copyCard2).sort((a, b) => a.id - b.id),
+    cards,
     leader: copyPose2(state.leader),
     queue: state.queue.map(copyInstruction)
   };
