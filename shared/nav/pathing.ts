@@ -42,13 +42,17 @@ interface Field {
 
 /**
  * Plans walks on one world. It remembers the card layout it last saw and drops its cached
- * distances when the layout changes; whether cards are selected does not matter.
+ * distances when the layout changes; whether cards are selected does not matter. The cards it is
+ * given are arrays never changed once made, as the engine's states hold them: it knows again an
+ * array it was last given without looking into it.
  */
 export class PathPlanner {
   /** neighbour[cell * 6 + heading]: the walkable cell one step that way, or -1. */
   private readonly neighbour: Int32Array;
   private readonly cardAt: Uint8Array;
   private layoutCells: number[] = [];
+  /** The cards array the layout was last checked against. */
+  private layoutOf: readonly Card[] | null = null;
   private readonly fields = new Map<number, Field>();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   private readonly spare: { readonly distance: Int16Array; readonly queue: Int32Array }[] = [];
@@ -200,6 +204,9 @@ export class PathPlanner {
    * on different cells.
    */
   private syncLayout(cards: readonly Card[]): void {
+    // A state's cards never change: the same array is the same layout (the usual case, asked at every step).
+    if (cards === this.layoutOf) return;
+    this.layoutOf = cards;
     const cells = this.layoutCells;
     if (cards.length === cells.length && cards.every((card, i) => cellIndex(this.world, card) === cells[i])) return;
     this.cardAt.fill(0);

@@ -22525,6 +22525,8 @@ var PathPlanner = class _PathPlanner {
   neighbour;
   cardAt;
   layoutCells = [];
+  /** The cards array the layout was last checked against. */
+  layoutOf = null;
   fields = /* @__PURE__ */ new Map();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
   spare = [];
@@ -22656,6 +22658,8 @@ var PathPlanner = class _PathPlanner {
    * on different cells.
    */
   syncLayout(cards) {
+    if (cards === this.layoutOf) return;
+    this.layoutOf = cards;
     const cells = this.layoutCells;
     if (cards.length === cells.length && cards.every((card2, i) => cellIndex(this.world, card2) === cells[i])) return;
     this.cardAt.fill(0);
