@@ -18,12 +18,14 @@ const UNREACHED = -1;
  * - d(a, a) = 0; cells with no such path are `Infinity` apart; cells off the map are an error.
  * - Symmetric: a path reversed is a path between the same endpoints.
  *
- * One breadth-first search per source cell, run on first use and kept (at most width x height rows
- * of width x height entries: 625 x 625 int32 = 1.5 MB on a 25 x 25 map). Because d is symmetric, a
- * query reuses the row of either endpoint before running a new search.
+ * One breadth-first search per source cell, kept (at most width x height rows of width x height
+ * entries: 625 x 625 int32 = 1.5 MB on a 25 x 25 map) and run only as far as the queries so far
+ * needed: a BFS finds each cell's distance for good when it first reaches it, so a search stopped
+ * there and resumed later gives what the whole search gives. Because d is symmetric, a query
+ * reuses the row of either endpoint before starting a new search.
  */
 export class GeodesicDistance {
-  private readonly rows = new Map<number, Int32Array>();
+  private readonly rows = new Map<number, DistanceRow>();
   private readonly neighbours: Int32Array;
 
   constructor(private readonly world: World) {
@@ -38,19 +40,34 @@ export class GeodesicDistance {
 
   /**
    * The distance field of `source`: d(source, c) at index y * width + x of each cell c, -1 where no
-   * walk reaches. One search, kept and shared: callers must not write into it.
+   * walk reaches. One whole search, kept and shared: callers must not write into it.
    */
   fieldFrom(source: Cell): Int32Array {
-    const index = this.indexOf(source);
-    return this.rows.get(index) ?? this.searchFrom(index);
+    const row = this.rowFrom(this.indexOf(source));
+    this.search(row, -1);
+    return row.steps;
+  }
+
+  /**
+   * The search from `source`, for `stepsTo`: callers that ask one source about cell after cell (the
+   * follower's, step by step) keep it rather than look it up each time.
+   */
+  searchFrom(source: Cell): DistanceRow {
+    return this.rowFrom(this.indexOf(source));
+  }
+
+  /** d(row's source, cell at `index`) in steps, -1 where no walk reaches: the search goes on only as far as that cell. */
+  stepsTo(row: DistanceRow, index: number): number {
+    if (row.steps[index] === UNREACHED) this.search(row, index);
+    return row.steps[index];
   }
 
   private stepsBetween(from: number, to: number): number {
     const fromRow = this.rows.get(from);
-    if (fromRow) return fromRow[to];
+    if (fromRow) return this.stepsTo(fromRow, to);
     const toRow = this.rows.get(to);
-    if (toRow) return toRow[from];
-    return this.searchFrom(from)[to];
+    if (toRow) return this.stepsTo(toRow, from);
+    return this.stepsTo(this.rowFrom(from), to);
   }
 
   private indexOf(cell: Cell): number {
@@ -58,31 +75,51 @@ export class GeodesicDistance {
     return cellIndex(this.world, cell);
   }
 
+  private rowFrom(source: number): DistanceRow {
+    let row = this.rows.get(source);
+    if (!row) {
+      const cells = this.world.walkable.length;
+      row = { steps: new Int32Array(cells).fill(UNREACHED), queue: new Int32Array(cells), head: 0, tail: 1 };
+      row.steps[source] = 0;
+      row.queue[0] = source;
+      this.rows.set(source, row);
+    }
+    return row;
+  }
+
   /**
-   * Breadth-first search from `source`. Unwalkable cells get a distance (they may be the other
-   * endpoint) but the search never continues through them; the source itself is always expanded.
+   * Breadth-first search, resumed until cell `until` has its distance (-1: to the end). Unwalkable
+   * cells get a distance (they may be the other endpoint) but the search never continues through
+   * them; the source itself is always expanded.
    */
-  private searchFrom(source: number): Int32Array {
-    const { walkable } = this.world;
-    const steps = new Int32Array(walkable.length).fill(UNREACHED);
-    const queue = new Int32Array(walkable.length);
-    let head = 0;
-    let tail = 0;
-    steps[source] = 0;
-    queue[tail++] = source;
-    while (head < tail) {
+  private search(row: DistanceRow, until: number): void {
+    const { walkable, steps: moves } = this.world;
+    const { steps, queue } = row;
+    const neighbours = this.neighbours;
+    let { head, tail } = row;
+    while (head < tail && (until < 0 || steps[until] === UNREACHED)) {
       const cell = queue[head++];
-      const first = cell * HEADINGS.length;
-      for (let d = first; d < first + HEADINGS.length; d++) {
-        const next = this.neighbours[d];
+      const first = cell * DIRECTIONS;
+      for (let d = first; d < first + DIRECTIONS; d++) {
+        const next = neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
         // A walkable neighbour that no step reaches is behind a wall.
-        if (walkable[next] && this.world.steps[d] < 0) continue;
+        if (walkable[next] && moves[d] < 0) continue;
         steps[next] = steps[cell] + 1;
         if (walkable[next]) queue[tail++] = next;
       }
     }
-    this.rows.set(source, steps);
-    return steps;
+    row.head = head;
+    row.tail = tail;
   }
 }
+
+/** One source's search: its distances so far (-1 not reached yet), and its queue, to resume it. */
+export interface DistanceRow {
+  readonly steps: Int32Array;
+  readonly queue: Int32Array;
+  head: number;
+  tail: number;
+}
+
+const DIRECTIONS = HEADINGS.length;

@@ -5,6 +5,10 @@ import fc from 'fast-check';
 import { HEADINGS, buildWorld, cellAt, hexDistance, mapSchema, neighbourTable, type Cell, type Pose, type World } from '../../shared/engine';
 import { generateMap } from '../../shared/maps/generate';
 import { GeodesicDistance } from '../../shared/eval/distance';
+import { importCb2Game } from '../../shared/cb2/import';
+import { loadRecording } from '../../shared/eval/recording';
+import { serializeLine } from '../../shared/log/recorder';
+import { cb2FixtureFolders, cb2FixtureGame } from '../cb2/fixtureGames';
 import {
   DEFAULT_SUCCESS_THRESHOLD,
   METRIC_DIRECTIONS,
@@ -266,6 +270,12 @@ describe('properties on a line', () => {
   });
 });
 
+/** The world of the first real CB2 game of the fixtures: a map with walls. */
+function cb2FixtureWorld(): World {
+  const { lines } = importCb2Game(cb2FixtureGame(cb2FixtureFolders()[0]));
+  return loadRecording(lines.map((line) => `${serializeLine(line)}\n`).join('')).states[0].world;
+}
+
 describe('geodesic distance', () => {
   const world = walledWorld();
 
@@ -312,6 +322,26 @@ describe('geodesic distance', () => {
       cells.forEach((b, i) => expect(field[i]).toBe(Number.isFinite(apart.between(b, a)) ? apart.between(b, a) : -1));
     }
     expect(Array.from(geodesic.fieldFrom({ x: 6, y: 0 })).filter((steps) => steps < 0).length).toBeGreaterThan(0);
+  });
+
+  test('a search stopped at the cell a query needs and resumed for the next gives the whole search\'s distances', () => {
+    const worlds = [world, buildWorld(generateMap(3)), buildWorld(generateMap(11)), cb2FixtureWorld()];
+    expect(worlds[3].map.walls?.length).toBeGreaterThan(0);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: worlds.length - 1 }), fc.nat(), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (w, from, asked) => {
+        const on = worlds[w];
+        const cells = on.width * on.height;
+        const source = cellAt(on, from % cells);
+        const whole = new GeodesicDistance(on).fieldFrom(source);
+        const lazy = new GeodesicDistance(on);
+        const row = lazy.searchFrom(source);
+        for (const a of asked) expect(lazy.stepsTo(row, a % cells)).toBe(whole[a % cells]);
+        // Queries between any two cells go on from the part searched, from either end.
+        for (const a of asked) expect(lazy.between(cellAt(on, a % cells), source)).toBe(whole[a % cells] < 0 ? Infinity : whole[a % cells]);
+        expect(Array.from(lazy.fieldFrom(source))).toEqual(Array.from(whole));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('M-5: cells off the map are an error', () => {

@@ -21,7 +21,7 @@ import { HEADINGS, type Cell } from '../../engine/hex';
 import type { World } from '../../engine/map';
 import { UNSEEN, followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
-import { GeodesicDistance } from '../../eval/distance';
+import { GeodesicDistance, type DistanceRow } from '../../eval/distance';
 import { PathPlanner } from '../../nav/pathing';
 import { DEFAULT_SUCCESS_THRESHOLD, collapseRepeats } from '../../eval/metrics';
 import { largestMap, type Recording } from '../../eval/recording';
@@ -176,8 +176,8 @@ export class FollowerBatch {
   private readonly targetOf: Int32Array;
   private readonly targetCard: Int32Array;
   private readonly targetSelect: Uint8Array;
-  /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
-  private readonly targetField: (Int32Array | null)[];
+  /** The search from the target card (null without a target card): phi is minus the distance it gives at the follower's cell. */
+  private readonly targetField: (DistanceRow | null)[];
   /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
   private readonly loadedCards: Int32Array;
   /**
@@ -295,7 +295,7 @@ export class FollowerBatch {
     this.targetOf = new Int32Array(size);
     this.targetCard = new Int32Array(size);
     this.targetSelect = new Uint8Array(size);
-    this.targetField = new Array<Int32Array | null>(size).fill(null);
+    this.targetField = new Array<DistanceRow | null>(size).fill(null);
     this.loadedCards = new Int32Array(size);
     this.progressOf = new Int32Array(size).fill(-1);
     this.changed = Array.from({ length: size }, () => new Set<number>());
@@ -713,7 +713,7 @@ export class FollowerBatch {
     if (card < 0) return 0;
     if (this.cardSelected[slot * this.cardStride + card] === this.targetSelect[slot]) return 0;
     // A cell no walk reaches the card from is left out, as FollowerEnv leaves out an infinite distance.
-    const apart = this.targetField[slot]![this.cell[slot]];
+    const apart = this.distances[slot].stepsTo(this.targetField[slot]!, this.cell[slot]);
     return apart < 0 ? 0 : -apart;
   }
 
@@ -733,7 +733,8 @@ export class FollowerBatch {
     let nearest = Infinity;
     for (let k = first; k < first + this.cardCount[slot]; k++) {
       if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
-      const apart = this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[k]])[this.cell[slot]];
+      const distance = this.distances[slot];
+      const apart = distance.stepsTo(distance.searchFrom(this.tables[slot].size.cells[this.cardCell[k]]), this.cell[slot]);
       if (apart >= 0 && apart < nearest) nearest = apart;
     }
     return nearest === Infinity ? 0 : -nearest;
@@ -750,7 +751,7 @@ export class FollowerBatch {
     this.targetCard[slot] = card;
     this.targetSelect[slot] = task?.select ? 1 : 0;
     // The field from the card: one breadth-first search per target card, not one per follower cell (d is symmetric).
-    this.targetField[slot] = card < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[first + card]]);
+    this.targetField[slot] = card < 0 ? null : this.distances[slot].searchFrom(this.tables[slot].size.cells[this.cardCell[first + card]]);
   }
 
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */

@@ -21947,50 +21947,73 @@ var GeodesicDistance = class {
   };
   /**
    * The distance field of `source`: d(source, c) at index y * width + x of each cell c, -1 where no
-   * walk reaches. One search, kept and shared: callers must not write into it.
+   * walk reaches. One whole search, kept and shared: callers must not write into it.
    */
   fieldFrom(source) {
-    const index = this.indexOf(source);
-    return this.rows.get(index) ?? this.searchFrom(index);
+    const row = this.rowFrom(this.indexOf(source));
+    this.search(row, -1);
+    return row.steps;
+  }
+  /**
+   * The search from `source`, for `stepsTo`: callers that ask one source about cell after cell (the
+   * follower's, step by step) keep it rather than look it up each time.
+   */
+  searchFrom(source) {
+    return this.rowFrom(this.indexOf(source));
+  }
+  /** d(row's source, cell at `index`) in steps, -1 where no walk reaches: the search goes on only as far as that cell. */
+  stepsTo(row, index) {
+    if (row.steps[index] === UNREACHED) this.search(row, index);
+    return row.steps[index];
   }
   stepsBetween(from, to) {
     const fromRow = this.rows.get(from);
-    if (fromRow) return fromRow[to];
+    if (fromRow) return this.stepsTo(fromRow, to);
     const toRow = this.rows.get(to);
-    if (toRow) return toRow[from];
-    return this.searchFrom(from)[to];
+    if (toRow) return this.stepsTo(toRow, from);
+    return this.stepsTo(this.rowFrom(from), to);
   }
   indexOf(cell2) {
     if (!inBounds(this.world, cell2)) throw new RangeError(`cell (${cell2.x}, ${cell2.y}) is off the map`);
     return cellIndex(this.world, cell2);
   }
+  rowFrom(source) {
+    let row = this.rows.get(source);
+    if (!row) {
+      const cells = this.world.walkable.length;
+      row = { steps: new Int32Array(cells).fill(UNREACHED), queue: new Int32Array(cells), head: 0, tail: 1 };
+      row.steps[source] = 0;
+      row.queue[0] = source;
+      this.rows.set(source, row);
+    }
+    return row;
+  }
   /**
-   * Breadth-first search from `source`. Unwalkable cells get a distance (they may be the other
-   * endpoint) but the search never continues through them; the source itself is always expanded.
+   * Breadth-first search, resumed until cell `until` has its distance (-1: to the end). Unwalkable
+   * cells get a distance (they may be the other endpoint) but the search never continues through
+   * them; the source itself is always expanded.
    */
-  searchFrom(source) {
-    const { walkable } = this.world;
-    const steps = new Int32Array(walkable.length).fill(UNREACHED);
-    const queue = new Int32Array(walkable.length);
-    let head = 0;
-    let tail = 0;
-    steps[source] = 0;
-    queue[tail++] = source;
-    while (head < tail) {
+  search(row, until) {
+    const { walkable, steps: moves } = this.world;
+    const { steps, queue } = row;
+    const neighbours = this.neighbours;
+    let { head, tail } = row;
+    while (head < tail && (until < 0 || steps[until] === UNREACHED)) {
       const cell2 = queue[head++];
-      const first = cell2 * HEADINGS.length;
-      for (let d = first; d < first + HEADINGS.length; d++) {
-        const next = this.neighbours[d];
+      const first = cell2 * DIRECTIONS;
+      for (let d = first; d < first + DIRECTIONS; d++) {
+        const next = neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
-        if (walkable[next] && this.world.steps[d] < 0) continue;
+        if (walkable[next] && moves[d] < 0) continue;
         steps[next] = steps[cell2] + 1;
         if (walkable[next]) queue[tail++] = next;
       }
     }
-    this.rows.set(source, steps);
-    return steps;
+    row.head = head;
+    row.tail = tail;
   }
 };
+var DIRECTIONS = HEADINGS.length;
 
 // shared/eval/metrics.ts
 var DEFAULT_SUCCESS_THRESHOLD = 1;
@@ -22507,7 +22530,7 @@ function toPlan(state, paths, board, best, pending) {
 }
 
 // shared/nav/pathing.ts
-var DIRECTIONS = HEADINGS.length;
+var DIRECTIONS2 = HEADINGS.length;
 var headingIndex = (heading) => HEADINGS.indexOf(heading);
 var OPPOSITE = HEADINGS.map((h) => headingIndex(opposite(h)));
 var LEFT_OF2 = HEADINGS.map((h) => headingIndex(rotateLeft(h)));
@@ -22555,7 +22578,7 @@ var PathPlanner = class _PathPlanner {
     for (let steps = 1; steps <= 2 * field.length; steps++) {
       const move3 = this.chooseMove(field, cell2, h);
       if (move3 === NONE2) return NONE2;
-      if (move3 === MF || move3 === MB) cell2 = this.neighbour[cell2 * DIRECTIONS + (move3 === MF ? h : OPPOSITE[h])];
+      if (move3 === MF || move3 === MB) cell2 = this.neighbour[cell2 * DIRECTIONS2 + (move3 === MF ? h : OPPOSITE[h])];
       else h = move3 === RL ? LEFT_OF2[h] : RIGHT_OF2[h];
       if (cell2 === goal && (move3 === MF || move3 === MB)) return steps;
     }
@@ -22599,7 +22622,7 @@ var PathPlanner = class _PathPlanner {
     const { neighbour, cardAt: cardAt2 } = this;
     while (field.head < field.tail && distance[queue[field.head]] === level) {
       const cell2 = queue[field.head++];
-      for (let h = cell2 * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
+      for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
         const next = neighbour[h];
         if (next === NONE2 || distance[next] !== NONE2 || cardAt2[next]) continue;
         distance[next] = level + 1;
@@ -22611,7 +22634,7 @@ var PathPlanner = class _PathPlanner {
   distanceAt(field, cell2) {
     if (field[cell2] > 0) return field[cell2];
     let nearest = NONE2;
-    for (let h = cell2 * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
+    for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
       const next = this.neighbour[h];
       if (next !== NONE2 && field[next] !== NONE2 && (nearest === NONE2 || field[next] < nearest)) nearest = field[next];
     }
@@ -22625,7 +22648,7 @@ var PathPlanner = class _PathPlanner {
   turnsNeeded(field, cell2, axis) {
     const distance = field[cell2];
     if (distance === 0) return 0;
-    const base = cell2 * DIRECTIONS;
+    const base = cell2 * DIRECTIONS2;
     const straightOn = this.isCloser(field, this.neighbour[base + axis], distance) || this.isCloser(field, this.neighbour[base + OPPOSITE[axis]], distance);
     return straightOn ? 0 : 1;
   }
@@ -22633,7 +22656,7 @@ var PathPlanner = class _PathPlanner {
   chooseMove(field, cell2, h) {
     const distance = this.distanceAt(field, cell2);
     if (distance === NONE2) return NONE2;
-    const base = cell2 * DIRECTIONS;
+    const base = cell2 * DIRECTIONS2;
     const ahead = this.neighbour[base + h];
     const behind = this.neighbour[base + OPPOSITE[h]];
     const forwardTurns = this.isCloser(field, ahead, distance) ? this.turnsNeeded(field, ahead, AXIS[h]) : 2;
@@ -22641,7 +22664,7 @@ var PathPlanner = class _PathPlanner {
     if (forwardTurns < 2 || backwardTurns < 2) return forwardTurns <= backwardTurns ? MF : MB;
     let bestAxis = NONE2;
     let bestTurns = 2;
-    for (let direction = 0; direction < DIRECTIONS; direction++) {
+    for (let direction = 0; direction < DIRECTIONS2; direction++) {
       const next = this.neighbour[base + direction];
       if (!this.isCloser(field, next, distance)) continue;
       const turns = this.turnsNeeded(field, next, AXIS[direction]);
@@ -23975,7 +23998,7 @@ var FollowerBatch = class {
   targetOf;
   targetCard;
   targetSelect;
-  /** The target card's distance field (null without a target card): phi is minus its value at the follower's cell. */
+  /** The search from the target card (null without a target card): phi is minus the distance it gives at the follower's cell. */
   targetField;
   /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
   loadedCards;
@@ -24450,7 +24473,7 @@ var FollowerBatch = class {
     const card2 = this.targetCard[slot];
     if (card2 < 0) return 0;
     if (this.cardSelected[slot * this.cardStride + card2] === this.targetSelect[slot]) return 0;
-    const apart = this.targetField[slot][this.cell[slot]];
+    const apart = this.distances[slot].stepsTo(this.targetField[slot], this.cell[slot]);
     return apart < 0 ? 0 : -apart;
   }
   /**
@@ -24469,7 +24492,8 @@ var FollowerBatch = class {
     let nearest = Infinity;
     for (let k = first; k < first + this.cardCount[slot]; k++) {
       if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
-      const apart = this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[k]])[this.cell[slot]];
+      const distance = this.distances[slot];
+      const apart = distance.stepsTo(distance.searchFrom(this.tables[slot].size.cells[this.cardCell[k]]), this.cell[slot]);
       if (apart >= 0 && apart < nearest) nearest = apart;
     }
     return nearest === Infinity ? 0 : -nearest;
@@ -24485,7 +24509,7 @@ var FollowerBatch = class {
     }
     this.targetCard[slot] = card2;
     this.targetSelect[slot] = task?.select ? 1 : 0;
-    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].fieldFrom(this.tables[slot].size.cells[this.cardCell[first + card2]]);
+    this.targetField[slot] = card2 < 0 ? null : this.distances[slot].searchFrom(this.tables[slot].size.cells[this.cardCell[first + card2]]);
   }
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
   remember(slot) {
