@@ -17,18 +17,18 @@ import { FOLLOWER_CODES, actionOfCode, byActor, type Action } from '../../engine
 import type { Card } from '../../engine/cards';
 import { DEFAULT_CONFIG } from '../../engine/config';
 import { GameSetupError } from '../../engine/errors';
-import { HEADINGS, type Cell } from '../../engine/hex';
+import { HEADINGS } from '../../engine/hex';
 import type { World } from '../../engine/map';
 import { UNSEEN, followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance, type DistanceRow } from '../../eval/distance';
 import { PathPlanner } from '../../nav/pathing';
-import { DEFAULT_SUCCESS_THRESHOLD, collapseRepeats } from '../../eval/metrics';
 import { largestMap, type Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
 import { COLOR_CODE, GRID_CODES, SHAPE_CODE, TERRAIN_CODE, type GridSize, type Layout } from '../observationArrays';
 import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
+import { RecordedProgress } from './recordedProgress';
 import { MapTables } from './tables';
 
 export interface FollowerBatchOptions {
@@ -77,32 +77,6 @@ const UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
 const NONE_FAILED: readonly number[] = [];
-/** Below every instruction id and the -1 of none: a new episode's progress starts afresh. */
-const NO_PROGRESS_YET = -2;
-
-/** What log mode looks up by a recorded instruction's id: the cards its follower changed and the path it took. */
-interface RecordedTargets {
-  readonly changedCards: ReadonlyMap<number, readonly number[]>;
-  readonly paths: ReadonlyMap<number, readonly Cell[]>;
-  /** The paths with repeated cells collapsed (nDTW's reference nodes), made as first needed. */
-  readonly collapsed: Map<number, readonly Cell[]>;
-}
-
-const recordedTargets = new WeakMap<Recording, RecordedTargets>();
-
-function targetsOf(recording: Recording): RecordedTargets {
-  let targets = recordedTargets.get(recording);
-  if (!targets) {
-    targets = {
-      changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
-      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
-      collapsed: new Map(),
-    };
-    recordedTargets.set(recording, targets);
-  }
-  return targets;
-}
-
 /**
  * The batch. `reset(seeds)` starts every environment; `step(actions)` takes one action index
  * (FOLLOWER_CODES order: MF, MB, RL, RR, DONE) per environment and writes the transitions into
@@ -180,21 +154,8 @@ export class FollowerBatch {
   private readonly targetField: (DistanceRow | null)[];
   /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
   private readonly loadedCards: Int32Array;
-  /**
-   * Log mode's potentials look at what the follower did with the instruction in hand, as
-   * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
-   * for it, and the cells stood on since it came up ('ndtw' only).
-   */
-  private readonly progressOf: Int32Array;
-  private readonly changed: Set<number>[];
-  /**
-   * 'ndtw': the instruction's reference nodes (null without a recorded path), the last column of
-   * the DTW table against the follower's path so far (C[i][j] for the last node j, i = 0..|R|),
-   * grown by one column per new cell instead of computed whole at every step, and that cell.
-   */
-  private readonly dtwReference: (readonly Cell[] | null)[];
-  private readonly dtwColumn: Float64Array[];
-  private readonly dtwLast: Int32Array;
+  /** Log mode's progress with the instruction in hand, for its potentials; null in seed mode. */
+  private readonly progress: RecordedProgress | null;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   private readonly synced: GameState[];
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -297,11 +258,7 @@ export class FollowerBatch {
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array<DistanceRow | null>(size).fill(null);
     this.loadedCards = new Int32Array(size);
-    this.progressOf = new Int32Array(size).fill(-1);
-    this.changed = Array.from({ length: size }, () => new Set<number>());
-    this.dtwReference = new Array<readonly Cell[] | null>(size).fill(null);
-    this.dtwColumn = new Array<Float64Array>(size);
-    this.dtwLast = new Int32Array(size);
+    this.progress = recordings && new RecordedProgress(size, this.reward === 'ndtw');
     this.synced = new Array<GameState>(size);
     this.partners = new Array<Partner>(size);
     this.distances = new Array<GeodesicDistance>(size);
@@ -434,8 +391,8 @@ export class FollowerBatch {
     this.targetOf[slot] = -1;
     this.loadedCards[slot] = -1;
     this.load(slot, start.start);
-    if (this.episodes) {
-      this.progressOf[slot] = NO_PROGRESS_YET;
+    if (this.progress) {
+      this.progress.restart(slot);
       this.followProgress(slot);
     }
     this.phi[slot] = this.potential(slot);
@@ -454,13 +411,13 @@ export class FollowerBatch {
     } else {
       const result = partner.stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
       if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
-      if (this.episodes && this.progressOf[slot] >= 0) for (const id of result.outcome.toggled ?? []) this.flipped(slot, id);
+      if (this.progress) for (const id of result.outcome.toggled ?? []) this.progress.flipped(slot, id);
       exhausted = this.playLeader(slot, result.state);
     }
     this.steps[slot]++;
     // As FollowerEnv: the step's cell joins the path of the instruction it was taken for, then the progress follows the instruction current now.
-    if (this.episodes) {
-      if (action !== DONE && this.progressOf[slot] >= 0 && this.dtwReference[slot] && this.cell[slot] !== this.dtwLast[slot]) this.warp(slot);
+    if (this.progress) {
+      if (action !== DONE) this.progress.moved(slot, this.recordingOf(slot), this.cell[slot], this.distances[slot]);
       this.followProgress(slot);
     }
     const terminated = this.gameOver[slot] === 1;
@@ -514,62 +471,14 @@ export class FollowerBatch {
     return play.exhausted;
   }
 
-  /** Log mode: a card the follower flipped for the instruction in hand. */
-  private flipped(slot: number, id: number): void {
-    const changed = this.changed[slot];
-    if (!changed.delete(id)) changed.add(id);
-  }
-
-  /** Log mode: a new instruction in hand starts its progress afresh (FollowerEnv's progressAt). */
+  /** Log mode: the progress follows the instruction current now. */
   private followProgress(slot: number): void {
-    const current = this.currentInstruction(slot);
-    if (this.progressOf[slot] === current) return;
-    this.progressOf[slot] = current;
-    this.changed[slot].clear();
-    if (this.reward !== 'ndtw') return;
-    this.dtwReference[slot] = current >= 0 ? this.referenceNodes(slot, current) : null;
-    const reference = this.dtwReference[slot];
-    if (!reference) return;
-    // Column 0 of the table: C[0][0] = 0 and C[i][0] = infinity, so every warping starts at (1, 1).
-    const column = (this.dtwColumn[slot] = new Float64Array(reference.length + 1).fill(Infinity));
-    column[0] = 0;
-    this.warp(slot);
+    this.progress!.follow(slot, this.currentInstruction(slot), this.recordingOf(slot), this.cell[slot], this.distances[slot]);
   }
 
-  /** The nodes of the recorded follower's path for `instruction`, repeats collapsed (null when it has none). */
-  private referenceNodes(slot: number, instruction: number): readonly Cell[] | null {
-    const targets = targetsOf(this.episodes![this.seeds[slot]].recording);
-    const path = targets.paths.get(instruction);
-    if (!path) return null;
-    let nodes = targets.collapsed.get(instruction);
-    if (!nodes) targets.collapsed.set(instruction, (nodes = collapseRepeats(path, this.distances[slot].between)));
-    return nodes;
-  }
-
-  /**
-   * The follower's cell joins its path: one more column of the DTW table, by the same recurrence
-   * and in the same order as dynamicTimeWarping, so nDTW comes out the same to the last bit.
-   */
-  private warp(slot: number): void {
-    const reference = this.dtwReference[slot]!;
-    const column = this.dtwColumn[slot];
-    const cell = this.cellOf(slot);
-    const between = this.distances[slot].between;
-    // C[0][j] is infinity for j >= 1; `diagonal` holds C[i - 1][j - 1] as the column is overwritten.
-    let diagonal = column[0];
-    column[0] = Infinity;
-    for (let i = 1; i <= reference.length; i++) {
-      const left = column[i];
-      column[i] = between(reference[i - 1], cell) + Math.min(left, column[i - 1], diagonal);
-      diagonal = left;
-    }
-    this.dtwLast[slot] = this.cell[slot];
-  }
-
-  private cellOf(slot: number): Cell {
-    const width = this.tables[slot].world.width;
-    const x = this.cell[slot] % width;
-    return { x, y: (this.cell[slot] - x) / width };
+  /** Log mode: the recording environment `slot`'s episode is of. */
+  private recordingOf(slot: number): Recording {
+    return this.episodes![this.seeds[slot]].recording;
   }
 
   /**
@@ -604,7 +513,7 @@ export class FollowerBatch {
         this.toggle(slot, card);
         return false;
       }
-      if (this.episodes && this.progressOf[slot] >= 0) this.flipped(slot, this.cardId[slot * this.cardStride + card]);
+      this.progress?.flipped(slot, this.cardId[slot * this.cardStride + card]);
     }
     this.cell[slot] = target;
     this.stepsLeft[slot]--;
@@ -723,16 +632,13 @@ export class FollowerBatch {
    * nDTW of the path so far against the recorded one (0 without one).
    */
   private recordedPotential(slot: number, instruction: number): number {
-    const targets = targetsOf(this.episodes![this.seeds[slot]].recording);
-    if (this.reward === 'ndtw') {
-      const reference = this.dtwReference[slot];
-      return reference ? Math.exp(-this.dtwColumn[slot][reference.length] / (reference.length * DEFAULT_SUCCESS_THRESHOLD)) : 0;
-    }
-    const changedCards = targets.changedCards.get(instruction) ?? [];
+    const progress = this.progress!;
+    if (this.reward === 'ndtw') return progress.ndtw(slot);
+    const recording = this.recordingOf(slot);
     const first = slot * this.cardStride;
     let nearest = Infinity;
     for (let k = first; k < first + this.cardCount[slot]; k++) {
-      if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
+      if (!progress.stillToChange(slot, recording, instruction, this.cardId[k])) continue;
       const distance = this.distances[slot];
       const apart = distance.stepsTo(distance.searchFrom(this.tables[slot].size.cells[this.cardCell[k]]), this.cell[slot]);
       if (apart >= 0 && apart < nearest) nearest = apart;

@@ -22027,11 +22027,11 @@ function collapseRepeats(path, d) {
   return nodes;
 }
 function dynamicTimeWarping(reference, query, d) {
-  const referenceNodes = nodesOf(reference, d);
+  const referenceNodes2 = nodesOf(reference, d);
   const queryNodes = nodesOf(query, d);
   let previous = new Float64Array(queryNodes.length + 1).fill(Infinity);
   previous[0] = 0;
-  for (const r of referenceNodes) {
+  for (const r of referenceNodes2) {
     const current = new Float64Array(queryNodes.length + 1);
     current[0] = Infinity;
     for (let j = 1; j <= queryNodes.length; j++) {
@@ -23828,6 +23828,107 @@ function checkBuffers(layout, buffers, size) {
   }
 }
 
+// shared/env/batch/recordedProgress.ts
+var NO_PROGRESS_YET = -2;
+var recordedTargets = /* @__PURE__ */ new WeakMap();
+function targetsOf(recording) {
+  let targets = recordedTargets.get(recording);
+  if (!targets) {
+    targets = {
+      changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
+      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
+      collapsed: /* @__PURE__ */ new Map()
+    };
+    recordedTargets.set(recording, targets);
+  }
+  return targets;
+}
+var RecordedProgress = class {
+  constructor(size, warps) {
+    this.warps = warps;
+    this.instruction = new Int32Array(size).fill(-1);
+    this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
+    this.reference = new Array(size).fill(null);
+    this.column = new Array(size);
+    this.lastCell = new Int32Array(size);
+  }
+  warps;
+  /** The instruction in hand (-1 none, NO_PROGRESS_YET at an episode's start). */
+  instruction;
+  changed;
+  /**
+   * 'ndtw': the instruction's reference nodes (null without a recorded path), the last column of
+   * the DTW table against the follower's path so far (C[i][j] for the last node j, i = 0..|R|),
+   * grown by one column per new cell instead of computed whole at every step, and that cell.
+   */
+  reference;
+  column;
+  lastCell;
+  /** A new episode in `slot`: the next `follow` starts its progress afresh, whatever instruction is in hand. */
+  restart(slot) {
+    this.instruction[slot] = NO_PROGRESS_YET;
+  }
+  /** The follower stepped on card `id`, which flipped (no instruction in hand: nothing to count). */
+  flipped(slot, id) {
+    if (this.instruction[slot] < 0) return;
+    const changed = this.changed[slot];
+    if (!changed.delete(id)) changed.add(id);
+  }
+  /** The follower's cell (its index on the recording's map) after a step other than DONE: it joins the path of the instruction in hand. */
+  moved(slot, recording, at, distance) {
+    if (this.instruction[slot] >= 0 && this.reference[slot] && at !== this.lastCell[slot]) this.warp(slot, recording, at, distance);
+  }
+  /** `current` is the instruction in hand now (FollowerEnv's progressAt): a new one starts its progress afresh, from the follower's cell `at`. */
+  follow(slot, current, recording, at, distance) {
+    if (this.instruction[slot] === current) return;
+    this.instruction[slot] = current;
+    this.changed[slot].clear();
+    if (!this.warps) return;
+    const reference = this.reference[slot] = current >= 0 ? referenceNodes(recording, current, distance) : null;
+    if (!reference) return;
+    const column = this.column[slot] = new Float64Array(reference.length + 1).fill(Infinity);
+    column[0] = 0;
+    this.warp(slot, recording, at, distance);
+  }
+  /** The nDTW of the follower's path so far against the recorded one (0 without one). */
+  ndtw(slot) {
+    const reference = this.reference[slot];
+    return reference ? Math.exp(-this.column[slot][reference.length] / (reference.length * DEFAULT_SUCCESS_THRESHOLD)) : 0;
+  }
+  /** True for a card the recorded follower changed for `instruction` (the one in hand) and this follower has not changed (flipped an odd number of times) yet. */
+  stillToChange(slot, recording, instruction2, id) {
+    const changedCards = targetsOf(recording).changedCards.get(instruction2);
+    return changedCards !== void 0 && changedCards.includes(id) && !this.changed[slot].has(id);
+  }
+  /**
+   * The follower's cell joins its path: one more column of the DTW table, by the same recurrence
+   * and in the same order as dynamicTimeWarping, so nDTW comes out the same to the last bit.
+   */
+  warp(slot, recording, at, distance) {
+    const reference = this.reference[slot];
+    const column = this.column[slot];
+    const between = distance.between;
+    const { width } = recording.header.map;
+    const cell2 = { x: at % width, y: Math.floor(at / width) };
+    let diagonal = column[0];
+    column[0] = Infinity;
+    for (let i = 1; i <= reference.length; i++) {
+      const left = column[i];
+      column[i] = between(reference[i - 1], cell2) + Math.min(left, column[i - 1], diagonal);
+      diagonal = left;
+    }
+    this.lastCell[slot] = at;
+  }
+};
+function referenceNodes(recording, instruction2, distance) {
+  const targets = targetsOf(recording);
+  const path = targets.paths.get(instruction2);
+  if (!path) return null;
+  let nodes = targets.collapsed.get(instruction2);
+  if (!nodes) targets.collapsed.set(instruction2, nodes = collapseRepeats(path, distance.between));
+  return nodes;
+}
+
 // shared/env/batch/tables.ts
 var MapTables = class {
   constructor(world, grid, config2) {
@@ -23919,20 +24020,6 @@ var NO_CARD = -1;
 var UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 var MOST_SETUP_RETRIES = 1e3;
 var NONE_FAILED = [];
-var NO_PROGRESS_YET = -2;
-var recordedTargets = /* @__PURE__ */ new WeakMap();
-function targetsOf(recording) {
-  let targets = recordedTargets.get(recording);
-  if (!targets) {
-    targets = {
-      changedCards: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards])),
-      paths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path])),
-      collapsed: /* @__PURE__ */ new Map()
-    };
-    recordedTargets.set(recording, targets);
-  }
-  return targets;
-}
 var FollowerBatch = class {
   size;
   layout;
@@ -24002,21 +24089,8 @@ var FollowerBatch = class {
   targetField;
   /** The state's nextCardId at the last load: while it stays, no set was made and the cards keep their order. */
   loadedCards;
-  /**
-   * Log mode's potentials look at what the follower did with the instruction in hand, as
-   * FollowerEnv's InstructionProgress: its id (-1 none), the cards flipped an odd number of times
-   * for it, and the cells stood on since it came up ('ndtw' only).
-   */
-  progressOf;
-  changed;
-  /**
-   * 'ndtw': the instruction's reference nodes (null without a recorded path), the last column of
-   * the DTW table against the follower's path so far (C[i][j] for the last node j, i = 0..|R|),
-   * grown by one column per new cell instead of computed whole at every step, and that cell.
-   */
-  dtwReference;
-  dtwColumn;
-  dtwLast;
+  /** Log mode's progress with the instruction in hand, for its potentials; null in seed mode. */
+  progress;
   /** The state the arrays were last loaded from: what the engine and the leader continue from. */
   synced;
   /** Seed mode's are ScriptedPartners, log mode's replay the recorded leader. */
@@ -24094,11 +24168,7 @@ var FollowerBatch = class {
     this.targetSelect = new Uint8Array(size);
     this.targetField = new Array(size).fill(null);
     this.loadedCards = new Int32Array(size);
-    this.progressOf = new Int32Array(size).fill(-1);
-    this.changed = Array.from({ length: size }, () => /* @__PURE__ */ new Set());
-    this.dtwReference = new Array(size).fill(null);
-    this.dtwColumn = new Array(size);
-    this.dtwLast = new Int32Array(size);
+    this.progress = recordings && new RecordedProgress(size, this.reward === "ndtw");
     this.synced = new Array(size);
     this.partners = new Array(size);
     this.distances = new Array(size);
@@ -24220,8 +24290,8 @@ var FollowerBatch = class {
     this.targetOf[slot] = -1;
     this.loadedCards[slot] = -1;
     this.load(slot, start.start);
-    if (this.episodes) {
-      this.progressOf[slot] = NO_PROGRESS_YET;
+    if (this.progress) {
+      this.progress.restart(slot);
       this.followProgress(slot);
     }
     this.phi[slot] = this.potential(slot);
@@ -24238,12 +24308,12 @@ var FollowerBatch = class {
     } else {
       const result = partner.stepFollower(this.materialize(slot), ENGINE_ACTIONS[action]);
       if (!result.ok) throw new Error(`the engine refused the follower's ${FOLLOWER_CODES[action]}: ${result.error.code}: ${result.error.message}`);
-      if (this.episodes && this.progressOf[slot] >= 0) for (const id of result.outcome.toggled ?? []) this.flipped(slot, id);
+      if (this.progress) for (const id of result.outcome.toggled ?? []) this.progress.flipped(slot, id);
       exhausted = this.playLeader(slot, result.state);
     }
     this.steps[slot]++;
-    if (this.episodes) {
-      if (action !== DONE2 && this.progressOf[slot] >= 0 && this.dtwReference[slot] && this.cell[slot] !== this.dtwLast[slot]) this.warp(slot);
+    if (this.progress) {
+      if (action !== DONE2) this.progress.moved(slot, this.recordingOf(slot), this.cell[slot], this.distances[slot]);
       this.followProgress(slot);
     }
     const terminated = this.gameOver[slot] === 1;
@@ -24290,56 +24360,13 @@ var FollowerBatch = class {
     this.load(slot, play.state);
     return play.exhausted;
   }
-  /** Log mode: a card the follower flipped for the instruction in hand. */
-  flipped(slot, id) {
-    const changed = this.changed[slot];
-    if (!changed.delete(id)) changed.add(id);
-  }
-  /** Log mode: a new instruction in hand starts its progress afresh (FollowerEnv's progressAt). */
+  /** Log mode: the progress follows the instruction current now. */
   followProgress(slot) {
-    const current = this.currentInstruction(slot);
-    if (this.progressOf[slot] === current) return;
-    this.progressOf[slot] = current;
-    this.changed[slot].clear();
-    if (this.reward !== "ndtw") return;
-    this.dtwReference[slot] = current >= 0 ? this.referenceNodes(slot, current) : null;
-    const reference = this.dtwReference[slot];
-    if (!reference) return;
-    const column = this.dtwColumn[slot] = new Float64Array(reference.length + 1).fill(Infinity);
-    column[0] = 0;
-    this.warp(slot);
+    this.progress.follow(slot, this.currentInstruction(slot), this.recordingOf(slot), this.cell[slot], this.distances[slot]);
   }
-  /** The nodes of the recorded follower's path for `instruction`, repeats collapsed (null when it has none). */
-  referenceNodes(slot, instruction2) {
-    const targets = targetsOf(this.episodes[this.seeds[slot]].recording);
-    const path = targets.paths.get(instruction2);
-    if (!path) return null;
-    let nodes = targets.collapsed.get(instruction2);
-    if (!nodes) targets.collapsed.set(instruction2, nodes = collapseRepeats(path, this.distances[slot].between));
-    return nodes;
-  }
-  /**
-   * The follower's cell joins its path: one more column of the DTW table, by the same recurrence
-   * and in the same order as dynamicTimeWarping, so nDTW comes out the same to the last bit.
-   */
-  warp(slot) {
-    const reference = this.dtwReference[slot];
-    const column = this.dtwColumn[slot];
-    const cell2 = this.cellOf(slot);
-    const between = this.distances[slot].between;
-    let diagonal = column[0];
-    column[0] = Infinity;
-    for (let i = 1; i <= reference.length; i++) {
-      const left = column[i];
-      column[i] = between(reference[i - 1], cell2) + Math.min(left, column[i - 1], diagonal);
-      diagonal = left;
-    }
-    this.dtwLast[slot] = this.cell[slot];
-  }
-  cellOf(slot) {
-    const width = this.tables[slot].world.width;
-    const x = this.cell[slot] % width;
-    return { x, y: (this.cell[slot] - x) / width };
+  /** Log mode: the recording environment `slot`'s episode is of. */
+  recordingOf(slot) {
+    return this.episodes[this.seeds[slot]].recording;
   }
   /**
    * Plays the follower's action on the arrays and returns true, or returns false with nothing
@@ -24372,7 +24399,7 @@ var FollowerBatch = class {
         this.toggle(slot, card2);
         return false;
       }
-      if (this.episodes && this.progressOf[slot] >= 0) this.flipped(slot, this.cardId[slot * this.cardStride + card2]);
+      this.progress?.flipped(slot, this.cardId[slot * this.cardStride + card2]);
     }
     this.cell[slot] = target;
     this.stepsLeft[slot]--;
@@ -24482,16 +24509,13 @@ var FollowerBatch = class {
    * nDTW of the path so far against the recorded one (0 without one).
    */
   recordedPotential(slot, instruction2) {
-    const targets = targetsOf(this.episodes[this.seeds[slot]].recording);
-    if (this.reward === "ndtw") {
-      const reference = this.dtwReference[slot];
-      return reference ? Math.exp(-this.dtwColumn[slot][reference.length] / (reference.length * DEFAULT_SUCCESS_THRESHOLD)) : 0;
-    }
-    const changedCards = targets.changedCards.get(instruction2) ?? [];
+    const progress = this.progress;
+    if (this.reward === "ndtw") return progress.ndtw(slot);
+    const recording = this.recordingOf(slot);
     const first = slot * this.cardStride;
     let nearest = Infinity;
     for (let k = first; k < first + this.cardCount[slot]; k++) {
-      if (!changedCards.includes(this.cardId[k]) || this.changed[slot].has(this.cardId[k])) continue;
+      if (!progress.stillToChange(slot, recording, instruction2, this.cardId[k])) continue;
       const distance = this.distances[slot];
       const apart = distance.stepsTo(distance.searchFrom(this.tables[slot].size.cells[this.cardCell[k]]), this.cell[slot]);
       if (apart >= 0 && apart < nearest) nearest = apart;
