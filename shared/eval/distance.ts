@@ -19,7 +19,7 @@ const UNREACHED = -1;
  * - Symmetric: a path reversed is a path between the same endpoints.
  *
  * One breadth-first search per source cell, kept (at most width x height rows of width x height
- * entries: 625 x 625 int32 = 1.5 MB on a 25 x 25 map) and run only as far as the queries so far
+ * entries, 16 bits each: a map has at most 100 x 100 cells) and run only as far as the queries so far
  * needed: a BFS finds each cell's distance for good when it first reaches it, so a search stopped
  * there and resumed later gives what the whole search gives. Because d is symmetric, a query
  * reuses the row of either endpoint before starting a new search.
@@ -42,7 +42,7 @@ export class GeodesicDistance {
    * The distance field of `source`: d(source, c) at index y * width + x of each cell c, -1 where no
    * walk reaches. One whole search, kept and shared: callers must not write into it.
    */
-  fieldFrom(source: Cell): Int32Array {
+  fieldFrom(source: Cell): Int16Array {
     const row = this.rowFrom(this.indexOf(source));
     this.search(row, -1);
     return row.steps;
@@ -79,7 +79,7 @@ export class GeodesicDistance {
     let row = this.rows.get(source);
     if (!row) {
       const cells = this.world.walkable.length;
-      row = { steps: new Int32Array(cells).fill(UNREACHED), queue: new Int32Array(cells), head: 0, tail: 1 };
+      row = { steps: new Int16Array(cells).fill(UNREACHED), queue: new Uint16Array(cells), head: 0, tail: 1 };
       row.steps[source] = 0;
       row.queue[0] = source;
       this.rows.set(source, row);
@@ -111,15 +111,18 @@ export class GeodesicDistance {
     }
     row.head = head;
     row.tail = tail;
+    if (head === tail) row.queue = NO_QUEUE;
   }
 }
 
 /** One source's search: its distances so far (-1 not reached yet), and its queue, to resume it. */
 export interface DistanceRow {
-  readonly steps: Int32Array;
-  readonly queue: Int32Array;
+  readonly steps: Int16Array;
+  /** Emptied once the search is done: most kept rows never get there, but those that do need no queue. */
+  queue: Uint16Array;
   head: number;
   tail: number;
 }
 
 const DIRECTIONS = HEADINGS.length;
+const NO_QUEUE = new Uint16Array(0);

@@ -35,7 +35,7 @@ const NONE = -1;
 interface Field {
   /** 0 on the goal, -1 on other cards and where the search has not (or cannot) come. */
   readonly distance: Int16Array;
-  readonly queue: Int32Array;
+  readonly queue: Uint16Array;
   head: number;
   tail: number;
 }
@@ -55,7 +55,7 @@ export class PathPlanner {
   private layoutOf: readonly Card[] | null = null;
   private readonly fields = new Map<number, Field>();
   /** Arrays of fields dropped with an old layout, reused for new goals: a planner searches many goals per game. */
-  private readonly spare: { readonly distance: Int16Array; readonly queue: Int32Array }[] = [];
+  private readonly spare: { readonly distance: Int16Array; readonly queue: Uint16Array }[] = [];
 
   /**
    * One planner per world for callers that plan on it one after another (evaluation's episodes on
@@ -110,7 +110,7 @@ export class PathPlanner {
     let field = this.fields.get(goal);
     if (!field) {
       const cells = this.cardAt.length;
-      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Int32Array(cells) };
+      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE);
       field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;

@@ -21981,7 +21981,7 @@ var GeodesicDistance = class {
     let row = this.rows.get(source);
     if (!row) {
       const cells = this.world.walkable.length;
-      row = { steps: new Int32Array(cells).fill(UNREACHED), queue: new Int32Array(cells), head: 0, tail: 1 };
+      row = { steps: new Int16Array(cells).fill(UNREACHED), queue: new Uint16Array(cells), head: 0, tail: 1 };
       row.steps[source] = 0;
       row.queue[0] = source;
       this.rows.set(source, row);
@@ -22011,9 +22011,11 @@ var GeodesicDistance = class {
     }
     row.head = head;
     row.tail = tail;
+    if (head === tail) row.queue = NO_QUEUE;
   }
 };
 var DIRECTIONS = HEADINGS.length;
+var NO_QUEUE = new Uint16Array(0);
 
 // shared/eval/metrics.ts
 var DEFAULT_SUCCESS_THRESHOLD = 1;
@@ -22596,7 +22598,7 @@ var PathPlanner = class _PathPlanner {
     let field = this.fields.get(goal);
     if (!field) {
       const cells = this.cardAt.length;
-      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Int32Array(cells) };
+      const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE2);
       field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;
