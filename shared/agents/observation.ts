@@ -36,7 +36,8 @@ export interface ObserveOptions {
  * agent that does not read it (`view: false`: the oracles, which play from the recorded game) it
  * is built only if read after all: the moments witnessed meanwhile are kept, and remembered in
  * order (`remember`, the engine's definition) when a view is read, so that every observation
- * holds what it would have held built at once.
+ * holds what it would have held built at once. Until then the tracker holds those moments' states:
+ * an episode's worth at most, as a tracker lives for one episode.
  */
 export class ObservationTracker {
   private memory: Memory = emptyMemory('follower');
@@ -111,10 +112,15 @@ export class ObservationTracker {
   }
 }
 
+/** `observation` as a plain object, its view included whether or not it was built yet: safe to spread. */
+export function plainObservation(observation: FollowerObservation): FollowerObservation {
+  return observation instanceof ViewOnRead ? observation.toJSON() : observation;
+}
+
 /**
  * An observation whose view is built when first read, for agents that do not read it. Its view's
  * fields are getters of its class, not its own properties: spreading it or listing its keys
- * leaves them out (JSON.stringify does not: `toJSON` gives them all).
+ * leaves them out (JSON.stringify does not: `toJSON` gives them all, as `plainObservation` does).
  */
 class ViewOnRead implements FollowerObservation {
   readonly version = OBSERVATION_VERSION;
@@ -280,7 +286,11 @@ export function mapFromKnown(known: KnownMap): GameMap {
   return map;
 }
 
-/** The oracle's cards, by the state's cards they copy: a state's cards never change, and most steps keep the last step's. */
+/**
+ * The oracle's cards, by the state's cards they copy: a state's cards never change, and most steps
+ * keep the last step's. Observations share them (read-only, as they share `map`); a frozen array
+ * would be safer but slows the oracle's every lookup by a quarter.
+ */
 const oracleCards = new WeakMap<readonly Card[], readonly Card[]>();
 
 function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {

@@ -14,7 +14,7 @@ import {
 } from '../../shared/engine';
 import { createBuiltinAgent, HEURISTIC_UNDERSTANDS, HeuristicAgent, MAX_LOOKING_TURNS, RandomAgent, readMoves } from '../../shared/agents/builtin';
 import { describeObservation, describeRelativePosition, directionWords, relativeBearing } from '../../shared/agents/language';
-import { ObservationTracker } from '../../shared/agents/observation';
+import { ObservationTracker, plainObservation } from '../../shared/agents/observation';
 import { PlanPlayer } from '../../shared/agents/plans';
 import { ProcessAgent, shellScript, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { agentError } from './agentError';
@@ -150,8 +150,13 @@ describe('observation tracker', () => {
       { states: cancelGame.states, outcomes: [undefined, ...cancelGame.events.map((event) => event.outcome)] },
     ];
     expect(cancelGame.cancelledIds.length).toBeGreaterThan(0);
-    // Per moment: 0 witnessed only, 1 observed and read at once, 2 observed and read at the end, 3 observed and never read.
-    const moments = fc.array(fc.record({ what: fc.integer({ min: 0, max: 3 }), witnessFirst: fc.boolean() }), { minLength: 50, maxLength: 50 });
+    // Per moment: 0 witnessed only, 1 observed and read at once, 2 observed and read at the end (last
+    // observed first), 3 observed and never read; witnessed before or after being observed, or
+    // neither; and observed lazily (view: false) or not, in one tracker.
+    const moments = fc.array(
+      fc.record({ what: fc.integer({ min: 0, max: 3 }), witness: fc.constantFrom('before', 'after', 'no'), lazily: fc.boolean() }),
+      { minLength: 50, maxLength: 50 },
+    );
     let read = 0;
     fc.assert(
       fc.property(fc.integer({ min: 0, max: sequences.length - 1 }), moments, (which, plan) => {
@@ -160,22 +165,29 @@ describe('observation tracker', () => {
         const lazy = new ObservationTracker();
         const later: [FollowerObservation, FollowerObservation][] = [];
         states.forEach((state, i) => {
-          const { what, witnessFirst } = plan[i % plan.length];
-          if (what === 0 || witnessFirst) for (const tracker of [eager, lazy]) tracker.witness(state, outcomes[i]);
+          const { what, witness, lazily } = plan[i % plan.length];
+          if (what === 0 || witness === 'before') for (const tracker of [eager, lazy]) tracker.witness(state, outcomes[i]);
           if (what === 0) return;
           const built = eager.observe(state, { oracle: true });
-          const unbuilt = lazy.observe(state, { oracle: true, view: false });
-          // What needs no view is there at once; the view's fields are the class's getters.
-          expect(Object.keys(unbuilt)).toEqual(Object.keys(built).filter((key) => !['visibleCells', 'visibleCards', 'rememberedCards', 'leader', 'map', 'legal'].includes(key)));
-          expect({ ...unbuilt }).toEqual(Object.fromEntries(Object.keys(unbuilt).map((key) => [key, built[key as keyof FollowerObservation]])));
+          const unbuilt = lazy.observe(state, { oracle: true, view: !lazily });
+          if (witness === 'after') for (const tracker of [eager, lazy]) tracker.witness(state, outcomes[i]);
+          if (lazily) {
+            // What needs no view is there at once; the view's fields are the class's getters.
+            expect(Object.keys(unbuilt)).toEqual(Object.keys(built).filter((key) => !['visibleCells', 'visibleCards', 'rememberedCards', 'leader', 'map', 'legal'].includes(key)));
+            expect({ ...unbuilt }).toEqual(Object.fromEntries(Object.keys(unbuilt).map((key) => [key, built[key as keyof FollowerObservation]])));
+          }
           if (what === 1) {
             expect(unbuilt.rememberedCards).toEqual(built.rememberedCards);
             expect(JSON.stringify(unbuilt)).toBe(JSON.stringify(built));
+            expect(plainObservation(unbuilt)).toEqual(built);
             read++;
           }
           if (what === 2) later.push([built, unbuilt]);
         });
-        for (const [built, unbuilt] of later) expect(JSON.stringify(unbuilt)).toBe(JSON.stringify(built));
+        for (const [built, unbuilt] of later.reverse()) {
+          expect(JSON.stringify(unbuilt)).toBe(JSON.stringify(built));
+          expect(plainObservation(unbuilt)).toEqual(built);
+        }
         read += later.length;
       }),
       { numRuns: 24 },

@@ -339,6 +339,8 @@ describe('geodesic distance', () => {
         // Queries between any two cells go on from the part searched, from either end.
         for (const a of asked) expect(lazy.between(cellAt(on, a % cells), source)).toBe(whole[a % cells] < 0 ? Infinity : whole[a % cells]);
         expect(Array.from(lazy.fieldFrom(source))).toEqual(Array.from(whole));
+        // A finished search has let its queue go; asking it again asks nothing more of it.
+        for (const a of asked) expect(lazy.stepsTo(row, a % cells)).toBe(whole[a % cells]);
       }),
       { numRuns: 300 },
     );

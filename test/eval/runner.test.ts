@@ -13,6 +13,7 @@ import { eventAction } from '../../shared/log/format';
 import { seedRng, snapshot, step } from '../../shared/engine';
 import fc from 'fast-check';
 import { aggregate } from '../../shared/eval/report';
+import * as playerViews from '../../shared/engine/playerView';
 
 function selfPlayRecording(seed: number): Recording {
   const lines: LogLine[] = [];
@@ -127,15 +128,25 @@ describe('the two cascade conventions on self-play games', () => {
 });
 
 describe('E-41: the oracles do not read the follower\'s view', () => {
-  test('they say so, and evaluating them with the view built for every observation gives the same results, in both modes', async () => {
-    for (const agent of [new StaticOracle(), new Oracle()]) {
-      expect(agent.readsView).toBe(false);
-      // The same agent, for hosts an agent that reads its view.
-      const reading = Object.assign(Object.create(agent) as FollowerAgent, { readsView: true });
-      for (const mode of ['single', 'cascaded'] as const) {
-        const options = { mode, maxActions: longest + 1 };
-        expect(JSON.stringify(await evaluate(agent, options))).toBe(JSON.stringify(await evaluate(reading, options)));
+  test('they say so, evaluation builds no view for them, and the results are those with the view built at every step, in both modes', async () => {
+    const views = jest.spyOn(playerViews, 'playerView');
+    try {
+      for (const agent of [new StaticOracle(), new Oracle()]) {
+        expect(agent.readsView).toBe(false);
+        // The same agent, for hosts an agent that reads its view.
+        const reading = Object.assign(Object.create(agent) as FollowerAgent, { readsView: true });
+        for (const mode of ['single', 'cascaded'] as const) {
+          const options = { mode, maxActions: longest + 1 };
+          views.mockClear();
+          const results = await evaluate(agent, options);
+          expect(views).not.toHaveBeenCalled();
+          const withViews = await evaluate(reading, options);
+          expect(views.mock.calls.length).toBeGreaterThan(results.length);
+          expect(JSON.stringify(results)).toBe(JSON.stringify(withViews));
+        }
       }
+    } finally {
+      views.mockRestore();
     }
   });
 });

@@ -7,6 +7,7 @@
 import type { KnownMap } from '../../engine/playerView';
 import type { Role } from '../../engine/state';
 import { describeLeaderObservation, describeObservation } from '../language';
+import { plainObservation } from '../observation';
 import {
   actSchema,
   agentHelloSchema,
@@ -180,6 +181,6 @@ export class ProcessLeaderAgent extends ProgramAgent implements LeaderAgent {
 
 function withoutOracle(observation: FollowerObservation): FollowerObservation {
   if (!observation.oracle) return observation;
-  const { oracle: _omitted, ...rest } = observation;
+  const { oracle: _omitted, ...rest } = plainObservation(observation);
   return rest;
 }
