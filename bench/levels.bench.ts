@@ -31,6 +31,9 @@ for (const [name, value] of Object.entries({ envs, levels, rounds, steps })) {
   if (!(Number.isInteger(value) && value >= 1)) throw new RangeError(`--${name} must be a positive integer, got ${JSON.stringify(values[name as keyof typeof values])}`);
 }
 
+/** The last round's figures recorded in docs/benchmarks.md (N = 1024, 4,096 levels, 12 rounds of 500 steps), to compare with. */
+const RECORDED = { envs: 1024, levels: 4096, steps: 6_144_000, stepsPerCpuSecond: 189_211, kilobytesPerLevel: 156 };
+
 const collect = (globalThis as { gc?: () => void }).gc;
 const megabytes = (bytes: number): string => `${Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 
@@ -42,6 +45,7 @@ batch.reset(Int32Array.from({ length: envs }, (_, slot) => slot % levels));
 const draw = new Draw(seedRng(2024));
 const actions = new Int32Array(envs);
 console.log(`kept levels: N=${envs}, ${levels.toLocaleString('en-US')} levels, rounds of ${steps} steps, random actions, 'distance' rewards${collect ? '' : ' (no --expose-gc: memory includes garbage)'}`);
+let last = { stepsPerCpuSecond: 0, kilobytesPerLevel: 0 };
 for (let round = 1; round <= rounds; round++) {
   const start = process.cpuUsage();
   for (let t = 0; t < steps; t++) {
@@ -52,8 +56,15 @@ for (let round = 1; round <= rounds; round++) {
   collect?.();
   const memory = process.memoryUsage();
   const rate = (envs * steps) / ((cpu.user + cpu.system) / 1e6);
+  last = { stepsPerCpuSecond: rate, kilobytesPerLevel: (memory.rss - before) / levels / 1e3 };
   console.log(
     `round ${round}: ${(round * envs * steps).toLocaleString('en-US')} steps, ${Math.round(rate).toLocaleString('en-US')} steps per CPU s; ` +
-      `heap ${megabytes(memory.heapUsed)}, arrays ${megabytes(memory.external)}, resident ${megabytes(memory.rss)} (${Math.round((memory.rss - before) / levels / 1e3)} KB per level above the ${megabytes(before)} before the batch)`,
+      `heap ${megabytes(memory.heapUsed)}, arrays ${megabytes(memory.external)}, resident ${megabytes(memory.rss)} (${Math.round(last.kilobytesPerLevel)} KB per level above the ${megabytes(before)} before the batch)`,
+  );
+}
+if (envs === RECORDED.envs && levels === RECORDED.levels && rounds * steps * envs === RECORDED.steps) {
+  console.log(
+    `against the recorded figures: ${(last.stepsPerCpuSecond / RECORDED.stepsPerCpuSecond).toFixed(2)}x the steps per CPU s (${RECORDED.stepsPerCpuSecond.toLocaleString('en-US')}), ` +
+      `${(last.kilobytesPerLevel / RECORDED.kilobytesPerLevel).toFixed(2)}x the memory per level (${RECORDED.kilobytesPerLevel} KB)`,
   );
 }
