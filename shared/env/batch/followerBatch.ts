@@ -166,7 +166,7 @@ export class FollowerBatch {
   /** Seed mode's kept starts by seed, least recently started first; null for a seed whose game cannot start. */
   private readonly kept = new Map<number, { readonly start: GameState; readonly partner: PartnerMemory } | null>();
   /** Per world, its tables and distances: log mode's episodes on one recording share them. */
-  private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance; readonly paths: PathPlanner }>();
+  private readonly worlds = new WeakMap<World, { readonly tables: MapTables; readonly distance: GeodesicDistance }>();
 
   // The output arrays, by field.
   private readonly out: {
@@ -431,11 +431,11 @@ export class FollowerBatch {
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
 
-  /** What the batch derives once per world: the tables, the distances, and a path planner for the kept starts' leaders. */
-  private known(state: GameState): { readonly tables: MapTables; readonly distance: GeodesicDistance; readonly paths: PathPlanner } {
+  /** What the batch derives once per world: the tables and the distances. */
+  private known(state: GameState): { readonly tables: MapTables; readonly distance: GeodesicDistance } {
     let known = this.worlds.get(state.world);
     if (!known) {
-      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world), paths: new PathPlanner(state.world) };
+      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world) };
       this.worlds.set(state.world, known);
     }
     return known;
@@ -448,8 +448,8 @@ export class FollowerBatch {
       // Most recently started last: the first is the one to drop.
       this.kept.delete(seed);
       this.kept.set(seed, kept);
-      // A level's leaders share one planner: its distance fields come back with the level, and its answers do not depend on what it holds.
-      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, this.known(kept.start).paths) };
+      // A level's leaders share its world's planner (PathPlanner.shared): its distance fields come back with the level, and its answers do not depend on what it holds.
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, PathPlanner.shared(kept.start.world)) };
     }
     let made: ReturnType<typeof selfPlayStart> | null = null;
     try {

@@ -24327,11 +24327,11 @@ var FollowerBatch = class {
     const points = this.score[slot] - scoreBefore;
     this.write(slot, points + shaping, terminated ? 1 : 0, truncated ? 1 : 0, shaping, points);
   }
-  /** What the batch derives once per world: the tables, the distances, and a path planner for the kept starts' leaders. */
+  /** What the batch derives once per world: the tables and the distances. */
   known(state) {
     let known = this.worlds.get(state.world);
     if (!known) {
-      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world), paths: new PathPlanner(state.world) };
+      known = { tables: new MapTables(state.world, this.grid, state.config), distance: new GeodesicDistance(state.world) };
       this.worlds.set(state.world, known);
     }
     return known;
@@ -24342,7 +24342,7 @@ var FollowerBatch = class {
     if (kept !== void 0) {
       this.kept.delete(seed);
       this.kept.set(seed, kept);
-      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, this.known(kept.start).paths) };
+      return kept && { start: kept.start, partner: new ScriptedPartner(kept.start.world, seed, kept.partner, PathPlanner.shared(kept.start.world)) };
     }
     let made = null;
     try {
