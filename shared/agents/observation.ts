@@ -37,7 +37,9 @@ export interface ObserveOptions {
  * is built only if read after all: the moments witnessed meanwhile are kept, and remembered in
  * order (`remember`, the engine's definition) when a view is read, so that every observation
  * holds what it would have held built at once. Until then the tracker holds those moments' states:
- * an episode's worth at most, as a tracker lives for one episode.
+ * an episode's worth at most, as a tracker lives for one episode. An eager observation after lazy
+ * ones builds their views too, read or not (the memory moves past their moments): hosts give one
+ * agent one kind.
  */
 export class ObservationTracker {
   private memory: Memory = emptyMemory('follower');
