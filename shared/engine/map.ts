@@ -16,7 +16,10 @@ export const TERRAIN_LETTERS = {
 } as const;
 export type TerrainLetter = keyof typeof TERRAIN_LETTERS;
 export type Terrain = (typeof TERRAIN_LETTERS)[TerrainLetter];
-const WALKABLE_LETTERS = new Set<string>(['G', 'P']);
+/** Grass and path, by character code: a world is derived from every map a follower agent comes to know, so this is read often. */
+const GRASS_CODE = 'G'.charCodeAt(0);
+const PATH_CODE = 'P'.charCodeAt(0);
+const HILL_CODE = 'H'.charCodeAt(0);
 
 /** Props are obstacles; `variant` picks the look (tree kind, hut colour, plant kind, ...). */
 export const PROP_TYPES = ['tree', 'hut', 'house', 'windmill', 'tower', 'tent', 'lamp', 'plant'] as const;
@@ -185,11 +188,12 @@ export function connectedRegion(steps: Int32Array, cells: number, start: number,
 
 function walkableMask(map: GameMap, rules: WorldRules): Uint8Array {
   const walkable = new Uint8Array(map.width * map.height);
+  const hills = rules.walkableHills;
   for (let y = 0; y < map.height; y++) {
     const row = map.terrain[y];
     for (let x = 0; x < map.width; x++) {
-      const letter = row[x];
-      walkable[y * map.width + x] = WALKABLE_LETTERS.has(letter) || (rules.walkableHills && letter === 'H') ? 1 : 0;
+      const code = row.charCodeAt(x);
+      walkable[y * map.width + x] = code === GRASS_CODE || code === PATH_CODE || (hills && code === HILL_CODE) ? 1 : 0;
     }
   }
   for (const prop of map.props) walkable[prop.y * map.width + prop.x] = 0;

@@ -19884,7 +19884,9 @@ var TERRAIN_LETTERS = {
   D: "deep_water",
   H: "hill"
 };
-var WALKABLE_LETTERS = /* @__PURE__ */ new Set(["G", "P"]);
+var GRASS_CODE = "G".charCodeAt(0);
+var PATH_CODE = "P".charCodeAt(0);
+var HILL_CODE = "H".charCodeAt(0);
 var PROP_TYPES = ["tree", "hut", "house", "windmill", "tower", "tent", "lamp", "plant"];
 var MAP_FORMAT = "cerealbar-map";
 var MAP_FORMAT_VERSION = 1;
@@ -19992,11 +19994,12 @@ function connectedRegion(steps, cells, start, walkable) {
 }
 function walkableMask(map2, rules) {
   const walkable = new Uint8Array(map2.width * map2.height);
+  const hills = rules.walkableHills;
   for (let y = 0; y < map2.height; y++) {
     const row = map2.terrain[y];
     for (let x = 0; x < map2.width; x++) {
-      const letter = row[x];
-      walkable[y * map2.width + x] = WALKABLE_LETTERS.has(letter) || rules.walkableHills && letter === "H" ? 1 : 0;
+      const code = row.charCodeAt(x);
+      walkable[y * map2.width + x] = code === GRASS_CODE || code === PATH_CODE || hills && code === HILL_CODE ? 1 : 0;
     }
   }
   for (const prop of map2.props) walkable[prop.y * map2.width + prop.x] = 0;
