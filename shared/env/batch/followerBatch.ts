@@ -6,7 +6,7 @@
  *
  * The follower's turn runs on the arrays: a move looks its target up in the world's step table, a
  * card toggles in place, DONE moves a queue position, and the follower's memory (cells seen, cards
- * as last seen) is kept per cell. Whatever the arrays do not hold is left to the engine: an action
+ * as last seen) is kept per cell and written into the grids by its FollowerSight. Whatever the arrays do not hold is left to the engine: an action
  * that ends the follower's turn or makes a set is played by `step` on the state the arrays stand
  * for, the leader (scripted, or replayed from the recording) plays its turns as in `FollowerEnv`, and the arrays are loaded back from
  * the state that results. So the engine stays the definition, and the fast path covers the
@@ -19,16 +19,17 @@ import { DEFAULT_CONFIG } from '../../engine/config';
 import { GameSetupError } from '../../engine/errors';
 import { HEADINGS } from '../../engine/hex';
 import type { World } from '../../engine/map';
-import { UNSEEN, followerInstructionId } from '../../engine/playerView';
+import { followerInstructionId } from '../../engine/playerView';
 import { MAX_SEED, updateState, type GameState } from '../../engine/state';
 import { GeodesicDistance, type DistanceRow } from '../../eval/distance';
 import { PathPlanner } from '../../nav/pathing';
 import { largestMap, type Recording } from '../../eval/recording';
 import { DEFAULT_MAP_SIZE } from '../../maps/generate';
 import { DEFAULT_ENV_OPTIONS, ScriptedPartner, logStart, selfPlayStart, type Partner, type PartnerMemory, type RewardKind } from '../env';
-import { COLOR_CODE, GRID_CODES, SHAPE_CODE, TERRAIN_CODE, type GridSize, type Layout } from '../observationArrays';
+import { COLOR_CODE, SHAPE_CODE, type GridSize, type Layout } from '../observationArrays';
 import { allocateBatchBuffers, checkBuffers, followerBatchLayout, type BatchBuffers } from './buffers';
 import { RecordedProgress } from './recordedProgress';
+import { FollowerSight, NO_CARD } from './followerSight';
 import { MapTables } from './tables';
 
 export interface FollowerBatchOptions {
@@ -71,9 +72,6 @@ const ROTATE_RIGHT = FOLLOWER_CODES.indexOf('RR');
 const DONE = FOLLOWER_CODES.indexOf('DONE');
 const ACTIONS = FOLLOWER_CODES.length;
 const ENGINE_ACTIONS: readonly Action[] = FOLLOWER_CODES.map((code) => byActor('follower', actionOfCode(code)));
-const CARD_CHANNELS = GRID_CODES.cardChannels.length;
-const NO_CARD = -1;
-const UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 /** Seeds in a row whose games cannot start before a reset gives up. */
 const MOST_SETUP_RETRIES = 1000;
 const NONE_FAILED: readonly number[] = [];
@@ -125,22 +123,8 @@ export class FollowerBatch {
   private readonly cardFace: Uint8Array;
   private readonly cardSelected: Uint8Array;
   private readonly selectedCount: Uint8Array;
-  // The follower's memory, as ObservationTracker keeps it.
-  private readonly seen: Uint8Array;
-  /**
-   * The cards in memory, `memoryCount[slot]` of them from `slot · gridCells` on: each one's map
-   * cell, its place in the output grids, and the move count when it was last seen. Kept as a list
-   * (and each cell's place in it, -1 none) because every move ages them all.
-   */
-  private readonly memoryList: Int32Array;
-  private readonly memoryAt: Int32Array;
-  private readonly memorySince: Int32Array;
-  private readonly memoryCount: Int32Array;
-  private readonly memoryPlace: Int32Array;
-  private readonly moves: Int32Array;
-  /** The pose at the last observation; cell -1 before the first. */
-  private readonly lastCell: Int32Array;
-  private readonly lastHeading: Uint8Array;
+  /** What the follower sees and remembers, written into the observation grids. */
+  private readonly sight: FollowerSight;
   // The episode.
   private readonly seeds: Float64Array;
   private readonly steps: Int32Array;
@@ -240,15 +224,6 @@ export class FollowerBatch {
     this.cardFace = new Uint8Array(cards * 3);
     this.cardSelected = new Uint8Array(cards);
     this.selectedCount = new Uint8Array(size);
-    this.seen = new Uint8Array(cells);
-    this.memoryList = new Int32Array(cells);
-    this.memoryAt = new Int32Array(cells);
-    this.memorySince = new Int32Array(cells);
-    this.memoryCount = new Int32Array(size);
-    this.memoryPlace = new Int32Array(cells).fill(-1);
-    this.moves = new Int32Array(size);
-    this.lastCell = new Int32Array(size).fill(-1);
-    this.lastHeading = new Uint8Array(size);
     this.seeds = new Float64Array(size);
     this.steps = new Int32Array(size);
     this.phi = new Float64Array(size);
@@ -288,6 +263,7 @@ export class FollowerBatch {
       score: observation.score as Int32Array,
       actionMask: info.action_mask as Int8Array,
     };
+    this.sight = new FollowerSight(size, this.gridCells, this.out, { cardAt: this.cardAt, cardFace: this.cardFace, cardSelected: this.cardSelected, stride: this.cardStride });
   }
 
   /**
@@ -379,12 +355,7 @@ export class FollowerBatch {
     this.partners[slot] = start.partner;
     this.tables[slot] = known.tables;
     this.distances[slot] = known.distance;
-    const cells = slot * this.gridCells;
-    this.seen.fill(0, cells, cells + this.gridCells);
-    this.memoryPlace.fill(-1, cells, cells + this.gridCells);
-    this.memoryCount[slot] = 0;
-    this.moves[slot] = 0;
-    this.lastCell[slot] = -1;
+    this.sight.restart(slot);
     this.steps[slot] = 0;
     this.ended[slot] = 0;
     // A new game: its cards and tasks are not the last game's, whatever their ids.
@@ -660,128 +631,14 @@ export class FollowerBatch {
     this.targetField[slot] = card < 0 ? null : this.distances[slot].searchFrom(this.tables[slot].size.cells[this.cardCell[first + card]]);
   }
 
-  /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
-  private remember(slot: number): boolean {
-    const out = this.out;
-    const grid = slot * this.gridCells;
-    const { gridIndex } = this.tables[slot].size;
-    const cell = this.cell[slot];
-    const heading = this.heading[slot];
-    const first = this.lastCell[slot] < 0;
-    const moved = !first && (this.lastCell[slot] !== cell || this.lastHeading[slot] !== heading);
-    if (moved) this.moves[slot]++;
-    this.lastCell[slot] = cell;
-    this.lastHeading[slot] = heading;
-    const cells = slot * this.gridCells;
-    const { start, cells: viewCells } = this.tables[slot].size.view;
-    const pose = cell * 6 + heading;
-    const cardFirst = slot * this.cardStride;
-    for (let v = start[pose]; v < start[pose + 1]; v++) {
-      const seen = cells + viewCells[v];
-      if (!this.seen[seen]) {
-        this.seen[seen] = 1;
-        this.reveal(slot, viewCells[v]);
-      }
-      const card = this.cardAt[seen];
-      let place = this.memoryPlace[seen];
-      if (card === NO_CARD) {
-        if (place >= 0) this.forget(slot, viewCells[v]);
-        continue;
-      }
-      const k = cardFirst + card;
-      const at = grid + gridIndex[viewCells[v]];
-      if (place < 0) {
-        place = this.memoryPlace[seen] = this.memoryCount[slot]++;
-        this.memoryList[cells + place] = viewCells[v];
-        this.memoryAt[cells + place] = at;
-      }
-      this.memorySince[cells + place] = this.moves[slot];
-      // The card grids are the memory's faces: a card's cell there changes only when it is seen.
-      out.cards[at * CARD_CHANNELS] = this.cardFace[k * 3];
-      out.cards[at * CARD_CHANNELS + 1] = this.cardFace[k * 3 + 1];
-      out.cards[at * CARD_CHANNELS + 2] = this.cardFace[k * 3 + 2];
-      out.cards[at * CARD_CHANNELS + 3] = this.cardSelected[k];
-      out.cardSeenAgo[at] = 0;
-    }
-    return moved || first;
-  }
-
-  /**
-   * The terrain, props and walls the follower knows, before it saw anything: off-map past the map's
-   * edges, unseen on it. `reveal` then writes each cell as the follower first sees it (so the
-   * caller must not write into the batch's arrays).
-   */
-  private clearMap(slot: number): void {
-    const out = this.out;
-    const { gridIndex } = this.tables[slot].size;
-    const grid = slot * this.gridCells;
-    out.terrain.fill(0, grid, grid + this.gridCells);
-    out.props.fill(0, grid, grid + this.gridCells);
-    out.walls.fill(0, grid, grid + this.gridCells);
-    for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
-  }
-
-  /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
-  private reveal(slot: number, cell: number): void {
-    const out = this.out;
-    const tables = this.tables[slot];
-    const { gridIndex } = tables.size;
-    const grid = slot * this.gridCells;
-    out.terrain[grid + gridIndex[cell]] = tables.terrain[cell];
-    out.props[grid + gridIndex[cell]] = tables.props[cell];
-    const { walls, wallsAt } = tables;
-    for (let i = wallsAt.start[cell]; i < wallsAt.start[cell + 1]; i++) {
-      const w = wallsAt.walls[i];
-      out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
-      const there = walls[w + 2];
-      if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
-    }
-  }
-
-  /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
-  private forget(slot: number, cell: number): void {
-    const cells = slot * this.gridCells;
-    const place = this.memoryPlace[cells + cell];
-    const at = this.memoryAt[cells + place];
-    // The last in the list takes its place.
-    const last = cells + --this.memoryCount[slot];
-    this.memoryList[cells + place] = this.memoryList[last];
-    this.memoryAt[cells + place] = this.memoryAt[last];
-    this.memorySince[cells + place] = this.memorySince[last];
-    this.memoryPlace[cells + this.memoryList[last]] = place;
-    this.memoryPlace[cells + cell] = -1;
-    this.out.cards.fill(0, at * CARD_CHANNELS, (at + 1) * CARD_CHANNELS);
-    this.out.cardSeenAgo[at] = -1;
-  }
-
   /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
   private write(slot: number, reward: number, terminated: number, truncated: number, shaping: number, points: number): void {
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables.size;
-    const { start, cells: viewCells } = tables.size.view;
+    this.sight.observe(slot, tables, this.cell[slot], this.heading[slot]);
     const grid = slot * this.gridCells;
-    const cells = slot * this.gridCells;
-    // The grids of the follower's view and cards change only where it looked or remembers: the
-    // previous view is cleared, except at an episode's first observation, which clears them all.
-    const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
-    if (this.lastCell[slot] < 0) {
-      this.clearMap(slot);
-      out.visible.fill(0, grid, grid + this.gridCells);
-      out.cards.fill(0, grid * CARD_CHANNELS, (grid + this.gridCells) * CARD_CHANNELS);
-      out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
-    } else {
-      for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
-    }
-    const moved = this.remember(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
-    for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
-    // A move ages every remembered card out of view; without one, only the cards seen now changed
-    // (remember wrote them). A card in view was seen at this very move count, so its age is 0.
-    if (moved) {
-      const moves = this.moves[slot];
-      for (let m = cells; m < cells + this.memoryCount[slot]; m++) out.cardSeenAgo[this.memoryAt[m]] = moves - this.memorySince[m];
-    }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;
     out.pose[slot * 3 + 1] = (this.cell[slot] - x) / tables.world.width;

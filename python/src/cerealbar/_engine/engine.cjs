@@ -23934,6 +23934,167 @@ function referenceNodes(recording, instruction2, distance) {
   return nodes;
 }
 
+// shared/env/batch/followerSight.ts
+var CARD_CHANNELS2 = GRID_CODES.cardChannels.length;
+var UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
+var NO_CARD = -1;
+var FollowerSight = class {
+  constructor(size, gridCells, grids, cards) {
+    this.gridCells = gridCells;
+    this.grids = grids;
+    this.cards = cards;
+    const cells = size * gridCells;
+    this.seen = new Uint8Array(cells);
+    this.memoryList = new Int32Array(cells);
+    this.memoryAt = new Int32Array(cells);
+    this.memorySince = new Int32Array(cells);
+    this.memoryCount = new Int32Array(size);
+    this.memoryPlace = new Int32Array(cells).fill(-1);
+    this.moves = new Int32Array(size);
+    this.lastCell = new Int32Array(size).fill(-1);
+    this.lastHeading = new Uint8Array(size);
+  }
+  gridCells;
+  grids;
+  cards;
+  /** Cells seen this episode, per cell. */
+  seen;
+  /**
+   * The cards in memory, `memoryCount[slot]` of them from `slot · gridCells` on: each one's map
+   * cell, its place in the grids, and the move count when it was last seen. Kept as a list (and
+   * each cell's place in it, -1 none) because every move ages them all.
+   */
+  memoryList;
+  memoryAt;
+  memorySince;
+  memoryCount;
+  memoryPlace;
+  /** Moves that changed the follower's pose: the clock of the cards' ages. */
+  moves;
+  /** The pose at the last observation; cell -1 before the first. */
+  lastCell;
+  lastHeading;
+  /** A new episode in `slot`: the follower has seen nothing yet. */
+  restart(slot) {
+    const cells = slot * this.gridCells;
+    this.seen.fill(0, cells, cells + this.gridCells);
+    this.memoryPlace.fill(-1, cells, cells + this.gridCells);
+    this.memoryCount[slot] = 0;
+    this.moves[slot] = 0;
+    this.lastCell[slot] = -1;
+  }
+  /** The follower of environment `slot`, on `tables`' map at map cell `cell` facing `heading` (an index of HEADINGS), observes. */
+  observe(slot, tables, cell2, heading) {
+    const out = this.grids;
+    const { gridIndex } = tables.size;
+    const { start, cells: viewCells } = tables.size.view;
+    const grid = slot * this.gridCells;
+    const cells = slot * this.gridCells;
+    const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
+    if (this.lastCell[slot] < 0) {
+      this.clearMap(slot, tables);
+      out.visible.fill(0, grid, grid + this.gridCells);
+      out.cards.fill(0, grid * CARD_CHANNELS2, (grid + this.gridCells) * CARD_CHANNELS2);
+      out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
+    } else {
+      for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
+    }
+    const moved = this.remember(slot, tables, cell2, heading);
+    const pose = cell2 * 6 + heading;
+    for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
+    if (moved) {
+      const moves = this.moves[slot];
+      for (let m = cells; m < cells + this.memoryCount[slot]; m++) out.cardSeenAgo[this.memoryAt[m]] = moves - this.memorySince[m];
+    }
+  }
+  /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
+  remember(slot, tables, cell2, heading) {
+    const out = this.grids;
+    const grid = slot * this.gridCells;
+    const { gridIndex } = tables.size;
+    const first = this.lastCell[slot] < 0;
+    const moved = !first && (this.lastCell[slot] !== cell2 || this.lastHeading[slot] !== heading);
+    if (moved) this.moves[slot]++;
+    this.lastCell[slot] = cell2;
+    this.lastHeading[slot] = heading;
+    const cells = slot * this.gridCells;
+    const { start, cells: viewCells } = tables.size.view;
+    const pose = cell2 * 6 + heading;
+    const { cardAt: cardAt2, cardFace, cardSelected } = this.cards;
+    const cardFirst = slot * this.cards.stride;
+    for (let v = start[pose]; v < start[pose + 1]; v++) {
+      const seen = cells + viewCells[v];
+      if (!this.seen[seen]) {
+        this.seen[seen] = 1;
+        this.reveal(slot, tables, viewCells[v]);
+      }
+      const card2 = cardAt2[seen];
+      let place2 = this.memoryPlace[seen];
+      if (card2 === NO_CARD) {
+        if (place2 >= 0) this.forget(slot, viewCells[v]);
+        continue;
+      }
+      const k = cardFirst + card2;
+      const at = grid + gridIndex[viewCells[v]];
+      if (place2 < 0) {
+        place2 = this.memoryPlace[seen] = this.memoryCount[slot]++;
+        this.memoryList[cells + place2] = viewCells[v];
+        this.memoryAt[cells + place2] = at;
+      }
+      this.memorySince[cells + place2] = this.moves[slot];
+      out.cards[at * CARD_CHANNELS2] = cardFace[k * 3];
+      out.cards[at * CARD_CHANNELS2 + 1] = cardFace[k * 3 + 1];
+      out.cards[at * CARD_CHANNELS2 + 2] = cardFace[k * 3 + 2];
+      out.cards[at * CARD_CHANNELS2 + 3] = cardSelected[k];
+      out.cardSeenAgo[at] = 0;
+    }
+    return moved || first;
+  }
+  /**
+   * The terrain, props and walls the follower knows, before it saw anything: off-map past the map's
+   * edges, unseen on it. `reveal` then writes each cell as the follower first sees it (so no one
+   * else may write into these grids).
+   */
+  clearMap(slot, tables) {
+    const out = this.grids;
+    const { gridIndex } = tables.size;
+    const grid = slot * this.gridCells;
+    out.terrain.fill(0, grid, grid + this.gridCells);
+    out.props.fill(0, grid, grid + this.gridCells);
+    out.walls.fill(0, grid, grid + this.gridCells);
+    for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
+  }
+  /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
+  reveal(slot, tables, cell2) {
+    const out = this.grids;
+    const { gridIndex } = tables.size;
+    const grid = slot * this.gridCells;
+    out.terrain[grid + gridIndex[cell2]] = tables.terrain[cell2];
+    out.props[grid + gridIndex[cell2]] = tables.props[cell2];
+    const { walls, wallsAt } = tables;
+    for (let i = wallsAt.start[cell2]; i < wallsAt.start[cell2 + 1]; i++) {
+      const w = wallsAt.walls[i];
+      out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
+      const there = walls[w + 2];
+      if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
+    }
+  }
+  /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
+  forget(slot, cell2) {
+    const cells = slot * this.gridCells;
+    const place2 = this.memoryPlace[cells + cell2];
+    const at = this.memoryAt[cells + place2];
+    const last = cells + --this.memoryCount[slot];
+    this.memoryList[cells + place2] = this.memoryList[last];
+    this.memoryAt[cells + place2] = this.memoryAt[last];
+    this.memorySince[cells + place2] = this.memorySince[last];
+    this.memoryPlace[cells + this.memoryList[last]] = place2;
+    this.memoryPlace[cells + cell2] = -1;
+    this.grids.cards.fill(0, at * CARD_CHANNELS2, (at + 1) * CARD_CHANNELS2);
+    this.grids.cardSeenAgo[at] = -1;
+  }
+};
+
 // shared/env/batch/tables.ts
 var MapTables = class {
   constructor(world, grid, config2) {
@@ -24020,9 +24181,6 @@ var ROTATE_RIGHT = FOLLOWER_CODES.indexOf("RR");
 var DONE2 = FOLLOWER_CODES.indexOf("DONE");
 var ACTIONS = FOLLOWER_CODES.length;
 var ENGINE_ACTIONS = FOLLOWER_CODES.map((code) => byActor("follower", actionOfCode(code)));
-var CARD_CHANNELS2 = GRID_CODES.cardChannels.length;
-var NO_CARD = -1;
-var UNSEEN_CODE = TERRAIN_CODE[UNSEEN];
 var MOST_SETUP_RETRIES = 1e3;
 var NONE_FAILED = [];
 var FollowerBatch = class {
@@ -24065,22 +24223,8 @@ var FollowerBatch = class {
   cardFace;
   cardSelected;
   selectedCount;
-  // The follower's memory, as ObservationTracker keeps it.
-  seen;
-  /**
-   * The cards in memory, `memoryCount[slot]` of them from `slot · gridCells` on: each one's map
-   * cell, its place in the output grids, and the move count when it was last seen. Kept as a list
-   * (and each cell's place in it, -1 none) because every move ages them all.
-   */
-  memoryList;
-  memoryAt;
-  memorySince;
-  memoryCount;
-  memoryPlace;
-  moves;
-  /** The pose at the last observation; cell -1 before the first. */
-  lastCell;
-  lastHeading;
+  /** What the follower sees and remembers, written into the observation grids. */
+  sight;
   // The episode.
   seeds;
   steps;
@@ -24155,15 +24299,6 @@ var FollowerBatch = class {
     this.cardFace = new Uint8Array(cards * 3);
     this.cardSelected = new Uint8Array(cards);
     this.selectedCount = new Uint8Array(size);
-    this.seen = new Uint8Array(cells);
-    this.memoryList = new Int32Array(cells);
-    this.memoryAt = new Int32Array(cells);
-    this.memorySince = new Int32Array(cells);
-    this.memoryCount = new Int32Array(size);
-    this.memoryPlace = new Int32Array(cells).fill(-1);
-    this.moves = new Int32Array(size);
-    this.lastCell = new Int32Array(size).fill(-1);
-    this.lastHeading = new Uint8Array(size);
     this.seeds = new Float64Array(size);
     this.steps = new Int32Array(size);
     this.phi = new Float64Array(size);
@@ -24202,6 +24337,7 @@ var FollowerBatch = class {
       score: observation.score,
       actionMask: info.action_mask
     };
+    this.sight = new FollowerSight(size, this.gridCells, this.out, { cardAt: this.cardAt, cardFace: this.cardFace, cardSelected: this.cardSelected, stride: this.cardStride });
   }
   /**
    * Starts every environment: environment i on `seeds[i]`, or, when that game cannot start
@@ -24284,12 +24420,7 @@ var FollowerBatch = class {
     this.partners[slot] = start.partner;
     this.tables[slot] = known.tables;
     this.distances[slot] = known.distance;
-    const cells = slot * this.gridCells;
-    this.seen.fill(0, cells, cells + this.gridCells);
-    this.memoryPlace.fill(-1, cells, cells + this.gridCells);
-    this.memoryCount[slot] = 0;
-    this.moves[slot] = 0;
-    this.lastCell[slot] = -1;
+    this.sight.restart(slot);
     this.steps[slot] = 0;
     this.ended[slot] = 0;
     this.targetOf[slot] = -1;
@@ -24540,118 +24671,14 @@ var FollowerBatch = class {
     this.targetSelect[slot] = task?.select ? 1 : 0;
     this.targetField[slot] = card2 < 0 ? null : this.distances[slot].searchFrom(this.tables[slot].size.cells[this.cardCell[first + card2]]);
   }
-  /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
-  remember(slot) {
-    const out = this.out;
-    const grid = slot * this.gridCells;
-    const { gridIndex } = this.tables[slot].size;
-    const cell2 = this.cell[slot];
-    const heading = this.heading[slot];
-    const first = this.lastCell[slot] < 0;
-    const moved = !first && (this.lastCell[slot] !== cell2 || this.lastHeading[slot] !== heading);
-    if (moved) this.moves[slot]++;
-    this.lastCell[slot] = cell2;
-    this.lastHeading[slot] = heading;
-    const cells = slot * this.gridCells;
-    const { start, cells: viewCells } = this.tables[slot].size.view;
-    const pose = cell2 * 6 + heading;
-    const cardFirst = slot * this.cardStride;
-    for (let v = start[pose]; v < start[pose + 1]; v++) {
-      const seen = cells + viewCells[v];
-      if (!this.seen[seen]) {
-        this.seen[seen] = 1;
-        this.reveal(slot, viewCells[v]);
-      }
-      const card2 = this.cardAt[seen];
-      let place2 = this.memoryPlace[seen];
-      if (card2 === NO_CARD) {
-        if (place2 >= 0) this.forget(slot, viewCells[v]);
-        continue;
-      }
-      const k = cardFirst + card2;
-      const at = grid + gridIndex[viewCells[v]];
-      if (place2 < 0) {
-        place2 = this.memoryPlace[seen] = this.memoryCount[slot]++;
-        this.memoryList[cells + place2] = viewCells[v];
-        this.memoryAt[cells + place2] = at;
-      }
-      this.memorySince[cells + place2] = this.moves[slot];
-      out.cards[at * CARD_CHANNELS2] = this.cardFace[k * 3];
-      out.cards[at * CARD_CHANNELS2 + 1] = this.cardFace[k * 3 + 1];
-      out.cards[at * CARD_CHANNELS2 + 2] = this.cardFace[k * 3 + 2];
-      out.cards[at * CARD_CHANNELS2 + 3] = this.cardSelected[k];
-      out.cardSeenAgo[at] = 0;
-    }
-    return moved || first;
-  }
-  /**
-   * The terrain, props and walls the follower knows, before it saw anything: off-map past the map's
-   * edges, unseen on it. `reveal` then writes each cell as the follower first sees it (so the
-   * caller must not write into the batch's arrays).
-   */
-  clearMap(slot) {
-    const out = this.out;
-    const { gridIndex } = this.tables[slot].size;
-    const grid = slot * this.gridCells;
-    out.terrain.fill(0, grid, grid + this.gridCells);
-    out.props.fill(0, grid, grid + this.gridCells);
-    out.walls.fill(0, grid, grid + this.gridCells);
-    for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
-  }
-  /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
-  reveal(slot, cell2) {
-    const out = this.out;
-    const tables = this.tables[slot];
-    const { gridIndex } = tables.size;
-    const grid = slot * this.gridCells;
-    out.terrain[grid + gridIndex[cell2]] = tables.terrain[cell2];
-    out.props[grid + gridIndex[cell2]] = tables.props[cell2];
-    const { walls, wallsAt } = tables;
-    for (let i = wallsAt.start[cell2]; i < wallsAt.start[cell2 + 1]; i++) {
-      const w = wallsAt.walls[i];
-      out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
-      const there = walls[w + 2];
-      if (there >= 0) out.walls[grid + gridIndex[there]] |= walls[w + 3];
-    }
-  }
-  /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
-  forget(slot, cell2) {
-    const cells = slot * this.gridCells;
-    const place2 = this.memoryPlace[cells + cell2];
-    const at = this.memoryAt[cells + place2];
-    const last = cells + --this.memoryCount[slot];
-    this.memoryList[cells + place2] = this.memoryList[last];
-    this.memoryAt[cells + place2] = this.memoryAt[last];
-    this.memorySince[cells + place2] = this.memorySince[last];
-    this.memoryPlace[cells + this.memoryList[last]] = place2;
-    this.memoryPlace[cells + cell2] = -1;
-    this.out.cards.fill(0, at * CARD_CHANNELS2, (at + 1) * CARD_CHANNELS2);
-    this.out.cardSeenAgo[at] = -1;
-  }
   /** Writes environment `slot`'s observation, mask, reward and info into the buffers. */
   write(slot, reward, terminated, truncated, shaping, points) {
     const out = this.out;
     const tables = this.tables[slot];
     const { gridIndex } = tables.size;
-    const { start, cells: viewCells } = tables.size.view;
+    this.sight.observe(slot, tables, this.cell[slot], this.heading[slot]);
     const grid = slot * this.gridCells;
-    const cells = slot * this.gridCells;
-    const shown = this.lastCell[slot] * 6 + this.lastHeading[slot];
-    if (this.lastCell[slot] < 0) {
-      this.clearMap(slot);
-      out.visible.fill(0, grid, grid + this.gridCells);
-      out.cards.fill(0, grid * CARD_CHANNELS2, (grid + this.gridCells) * CARD_CHANNELS2);
-      out.cardSeenAgo.fill(-1, grid, grid + this.gridCells);
-    } else {
-      for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
-    }
-    const moved = this.remember(slot);
     const pose = this.cell[slot] * 6 + this.heading[slot];
-    for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
-    if (moved) {
-      const moves = this.moves[slot];
-      for (let m = cells; m < cells + this.memoryCount[slot]; m++) out.cardSeenAgo[this.memoryAt[m]] = moves - this.memorySince[m];
-    }
     const x = this.cell[slot] % tables.world.width;
     out.pose[slot * 3] = x;
     out.pose[slot * 3 + 1] = (this.cell[slot] - x) / tables.world.width;
