@@ -58,6 +58,7 @@ export class GeodesicDistance {
 
   /** d(row's source, cell at `index`) in steps, -1 where no walk reaches: the search goes on only as far as that cell. */
   stepsTo(row: DistanceRow, index: number): number {
+    if (!(index >= 0 && index < row.steps.length && (index | 0) === index)) throw new RangeError(`cell index ${index} is off the map (0 to ${row.steps.length - 1})`);
     if (row.steps[index] === UNREACHED) this.search(row, index);
     return row.steps[index];
   }

@@ -348,6 +348,12 @@ describe('geodesic distance', () => {
 
   test('M-5: cells off the map are an error', () => {
     expect(() => new GeodesicDistance(world).between({ x: 0, y: 0 }, { x: 7, y: 0 })).toThrow(RangeError);
+    const geodesic = new GeodesicDistance(world);
+    expect(() => geodesic.searchFrom({ x: -1, y: 0 })).toThrow(RangeError);
+    const row = geodesic.searchFrom({ x: 1, y: 0 });
+    const before = Array.from(row.steps);
+    for (const index of [-1, world.width * world.height, 1.5, Number.NaN]) expect(() => geodesic.stepsTo(row, index)).toThrow(/off the map/);
+    expect(Array.from(row.steps)).toEqual(before);
   });
 
   test('M-6: equals the hex distance on open grass, and is never shorter than it', () => {
