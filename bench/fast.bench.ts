@@ -16,7 +16,8 @@
  *   leader's task (so that the follower makes sets), with both rewards.
  *
  * - The Python vector environment over the batch (FastFollowerVectorEnv) against today's
- *   FollowerVectorEnv, by `python -m cerealbar.bench --fast`, which fails if their steps differ.
+ *   FollowerVectorEnv, by `python -m cerealbar.bench --fast`, which fails if their steps differ:
+ *   in one Node process, then in as many as the machine has cores.
  * - The engine's step, scripted self-play and cascaded evaluation with the oracle, which are sped
  *   up in place (there is no older path to run beside them): each beside its goal.
  *
@@ -226,7 +227,11 @@ async function main(): Promise<void> {
   console.log(`typescript batch env N=${envs}, logged episodes of 20 CB2 games (ndtw): ${format(logged.batchRate)} steps/s = ${(logged.batchRate / logged.referenceRate).toFixed(1)}x FollowerEnv on the same episodes`);
 
   // The Python vector environment over the batch against FollowerVectorEnv (`python -m cerealbar.bench --fast`): it fails when they disagree.
-  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--levels', String(levels), '--logs', logs.folder], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // In one Node process, then (on a machine with more than one core) in as many as there are cores, N split between them.
+  const processes = [...new Set([1, availableParallelism()])].map(String);
+  const python = spawnSync(process.execPath, [join(__dirname, '..', '..', 'tools', 'bench-python.cjs'), '--fast', '--envs', String(envs), '--processes', ...processes, '--levels', String(levels), '--logs', logs.folder], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (python.status !== 0) {
     failed = true;
     console.error('the Python vector environments failed or disagree (above)');

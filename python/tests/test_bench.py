@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from cerealbar.bench import batched, fast_line, fast_logs_line, single
+from cerealbar.bench import batched, fast_lines, fast_logs_line, single
 from cerealbar.envs import FollowerEnv
 
 
@@ -19,15 +19,16 @@ def test_the_benchmark_steps_one_env_and_a_batch_through_game_ends():
     assert batched(4, 60, seed=139765) > 0
 
 
-def test_the_fast_benchmark_prints_its_one_line():
+def test_the_fast_benchmark_prints_a_line_for_each_number_of_processes():
     pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
-    line = fast_line(4, 30, seed=1)
-    assert re.fullmatch(r"python vector env N=4: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
+    one, two = fast_lines(4, 30, seed=1, processes=[1, 2])
+    assert re.fullmatch(r"python vector env N=4: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", one), one
+    assert re.fullmatch(r"python vector env N=4, 2 processes: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", two), two
 
 
 def test_the_fast_benchmark_on_levels_prints_its_line():
     pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
-    line = fast_line(4, 30, seed=1, levels=6)
+    (line,) = fast_lines(4, 30, seed=1, processes=[1], levels=6)
     assert re.fullmatch(r"python vector env N=4, 6 levels: \d{1,3}(,\d{3})* steps/s = \d+\.\dx FollowerVectorEnv", line), line
 
 
@@ -35,3 +36,5 @@ def test_the_fast_benchmark_measures_logged_episodes_with_logs(selfplay_logs):
     pytest.importorskip("gymnasium", reason="Gymnasium is not importable: the vector environments are not measured")
     line = fast_logs_line(4, 30, seed=1, logs=str(selfplay_logs))
     assert re.fullmatch(r"python vector env N=4, logged episodes \(ndtw\): \d{1,3}(,\d{3})* steps/s", line), line
+    line = fast_logs_line(4, 30, seed=1, logs=str(selfplay_logs), processes=2)
+    assert re.fullmatch(r"python vector env N=4, logged episodes \(ndtw\), 2 processes: \d{1,3}(,\d{3})* steps/s", line), line

@@ -2,15 +2,17 @@
  * A FollowerBatch as the environment server serves it (ops 8 to 12, shared/env/server.ts): its
  * arrays laid in one block that each reset, step and resetAt copies into a file the client maps,
  * the seeds of the environments that start a new game read from the request, and the slots whose
- * seed gave no game kept apart until resetAt starts them.
+ * seed gave no game kept apart until resetAt starts them. Several servers (processes) may share
+ * one file, each batch its own rows of it (`rows`), so that the client maps all N environments'
+ * arrays as one, without copying the parts together.
  */
 import { z } from 'zod';
 import { FOLLOWER_CODES } from '../engine/actions';
 import type { Recording } from '../eval/recording';
 import { DEFAULT_ENV_OPTIONS } from './env';
 import { FollowerBatch } from './batch/followerBatch';
-import { allocateBatchBuffers } from './batch/buffers';
-import type { GridSize, Layout } from './observationArrays';
+import { allocateBatchBuffers, batchRegions, type BatchRegion } from './batch/buffers';
+import { DTYPE_BYTES, type GridSize, type Layout } from './observationArrays';
 import { RequestError, type ByteReader } from './wire';
 
 /** The most environments a batch holds (each takes about 8 KB of the shared file). */
@@ -31,19 +33,54 @@ export const batchOptionsSchema = z
   logs: z.array(z.string()).min(1).optional(),
   /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
   keptStarts: z.number().int().min(0).max(MAX_KEPT_STARTS).default(0),
+  /**
+   * The file holds `of` environments, and this batch's are its rows `first` to `first + size - 1`
+   * (the others are other processes'); by default the file holds this batch alone.
+   */
+  rows: z.strictObject({ first: z.number().int().min(0), of: z.number().int().min(1).max(MAX_BATCH_SIZE) }).optional(),
 })
-  .refine((options) => !(options.logs && options.keptStarts > 0), { message: 'keptStarts is for self-play games by seed: a batch with logs keeps no starts', path: ['keptStarts'] });
+  .refine((options) => !(options.logs && options.keptStarts > 0), { message: 'keptStarts is for self-play games by seed: a batch with logs keeps no starts', path: ['keptStarts'] })
+  .refine((options) => !options.rows || options.rows.first + options.size <= options.rows.of, {
+    message: "the batch's rows (rows.first to rows.first + size - 1) must lie within the file's rows.of environments",
+    path: ['rows'],
+  });
 export type BatchOptions = z.input<typeof batchOptionsSchema>;
 
-/** A file another process maps, open for writing at its start. */
+/** A file another process maps, open for writing. */
 export interface BlockFile {
-  /** Copies `bytes` to the file's start. */
-  write(bytes: Uint8Array): void;
+  /** Copies `bytes` into the file from byte `position` on. */
+  write(bytes: Uint8Array, position: number): void;
   close(): void;
 }
 
-/** Opens the empty file at `path` and sizes it to `bytes` (shared/env/node/blockFile.ts). */
-export type OpenBlockFile = (path: string, bytes: number) => BlockFile;
+/**
+ * Opens the file at `path` and sizes it to `bytes` (shared/env/node/blockFile.ts): an empty one,
+ * or with `shared` (a batch with rows of a file other batches write too) one another batch
+ * already sized.
+ */
+export type OpenBlockFile = (path: string, bytes: number, shared: boolean) => BlockFile;
+
+/** A run of the batch's block and where in the file it goes. */
+interface Span {
+  readonly from: number;
+  readonly length: number;
+  readonly to: number;
+}
+
+/**
+ * Where each field of a batch of `size` (its block, `batchRegions`) goes in a file laid out for
+ * `of` environments of which the batch's are rows `first` on: one span per field, or the whole
+ * block when the file is the batch's alone.
+ */
+export function fileSpans(layout: Layout, size: number, rows: { readonly first: number; readonly of: number }): readonly Span[] {
+  const own = batchRegions(layout, size);
+  if (rows.first === 0 && rows.of === size) return [{ from: 0, length: own.bytes, to: 0 }];
+  const file = batchRegions(layout, rows.of).regions;
+  return own.regions.map((region: BatchRegion, i): Span => {
+    const rowBytes = (region.length / size) * DTYPE_BYTES[region.dtype];
+    return { from: region.offset, length: size * rowBytes, to: file[i].offset + rows.first * rowBytes };
+  });
+}
 
 export class ServedFollowerBatch {
   private readonly batch: FollowerBatch;
@@ -56,17 +93,18 @@ export class ServedFollowerBatch {
   private readonly unstarted = new Set<number>();
   /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
   private readonly episodeCount: number | null;
+  private readonly spans: readonly Span[];
 
   constructor(
     options: z.output<typeof batchOptionsSchema>,
     recordings: readonly Recording[] | null,
     grid: GridSize,
     layout: Layout,
-    bytes: number,
     private readonly file: BlockFile,
   ) {
-    const memory = new ArrayBuffer(bytes);
+    const memory = new ArrayBuffer(batchRegions(layout, options.size).bytes);
     this.block = new Uint8Array(memory);
+    this.spans = fileSpans(layout, options.size, options.rows ?? { first: 0, of: options.size });
     const buffers = allocateBatchBuffers(layout, options.size, memory);
     const { size, reward, gamma, maxSteps, keptStarts } = options;
     this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? undefined, grid, buffers });
@@ -118,7 +156,7 @@ export class ServedFollowerBatch {
     if (!this.unstarted.has(slot)) throw new RequestError('invalid', `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
     const started = this.batch.resetAt(slot, seed);
     if (started) this.unstarted.delete(slot);
-    this.file.write(this.block);
+    this.copyToFile();
     return [new Uint8Array([started ? 1 : 0])];
   }
 
@@ -141,9 +179,14 @@ export class ServedFollowerBatch {
     }
   }
 
+  /** Copies the block into the file: each field to the batch's rows of it. */
+  private copyToFile(): void {
+    for (const span of this.spans) this.file.write(this.block.subarray(span.from, span.from + span.length), span.to);
+  }
+
   /** Copies the block into the file; the answer lists `failed`. */
   private written(failed: readonly number[]): Uint8Array[] {
-    this.file.write(this.block);
+    this.copyToFile();
     const answer = new Uint8Array(4 + 4 * failed.length);
     const view = new DataView(answer.buffer);
     view.setUint32(0, failed.length, true);

@@ -18,7 +18,7 @@
  * | 5 render | u32 env | UTF-8 text |
  * | 6 close | u32 env | nothing |
  * | 7 encode | u32 env (an observer), JSON {observation, steps, points} | block |
- * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file, logs?, keptStarts?} | JSON {batch, layout, regions, bytes, episodes} |
+ * | 8 batchMake | JSON {size, reward, gamma, maxSteps, file, logs?, keptStarts?, rows?} | JSON {batch, layout, regions, bytes, episodes} |
  * | 9 batchReset | u32 batch, size times u32 seed | u32 k, k times u32 slot (no game) |
  * | 10 batchStep | u32 batch, size times u8 action, u32 k, k times u32 seed | u32 k, k times u32 slot (no game) |
  * | 11 batchResetAt | u32 batch, u32 slot, u32 seed | u8 1 started, 0 no game |
@@ -31,7 +31,10 @@
  * is a FollowerBatch of `size` environments whose arrays reach the client
  * through `file`, which the client made empty and maps: the server sizes it to `bytes` and, after
  * every reset, step and resetAt, copies the batch's whole block into it (`regions`: where each
- * field lies, batch/buffers.ts). A step's seeds are those of the environments that ended at the
+ * field lies, batch/buffers.ts). With `rows: {first, of}` the file holds `of` environments, laid
+ * out as a batch of `of` would be, and this batch's are its rows `first` to `first + size - 1`:
+ * batches in several processes then share one file (the first sizes it), each writing its rows
+ * of each field, and the client maps all of them as one. A step's seeds are those of the environments that ended at the
  * previous step (k of them, in slot order), which start their next game on them; a slot whose seed
  * gives no game is answered, and has no game until resetAt starts it; the batch steps only when
  * every slot has a game. A batch made with `logs` plays log mode: its seeds are episode numbers,
@@ -237,17 +240,18 @@ export class EnvServer {
     const recordings = this.recordings(options);
     const grid = recordings ? largestMap(recordings) : DEFAULT_GRID;
     const layout = followerBatchLayout(grid, options.maxSteps);
-    const { regions, bytes } = batchRegions(layout, options.size);
+    // The file's layout: this batch's environments, or all those of the processes sharing it.
+    const { regions, bytes } = batchRegions(layout, options.rows?.of ?? options.size);
     let file: BlockFile;
     try {
-      file = this.openBlockFile(options.file, bytes);
+      file = this.openBlockFile(options.file, bytes, options.rows !== undefined);
     } catch (error) {
       if (error instanceof RequestError) throw error;
       throw new RequestError('invalid', `${options.file}: ${(error as Error).message}`);
     }
     let batch: ServedFollowerBatch;
     try {
-      batch = new ServedFollowerBatch(options, recordings, grid, layout, bytes, file);
+      batch = new ServedFollowerBatch(options, recordings, grid, layout, file);
     } catch (error) {
       file.close();
       throw error;

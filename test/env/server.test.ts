@@ -18,7 +18,7 @@ import { ANSWER_HEADER_BYTES, EnvServer, OPS, PROTOCOL, PROTOCOL_VERSION, STATUS
 import { MAX_KEPT_STARTS, type BatchOptions, type BlockFile } from '../../shared/env/servedBatch';
 import { concat } from '../../shared/env/wire';
 import { openBlockFile } from '../../shared/env/node/blockFile';
-import { allocateBatchBuffers, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
+import { allocateBatchBuffers, batchRegions, followerBatchLayout, type BatchRegion } from '../../shared/env/batch/buffers';
 import { FollowerBatch } from '../../shared/env/batch/followerBatch';
 import { loadRecording, type Recording } from '../../shared/eval/recording';
 import type { FollowerObservation } from '../../shared/agents/types';
@@ -340,15 +340,17 @@ describe('the environment server', () => {
 
 /** A shared file kept in memory: what the client would map. */
 class MemoryFile implements BlockFile {
-  data = new Uint8Array(0);
+  readonly data: Uint8Array;
   writes = 0;
   closed = false;
 
-  constructor(readonly bytes: number) {}
+  constructor(readonly bytes: number) {
+    this.data = new Uint8Array(bytes);
+  }
 
-  write(bytes: Uint8Array): void {
-    expect(bytes.length).toBe(this.bytes);
-    this.data = bytes.slice();
+  write(bytes: Uint8Array, position: number): void {
+    expect(position + bytes.length).toBeLessThanOrEqual(this.bytes);
+    this.data.set(bytes, position);
     this.writes++;
   }
 
@@ -357,17 +359,18 @@ class MemoryFile implements BlockFile {
   }
 }
 
-/** A server with in-memory files and `logs` (name: text). */
-function batchServer(logs: Record<string, string> = {}): { server: EnvServer; files: Map<string, MemoryFile> } {
-  const files = new Map<string, MemoryFile>();
+/** A server with in-memory files (`files`, which servers given the same map share) and `logs` (name: text). */
+function batchServer(logs: Record<string, string> = {}, files = new Map<string, MemoryFile>()): { server: EnvServer; files: Map<string, MemoryFile> } {
   const server = new EnvServer(
     (path) => {
       if (!(path in logs)) throw new Error('ENOENT: no such file');
       return loadRecording(logs[path]);
     },
-    (path, bytes) => {
+    (path, bytes, shared) => {
       if (path === 'missing') throw new Error('ENOENT: no such file');
-      const file = new MemoryFile(bytes);
+      const sized = files.get(path);
+      if (sized && !(shared && sized.bytes === bytes)) throw new Error(`the batch's file must be an empty regular file made by the client; this one has ${sized.bytes} bytes`);
+      const file = sized ?? new MemoryFile(bytes);
       files.set(path, file);
       return file;
     },
@@ -508,6 +511,54 @@ describe('the environment server: batches through a shared file', () => {
     expect(blockDifference(made.regions, file.data, reference.block())).toBeNull();
   });
 
+  test('batches in two processes share one file, each writing its rows of every field: the file holds what one batch of all the environments would', () => {
+    const files = new Map<string, MemoryFile>();
+    const servers = [batchServer({}, files).server, batchServer({}, files).server];
+    const rows = [
+      { first: 0, size: 2 },
+      { first: 2, size: 3 },
+    ];
+    const made: MadeBatch[] = rows.map(({ first, size }, i) => okJson(ask(servers[i], [OPS.batchMake], { ...options, size, file: 'shared', rows: { first, of: options.size } } satisfies BatchOptions)));
+    // Both answer the file's layout, that of a batch of all five.
+    const whole = batchRegions(followerBatchLayout({ width: 25, height: 25 }, options.maxSteps), options.size);
+    for (const answer of made) expect({ regions: answer.regions, bytes: answer.bytes }).toEqual({ regions: whole.regions, bytes: whole.bytes });
+    expect(files.size).toBe(1);
+    const file = files.get('shared')!;
+    const reference = referenceBatch(options);
+    const part = <T>(values: readonly T[], i: number): T[] => values.slice(rows[i].first, rows[i].first + rows[i].size);
+
+    const seeds = [3, 4, 5, 6, 7];
+    rows.forEach((_, i) => expect(failedSlots(ask(servers[i], [OPS.batchReset], u32(made[i].batch), u32s(part(seeds, i))))).toEqual([]));
+    reference.batch.reset(seeds);
+    expect(blockDifference(whole.regions, file.data, reference.block())).toBeNull();
+    const draw = new Draw(seedRng(8));
+    const { terminated, truncated } = reference.batch.buffers.step;
+    let nextSeed = 100;
+    let autoresets = 0;
+    for (let t = 0; t < 40; t++) {
+      const actions = Array.from({ length: options.size }, () => draw.int(0, FOLLOWER_CODES.length - 1));
+      const slotSeeds = Array.from({ length: options.size }, (_, slot) => (terminated[slot] || truncated[slot] ? nextSeed++ : -1));
+      rows.forEach((_, i) => {
+        const given = part(slotSeeds, i).filter((seed) => seed >= 0);
+        expect(failedSlots(ask(servers[i], [OPS.batchStep], u32(made[i].batch), part(actions, i), u32(given.length), u32s(given)))).toEqual([]);
+      });
+      expect(reference.batch.step(actions, Float64Array.from(slotSeeds, (seed) => Math.max(seed, 0)))).toEqual([]);
+      expect(blockDifference(whole.regions, file.data, reference.block())).toBeNull();
+      autoresets += slotSeeds.filter((seed) => seed >= 0).length;
+    }
+    expect(autoresets).toBeGreaterThan(15);
+
+    // Rows must lie within the file, and a file sized for another layout is not shared.
+    const bad = (extra: object) => errorOf(ask(servers[0], [OPS.batchMake], { ...options, file: 'other', ...extra }));
+    expect(bad({ size: 3, rows: { first: 3, of: 5 } }).message).toMatch(/bad batch options.*rows.*must lie within the file's rows.of environments/s);
+    expect(bad({ rows: { first: -1, of: 5 } }).message).toMatch(/bad batch options.*rows/s);
+    expect(bad({ rows: { first: 0, of: 70_000 } }).message).toMatch(/bad batch options.*rows/s);
+    expect(bad({ rows: { first: 0, of: 5, last: 4 } }).message).toMatch(/bad batch options.*rows/s);
+    expect(errorOf(ask(servers[0], [OPS.batchMake], { ...options, size: 1, file: 'shared', rows: { first: 0, of: 6 } })).message).toMatch(/must be an empty regular file .* this one has/);
+    expect(errorOf(ask(servers[0], [OPS.batchMake], { ...options, file: 'shared' })).message).toMatch(/must be an empty regular file .* this one has/);
+    expect(files.size).toBe(1);
+  });
+
   test('with logs, a batch plays their episodes (seeds are episode numbers), padded to the largest map; episode numbers out of range are refused and change nothing', () => {
     const logs = { 'game-1.jsonl': LOGS['game-1.jsonl'], 'wide.jsonl': selfPlayLog(3, { width: 30, height: 21 }) };
     const recordings = Object.values(logs).map(loadRecording);
@@ -620,7 +671,7 @@ describe('the environment server: batches through a shared file', () => {
     }
   });
 
-  test('the Node server sizes the client\'s empty file and writes the block into it; it opens no other file', () => {
+  test('the Node server sizes the client\'s empty file and writes the block into it, or its rows of a file another batch sized; it opens no other file', () => {
     const directory = mkdtempSync(join(tmpdir(), 'cerealbar-batch-test-'));
     try {
       const server = new EnvServer(() => {
@@ -637,6 +688,27 @@ describe('the environment server: batches through a shared file', () => {
       reference.batch.step([0, 2, 0, 3, 4]);
       expect(blockDifference(made.regions, new Uint8Array(readFileSync(path)), reference.block())).toBeNull();
       expect(ask(server, [OPS.batchClose], u32(made.batch)).status).toBe(STATUS.ok);
+
+      // Two batches (servers) sharing one file: the first sizes it, the second writes its rows of the file as sized.
+      const shared = join(directory, 'shared');
+      writeFileSync(shared, '');
+      const second = new EnvServer(() => {
+        throw new Error('no logs here');
+      }, openBlockFile);
+      const parts: MadeBatch[] = [
+        okJson(ask(server, [OPS.batchMake], { ...options, size: 2, file: shared, rows: { first: 0, of: 5 } })),
+        okJson(ask(second, [OPS.batchMake], { ...options, size: 3, file: shared, rows: { first: 2, of: 5 } })),
+      ];
+      expect(statSync(shared).size).toBe(made.bytes);
+      failedSlots(ask(server, [OPS.batchReset], u32(parts[0].batch), u32s([1, 2])));
+      failedSlots(ask(second, [OPS.batchReset], u32(parts[1].batch), u32s([3, 4, 5])));
+      failedSlots(ask(server, [OPS.batchStep], u32(parts[0].batch), [0, 2], u32(0)));
+      failedSlots(ask(second, [OPS.batchStep], u32(parts[1].batch), [0, 3, 4], u32(0)));
+      expect(blockDifference(made.regions, new Uint8Array(readFileSync(shared)), reference.block())).toBeNull();
+      // Sized for 5: a batch laid out for another number of environments, or one without rows, refuses it.
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, size: 2, file: shared, rows: { first: 0, of: 6 } })).message).toMatch(/must be an empty regular file made by the client or one of \d+ bytes another batch sized; this one has \d+ bytes/);
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, file: shared })).message).toMatch(/must be an empty regular file made by the client; this one has \d+ bytes/);
+      expect(statSync(shared).size).toBe(made.bytes);
 
       writeFileSync(join(directory, 'full'), 'data');
       expect(errorOf(ask(server, [OPS.batchMake], { ...options, file: join(directory, 'full') })).message).toMatch(/must be an empty regular file.*4 bytes/);

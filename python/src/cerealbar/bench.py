@@ -6,10 +6,10 @@ at the same N (with Gymnasium), and the PettingZoo AEC environment (with Petting
 random actions and self-play games, a finished game's environment reset at once.
 
 `python -m cerealbar.bench --fast` (with Gymnasium) measures only `FastFollowerVectorEnv` against
-`FollowerVectorEnv` at N = 1024 (`--envs`; `--processes k` splits it across k Node processes),
-and prints one line; with `--levels K`, another: both on a fixed set of K levels (the
-`levels` option), the fast one's batch keeping their starts; with `--logs DIR`, another:
-`FastFollowerVectorEnv` playing the episodes of the logs in DIR with the "ndtw" reward.
+`FollowerVectorEnv` at N = 1024 (`--envs`), and prints one line; `--processes 1 2` splits it
+across 1, then 2 Node processes, a line for each; with `--levels K`, more: both on a fixed set of
+K levels (the `levels` option), the fast one's batch keeping their starts; with `--logs DIR`,
+more: `FastFollowerVectorEnv` playing the episodes of the logs in DIR with the "ndtw" reward.
 """
 
 from __future__ import annotations
@@ -124,27 +124,34 @@ def vectorized(
         vector.close()
 
 
-def fast_line(n: int, rounds: int, seed: int, processes: int = 1, levels: int | None = None) -> str:
-    """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes`
-    Node processes), against FollowerVectorEnv's over a third as many (its first steps, before any
-    game ends and the autoresets begin, weigh more in a short run: the ratio errs low), both on
-    `levels` levels if given. The steps both ran must agree (same seeds, same actions), or it
-    raises SystemExit."""
+def fast_lines(n: int, rounds: int, seed: int, processes: list[int], levels: int | None = None) -> list[str]:
+    """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in each of the
+    `processes` numbers of Node processes), against FollowerVectorEnv's over a third as many (its
+    first steps, before any game ends and the autoresets begin, weigh more in a short run: the
+    ratio errs low), both on `levels` levels if given. The steps both ran must agree (same seeds,
+    same actions), or it raises SystemExit."""
     compared = max(1, rounds // 3)
-    fast, fast_digests = vectorized(n, rounds, seed, processes=processes, digests=compared, levels=levels)
     vector, vector_digests = vectorized(n, compared, seed, digests=compared, levels=levels)
-    differing = [step for step, (a, b) in enumerate(zip(fast_digests, vector_digests)) if a != b]
-    if differing:
-        raise SystemExit(f"FastFollowerVectorEnv and FollowerVectorEnv disagree at steps {differing[:10]} of {compared}")
-    on = "" if levels is None else f", {levels:,} levels"
-    return f"python vector env N={n}{on}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv"
+    lines = []
+    for count in processes:
+        fast, fast_digests = vectorized(n, rounds, seed, processes=count, digests=compared, levels=levels)
+        differing = [step for step, (a, b) in enumerate(zip(fast_digests, vector_digests)) if a != b]
+        if differing:
+            raise SystemExit(f"FastFollowerVectorEnv in {count} processes and FollowerVectorEnv disagree at steps {differing[:10]} of {compared}")
+        on = ("" if levels is None else f", {levels:,} levels") + _in_processes(count)
+        lines.append(f"python vector env N={n}{on}: {fast:,.0f} steps/s = {fast / vector:.1f}x FollowerVectorEnv")
+    return lines
 
 
 def fast_logs_line(n: int, rounds: int, seed: int, logs: str, processes: int = 1) -> str:
     """FastFollowerVectorEnv's steps per second over `rounds` steps of all `n` (in `processes` Node
     processes) playing the episodes of `logs` with the "ndtw" reward."""
     rate, _ = vectorized(n, rounds, seed, processes=processes, logs=logs)
-    return f"python vector env N={n}, logged episodes (ndtw): {rate:,.0f} steps/s"
+    return f"python vector env N={n}, logged episodes (ndtw){_in_processes(processes)}: {rate:,.0f} steps/s"
+
+
+def _in_processes(count: int) -> str:
+    return "" if count == 1 else f", {count} processes"
 
 
 def two_player(steps: int, seed: int) -> float:
@@ -176,16 +183,19 @@ def main() -> None:
     parser.add_argument("--fast", action="store_true", help="only FastFollowerVectorEnv against FollowerVectorEnv, in one line")
     parser.add_argument("--envs", type=int, default=1024, help="N for --fast (default 1024)")
     parser.add_argument("--fast-steps", type=int, default=300, help="steps of all N environments for --fast: FastFollowerVectorEnv's (default 300); FollowerVectorEnv takes a third as many")
-    parser.add_argument("--processes", type=int, default=1, help="Node processes of FastFollowerVectorEnv for --fast (default 1)")
+    parser.add_argument("--processes", type=int, nargs="+", default=[1], help="Node processes of FastFollowerVectorEnv for --fast: one line for each number given (default 1)")
     parser.add_argument("--levels", type=int, help="with --fast, also both on this many levels (the levels option), the fast one's starts kept")
     parser.add_argument("--logs", help="with --fast, also FastFollowerVectorEnv on the episodes of these logs (a .jsonl file or a directory), 'ndtw' rewards")
     args = parser.parse_args()
     if args.fast:
-        print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes))
+        for line in fast_lines(args.envs, args.fast_steps, seed=1, processes=args.processes):
+            print(line, flush=True)
         if args.levels:
-            print(fast_line(args.envs, args.fast_steps, seed=1, processes=args.processes, levels=args.levels))
+            for line in fast_lines(args.envs, args.fast_steps, seed=1, processes=args.processes, levels=args.levels):
+                print(line, flush=True)
         if args.logs:
-            print(fast_logs_line(args.envs, args.fast_steps, seed=1, logs=args.logs, processes=args.processes))
+            for count in args.processes:
+                print(fast_logs_line(args.envs, args.fast_steps, seed=1, logs=args.logs, processes=count), flush=True)
         return
     rows: list[tuple[str, float]] = []
     for name, env, actions in (

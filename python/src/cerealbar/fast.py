@@ -1,9 +1,10 @@
 """`FastFollowerVectorEnv`: N follower environments played by the engine's batched follower
 environment (`FollowerBatch`, docs/env.md) in a Node process (or a few, each with its share),
-whose arrays reach Python through a file that Node writes whole after each change and Python maps
-(Node cannot map a file): a step is one small request (the actions, and
-the seeds of the environments starting a new game) and one small answer, and the observations,
-rewards and infos are numpy views of the file, read without decoding anything.
+whose arrays reach Python through one file that Node writes after each change (each process its
+environments' rows of every field) and Python maps (Node cannot map a file): a step is one small
+request per process (the actions, and the seeds of the environments starting a new game) and one
+small answer, and the observations, rewards and infos are numpy views of the file, read without
+decoding or copying anything.
 
 It plays the same games as `FollowerVectorEnv(num_envs, description=False)` with the same seeds and
 actions, seed draws and autoresets included; with `logs`, the same episodes as N
@@ -15,13 +16,14 @@ needs Gymnasium (its spaces and vector base class).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import operator
 import os
 import struct
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -54,10 +56,9 @@ class FastFollowerVectorEnv(VectorEnv):
     those logs does. With `levels=K`, the self-play games are the K levels 0 to K - 1, as
     `FollowerVectorEnv(levels=K)`'s, and the batch keeps their starts to start them again by copying.
 
-    `copy=True` (the default) returns new arrays at each call. `copy=False` returns the same
-    arrays at every step, overwritten by the next `reset` or `step`: with one process, the mapped
-    arrays themselves (read-only views of the shared file); with several, arrays the environment
-    fills from their files.
+    `copy=True` (the default) returns new arrays at each call. `copy=False` returns the mapped
+    arrays themselves (read-only views of the shared file), the same at every step, overwritten by
+    the next `reset` or `step`.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP if gymnasium else None}
@@ -98,12 +99,15 @@ class FastFollowerVectorEnv(VectorEnv):
         bounds = np.linspace(0, num_envs, processes + 1).astype(int)
         self._parts: list[_Part] = []
         try:
-            for start, stop in zip(bounds[:-1], bounds[1:]):
-                self._parts.append(_Part(timeout, options, int(start), int(stop)))
+            with _shared_file() as path:
+                for start, stop in zip(bounds[:-1], bounds[1:]):
+                    self._parts.append(_Part(timeout, {**options, "file": path}, int(start), int(stop), num_envs))
+                made = self._parts[0].made
+                #: Each field of all N environments by (group, name): read-only views of the file.
+                self._fields = _mapped_fields(path, made, num_envs)
         except BaseException:
             self._close_parts()
             raise
-        made = self._parts[0].made
         self.layout = Layout(made["layout"])
         self._episodes: list[str] | None = made["episodes"]
         self._episode_index = {episode: i for i, episode in enumerate(self._episodes or [])}
@@ -117,8 +121,6 @@ class FastFollowerVectorEnv(VectorEnv):
         self._observation_keys = [("observation", name) for name in self.single_observation_space.keys()]
         # In the layout's order, as FollowerVectorEnv's infos.
         self._info_keys = [(region["group"], region["name"]) for region in made["regions"] if region["group"] == "info"]
-        # With several processes, what copy=False returns: one array per field, filled from the parts.
-        self._gathered = {key: np.concatenate([part.fields[key] for part in self._parts]) for key in self._parts[0].fields} if processes > 1 else {}
         self._observations: dict[str, np.ndarray] = {}
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         # Each environment draws its next game's seed (or with logs, its next episode) as
@@ -293,11 +295,8 @@ class FastFollowerVectorEnv(VectorEnv):
         raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
 
     def _field(self, key: tuple[str, str]) -> np.ndarray:
-        """A field of all N environments: as `copy` asks, the array returned at every call or a new one."""
-        parts = [part.fields[key] for part in self._parts]
-        if len(parts) == 1:
-            return parts[0].copy() if self.copy else parts[0]
-        return np.concatenate(parts) if self.copy else np.concatenate(parts, out=self._gathered[key])
+        """A field of all N environments: as `copy` asks, the mapped array or a copy of it."""
+        return self._fields[key].copy() if self.copy else self._fields[key]
 
     def _observe(self) -> dict[str, np.ndarray]:
         observations = {name: self._field((group, name)) for group, name in self._observation_keys}
@@ -318,7 +317,6 @@ class FastFollowerVectorEnv(VectorEnv):
     def _close_parts(self) -> None:
         for part in self._parts:
             part.engine.close()
-            part.fields = {}
 
     def _check_open(self) -> None:
         if self._closed:
@@ -326,23 +324,39 @@ class FastFollowerVectorEnv(VectorEnv):
 
 
 class _Part:
-    """One Node process with a batch of environments `start` to `stop` of the vector environment,
-    its fields mapped from the batch's file."""
+    """One Node process with a batch of environments `start` to `stop` of the `size` of the vector
+    environment, which it writes into their rows of the shared file (`options["file"]`)."""
 
-    def __init__(self, timeout: float, options: dict, start: int, stop: int):
+    def __init__(self, timeout: float, options: dict, start: int, stop: int, size: int):
         self.start, self.stop = start, stop
         self.engine = EngineProcess(timeout)
         try:
-            self.made, memory = _make_batch(self.engine, {**options, "size": stop - start})
+            self.made = self.engine.request_json(
+                bytes([OP_BATCH_MAKE]) + json.dumps({**options, "size": stop - start, "rows": {"first": start, "of": size}}).encode()
+            )
         except BaseException:
             self.engine.close()
             raise
         self.batch = _U32.pack(self.made["batch"])
-        #: Each field by (group, name), with a leading axis of the part's size (read-only views).
-        self.fields = _mapped_fields(memory, self.made, stop - start)
 
 
-def _mapped_fields(memory: mmap.mmap, made: dict, size: int) -> dict[tuple[str, str], np.ndarray]:
+@contextlib.contextmanager
+def _shared_file() -> Iterator[str]:
+    """The path of a new empty file for the batches to share, removed once every side has it open
+    (the processes at their batch's make, Python once it maps it): nothing is left behind, even
+    when a process dies."""
+    fd, path = tempfile.mkstemp(prefix="cerealbar-batch-", dir=_SHARED_MEMORY if os.path.isdir(_SHARED_MEMORY) else None)
+    os.close(fd)
+    try:
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def _mapped_fields(path: str, made: dict, size: int) -> dict[tuple[str, str], np.ndarray]:
+    """The fields of the file at `path`, laid out as `made` says, each a read-only view with a leading axis of `size`."""
+    with open(path, "rb") as file:
+        memory = mmap.mmap(file.fileno(), made["bytes"], access=mmap.ACCESS_READ)
     raw = made["layout"]
     shapes = {(field["group"], field["name"]): tuple(field.get("shape", ())) for field in raw["scalars"] + raw["arrays"]}
     fields = {
@@ -363,14 +377,3 @@ def _checked_seed(seed) -> int:
         raise InvalidRequestError(f"seeds are integers from 0 to {SEED_LIMIT - 1}, got {seed!r}")
     return value
 
-
-def _make_batch(engine: EngineProcess, options: dict) -> tuple[dict, mmap.mmap]:
-    """Makes a batch in `engine` and maps its file. The file is removed once both sides have it
-    open: nothing is left behind, even when a process dies."""
-    fd, path = tempfile.mkstemp(prefix="cerealbar-batch-", dir=_SHARED_MEMORY if os.path.isdir(_SHARED_MEMORY) else None)
-    try:
-        made = engine.request_json(bytes([OP_BATCH_MAKE]) + json.dumps({**options, "file": path}).encode())
-        return made, mmap.mmap(fd, made["bytes"], access=mmap.ACCESS_READ)
-    finally:
-        os.close(fd)
-        os.unlink(path)

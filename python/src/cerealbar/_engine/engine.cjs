@@ -24817,13 +24817,31 @@ var batchOptionsSchema = external_exports.strictObject({
   /** Log files: log mode, whose seeds are episode numbers. Without them, self-play games by seed. */
   logs: external_exports.array(external_exports.string()).min(1).optional(),
   /** Self-play: how many seeds' starts to keep (FollowerBatch's keptStarts), for clients that play a fixed set of levels. */
-  keptStarts: external_exports.number().int().min(0).max(MAX_KEPT_STARTS).default(0)
-}).refine((options) => !(options.logs && options.keptStarts > 0), { message: "keptStarts is for self-play games by seed: a batch with logs keeps no starts", path: ["keptStarts"] });
+  keptStarts: external_exports.number().int().min(0).max(MAX_KEPT_STARTS).default(0),
+  /**
+   * The file holds `of` environments, and this batch's are its rows `first` to `first + size - 1`
+   * (the others are other processes'); by default the file holds this batch alone.
+   */
+  rows: external_exports.strictObject({ first: external_exports.number().int().min(0), of: external_exports.number().int().min(1).max(MAX_BATCH_SIZE) }).optional()
+}).refine((options) => !(options.logs && options.keptStarts > 0), { message: "keptStarts is for self-play games by seed: a batch with logs keeps no starts", path: ["keptStarts"] }).refine((options) => !options.rows || options.rows.first + options.size <= options.rows.of, {
+  message: "the batch's rows (rows.first to rows.first + size - 1) must lie within the file's rows.of environments",
+  path: ["rows"]
+});
+function fileSpans(layout, size, rows) {
+  const own2 = batchRegions(layout, size);
+  if (rows.first === 0 && rows.of === size) return [{ from: 0, length: own2.bytes, to: 0 }];
+  const file2 = batchRegions(layout, rows.of).regions;
+  return own2.regions.map((region, i) => {
+    const rowBytes = region.length / size * DTYPE_BYTES[region.dtype];
+    return { from: region.offset, length: size * rowBytes, to: file2[i].offset + rows.first * rowBytes };
+  });
+}
 var ServedFollowerBatch = class {
-  constructor(options, recordings, grid, layout, bytes, file2) {
+  constructor(options, recordings, grid, layout, file2) {
     this.file = file2;
-    const memory = new ArrayBuffer(bytes);
+    const memory = new ArrayBuffer(batchRegions(layout, options.size).bytes);
     this.block = new Uint8Array(memory);
+    this.spans = fileSpans(layout, options.size, options.rows ?? { first: 0, of: options.size });
     const buffers = allocateBatchBuffers(layout, options.size, memory);
     const { size, reward, gamma, maxSteps, keptStarts } = options;
     this.batch = new FollowerBatch({ size, reward, gamma, maxSteps, keptStarts, recordings: recordings ?? void 0, grid, buffers });
@@ -24844,6 +24862,7 @@ var ServedFollowerBatch = class {
   unstarted = /* @__PURE__ */ new Set();
   /** Log mode: how many episodes there are (seeds are numbers below it); null in seed mode. */
   episodeCount;
+  spans;
   /** Starts every environment on its seed: the slots whose seed gives no game are answered, and left with none. */
   reset(request) {
     const seeds = this.readSeeds(request, this.batch.size, "reset");
@@ -24883,7 +24902,7 @@ var ServedFollowerBatch = class {
     if (!this.unstarted.has(slot)) throw new RequestError("invalid", `environment ${slot} has a game: resetAt starts only one whose seed gave none`);
     const started = this.batch.resetAt(slot, seed);
     if (started) this.unstarted.delete(slot);
-    this.file.write(this.block);
+    this.copyToFile();
     return [new Uint8Array([started ? 1 : 0])];
   }
   close() {
@@ -24902,9 +24921,13 @@ var ServedFollowerBatch = class {
       throw new RequestError("invalid", `this batch plays logged episodes: its seeds are episode numbers from 0 to ${this.episodeCount - 1}, got ${seed}`);
     }
   }
+  /** Copies the block into the file: each field to the batch's rows of it. */
+  copyToFile() {
+    for (const span of this.spans) this.file.write(this.block.subarray(span.from, span.from + span.length), span.to);
+  }
   /** Copies the block into the file; the answer lists `failed`. */
   written(failed) {
-    this.file.write(this.block);
+    this.copyToFile();
     const answer = new Uint8Array(4 + 4 * failed.length);
     const view = new DataView(answer.buffer);
     view.setUint32(0, failed.length, true);
@@ -25066,17 +25089,17 @@ var EnvServer = class {
     const recordings = this.recordings(options);
     const grid = recordings ? largestMap(recordings) : DEFAULT_GRID;
     const layout = followerBatchLayout(grid, options.maxSteps);
-    const { regions, bytes } = batchRegions(layout, options.size);
+    const { regions, bytes } = batchRegions(layout, options.rows?.of ?? options.size);
     let file2;
     try {
-      file2 = this.openBlockFile(options.file, bytes);
+      file2 = this.openBlockFile(options.file, bytes, options.rows !== void 0);
     } catch (error62) {
       if (error62 instanceof RequestError) throw error62;
       throw new RequestError("invalid", `${options.file}: ${error62.message}`);
     }
     let batch;
     try {
-      batch = new ServedFollowerBatch(options, recordings, grid, layout, bytes, file2);
+      batch = new ServedFollowerBatch(options, recordings, grid, layout, file2);
     } catch (error62) {
       file2.close();
       throw error62;
@@ -25299,19 +25322,22 @@ function describeError(error62) {
 
 // shared/env/node/blockFile.ts
 var import_node_fs = require("node:fs");
-function openBlockFile(path, bytes) {
+function openBlockFile(path, bytes, shared) {
   const fd = (0, import_node_fs.openSync)(path, "r+");
   try {
     const stats = (0, import_node_fs.fstatSync)(fd);
-    if (!stats.isFile() || stats.size !== 0) throw new Error(`the batch's file must be an empty regular file made by the client; this one has ${stats.size} bytes`);
-    (0, import_node_fs.ftruncateSync)(fd, bytes);
+    const sizedBefore = shared && stats.size === bytes;
+    if (!stats.isFile() || stats.size !== 0 && !sizedBefore) {
+      throw new Error(`the batch's file must be an empty regular file made by the client${shared ? ` or one of ${bytes} bytes another batch sized` : ""}; this one has ${stats.size} bytes`);
+    }
+    if (!sizedBefore) (0, import_node_fs.ftruncateSync)(fd, bytes);
   } catch (error62) {
     (0, import_node_fs.closeSync)(fd);
     throw error62;
   }
   return {
-    write(block) {
-      for (let written = 0; written < block.length; ) written += (0, import_node_fs.writeSync)(fd, block, written, block.length - written, written);
+    write(block, position) {
+      for (let written = 0; written < block.length; ) written += (0, import_node_fs.writeSync)(fd, block, written, block.length - written, position + written);
     },
     close() {
       (0, import_node_fs.closeSync)(fd);
