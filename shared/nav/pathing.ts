@@ -27,13 +27,15 @@ const RIGHT_OF = HEADINGS.map((h) => headingIndex(rotateRight(h)));
 /** A heading and its opposite share an axis, named by the smaller heading index. */
 const AXIS = HEADINGS.map((_, h) => Math.min(h, OPPOSITE[h]));
 const NONE = -1;
+/** A field's mark on a card other than its goal: a wall to the search, and no distance (like NONE, below 0). */
+const CARD = -2;
 
 /**
  * Distances to one goal, found by a BFS that is resumed only as far as a request needs: a walk
  * from a cell at distance d only ever looks at cells closer than d.
  */
 interface Field {
-  /** 0 on the goal, -1 on other cards and where the search has not (or cannot) come. */
+  /** 0 on the goal, CARD on other cards, -1 where the search has not (or cannot) come. */
   readonly distance: Int16Array;
   readonly queue: Uint16Array;
   head: number;
@@ -49,7 +51,6 @@ interface Field {
 export class PathPlanner {
   /** neighbour[cell * 6 + heading]: the walkable cell one step that way, or -1. */
   private readonly neighbour: Int32Array;
-  private readonly cardAt: Uint8Array;
   private layoutCells: number[] = [];
   /** The cards array the layout was last checked against. */
   private layoutOf: readonly Card[] | null = null;
@@ -71,7 +72,6 @@ export class PathPlanner {
   constructor(readonly world: World) {
     // For every cell and heading, the cell one step reaches (or NONE = -1): walls included.
     this.neighbour = world.steps;
-    this.cardAt = new Uint8Array(world.width * world.height);
   }
 
   /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off. */
@@ -109,9 +109,11 @@ export class PathPlanner {
     const goal = cellIndex(this.world, target);
     let field = this.fields.get(goal);
     if (!field) {
-      const cells = this.cardAt.length;
+      const cells = this.world.width * this.world.height;
       const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE);
+      // The other cards are marked in the field itself, so that the search reads one array.
+      for (const card of this.layoutCells) arrays.distance[card] = CARD;
       field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
@@ -132,19 +134,22 @@ export class PathPlanner {
     }
   }
 
-  /** Expands every queued cell at distance `level`; cards other than the goal are walls. */
+  /** Expands every queued cell at distance `level`; cards other than the goal are walls (CARD). */
   private searchLevel(field: Field, level: number): void {
     const { distance, queue } = field;
-    const { neighbour, cardAt } = this;
-    while (field.head < field.tail && distance[queue[field.head]] === level) {
-      const cell = queue[field.head++];
+    const { neighbour } = this;
+    let { head, tail } = field;
+    while (head < tail && distance[queue[head]] === level) {
+      const cell = queue[head++];
       for (let h = cell * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
         const next = neighbour[h];
-        if (next === NONE || distance[next] !== NONE || cardAt[next]) continue;
+        if (next === NONE || distance[next] !== NONE) continue;
         distance[next] = level + 1;
-        queue[field.tail++] = next;
+        queue[tail++] = next;
       }
     }
+    field.head = head;
+    field.tail = tail;
   }
 
   /** How far `cell` is from the goal; a player standing on a card (or on the goal) must first step off. */
@@ -153,7 +158,7 @@ export class PathPlanner {
     let nearest = NONE;
     for (let h = cell * DIRECTIONS, end = h + DIRECTIONS; h < end; h++) {
       const next = this.neighbour[h];
-      if (next !== NONE && field[next] !== NONE && (nearest === NONE || field[next] < nearest)) nearest = field[next];
+      if (next !== NONE && field[next] >= 0 && (nearest === NONE || field[next] < nearest)) nearest = field[next];
     }
     return nearest === NONE ? NONE : nearest + 1;
   }
@@ -209,8 +214,6 @@ export class PathPlanner {
     this.layoutOf = cards;
     const cells = this.layoutCells;
     if (cards.length === cells.length && cards.every((card, i) => cellIndex(this.world, card) === cells[i])) return;
-    this.cardAt.fill(0);
-    for (const card of cards) this.cardAt[cellIndex(this.world, card)] = 1;
     this.layoutCells = cards.map((card) => cellIndex(this.world, card));
     for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
