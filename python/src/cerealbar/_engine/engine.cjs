@@ -22543,16 +22543,15 @@ var LEFT_OF2 = HEADINGS.map((h) => headingIndex(rotateLeft(h)));
 var RIGHT_OF2 = HEADINGS.map((h) => headingIndex(rotateRight(h)));
 var AXIS = HEADINGS.map((_, h) => Math.min(h, OPPOSITE[h]));
 var NONE2 = -1;
+var CARD = -2;
 var PathPlanner = class _PathPlanner {
   constructor(world) {
     this.world = world;
     this.neighbour = world.steps;
-    this.cardAt = new Uint8Array(world.width * world.height);
   }
   world;
   /** neighbour[cell * 6 + heading]: the walkable cell one step that way, or -1. */
   neighbour;
-  cardAt;
   layoutCells = [];
   /** The cards array the layout was last checked against. */
   layoutOf = null;
@@ -22601,9 +22600,10 @@ var PathPlanner = class _PathPlanner {
     const goal = cellIndex(this.world, target);
     let field = this.fields.get(goal);
     if (!field) {
-      const cells = this.cardAt.length;
+      const cells = this.world.width * this.world.height;
       const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE2);
+      for (const card2 of this.layoutCells) arrays.distance[card2] = CARD;
       field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
@@ -22622,19 +22622,22 @@ var PathPlanner = class _PathPlanner {
       this.searchLevel(field, frontier);
     }
   }
-  /** Expands every queued cell at distance `level`; cards other than the goal are walls. */
+  /** Expands every queued cell at distance `level`; cards other than the goal are walls (CARD). */
   searchLevel(field, level) {
     const { distance, queue } = field;
-    const { neighbour, cardAt: cardAt2 } = this;
-    while (field.head < field.tail && distance[queue[field.head]] === level) {
-      const cell2 = queue[field.head++];
+    const { neighbour } = this;
+    let { head, tail } = field;
+    while (head < tail && distance[queue[head]] === level) {
+      const cell2 = queue[head++];
       for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
         const next = neighbour[h];
-        if (next === NONE2 || distance[next] !== NONE2 || cardAt2[next]) continue;
+        if (next === NONE2 || distance[next] !== NONE2) continue;
         distance[next] = level + 1;
-        queue[field.tail++] = next;
+        queue[tail++] = next;
       }
     }
+    field.head = head;
+    field.tail = tail;
   }
   /** How far `cell` is from the goal; a player standing on a card (or on the goal) must first step off. */
   distanceAt(field, cell2) {
@@ -22642,7 +22645,7 @@ var PathPlanner = class _PathPlanner {
     let nearest = NONE2;
     for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
       const next = this.neighbour[h];
-      if (next !== NONE2 && field[next] !== NONE2 && (nearest === NONE2 || field[next] < nearest)) nearest = field[next];
+      if (next !== NONE2 && field[next] >= 0 && (nearest === NONE2 || field[next] < nearest)) nearest = field[next];
     }
     return nearest === NONE2 ? NONE2 : nearest + 1;
   }
@@ -22691,8 +22694,6 @@ var PathPlanner = class _PathPlanner {
     this.layoutOf = cards;
     const cells = this.layoutCells;
     if (cards.length === cells.length && cards.every((card2, i) => cellIndex(this.world, card2) === cells[i])) return;
-    this.cardAt.fill(0);
-    for (const card2 of cards) this.cardAt[cellIndex(this.world, card2)] = 1;
     this.layoutCells = cards.map((card2) => cellIndex(this.world, card2));
     for (const { distance, queue } of this.fields.values()) this.spare.push({ distance, queue });
     this.fields.clear();
