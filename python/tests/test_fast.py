@@ -17,7 +17,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="Gymnasium is not importable
 
 import cerealbar  # noqa: E402
 from cerealbar import FollowerEnv, fast  # noqa: E402
-from cerealbar.errors import EngineCrashedError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError  # noqa: E402
+from cerealbar.errors import EngineCrashedError, EngineError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError  # noqa: E402
 from cerealbar.fast import FastFollowerVectorEnv  # noqa: E402
 from cerealbar.vector import FollowerVectorEnv  # noqa: E402
 
@@ -287,6 +287,31 @@ def test_close_stops_the_process_and_leaves_no_file(monkeypatch):
         env.step(np.array([0, 0, 0]))
     with pytest.raises(EnvClosedError):
         env.reset(seed=1)
+
+
+def test_processes_that_lay_the_shared_file_out_differently_are_refused_and_stopped(monkeypatch):
+    made, started = [], []
+    real_make, real_mkstemp = fast._Part.make, fast.tempfile.mkstemp
+
+    def make(part, options, size):
+        started.append(part.engine.pid)
+        answer = real_make(part, options, size)
+        # The second process answers another size, as an engine with another layout would.
+        return {**answer, "bytes": answer["bytes"] + 8} if part.start > 0 else answer
+
+    def mkstemp(*args, **kwargs):
+        fd, path = real_mkstemp(*args, **kwargs)
+        made.append(path)
+        return fd, path
+
+    monkeypatch.setattr(fast._Part, "make", make)
+    monkeypatch.setattr(fast.tempfile, "mkstemp", mkstemp)
+    with pytest.raises(EngineError, match="laid the shared file out differently"):
+        FastFollowerVectorEnv(4, processes=2)
+    assert len(started) == 2 and len(made) == 1 and not os.path.exists(made[0])
+    for pid in started:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_a_process_that_dies_is_reported_and_the_others_stop_at_close():

@@ -56,7 +56,7 @@ export interface BlockFile {
 /**
  * Opens the file at `path` and sizes it to `bytes` (shared/env/node/blockFile.ts): an empty one,
  * or with `shared` (a batch with rows of a file other batches write too) one another batch
- * already sized.
+ * already sized and none wrote into yet (all zeros), so that no other file is clobbered.
  */
 export type OpenBlockFile = (path: string, bytes: number, shared: boolean) => BlockFile;
 

@@ -33,7 +33,8 @@
  * every reset, step and resetAt, copies the batch's whole block into it (`regions`: where each
  * field lies, batch/buffers.ts). With `rows: {first, of}` the file holds `of` environments, laid
  * out as a batch of `of` would be, and this batch's are its rows `first` to `first + size - 1`:
- * batches in several processes then share one file (the first sizes it), each writing its rows
+ * batches in several processes then share one file (the first sizes it; the others open it only
+ * while it is all zeros, before any of them wrote), each writing its rows
  * of each field, and the client maps all of them as one. A step's seeds are those of the environments that ended at the
  * previous step (k of them, in slot order), which start their next game on them; a slot whose seed
  * gives no game is answered, and has no game until resetAt starts it; the batch steps only when

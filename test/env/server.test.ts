@@ -368,8 +368,9 @@ function batchServer(logs: Record<string, string> = {}, files = new Map<string, 
     },
     (path, bytes, shared) => {
       if (path === 'missing') throw new Error('ENOENT: no such file');
+      // As the Node server's files: a shared batch opens a file another sized only while none wrote into it.
       const sized = files.get(path);
-      if (sized && !(shared && sized.bytes === bytes)) throw new Error(`the batch's file must be an empty regular file made by the client; this one has ${sized.bytes} bytes`);
+      if (sized && !(shared && sized.bytes === bytes && sized.data.every((byte) => byte === 0))) throw new Error(`the batch's file must be an empty regular file made by the client; this one has ${sized.bytes} bytes`);
       const file = sized ?? new MemoryFile(bytes);
       files.set(path, file);
       return file;
@@ -527,8 +528,10 @@ describe('the environment server: batches through a shared file', () => {
     const reference = referenceBatch(options);
     const part = <T>(values: readonly T[], i: number): T[] => values.slice(rows[i].first, rows[i].first + rows[i].size);
 
+    // The processes write at the same time: here each goes first in turn, so that one writing into the other's rows would show.
+    const inTurn = (t: number): number[] => (t % 2 === 0 ? [0, 1] : [1, 0]);
     const seeds = [3, 4, 5, 6, 7];
-    rows.forEach((_, i) => expect(failedSlots(ask(servers[i], [OPS.batchReset], u32(made[i].batch), u32s(part(seeds, i))))).toEqual([]));
+    inTurn(1).forEach((i) => expect(failedSlots(ask(servers[i], [OPS.batchReset], u32(made[i].batch), u32s(part(seeds, i))))).toEqual([]));
     reference.batch.reset(seeds);
     expect(blockDifference(whole.regions, file.data, reference.block())).toBeNull();
     const draw = new Draw(seedRng(8));
@@ -538,7 +541,7 @@ describe('the environment server: batches through a shared file', () => {
     for (let t = 0; t < 40; t++) {
       const actions = Array.from({ length: options.size }, () => draw.int(0, FOLLOWER_CODES.length - 1));
       const slotSeeds = Array.from({ length: options.size }, (_, slot) => (terminated[slot] || truncated[slot] ? nextSeed++ : -1));
-      rows.forEach((_, i) => {
+      inTurn(t).forEach((i) => {
         const given = part(slotSeeds, i).filter((seed) => seed >= 0);
         expect(failedSlots(ask(servers[i], [OPS.batchStep], u32(made[i].batch), part(actions, i), u32(given.length), u32s(given)))).toEqual([]);
       });
@@ -556,6 +559,8 @@ describe('the environment server: batches through a shared file', () => {
     expect(bad({ rows: { first: 0, of: 5, last: 4 } }).message).toMatch(/bad batch options.*rows/s);
     expect(errorOf(ask(servers[0], [OPS.batchMake], { ...options, size: 1, file: 'shared', rows: { first: 0, of: 6 } })).message).toMatch(/must be an empty regular file .* this one has/);
     expect(errorOf(ask(servers[0], [OPS.batchMake], { ...options, file: 'shared' })).message).toMatch(/must be an empty regular file .* this one has/);
+    // Written into: not another batch's file to share any more, even with the same layout.
+    expect(errorOf(ask(servers[0], [OPS.batchMake], { ...options, size: 1, file: 'shared', rows: { first: 0, of: 5 } })).message).toMatch(/must be an empty regular file .* this one has/);
     expect(files.size).toBe(1);
   });
 
@@ -705,10 +710,17 @@ describe('the environment server: batches through a shared file', () => {
       failedSlots(ask(server, [OPS.batchStep], u32(parts[0].batch), [0, 2], u32(0)));
       failedSlots(ask(second, [OPS.batchStep], u32(parts[1].batch), [0, 3, 4], u32(0)));
       expect(blockDifference(made.regions, new Uint8Array(readFileSync(shared)), reference.block())).toBeNull();
-      // Sized for 5: a batch laid out for another number of environments, or one without rows, refuses it.
-      expect(errorOf(ask(second, [OPS.batchMake], { ...options, size: 2, file: shared, rows: { first: 0, of: 6 } })).message).toMatch(/must be an empty regular file made by the client or one of \d+ bytes another batch sized; this one has \d+ bytes/);
-      expect(errorOf(ask(second, [OPS.batchMake], { ...options, file: shared })).message).toMatch(/must be an empty regular file made by the client; this one has \d+ bytes/);
-      expect(statSync(shared).size).toBe(made.bytes);
+      // Sized for 5: a batch laid out for another number of environments, or one without rows, refuses it; so does one for 5 once the batches wrote into it.
+      const written = readFileSync(shared);
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, size: 2, file: shared, rows: { first: 0, of: 6 } })).message).toMatch(/must be an empty regular file made by the client or one of \d+ zero bytes another batch of the same file sized; this one has \d+ bytes$/);
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, file: shared })).message).toMatch(/must be an empty regular file made by the client; this one has \d+ bytes$/);
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, size: 2, file: shared, rows: { first: 0, of: 5 } })).message).toMatch(/this one has \d+ bytes, not all zero$/);
+      expect(Buffer.compare(readFileSync(shared), written)).toBe(0);
+      // Nor does a file of the very size that holds anything else: it is left as it was.
+      const other = join(directory, 'other');
+      writeFileSync(other, Buffer.alloc(made.bytes, 'A'));
+      expect(errorOf(ask(second, [OPS.batchMake], { ...options, size: 2, file: other, rows: { first: 0, of: 5 } })).message).toMatch(/not all zero$/);
+      expect(readFileSync(other).equals(Buffer.alloc(made.bytes, 'A'))).toBe(true);
 
       writeFileSync(join(directory, 'full'), 'data');
       expect(errorOf(ask(server, [OPS.batchMake], { ...options, file: join(directory, 'full') })).message).toMatch(/must be an empty regular file.*4 bytes/);

@@ -30,7 +30,7 @@ import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
 from .envs import _SEED_DRAWS, SEED_LIMIT, check_level, check_levels_left, checked_levels, integer_below, log_files, seed_bound
-from .errors import CerealBarError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
+from .errors import CerealBarError, EngineError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
 try:
@@ -99,10 +99,14 @@ class FastFollowerVectorEnv(VectorEnv):
         bounds = np.linspace(0, num_envs, processes + 1).astype(int)
         self._parts: list[_Part] = []
         try:
+            for start, stop in zip(bounds[:-1], bounds[1:]):
+                self._parts.append(_Part(timeout, int(start), int(stop)))
+            # The processes are running: the file lives only while they make their batches.
             with _shared_file() as path:
-                for start, stop in zip(bounds[:-1], bounds[1:]):
-                    self._parts.append(_Part(timeout, {**options, "file": path}, int(start), int(stop), num_envs))
-                made = self._parts[0].made
+                answers = [part.make({**options, "file": path}, num_envs) for part in self._parts]
+                made = answers[0]
+                if any((answer["bytes"], answer["regions"]) != (made["bytes"], made["regions"]) for answer in answers):
+                    raise EngineError("the engine processes laid the shared file out differently")
                 #: Each field of all N environments by (group, name): read-only views of the file.
                 self._fields = _mapped_fields(path, made, num_envs)
         except BaseException:
@@ -201,9 +205,9 @@ class FastFollowerVectorEnv(VectorEnv):
         return self._observe(), rewards, terminations, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
-        """Stops the Node processes, which close their side of the files (VectorEnv.close calls
-        this once). The files themselves were removed as soon as both sides had them open; their
-        memory goes with the last array that maps them."""
+        """Stops the Node processes, which close their side of the file (VectorEnv.close calls
+        this once). The file itself was removed as soon as every process and Python had it open;
+        its memory goes with the last array that maps it."""
         self._close_parts()
         self._closed = True
         self._running = False
@@ -324,20 +328,19 @@ class FastFollowerVectorEnv(VectorEnv):
 
 
 class _Part:
-    """One Node process with a batch of environments `start` to `stop` of the `size` of the vector
-    environment, which it writes into their rows of the shared file (`options["file"]`)."""
+    """One Node process, for environments `start` to `stop` of the vector environment: once `make`
+    is called, a batch of them that writes into their rows of the shared file."""
 
-    def __init__(self, timeout: float, options: dict, start: int, stop: int, size: int):
+    def __init__(self, timeout: float, start: int, stop: int):
         self.start, self.stop = start, stop
         self.engine = EngineProcess(timeout)
-        try:
-            self.made = self.engine.request_json(
-                bytes([OP_BATCH_MAKE]) + json.dumps({**options, "size": stop - start, "rows": {"first": start, "of": size}}).encode()
-            )
-        except BaseException:
-            self.engine.close()
-            raise
-        self.batch = _U32.pack(self.made["batch"])
+        self.batch = b""
+
+    def make(self, options: dict, size: int) -> dict:
+        """Makes the batch, on `options["file"]` laid out for all `size` environments; its answer."""
+        made = self.engine.request_json(bytes([OP_BATCH_MAKE]) + json.dumps({**options, "size": self.stop - self.start, "rows": {"first": self.start, "of": size}}).encode())
+        self.batch = _U32.pack(made["batch"])
+        return made
 
 
 @contextlib.contextmanager

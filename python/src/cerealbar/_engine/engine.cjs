@@ -25327,9 +25327,10 @@ function openBlockFile(path, bytes, shared) {
   const fd = (0, import_node_fs.openSync)(path, "r+");
   try {
     const stats = (0, import_node_fs.fstatSync)(fd);
-    const sizedBefore = shared && stats.size === bytes;
+    const sizedBefore = shared && stats.isFile() && stats.size === bytes && allZeros(fd, bytes);
     if (!stats.isFile() || stats.size !== 0 && !sizedBefore) {
-      throw new Error(`the batch's file must be an empty regular file made by the client${shared ? ` or one of ${bytes} bytes another batch sized` : ""}; this one has ${stats.size} bytes`);
+      const shareable = shared ? ` or one of ${bytes} zero bytes another batch of the same file sized` : "";
+      throw new Error(`the batch's file must be an empty regular file made by the client${shareable}; this one has ${stats.size} bytes${stats.size === bytes && shared ? ", not all zero" : ""}`);
     }
     if (!sizedBefore) (0, import_node_fs.ftruncateSync)(fd, bytes);
   } catch (error62) {
@@ -25344,6 +25345,17 @@ function openBlockFile(path, bytes, shared) {
       (0, import_node_fs.closeSync)(fd);
     }
   };
+}
+function allZeros(fd, bytes) {
+  const size = Math.min(bytes, 1 << 20);
+  const chunk = Buffer.alloc(size);
+  const zeros = Buffer.alloc(size);
+  for (let position = 0; position < bytes; ) {
+    const read = (0, import_node_fs.readSync)(fd, chunk, 0, Math.min(size, bytes - position), position);
+    if (read === 0 || Buffer.compare(chunk.subarray(0, read), zeros.subarray(0, read)) !== 0) return false;
+    position += read;
+  }
+  return true;
 }
 
 // shared/env/node/stdio.ts
