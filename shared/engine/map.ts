@@ -227,6 +227,8 @@ export function walkableSteps(neighbours: Int32Array, walkable: Uint8Array): Int
 /**
  * The largest connected walkable region, as a 0/1 mask (ties: the one holding the lowest cell
  * index). One pass labels every region, so a map of many small islands costs no more than one.
+ * `steps` as in World, or a plain neighbour table: a step onto a cell that is not walkable is
+ * not taken either way.
  */
 export function largestRegion(steps: Int32Array, walkable: Uint8Array): Uint8Array {
   const label = new Int32Array(walkable.length);
@@ -246,7 +248,7 @@ export function largestRegion(steps: Int32Array, walkable: Uint8Array): Uint8Arr
       size++;
       for (let d = index * 6; d < index * 6 + 6; d++) {
         const n = steps[d];
-        if (n >= 0 && !label[n]) {
+        if (n >= 0 && walkable[n] && !label[n]) {
           label[n] = id;
           stack[top++] = n;
         }

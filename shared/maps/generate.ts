@@ -9,7 +9,7 @@
  * area after the terrain steps stays whole; the spawns are drawn inside it.
  */
 import { HEADINGS, neighbourTable, type Pose } from '../engine/hex';
-import { cellAt, MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, walkableSteps, type GameMap, type Prop, type PropType } from '../engine/map';
+import { cellAt, MAP_FORMAT, MAP_FORMAT_VERSION, largestRegion, type GameMap, type Prop, type PropType } from '../engine/map';
 import { Draw, seedRng } from '../engine/rng';
 
 export interface GenerateOptions {
@@ -452,7 +452,7 @@ function drawSpawn(canvas: Canvas, draw: Draw): { leader: Pose; follower: Pose }
 function largestWalkableArea(canvas: Canvas): number[] {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable(canvas, i) ? 1 : 0;
-  const region = largestRegion(walkableSteps(canvas.neighbours, walkable), walkable);
+  const region = largestRegion(canvas.neighbours, walkable);
   const cells: number[] = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;

@@ -166,7 +166,7 @@ describe("R-51: the follower's view", () => {
 });
 
 describe('walkable regions', () => {
-  test('largestRegion is the largest connected region, ties going to the one with the lowest cell, on any mask', () => {
+  test('largestRegion is the largest connected region, ties going to the one with the lowest cell, on any mask, from the step table or the plain neighbour table', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 9 }), fc.array(fc.boolean(), { minLength: 81, maxLength: 81 }), (width, height, bits) => {
         const walkable = Uint8Array.from({ length: width * height }, (_, i) => (bits[i] ? 1 : 0));
@@ -180,6 +180,7 @@ describe('walkable regions', () => {
           if (cells > size) [expected, size] = [region, cells];
         }
         expect(largestRegion(steps, walkable)).toEqual(expected);
+        expect(largestRegion(neighbourTable(width, height), walkable)).toEqual(expected);
       }),
     );
   });

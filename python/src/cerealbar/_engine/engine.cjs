@@ -20043,7 +20043,7 @@ function largestRegion(steps, walkable) {
       size++;
       for (let d = index * 6; d < index * 6 + 6; d++) {
         const n = steps[d];
-        if (n >= 0 && !label[n]) {
+        if (n >= 0 && walkable[n] && !label[n]) {
           label[n] = id;
           stack[top++] = n;
         }
@@ -21482,7 +21482,7 @@ function drawSpawn(canvas, draw) {
 function largestWalkableArea(canvas) {
   const walkable = new Uint8Array(canvas.area);
   for (let i = 0; i < canvas.area; i++) walkable[i] = isWalkable2(canvas, i) ? 1 : 0;
-  const region = largestRegion(walkableSteps(canvas.neighbours, walkable), walkable);
+  const region = largestRegion(canvas.neighbours, walkable);
   const cells = [];
   for (let i = 0; i < canvas.area; i++) if (region[i]) cells.push(i);
   return cells;
