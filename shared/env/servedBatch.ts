@@ -72,7 +72,7 @@ interface Span {
  * `of` environments of which the batch's are rows `first` on: one span per field, or the whole
  * block when the file is the batch's alone.
  */
-export function fileSpans(layout: Layout, size: number, rows: { readonly first: number; readonly of: number }): readonly Span[] {
+function fileSpans(layout: Layout, size: number, rows: { readonly first: number; readonly of: number }): readonly Span[] {
   const own = batchRegions(layout, size);
   if (rows.first === 0 && rows.of === size) return [{ from: 0, length: own.bytes, to: 0 }];
   const file = batchRegions(layout, rows.of).regions;
