@@ -13,10 +13,13 @@ import { WebSocket } from 'ws';
 import { agentSeatAsked, MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
 import type { Study } from '../shared/study/studyFile';
 import type { Cluster } from './cluster';
+import { DEFAULT_TRUST_PROXY } from './http/clientAddress';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes } from './http/studies';
 import type { GameRecord, WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import type { SeatListing } from './rooms/queue';
+import { addressOptionOf } from './rooms/studySeats';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
@@ -64,7 +67,10 @@ async function beforeCreatingRoom(options: Record<string, unknown>): Promise<voi
   const key = creationLockKey(asked.pool, studyOf(options));
   await takeCreationLock(key);
   const filter = { locked: false, private: false, name: ROOM_NAME, ...matchMaker.getHandler(ROOM_NAME).getFilterOptions(options) };
-  if ((await matchMaker.query(filter)).length > 0) {
+  // A worker kept apart from its address may not join a game someone from there is in: that one does not count.
+  const address = addressOptionOf(options);
+  const joinable = (await matchMaker.query(filter)).filter((room) => address === undefined || !((room.metadata as Partial<SeatListing> | undefined)?.addresses ?? []).includes(address));
+  if (joinable.length > 0) {
     await releaseCreationLock(key);
     throw new SeatReservationError('a game with this seat open was listed meanwhile');
   }
@@ -92,6 +98,13 @@ export interface GameServerOptions {
   readonly warn?: (line: string) => void;
   /** Where the call records of the studies' LLM arms go, one file per game; the current directory by default. */
   readonly armRecords?: string;
+  /** Express's `trust proxy`: the proxies whose X-Forwarded-For names the client (DEFAULT_TRUST_PROXY when left out). */
+  readonly trustProxy?: string | number | boolean;
+  /**
+   * The key of the address tags a study's admission limits and pairing compare: every process of
+   * one server must have the same (`serve` gives the admin token); a random one by default.
+   */
+  readonly addressKey?: string;
 }
 
 export interface RunningGameServer {
@@ -143,6 +156,8 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
   app.disable('x-powered-by');
+  // Whom a reverse proxy forwards: the address a study's admission limits and pairing see (clientAddress.ts).
+  app.set('trust proxy', options.trustProxy ?? DEFAULT_TRUST_PROXY);
   // A load balancer sends new players only to a process that is ready: not to one that drains.
   app.get('/readyz', (_req, res) => {
     res.status(draining ? 503 : 200).json({ ready: !draining, draining });
@@ -152,7 +167,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     res.status(503).json({ error: { code: 'NO_SEAT', message: 'the server is restarting and takes no new games; try again in a minute' } });
   });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
-  mountStudyRoutes(app, studies, options.workers ?? null, studyGames, options.roomSettings?.config);
+  mountStudyRoutes(app, studies, { workers: options.workers, games: studyGames, quickPlay: options.roomSettings?.config, addressKey: options.addressKey ?? randomUUID() });
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({

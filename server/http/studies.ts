@@ -27,6 +27,7 @@ import {
 import type { Awaitable, WorkerStore } from '../store/types';
 import { WorkerError, type WorkerErrorCode } from '../store/workerChanges';
 import { NoSeatError, type StudyGames } from '../study/studyGames';
+import { addressTag } from './clientAddress';
 import { BODY_LIMIT_BYTES } from './guard';
 
 /** The HTTP status of each refusal the worker store gives. */
@@ -41,7 +42,16 @@ export const WORKER_ERROR_STATUS: Record<WorkerErrorCode, number> = {
   NO_ATTEMPTS_LEFT: 409,
   TOO_EARLY: 409,
   ALREADY_SEATED: 409,
+  SESSION_ELSEWHERE: 409,
+  LIMITED_SESSION: 403,
+  TOO_MANY_NEW_WORKERS: 429,
 };
+
+/**
+ * A worker who reaches the quiz this soon after it first came has not read the rules or played
+ * the tutorial: a program trying made-up ids. It is not told which answers were wrong.
+ */
+export const QUIZ_MARKS_AFTER_SECONDS = 60;
 
 export function sendStudyError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
   res.status(status).json({ error: { code, message, ...extra } });
@@ -50,23 +60,31 @@ export function sendStudyError(res: Response, status: number, code: string, mess
 /** A refusal from the worker store as its answer; anything else is the caller's to handle. */
 export function sendWorkerError(res: Response, error: unknown): boolean {
   if (!(error instanceof WorkerError)) return false;
-  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds });
+  const { retryAfterSeconds } = error;
+  if (retryAfterSeconds !== undefined && error.code === 'TOO_MANY_NEW_WORKERS') res.setHeader('Retry-After', String(retryAfterSeconds));
+  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   return true;
 }
 
 interface StudyRequest extends Request {
   study?: Study;
   worker?: WorkerRecord;
+  /** The session's: no platform id vouched for it (visitChanges). */
+  limited?: boolean;
 }
 
-/** `quickPlay`: the rules of the server's quick play, which a study without its own `game` plays by. */
-export function mountStudyRoutes(
-  app: express.Application,
-  studies: ReadonlyMap<string, Study>,
-  workers: WorkerStore | null = null,
-  games: StudyGames | null = null,
-  quickPlay: GameConfig = DEFAULT_CONFIG,
-): void {
+export interface StudyRoutesOptions {
+  readonly workers?: WorkerStore | null;
+  readonly games?: StudyGames | null;
+  /** The rules of the server's quick play, which a study without its own `game` plays by. */
+  readonly quickPlay?: GameConfig;
+  /** The key of the requesters' address tags (clientAddress.ts): the same in every process of a server (the admin token). */
+  readonly addressKey: string;
+}
+
+export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<string, Study>, options: StudyRoutesOptions): void {
+  const { workers = null, games = null, quickPlay = DEFAULT_CONFIG, addressKey } = options;
+  const addressOf = (req: Request) => addressTag(req.ip ?? req.socket.remoteAddress, addressKey);
   const router = express.Router();
   const findStudy = (req: StudyRequest, res: Response, next: NextFunction) => {
     const study = studies.get(req.params.id as string);
@@ -98,9 +116,10 @@ export function mountStudyRoutes(
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendStudyError(res, 401, 'UNAUTHORIZED', 'send the session token as "Authorization: Bearer <token>" (POST /api/studies/:id/session gives one)');
     }
-    const worker = await workers!.workerForToken(req.study!.id, token);
-    if (!worker) return sendStudyError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
-    req.worker = worker;
+    const session = await workers!.sessionForToken(req.study!.id, token);
+    if (!session) return sendStudyError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
+    req.worker = session.worker;
+    req.limited = session.limited;
     next();
   };
 
@@ -109,13 +128,19 @@ export function mountStudyRoutes(
     const parsed = parseSessionBody(study, req.body);
     if (!parsed.ok) return sendStudyError(res, 400, parsed.code, parsed.message, { field: parsed.field });
     const existed = (await workers!.get(study.id, parsed.start.participantId)) !== null;
-    const { token, worker } = await workers!.startSession(study, parsed.start);
-    res.status(existed ? 200 : 201).json({ token, worker: publicWorker(study, worker) });
+    // The page's last token, if it kept one, vouches for a new submission or assignment of the same worker.
+    const held = bearerToken(req.get('authorization')) ?? undefined;
+    try {
+      const { token, worker } = await workers!.startSession(study, parsed.start, { token: held, addressTag: addressOf(req) });
+      res.status(existed ? 200 : 201).json({ token, worker: publicWorker(study, worker) });
+    } catch (error) {
+      if (!sendWorkerError(res, error)) throw error;
+    }
   });
 
   router.post('/:id/consent', ...post, withToken, async (req: StudyRequest, res) => {
     const answer = checked(res, consentBodySchema, req.body);
-    if (answer) await act(res, req.study!, () => workers!.answerConsent(req.study!.id, req.worker!.participantId, answer.agree));
+    if (answer) await act(res, req.study!, () => workers!.answerConsent(req.study!.id, req.worker!.participantId, answer.agree, req.limited));
   });
 
   router.post('/:id/rules', ...post, withToken, async (req: StudyRequest, res) => {
@@ -132,13 +157,16 @@ export function mountStudyRoutes(
     const answer = checked(res, quizBodySchema(study.quiz), req.body);
     if (!answer) return;
     try {
-      const result = await workers!.submitQuiz(study, req.worker!.participantId, answer.answers);
+      const result = await workers!.submitQuiz(study, req.worker!.participantId, answer.answers, req.limited);
+      const attemptsLeft = quizAttemptsLeft(study.quiz, result.worker);
+      // Which answers were wrong helps only a worker who may try again; a made-up id in a hurry would collect them.
+      const hasty = workers!.now() - Date.parse(result.worker.createdAt) < QUIZ_MARKS_AFTER_SECONDS * 1000;
       res.json({
         passed: result.passed,
         score: result.score,
         passMark: study.quiz.passMark,
-        attemptsLeft: quizAttemptsLeft(study.quiz, result.worker),
-        wrong: result.wrong,
+        attemptsLeft,
+        wrong: attemptsLeft > 0 && !hasty ? result.wrong : null,
         worker: publicWorker(study, result.worker),
       });
     } catch (error) {
@@ -150,7 +178,7 @@ export function mountStudyRoutes(
     if (!checked(res, emptyBodySchema, req.body)) return;
     try {
       // withStore let the request through, so there are workers and studies, hence games.
-      res.json({ reservation: await games!.seat(req.study!, req.worker!) });
+      res.json({ reservation: await games!.seat(req.study!, req.worker!, addressOf(req)) });
     } catch (error) {
       if (sendWorkerError(res, error)) return;
       if (!(error instanceof NoSeatError)) throw error;
@@ -160,7 +188,7 @@ export function mountStudyRoutes(
   });
 
   router.post('/:id/no-partner', ...post, withToken, async (req: StudyRequest, res) => {
-    if (checked(res, emptyBodySchema, req.body)) await act(res, req.study!, () => workers!.claimNoPartner(req.study!, req.worker!.participantId));
+    if (checked(res, emptyBodySchema, req.body)) await act(res, req.study!, () => games!.claimNoPartner(req.study!, req.worker!.participantId));
   });
 
   router.get('/:id/me', noStore, findStudy, withStore, withToken, (req: StudyRequest, res) => {

@@ -15,18 +15,18 @@ import { timed, type LiveRoom } from '../metrics';
 import { expulsionOf } from '../transport';
 import { creationLockKey } from './creationLock';
 import { GameSession } from './gameSession';
-import { checkJoin, drawPrivateCode, parseJoinOptions, RoomListing, roomsWaitingWith, seatsWorker, studyOf } from './listing';
+import { checkJoin, drawPrivateCode, parseJoinOptions, RoomListing, roomsWaitingWith, seatsWorker, studyOf, studyRoomsApartFrom } from './listing';
 import { QueueWatch } from './queueWatch';
 import { roomSettingsSchema, type GameRoomOptions, type ParsedRoomSettings, type RoomServices } from './roomOptions';
 import { droppingAgent, startAskedAgent } from './seatAgents';
 import { claimSeatsOnReservation, SEAT_RESERVATION_SECONDS, Seats, type Seat } from './seats';
-import { armOf, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, StudySeats } from './studySeats';
+import { addressOptionOf, armOf, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, StudySeats } from './studySeats';
 
 export { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE } from './gameSession';
 export { parseJoinOptions, PRIVATE_CODE_LENGTH, STUDY_OPTION, studyOf } from './listing';
 export type { GameRoomOptions, RoomServices, RoomSettings } from './roomOptions';
 export { SEAT_RESERVATION_SECONDS } from './seats';
-export { ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, type StudyGameHooks } from './studySeats';
+export { ADDRESS_OPTION, ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, type StudyGameHooks } from './studySeats';
 
 /** Why a waiting player is sent away when the server drains (the browser shows it as the reason). */
 export const SERVER_DRAINING_MESSAGE = 'the server is restarting; join again in a minute';
@@ -68,6 +68,9 @@ export class GameRoom extends Room implements LiveRoom {
   /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
   static readonly seatsWorker = seatsWorker;
 
+  /** A study's games waiting for a player that no one from an address is in. */
+  static readonly studyRoomsApartFrom = studyRoomsApartFrom;
+
   onCreate(options: GameRoomOptions): void {
     const asked = parseJoinOptions(options);
     // A join by code that found no game must not make one: a mistyped code would wait forever.
@@ -80,9 +83,14 @@ export class GameRoom extends Room implements LiveRoom {
     const study = studyOf(options);
     this.setPatchRate(this.settings.patchRateMs);
     const waiting = () => this.session.phase === 'waiting';
-    this.seats = new Seats(this.clock, () => {
-      if (waiting()) this.listing.publish();
-    });
+    this.seats = new Seats(
+      this.clock,
+      () => {
+        if (waiting()) this.listing.publish();
+      },
+      // The study learns once the listing no longer holds the worker, so that it can tell whether the worker waits elsewhere.
+      (claim) => void this.listing.stored().then(() => this.study.reservationLapsed(claim.options.workerId)),
+    );
     this.study = new StudySeats(study, this.services.studies, this.seats, this.roomId, armOf(options));
     this.queue = new QueueWatch(this, code, waiting);
     this.session = new GameSession({
@@ -117,7 +125,7 @@ export class GameRoom extends Room implements LiveRoom {
   private claim(sessionId: string, options: unknown): boolean {
     if (this.session.phase !== 'waiting') return false;
     const asked = this.listing.admits(options);
-    if (!asked || !this.seats.claim(sessionId, asked, this.seatReservationTimeout)) return false;
+    if (!asked || !this.seats.claim(sessionId, asked, this.seatReservationTimeout, addressOptionOf(options))) return false;
     this.listing.publish();
     return true;
   }
@@ -127,7 +135,7 @@ export class GameRoom extends Room implements LiveRoom {
     const claim = this.seats.claimOf(client.sessionId);
     // Only a player who connects just as its reservation runs out can be without one.
     if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
-    const { role, options } = claim;
+    const { role, options, address } = claim;
     // A study's workers (the joining one, and those waiting here) play only while at the play
     // step, in their seat's role; the study's store is asked first, and the claim holds the seat meanwhile.
     const verdicts = await this.study.verdictsOnJoin(options.workerId, role);
@@ -136,7 +144,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.seats.release(client.sessionId);
     if (verdicts?.joining === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);
     if (verdicts?.joining === 'roleChanged') throw new ServerError(409, ROLE_CHANGED_MESSAGE);
-    const { record } = this.seats.take(role, client, options);
+    const { record } = this.seats.take(role, client, options, address);
     const { code } = this.listing.fixed;
     const seat: SeatMessage = { role, playerId: record.playerId, ...(code && { code }) };
     client.send('seat', seat);
@@ -247,6 +255,8 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   onDispose(): void {
+    // Colyseus disposes a room whose only reservation ran out before the room's own timer said so.
+    this.seats?.lapseAll();
     this.session?.finish('server-shutdown');
     GameRoom.inThisProcess.delete(this);
     this.services?.metrics?.untrack(this);

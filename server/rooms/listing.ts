@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { matchMaker, ServerError, type AuthContext } from '@colyseus/core';
 import { agentSeatAsked, joinOptionsSchema, NO_GAME_WITH_CODE, ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
+import type { Role } from '../../shared/engine/state';
 import { releaseCreationLock } from './creationLock';
 import type { SeatListing } from './queue';
 import type { Seats } from './seats';
@@ -97,6 +98,17 @@ export async function roomsWaitingWith(studyId: string, workerId: string): Promi
   return waiting.map((listing) => listing.roomId);
 }
 
+/**
+ * A study's games waiting for a player of `role` ('any': either seat) in which no one came from
+ * `address` (a keyed hash, clientAddress.ts), oldest first as the matchmaker lists them, on whichever process.
+ */
+export async function studyRoomsApartFrom(studyId: string, role: Role | 'any', address: string): Promise<string[]> {
+  const open = (await listings({ study: studyId, code: '', phase: 'waiting' })).filter(
+    (listing) => (role === 'any' ? listing.leaderOpen || listing.followerOpen : listing[`${role}Open`]) && !(listing.addresses ?? []).includes(address),
+  );
+  return open.map((listing) => listing.roomId);
+}
+
 /** Whether a study's worker holds (or is about to take) a seat in a game that has not ended. */
 export async function seatsWorker(studyId: string, workerId: string): Promise<boolean> {
   return (await listings()).some((listing) => listing.study === studyId && listing.phase !== 'ended' && listing.workers.includes(workerId));
@@ -120,8 +132,8 @@ export class RoomListing {
   ) {}
 
   now(): SeatListing {
-    const { leaderOpen, followerOpen, workers } = this.seats.listed();
-    return { ...this.fixed, leaderOpen, followerOpen, phase: this.phase(), workers };
+    const { leaderOpen, followerOpen, workers, addresses } = this.seats.listed();
+    return { ...this.fixed, leaderOpen, followerOpen, phase: this.phase(), workers, addresses };
   }
 
   /** The join options, if this game admits them: its code, and its study (studyOf). */

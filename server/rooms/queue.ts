@@ -19,6 +19,8 @@ export interface SeatListing {
   readonly phase: 'waiting' | 'playing' | 'ended';
   /** The study workers seated or about to be. */
   readonly workers: readonly string[];
+  /** The address tags of those workers, where their study keeps workers at one address apart (studySeats.ts). */
+  readonly addresses: readonly string[];
 }
 
 /** A room as the matchmaker lists it (matchMaker.query). */

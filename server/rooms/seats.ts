@@ -23,12 +23,16 @@ export const SEAT_RESERVATION_SECONDS = 3;
 export interface Claim {
   readonly role: Role;
   readonly options: JoinOptions;
+  /** The study's tag of the worker's address, when its study keeps workers at one address apart (studySeats.ts). */
+  readonly address?: string;
   readonly expiry: Delayed;
 }
 
 export interface Seat {
   readonly role: Role;
   readonly record: SeatRecord;
+  /** As its claim's: never logged. */
+  readonly address?: string;
   client: Client | null;
   connected: boolean;
   /** A dropped player's window to come back in (allowReconnection), while it is open. */
@@ -85,10 +89,11 @@ export class Seats {
   private readonly claims = new Map<string, Claim>();
   private readonly taken = new Map<Role, Seat>();
 
-  /** `released` runs when a claim is given up (its listing changed). */
+  /** `released` runs when a claim is given up (its listing changed); `lapsed` when one runs out unused, after `released`. */
   constructor(
     private readonly clock: Clock,
     private readonly released: () => void,
+    private readonly lapsed: (claim: Claim) => void = () => undefined,
   ) {}
 
   get(role: Role): Seat | undefined {
@@ -121,16 +126,29 @@ export class Seats {
   }
 
   /**
-   * Claims a seat for `asked` if one is free and the worker (if any) holds none here yet, for
-   * `seconds` unless its player connects.
+   * Claims a seat for `asked` if one is free, the worker (if any) holds none here yet, and no one
+   * here came from the same `address` (when one is given), for `seconds` unless its player connects.
    */
-  claim(sessionId: string, asked: JoinOptions, seconds: number): boolean {
+  claim(sessionId: string, asked: JoinOptions, seconds: number, address?: string): boolean {
     if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
+    if (address !== undefined && this.holdsAddress(address)) return false;
     const role = this.freeRole(playerSeatAsked(asked));
     if (!role) return false;
-    const expiry = this.clock.setTimeout(() => this.release(sessionId), seconds * 1000);
-    this.claims.set(sessionId, { role, options: asked, expiry });
+    const expiry = this.clock.setTimeout(() => {
+      const claim = this.claims.get(sessionId);
+      this.release(sessionId);
+      if (claim) this.lapsed(claim);
+    }, seconds * 1000);
+    this.claims.set(sessionId, { role, options: asked, ...(address !== undefined && { address }), expiry });
     return true;
+  }
+
+  /** The room goes: claims still waiting for their players lapse with it (their timers would never run). */
+  lapseAll(): void {
+    const pending = [...this.claims.values()];
+    for (const claim of pending) claim.expiry.clear();
+    this.claims.clear();
+    for (const claim of pending) this.lapsed(claim);
   }
 
   release(sessionId: string): void {
@@ -141,8 +159,8 @@ export class Seats {
     this.released();
   }
 
-  /** The player takes the seat `role` for `options`. */
-  take(role: Role, client: Client, options: JoinOptions): Seat {
+  /** The player takes the seat `role` for `options` (and the address its claim had). */
+  take(role: Role, client: Client, options: JoinOptions, address?: string): Seat {
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
@@ -151,7 +169,7 @@ export class Seats {
       ...(options.assignmentId && { assignmentId: options.assignmentId }),
       ...(options.hitId && { hitId: options.hitId }),
     };
-    return this.seat({ role, client, record, connected: true, reconnection: null, feed: new ViewFeed(role) });
+    return this.seat({ role, client, record, ...(address !== undefined && { address }), connected: true, reconnection: null, feed: new ViewFeed(role) });
   }
 
   seat(seat: Seat): Seat {
@@ -179,14 +197,17 @@ export class Seats {
     this.taken.delete(seat.role);
   }
 
-  /** What the listing says of the seats: which are open, and the study workers seated or about to be. */
-  listed(): Pick<SeatListing, 'leaderOpen' | 'followerOpen' | 'workers'> {
+  /** What the listing says of the seats: which are open, and the study workers seated or about to be, with their address tags. */
+  listed(): Pick<SeatListing, 'leaderOpen' | 'followerOpen' | 'workers' | 'addresses'> {
     const open = this.openRoles();
-    const workers = [...this.taken.values()].map((seat) => seat.record.workerId).concat([...this.claims.values()].map((claim) => claim.options.workerId));
+    const held = [...this.taken.values()].map((seat) => ({ workerId: seat.record.workerId, address: seat.address }));
+    const claimed = [...this.claims.values()].map((claim) => ({ workerId: claim.options.workerId, address: claim.address }));
+    const present = held.concat(claimed);
     return {
       leaderOpen: open.includes('leader'),
       followerOpen: open.includes('follower'),
-      workers: workers.filter((workerId): workerId is string => workerId !== undefined),
+      workers: present.flatMap(({ workerId }) => (workerId === undefined ? [] : [workerId])),
+      addresses: present.flatMap(({ address }) => (address === undefined ? [] : [address])),
     };
   }
 
@@ -212,6 +233,10 @@ export class Seats {
   private openRoles(): Role[] {
     const claimed = [...this.claims.values()].flatMap((claim): Role[] => (agentSeatAsked(claim.options) ? [...ROLES] : [claim.role]));
     return ROLES.filter((role) => !this.taken.has(role) && !claimed.includes(role));
+  }
+
+  private holdsAddress(address: string): boolean {
+    return [...this.taken.values()].some((seat) => seat.address === address) || [...this.claims.values()].some((claim) => claim.address === address);
   }
 
   private holdsWorker(workerId: string): boolean {

@@ -39,6 +39,19 @@ export function armOf(options: unknown): DrawnArm | null {
   return typeof arm?.id === 'string' && Number.isInteger(arm.draw) ? { id: arm.id, draw: arm.draw! } : null;
 }
 
+/**
+ * The option a study's seat is reserved with when the study keeps workers at one address apart
+ * (`admission.sameAddressPartners: false`): the keyed hash of the address the worker asked to
+ * play from (server/http/clientAddress.ts). Set by the study API only, as the study itself.
+ */
+export const ADDRESS_OPTION = 'addressTag';
+
+export function addressOptionOf(options: unknown): string | undefined {
+  if (typeof options !== 'object' || options === null || !Object.hasOwn(options, ADDRESS_OPTION)) return undefined;
+  const tag = (options as Record<string, unknown>)[ADDRESS_OPTION];
+  return typeof tag === 'string' ? tag : undefined;
+}
+
 /** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
@@ -49,6 +62,8 @@ export interface StudyGameHooks {
   seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
   stoppedWaiting(studyId: string, workerId: string): Awaitable<void>;
+  /** The worker's seat reservation here ran out unused: it waits no more, unless it holds a seat elsewhere. */
+  reservationLapsed(studyId: string, workerId: string): Awaitable<void>;
   /** `arm`: the game's arm, when its partner is an arm's agent. */
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[], arm: DrawnArm | null): Awaitable<void>;
   /** Starts the agent of the game's arm in its seat of `role`. */
@@ -142,6 +157,11 @@ export class StudySeats {
   stoppedWaiting(seat: Seat): void {
     const workerId = seat.record.workerId;
     if (workerId !== undefined) this.tell((hooks) => hooks.stoppedWaiting(this.studyId, workerId));
+  }
+
+  /** The reservation a worker (if any) was given for a seat here ran out before it came. */
+  reservationLapsed(workerId: string | undefined): void {
+    if (workerId !== undefined) this.tell((hooks) => hooks.reservationLapsed(this.studyId, workerId));
   }
 
   gameStarted(gameId: string, seats: readonly SeatRecord[]): void {

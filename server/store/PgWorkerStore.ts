@@ -11,7 +11,7 @@ import type { Role } from '../../shared/engine/state';
 import type { StudyFile } from '../../shared/study/studyFile';
 import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
 import { inTransaction } from './pgTransaction';
-import type { WorkerStore } from './types';
+import type { SessionProof, WorkerSession, WorkerStore } from './types';
 import {
   blockChanges,
   CHANGEABLE,
@@ -19,12 +19,15 @@ import {
   emptyRow,
   gameEndChanges,
   hashToken,
+  HOUR_MS,
+  MAX_LIVE_SESSIONS,
+  MINUTE_MS,
+  refuseNewWorker,
   idColumns,
   newToken,
   noPartnerChanges,
   promoteChanges,
   quizChanges,
-  returnChanges,
   rulesChanges,
   SESSION_TTL_MS,
   sessionKey,
@@ -32,6 +35,7 @@ import {
   startWaitingChanges,
   stopWaitingChanges,
   tutorialChanges,
+  visitChanges,
   WITH_GAMES,
   WorkerError,
   workerGame,
@@ -40,6 +44,7 @@ import {
   type Changes,
   type GameEnd,
   type QuizResult,
+  type RecentWorkers,
   type StudyGameTotals,
   type WorkerGameRow,
   type WorkerRowWithGames,
@@ -119,11 +124,20 @@ const SCHEMA = `
     PRIMARY KEY (study_id, draw),
     FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
   );
+  ALTER TABLE workers ADD COLUMN IF NOT EXISTS created_address TEXT;  -- a keyed hash of the address the worker was first seen from, never the address
+  CREATE INDEX IF NOT EXISTS workers_by_creation ON workers (study_id, created_at);
+  ALTER TABLE worker_sessions ADD COLUMN IF NOT EXISTS limited INTEGER NOT NULL DEFAULT 0;  -- 1: no platform id vouched for the session (visitChanges)
 `;
 
+/** RecentWorkers for a study (refuseNewWorker): $1 study, $2 address tag, $3 an hour ago, $4 a minute ago. */
+const RECENT_WORKERS = `
+  SELECT CAST(COUNT(*) FILTER (WHERE created_address = $2) AS INTEGER) AS "fromAddress", MIN(created_at) FILTER (WHERE created_address = $2) AS "oldestFromAddress",
+    CAST(COUNT(*) FILTER (WHERE created_at > $4) AS INTEGER) AS "lastMinute", MIN(created_at) FILTER (WHERE created_at > $4) AS "oldestLastMinute"
+  FROM workers WHERE study_id = $1 AND created_at > $3`;
+
 const INSERT_WORKER = `
-  INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (study_id, participant_id) DO NOTHING`;
+  INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role, created_address)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /** The study's games, each once (both its workers' rows name it). */
 const GAME_TOTALS = `
@@ -143,6 +157,9 @@ const ARM_TOTALS = `
 
 /** Taken (with the study id's hash) around a study's arm draw, so that two processes never hand out one number. */
 const ARM_DRAW_LOCK = 7_244_020;
+
+/** Taken (with the study id's hash) around a session's start, so that a study's admission limits count every new worker. */
+const NEW_WORKER_LOCK = 7_244_021;
 
 export interface PgWorkerStoreOptions {
   /** Milliseconds since the epoch; Date.now by default (tests inject a clock). */
@@ -196,43 +213,59 @@ export class PgWorkerStore implements WorkerStore {
     return rows.map(workerRecord);
   }
 
-  async startSession(study: StudyFile, start: SessionStart): Promise<{ token: string; worker: WorkerRecord }> {
+  async startSession(study: StudyFile, start: SessionStart, proof: SessionProof = {}): Promise<WorkerSession & { token: string }> {
     const token = newToken();
     const at = this.time();
     const ids = idColumns(start.ids);
     const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
-    const worker = await this.transaction(async (tx) => {
-      const row = emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at);
-      const fresh = { ...row, ...ids };
-      const inserted = await tx.query(INSERT_WORKER, [
-        ...[fresh.study_id, fresh.participant_id, fresh.platform, fresh.prolific_study_id, fresh.prolific_session_id],
-        ...[fresh.assignment_id, fresh.hit_id, fresh.turk_submit_to, fresh.created_at, fresh.last_seen_at, fresh.role],
-      ]);
-      if (inserted.rowCount === 0) {
-        const existing = await this.lockedRow(tx, study.id, start.participantId);
-        await this.update(tx, study.id, start.participantId, returnChanges(existing, ids, at));
+    const held = proof.token === undefined ? null : await this.sessionForToken(study.id, proof.token);
+    const session = await this.transaction(async (tx) => {
+      // New workers of a study are admitted one at a time, so that its limits count every one.
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NEW_WORKER_LOCK, study.id]);
+      const found = await tx.query('SELECT 1 FROM workers WHERE study_id = $1 AND participant_id = $2 FOR UPDATE', [study.id, start.participantId]);
+      const existing = found.rowCount === 0 ? null : await this.row(tx, study.id, start.participantId);
+      let limited = false;
+      if (existing) {
+        const visit = visitChanges(existing, ids, { heldToken: held?.worker.participantId === start.participantId }, at);
+        await this.update(tx, study.id, start.participantId, visit.changes);
+        limited = visit.limited;
+      } else {
+        const address = proof.addressTag ?? null;
+        const { rows } = await tx.query<RecentWorkers>(RECENT_WORKERS, [study.id, address, this.time(-HOUR_MS), this.time(-MINUTE_MS)]);
+        refuseNewWorker(study, rows[0]!, this.now());
+        const fresh = { ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids, created_address: address };
+        await tx.query(INSERT_WORKER, [
+          ...[fresh.study_id, fresh.participant_id, fresh.platform, fresh.prolific_study_id, fresh.prolific_session_id],
+          ...[fresh.assignment_id, fresh.hit_id, fresh.turk_submit_to, fresh.created_at, fresh.last_seen_at, fresh.role, fresh.created_address],
+        ]);
       }
-      // Expired sessions go as new ones come, so the table holds only live tokens' hashes.
+      // Expired sessions go as new ones come, so the table holds only live tokens' hashes; a worker keeps its latest few.
       await tx.query('DELETE FROM worker_sessions WHERE expires_at <= $1', [at]);
       await tx.query(
-        'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id],
+        'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        [hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id, limited ? 1 : 0],
       );
-      return workerRecord((await this.row(tx, study.id, start.participantId))!);
+      await tx.query(
+        `DELETE FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND token_hash NOT IN
+          (SELECT token_hash FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 ORDER BY created_at DESC, token_hash = $3 DESC LIMIT $4)`,
+        [study.id, start.participantId, hashToken(token), MAX_LIVE_SESSIONS],
+      );
+      return { worker: workerRecord((await this.row(tx, study.id, start.participantId))!), limited };
     });
-    return { token, worker };
+    return { token, ...session };
   }
 
-  async workerForToken(studyId: string, token: string): Promise<WorkerRecord | null> {
-    const { rows } = await this.pool.query<{ participant_id: string }>(
-      'SELECT participant_id FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND expires_at > $3',
+  async sessionForToken(studyId: string, token: string): Promise<WorkerSession | null> {
+    const { rows } = await this.pool.query<{ participant_id: string; limited: number }>(
+      'SELECT participant_id, limited FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND expires_at > $3',
       [hashToken(token), studyId, this.time()],
     );
-    return rows.length > 0 ? this.get(studyId, rows[0].participant_id) : null;
+    const worker = rows.length > 0 ? await this.get(studyId, rows[0].participant_id) : null;
+    return worker ? { worker, limited: rows[0].limited === 1 } : null;
   }
 
-  answerConsent(studyId: string, participantId: string, agree: boolean): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time()));
+  answerConsent(studyId: string, participantId: string, agree: boolean, limited = false): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time(), limited));
   }
 
   readRules(studyId: string, participantId: string): Promise<WorkerRecord> {
@@ -243,10 +276,10 @@ export class PgWorkerStore implements WorkerStore {
     return this.change(studyId, participantId, (worker) => tutorialChanges(worker, role, this.time()));
   }
 
-  async submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): Promise<QuizResult> {
+  async submitQuiz(study: StudyFile, participantId: string, answers: readonly number[], limited = false): Promise<QuizResult> {
     let marking: QuizMarking | null = null;
     const worker = await this.change(study.id, participantId, (row) => {
-      const decided = quizChanges(study, row, answers, this.time());
+      const decided = quizChanges(study, row, answers, this.time(), limited);
       marking = decided.marking;
       return decided.changes;
     });
@@ -325,8 +358,9 @@ export class PgWorkerStore implements WorkerStore {
     return rows.map(workerGame);
   }
 
-  private time(): string {
-    return new Date(this.now()).toISOString();
+  /** The store's clock as ISO 8601, `offsetMs` from now. */
+  private time(offsetMs = 0): string {
+    return new Date(this.now() + offsetMs).toISOString();
   }
 
   private async row(query: Query, studyId: string, participantId: string): Promise<WorkerRowWithGames | null> {

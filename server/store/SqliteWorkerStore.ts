@@ -17,7 +17,7 @@ import type { Role } from '../../shared/engine/state';
 import type { EndReason } from '../../shared/log/format';
 import type { StudyFile } from '../../shared/study/studyFile';
 import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
-import type { WorkerStore } from './types';
+import type { SessionProof, WorkerSession, WorkerStore } from './types';
 import {
   blockChanges,
   CHANGEABLE,
@@ -25,12 +25,15 @@ import {
   emptyRow,
   gameEndChanges,
   hashToken,
+  HOUR_MS,
+  MAX_LIVE_SESSIONS,
+  MINUTE_MS,
+  refuseNewWorker,
   idColumns,
   newToken,
   noPartnerChanges,
   promoteChanges,
   quizChanges,
-  returnChanges,
   rulesChanges,
   SESSION_TTL_MS,
   sessionKey,
@@ -38,6 +41,7 @@ import {
   startWaitingChanges,
   stopWaitingChanges,
   tutorialChanges,
+  visitChanges,
   WITH_GAMES,
   WorkerError,
   workerGame,
@@ -46,6 +50,7 @@ import {
   type Changes,
   type GameEnd,
   type QuizResult,
+  type RecentWorkers,
   type StudyGameTotals,
   type WorkerGameRow,
   type WorkerRow,
@@ -138,6 +143,11 @@ const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (study_id, participant_id) REFERENCES workers (study_id, participant_id)
   );
   `,
+  `
+  ALTER TABLE workers ADD COLUMN created_address TEXT;  -- a keyed hash of the address the worker was first seen from, never the address
+  CREATE INDEX workers_by_creation ON workers (study_id, created_at);
+  ALTER TABLE worker_sessions ADD COLUMN limited INTEGER NOT NULL DEFAULT 0;  -- 1: no platform id vouched for the session (visitChanges)
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -157,6 +167,8 @@ export class SqliteWorkerStore implements WorkerStore {
   private readonly insertDrawRow;
   private readonly drawGameRow;
   private readonly selectArmTotals;
+  private readonly selectRecentWorkers;
+  private readonly trimSessions;
   /** UPDATE statements by the columns they set, prepared once each. */
   private readonly updates = new Map<string, Database.Statement>();
 
@@ -189,16 +201,23 @@ export class SqliteWorkerStore implements WorkerStore {
       FROM arm_draws d LEFT JOIN worker_games g ON g.study_id = d.study_id AND g.participant_id = d.participant_id AND g.game_id = d.game_id
       WHERE d.study_id = ? GROUP BY d.arm_id ORDER BY d.arm_id`);
     this.selectGames = db.prepare<[string, string], WorkerGameRow>('SELECT * FROM worker_games WHERE study_id = ? AND participant_id = ? ORDER BY started_at, game_id');
-    this.selectSession = db.prepare<[string, string, string], { participant_id: string }>(
-      'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
+    this.selectSession = db.prepare<[string, string, string], { participant_id: string; limited: number }>(
+      'SELECT participant_id, limited FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
     );
     this.insertWorkerRow = db.prepare<WorkerRow>(`
-      INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role)
-      VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role)`);
+      INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role, created_address)
+      VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role, @created_address)`);
+    this.selectRecentWorkers = db.prepare<{ study_id: string; address: string | null; hour_ago: string; minute_ago: string }, RecentWorkers>(`
+      SELECT COALESCE(SUM(created_address = @address), 0) AS fromAddress, MIN(CASE WHEN created_address = @address THEN created_at END) AS oldestFromAddress,
+        COALESCE(SUM(created_at > @minute_ago), 0) AS lastMinute, MIN(CASE WHEN created_at > @minute_ago THEN created_at END) AS oldestLastMinute
+      FROM workers WHERE study_id = @study_id AND created_at > @hour_ago`);
     this.deleteExpiredSessions = db.prepare<[string]>('DELETE FROM worker_sessions WHERE expires_at <= ?');
-    this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null]>(
-      'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null, number]>(
+      'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    this.trimSessions = db.prepare<{ study_id: string; participant_id: string; keep: number }>(`
+      DELETE FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id AND rowid NOT IN
+        (SELECT rowid FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id ORDER BY rowid DESC LIMIT @keep)`);
   }
 
   /** The worker file of a data directory, created (with the directory) if missing. */
@@ -245,34 +264,46 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   /**
-   * Starts a visit: finds the worker (or creates it, with the study's starting role), records the
-   * platform ids given, and returns a new session token. The token is returned here only.
+   * Starts a visit: finds the worker (or creates it, with the study's starting role, within the
+   * study's admission limits), lets it in as `proof` vouches for it (visitChanges), and returns a
+   * new session token. The token is returned here only.
    */
-  startSession(study: StudyFile, start: SessionStart): { token: string; worker: WorkerRecord } {
+  startSession(study: StudyFile, start: SessionStart, proof: SessionProof = {}): WorkerSession & { token: string } {
     const token = newToken();
     const at = this.time();
     const ids = idColumns(start.ids);
     const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
+    const held = proof.token === undefined ? null : this.sessionForToken(study.id, proof.token);
     const run = this.db.transaction(() => {
       const existing = this.selectWorker.get(study.id, start.participantId);
-      if (existing) this.update(study.id, start.participantId, returnChanges(existing, ids, at));
-      else this.insertWorkerRow.run({ ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids });
-      // Expired sessions go as new ones come, so the file holds only live tokens' hashes.
+      let limited = false;
+      if (existing) {
+        const visit = visitChanges(existing, ids, { heldToken: held?.worker.participantId === start.participantId }, at);
+        this.update(study.id, start.participantId, visit.changes);
+        limited = visit.limited;
+      } else {
+        const address = proof.addressTag ?? null;
+        refuseNewWorker(study, this.selectRecentWorkers.get({ study_id: study.id, address, hour_ago: this.time(-HOUR_MS), minute_ago: this.time(-MINUTE_MS) })!, this.now());
+        this.insertWorkerRow.run({ ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids, created_address: address });
+      }
+      // Expired sessions go as new ones come, so the file holds only live tokens' hashes; a worker keeps its latest few.
       this.deleteExpiredSessions.run(at);
-      this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id);
-      return this.mustGet(study.id, start.participantId);
+      this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id, limited ? 1 : 0);
+      this.trimSessions.run({ study_id: study.id, participant_id: start.participantId, keep: MAX_LIVE_SESSIONS });
+      return { worker: this.mustGet(study.id, start.participantId), limited };
     });
-    return { token, worker: run.immediate() };
+    return { token, ...run.immediate() };
   }
 
-  /** The worker a session token belongs to, for this study, while the token lasts; null otherwise. */
-  workerForToken(studyId: string, token: string): WorkerRecord | null {
+  /** The session a token belongs to, for this study, while the token lasts; null otherwise. */
+  sessionForToken(studyId: string, token: string): WorkerSession | null {
     const session = this.selectSession.get(hashToken(token), studyId, this.time());
-    return session ? this.get(studyId, session.participant_id) : null;
+    const worker = session ? this.get(studyId, session.participant_id) : null;
+    return worker ? { worker, limited: session!.limited === 1 } : null;
   }
 
-  answerConsent(studyId: string, participantId: string, agree: boolean): WorkerRecord {
-    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time()));
+  answerConsent(studyId: string, participantId: string, agree: boolean, limited = false): WorkerRecord {
+    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time(), limited));
   }
 
   readRules(studyId: string, participantId: string): WorkerRecord {
@@ -283,10 +314,10 @@ export class SqliteWorkerStore implements WorkerStore {
     return this.change(studyId, participantId, (worker) => tutorialChanges(worker, role, this.time()));
   }
 
-  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): QuizResult {
+  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[], limited = false): QuizResult {
     let marking: QuizMarking | null = null;
     const worker = this.change(study.id, participantId, (row) => {
-      const decided = quizChanges(study, row, answers, this.time());
+      const decided = quizChanges(study, row, answers, this.time(), limited);
       marking = decided.marking;
       return decided.changes;
     });
@@ -357,8 +388,9 @@ export class SqliteWorkerStore implements WorkerStore {
     return this.selectGames.all(studyId, participantId).map(workerGame);
   }
 
-  private time(): string {
-    return new Date(this.now()).toISOString();
+  /** The store's clock as ISO 8601, `offsetMs` from now. */
+  private time(offsetMs = 0): string {
+    return new Date(this.now() + offsetMs).toISOString();
   }
 
   private mustGet(studyId: string, participantId: string): WorkerRecord {

@@ -97,6 +97,20 @@ export interface GameStore {
 /** What reading the games needs: the API's study downloads and the researcher's commands. */
 export type GameReader = Pick<GameStore, 'listGames' | 'getGame' | 'readLog'>;
 
+/** What a visit brings besides the platform's ids (WorkerStore.startSession). */
+export interface SessionProof {
+  /** A session token the request carried (the page keeps its last one), if any: it vouches when it is the same worker's and live. */
+  readonly token?: string;
+  /** A keyed hash of the requester's address (server/http/clientAddress.ts), for the admission limits; never the address. */
+  readonly addressTag?: string;
+}
+
+/** A worker's session: the worker, and whether no platform id vouched for it (visitChanges). */
+export interface WorkerSession {
+  readonly worker: WorkerRecord;
+  readonly limited: boolean;
+}
+
 /**
  * A study's workers' records as the study API, the study's games and the researcher's pages use
  * them. Two kinds: SqliteWorkerStore (a data directory) and PgWorkerStore (PostgreSQL). Each
@@ -108,14 +122,19 @@ export interface WorkerStore {
   get(studyId: string, participantId: string): Awaitable<WorkerRecord | null>;
   /** A study's workers, oldest first. */
   list(studyId: string): Awaitable<WorkerRecord[]>;
-  /** Finds or creates the worker and starts a visit; the token is returned here only. */
-  startSession(study: StudyFile, start: SessionStart): Awaitable<{ token: string; worker: WorkerRecord }>;
-  /** The worker a session token belongs to, for this study, while the token lasts; null otherwise. */
-  workerForToken(studyId: string, token: string): Awaitable<WorkerRecord | null>;
-  answerConsent(studyId: string, participantId: string, agree: boolean): Awaitable<WorkerRecord>;
+  /**
+   * Finds or creates the worker and starts a visit, as `proof` vouches for it (visitChanges); a
+   * new worker within the study's admission limits (refuseNewWorker). The token is returned here only.
+   */
+  startSession(study: StudyFile, start: SessionStart, proof?: SessionProof): Awaitable<WorkerSession & { token: string }>;
+  /** The session a token belongs to, for this study, while the token lasts; null otherwise. */
+  sessionForToken(studyId: string, token: string): Awaitable<WorkerSession | null>;
+  /** `limited`: the session's (sessionForToken); a limited session cannot decline. */
+  answerConsent(studyId: string, participantId: string, agree: boolean, limited?: boolean): Awaitable<WorkerRecord>;
   readRules(studyId: string, participantId: string): Awaitable<WorkerRecord>;
   passTutorial(studyId: string, participantId: string, role: Role): Awaitable<WorkerRecord>;
-  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[]): Awaitable<QuizResult>;
+  /** `limited`: the session's (sessionForToken); a limited session cannot use the last attempt. */
+  submitQuiz(study: StudyFile, participantId: string, answers: readonly number[], limited?: boolean): Awaitable<QuizResult>;
   block(studyId: string, participantId: string, reason: string | null): Awaitable<WorkerRecord>;
   promote(studyId: string, participantId: string): Awaitable<WorkerRecord>;
   startWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;

@@ -25,6 +25,9 @@ export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** Bytes of randomness in a session token (256 bits). */
 export const TOKEN_BYTES = 32;
 
+/** Live session tokens kept per worker: a new session drops the oldest beyond these. */
+export const MAX_LIVE_SESSIONS = 10;
+
 /** Why an action was refused; the HTTP layer turns the code into a status. */
 export type WorkerErrorCode =
   | 'NOT_FOUND'
@@ -36,13 +39,16 @@ export type WorkerErrorCode =
   | 'QUIZ_PASSED'
   | 'NO_ATTEMPTS_LEFT'
   | 'TOO_EARLY'
-  | 'ALREADY_SEATED';
+  | 'ALREADY_SEATED'
+  | 'SESSION_ELSEWHERE'
+  | 'LIMITED_SESSION'
+  | 'TOO_MANY_NEW_WORKERS';
 
 export class WorkerError extends Error {
   constructor(
     readonly code: WorkerErrorCode,
     message: string,
-    /** For TOO_EARLY: when to ask again. */
+    /** For TOO_EARLY and TOO_MANY_NEW_WORKERS: when to ask again. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -83,6 +89,8 @@ export interface WorkerRow {
   readonly completion_at: string | null;
   readonly completion_session: string | null;
   readonly waiting_since: string | null;
+  /** A keyed hash of the address the worker was first seen from (never the address itself); null when unknown. */
+  readonly created_address: string | null;
 }
 
 /** A worker's row with the sums of its games (the select adds them). */
@@ -172,11 +180,12 @@ export function startingRole(study: StudyFile): WorkerRole {
 // inside a transaction that holds the row)
 
 /** Records consent (agree) or its refusal, which is final. The same answer again changes nothing. */
-export function consentChanges(worker: WorkerRow, agree: boolean, at: string): Changes {
+export function consentChanges(worker: WorkerRow, agree: boolean, at: string, limited = false): Changes {
   refuseBlocked(worker);
   if (agree ? worker.consented_at !== null : worker.declined_at !== null) return {};
   if (worker.declined_at !== null) throw new WorkerError('DECLINED', 'consent was declined, which is final: return the study on your platform');
   if (worker.consented_at !== null) throw new WorkerError('ALREADY_ANSWERED', 'consent was already given');
+  if (!agree) refuseInLimitedSession(limited, 'consent can be declined');
   return agree ? { consented_at: at } : { declined_at: at };
 }
 
@@ -200,13 +209,14 @@ export function tutorialChanges(worker: WorkerRow, role: Role, at: string): Chan
  * Marks one attempt at the quiz (answers already checked against its shape). A pass records
  * quizPassedAt; failing the last attempt screens the worker out, with the screenedOut code.
  */
-export function quizChanges(study: StudyFile, row: WorkerRowWithGames, answers: readonly number[], at: string): { changes: Changes; marking: QuizMarking } {
+export function quizChanges(study: StudyFile, row: WorkerRowWithGames, answers: readonly number[], at: string, limited = false): { changes: Changes; marking: QuizMarking } {
   const current = workerRecord(row);
   refuseBlocked(row);
   if (row.quiz_passed_at !== null) throw new WorkerError('QUIZ_PASSED', 'the quiz is already passed');
   if (row.screened_out_at !== null || quizAttemptsLeft(study.quiz, current) === 0) throw new WorkerError('NO_ATTEMPTS_LEFT', 'no attempts at the quiz are left');
   refuseAtEnding(row);
   if (workerStep(current) !== 'quiz') throw new WorkerError('WRONG_STEP', `the quiz comes after the consent form, the rules and the tutorial (this worker is at ${workerStep(current)})`);
+  if (quizAttemptsLeft(study.quiz, current) === 1) refuseInLimitedSession(limited, "the quiz's last attempt can be taken");
   const marking = markQuiz(study.quiz, answers);
   const attempts = row.quiz_attempts + 1;
   const changes: Changes = { quiz_attempts: attempts, quiz_last_score: marking.score };
@@ -271,6 +281,69 @@ export function noPartnerChanges(study: StudyFile, row: WorkerRowWithGames, now:
   const early = waitEnds - WAIT_TOLERANCE_MS - now;
   if (early > 0) throw new WorkerError('TOO_EARLY', `the wait for a partner is not over: ask again in ${Math.ceil(early / 1000)} s`, Math.ceil(early / 1000));
   return { ...completionChanges(study, row, 'noPartner', at), waiting_since: null };
+}
+
+/**
+ * What vouches for a returning worker's visit besides the participant id it names, which anyone
+ * who learned the id could send (docs/security.md, "A study's sessions").
+ */
+export interface VisitProof {
+  /** The request carried a live session token of this same worker (the page keeps its last one). */
+  readonly heldToken: boolean;
+}
+
+/**
+ * A returning worker's visit: let in as its platform vouches for it, or refused. The platform's
+ * own link again (the same Prolific SESSION_ID or MTurk assignment, which only that worker was
+ * given) resumes its session; so does a page that holds one of the worker's tokens, which may
+ * also bring a new submission or assignment. Without either, a lab's typed id and a new MTurk
+ * assignment after a finished one start a `limited` session, which cannot end the worker's part
+ * (decline consent, use the quiz's last attempt); anything else is another's session, refused.
+ */
+export function visitChanges(existing: WorkerRow, ids: ReturnType<typeof idColumns>, proof: VisitProof, at: string): { changes: Changes; limited: boolean } {
+  const key = sessionKey(ids);
+  if (key !== '' && key === sessionKey(existing)) return { changes: { last_seen_at: at }, limited: false };
+  if (proof.heldToken) return { changes: returnChanges(existing, ids, at), limited: false };
+  if (existing.platform === 'lab') return { changes: { last_seen_at: at }, limited: true };
+  const finished = existing.completion_outcome !== null && existing.completion_outcome !== 'screenedOut';
+  if (existing.platform === 'mturk' && finished) return { changes: returnChanges(existing, ids, at), limited: true };
+  throw new WorkerError(
+    'SESSION_ELSEWHERE',
+    existing.platform === 'prolific'
+      ? 'this Prolific id already takes part in this study in another submission: open the study from the link Prolific gave you for it, in the browser you started in'
+      : 'this worker id already takes part in this study in another assignment: go on in the browser and assignment you started in, and finish it before accepting another',
+  );
+}
+
+/** Refuses, in a limited session (visitChanges), a step that would end the worker's part. */
+export function refuseInLimitedSession(limited: boolean, what: string): void {
+  if (limited) throw new WorkerError('LIMITED_SESSION', `${what} only from the browser where this participant started, or from the link the platform gave them`);
+}
+
+/** New workers a study has seen lately: from one address in the past hour, from anywhere in the past minute. */
+export interface RecentWorkers {
+  readonly fromAddress: number;
+  /** The oldest of those, ISO 8601; null when none. */
+  readonly oldestFromAddress: string | null;
+  readonly lastMinute: number;
+  readonly oldestLastMinute: string | null;
+}
+
+export const HOUR_MS = 60 * 60 * 1000;
+export const MINUTE_MS = 60 * 1000;
+
+/** Refuses a new worker beyond the study's admission limits, with when to try again. */
+export function refuseNewWorker(study: StudyFile, recent: RecentWorkers, now: number): void {
+  const { newWorkersPerAddressPerHour: perAddress, newWorkersPerMinute: perMinute } = study.admission;
+  const retry = (oldest: string | null, window: number) => Math.max(1, Math.ceil(((oldest === null ? now : Date.parse(oldest)) + window - now) / 1000));
+  if (perAddress !== null && recent.fromAddress >= perAddress) {
+    const seconds = retry(recent.oldestFromAddress, HOUR_MS);
+    throw new WorkerError('TOO_MANY_NEW_WORKERS', `too many new participants from this network joined this study in the past hour: try again in ${Math.ceil(seconds / 60)} min`, seconds);
+  }
+  if (recent.lastMinute >= perMinute) {
+    const seconds = retry(recent.oldestLastMinute, MINUTE_MS);
+    throw new WorkerError('TOO_MANY_NEW_WORKERS', `many participants are joining this study right now: try again in ${seconds} s`, seconds);
+  }
 }
 
 /** A returning worker's new visit: its platform ids, and a new session's chance to play again. */
@@ -360,6 +433,7 @@ export function emptyRow(studyId: string, participantId: string, platform: Platf
     completion_at: null,
     completion_session: null,
     waiting_since: null,
+    created_address: null,
   };
 }
 

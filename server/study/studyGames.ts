@@ -4,7 +4,8 @@
  * study, pool or role); when a game starts and ends, the workers' records learn of it, and the
  * endings give their completion codes (WorkerStore.recordGameEnd).
  */
-import { logger, matchMaker } from '@colyseus/core';
+import { logger, matchMaker, ServerError } from '@colyseus/core';
+import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
 import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
@@ -13,7 +14,7 @@ import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
 import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
-import { ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks } from '../rooms/GameRoom';
+import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks } from '../rooms/GameRoom';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
@@ -69,6 +70,20 @@ export class StudyGames implements StudyGameHooks {
     await this.workers.stopWaiting(studyId, workerId);
   }
 
+  async reservationLapsed(studyId: string, workerId: string): Promise<void> {
+    // A worker whose page asked again meanwhile waits in the game it was seated in then.
+    if (!(await GameRoom.seatsWorker(studyId, workerId))) await this.workers.stopWaiting(studyId, workerId);
+  }
+
+  /**
+   * The noPartner code, for a worker seated in one of the study's games who has waited there long
+   * enough (WorkerStore.claimNoPartner): a worker who never took the seat it was given waits for nothing.
+   */
+  async claimNoPartner(study: Study, participantId: string): Promise<WorkerRecord> {
+    if (!(await GameRoom.seatsWorker(study.id, participantId))) throw new WorkerError('WRONG_STEP', 'this worker is not waiting in a game: ask to play, and wait in the game for a partner');
+    return this.workers.claimNoPartner(study, participantId);
+  }
+
   async seatVerdict(studyId: string, workerId: string, role: Role): Promise<SeatVerdict> {
     const worker = await this.workers.get(studyId, workerId);
     return worker === null ? 'ended' : seatVerdict(workerStep(worker), worker.role, role);
@@ -78,34 +93,38 @@ export class StudyGames implements StudyGameHooks {
    * A seat for the worker in one of the study's games (waiting for a partner, or a new one). The
    * worker must be at the play step and hold no seat already; its wait for a partner starts now.
    */
-  async seat(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
+  async seat(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     // A second request at the same time (another tab) is refused, whichever process it reaches:
     // the lock is in Colyseus's presence, which several processes share through Redis.
     const key = `cerealbar:seating:${JSON.stringify([study.id, worker.participantId])}`;
     if ((await matchMaker.presence.incr(key)) > 1) throw alreadySeated();
     try {
       await matchMaker.presence.expire(key, SEATING_LOCK_SECONDS);
-      return await this.reserve(study, worker);
+      return await this.reserve(study, worker, address);
     } finally {
       await matchMaker.presence.del(key);
     }
   }
 
-  private async reserve(study: Study, worker: WorkerRecord): Promise<SeatReservation> {
+  /** `address`: the tag of the address the worker asked from, which keeps it apart from workers at the same (unless the study allows them). */
+  private async reserve(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
     if (study.arms && worker.role === armSeat(study)) throw new WorkerError('ROLE_MISMATCH', `this study's participants play the ${worker.role === 'leader' ? 'follower' : 'leader'}; its agents play the ${worker.role}`);
     await this.workers.startWaiting(study.id, worker.participantId);
     if (!study.arms) await this.warnIfNoPartnerCanCome(study, worker);
-    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string; [ARM_OPTION]?: DrawnArm } = {
+    const apart = !study.arms && !study.admission.sameAddressPartners && address !== undefined ? address : undefined;
+    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string; [ARM_OPTION]?: DrawnArm; [ADDRESS_OPTION]?: string } = {
       pool: study.pool,
       role: worker.role === 'either' ? 'any' : worker.role,
       workerId: worker.participantId,
       ...(worker.platformIds.assignmentId && { assignmentId: worker.platformIds.assignmentId }),
       ...(worker.platformIds.hitId && { hitId: worker.platformIds.hitId }),
       [STUDY_OPTION]: study.id,
+      ...(apart !== undefined && { [ADDRESS_OPTION]: apart }),
     };
     try {
       // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
+      if (apart !== undefined) return await joinOrCreateApart(study.id, options, apart);
       if (!study.arms) return await matchMaker.joinOrCreate(ROOM_NAME, options);
       // A game of its own, with the arm's agent in the other seat: it starts as the worker takes its seat.
       const arms = study.arms;
@@ -178,6 +197,33 @@ export class StudyGames implements StudyGameHooks {
         const played = (await this.workers.games(study.id, seat.workerId)).find((candidate) => candidate.gameId === game.gameId);
         if (played?.endedAt === null) await this.workers.recordGameEnd(study, seat.workerId, game.gameId, { reason: game.endReason, score: game.score, left: false });
       }
+    }
+  }
+}
+
+/** How many times a worker kept apart looks again for a game after losing a seat to another at the same moment. */
+const APART_ATTEMPTS = 5;
+
+/**
+ * joinOrCreate for a worker kept apart from workers at its address: Colyseus's matchmaker finds
+ * rooms by equal fields only, so the study's waiting games without that address are listed here
+ * and joined by id, and a new game is made when none takes the worker (server/index.ts makes it
+ * under the pool's lock, and sends the request back when a game it may join was listed meanwhile).
+ */
+async function joinOrCreateApart(studyId: string, options: Partial<JoinOptions>, address: string): Promise<SeatReservation> {
+  for (let attempt = 1; ; attempt++) {
+    for (const roomId of await GameRoom.studyRoomsApartFrom(studyId, options.role ?? 'any', address)) {
+      try {
+        return await matchMaker.joinById(roomId, options);
+      } catch (error) {
+        // Taken, locked or gone meanwhile: the next one.
+        if (!(error instanceof SeatReservationError || error instanceof ServerError)) throw error;
+      }
+    }
+    try {
+      return await matchMaker.create(ROOM_NAME, options);
+    } catch (error) {
+      if (!(error instanceof SeatReservationError) || attempt >= APART_ATTEMPTS) throw error;
     }
   }
 }

@@ -205,6 +205,23 @@ export const completionCodesSchema = z
     });
   });
 
+/**
+ * Who may become a study's worker, how fast, and who may be partners: a limit on made-up ids,
+ * which anyone can type into a study's link (docs/security.md). The defaults depend on the
+ * platform: a lab's participants share the lab's address, a crowd's do not.
+ */
+export const admissionSchema = z.strictObject({
+  /** New workers one address (an IPv6 /64) may become in an hour; null: no limit. 5 by default, none in a lab. */
+  newWorkersPerAddressPerHour: z.number().int('must be a whole number').min(1, 'must be at least 1 (or null: no limit)').max(100_000, 'must be at most 100000').nullable().optional(),
+  /** New workers the study takes in a minute, from anywhere: a flood waits, and a participant's page tries again by itself. */
+  newWorkersPerMinute: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100_000, 'must be at most 100000').default(60),
+  /** Whether two workers who asked to play from one address may be partners: no by default (one person in both seats), yes in a lab. */
+  sameAddressPartners: z.boolean().optional(),
+});
+
+/** A crowd study's default for admission.newWorkersPerAddressPerHour (a household, a shared network). */
+export const DEFAULT_NEW_WORKERS_PER_ADDRESS_PER_HOUR = 5;
+
 /** Prolific's completion URL, with `{code}` where the completion code goes. */
 export const PROLIFIC_COMPLETION_URL = 'https://app.prolific.com/submissions/complete?cc={code}';
 export const CODE_PLACEHOLDER = '{code}';
@@ -320,6 +337,8 @@ const studyObjectSchema = z.strictObject({
   game: studyGameSchema.optional(),
   /** Agents for the seat the participants do not play, one drawn for each game (shared/study/arms.ts); none: participants play each other. */
   arms: armsSchema.optional(),
+  /** Limits on new workers, and whether workers at one address may be partners. */
+  admission: admissionSchema.prefault({}),
   /** Games played to their end in one session (one Prolific submission, one MTurk assignment) before the completed code. */
   gamesPerSession: z.number().int('must be a whole number of games').min(1, 'must be at least 1').max(50, 'must be at most 50').default(1),
 });
@@ -340,7 +359,19 @@ export const studyFileSchema = studyObjectSchema
       if (study.pay.base < 0.01) ctx.addIssue({ code: 'custom', path: ['pay', 'base'], message: "is the HIT's reward on MTurk, which must be at least 0.01" });
     }
   })
-  .transform((study) => ({ ...study, pool: study.pool ?? study.id }));
+  .transform((study) => {
+    const lab = study.platform.kind === 'lab';
+    const { newWorkersPerAddressPerHour, sameAddressPartners, newWorkersPerMinute } = study.admission;
+    return {
+      ...study,
+      pool: study.pool ?? study.id,
+      admission: {
+        newWorkersPerAddressPerHour: newWorkersPerAddressPerHour === undefined ? (lab ? null : DEFAULT_NEW_WORKERS_PER_ADDRESS_PER_HOUR) : newWorkersPerAddressPerHour,
+        newWorkersPerMinute,
+        sameAddressPartners: sameAddressPartners ?? lab,
+      },
+    };
+  });
 
 /** The study file as written (defaults optional). */
 export type StudyFileInput = z.input<typeof studyFileSchema>;

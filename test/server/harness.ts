@@ -143,8 +143,9 @@ export interface JsonAnswer {
 }
 
 /** One request to the server at `base`: `body` as JSON (or `raw` as it is), `token` as a bearer token. */
-export async function callJson(base: string, method: string, path: string, body?: unknown, token?: string, raw?: string): Promise<JsonAnswer> {
-  const headers: Record<string, string> = {};
+/** `headers`: more request headers (a proxy's X-Forwarded-For, as a study worker's own address). */
+export async function callJson(base: string, method: string, path: string, body?: unknown, token?: string, raw?: string, more: Record<string, string> = {}): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { ...more };
   if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${base}${path}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });

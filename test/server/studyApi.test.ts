@@ -29,6 +29,8 @@ let store: SqliteGameStore;
 let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
 let base: string;
+/** The worker store's clock: real time plus what a test adds. */
+let skew = 0;
 
 function study(id: string, changes: Record<string, unknown> = {}): Study {
   const data = setPath(validStudy(), 'id', id);
@@ -39,7 +41,8 @@ function study(id: string, changes: Record<string, unknown> = {}): Study {
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-api-'));
   store = SqliteGameStore.open(join(dir, 'data'));
-  workers = SqliteWorkerStore.open(join(dir, 'data'));
+  skew = 0;
+  workers = SqliteWorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
   const studies = [
     study('pilot-1'),
     study('turk', { platform: { kind: 'mturk' }, 'pay.currency': 'USD' }),
@@ -101,7 +104,8 @@ describe('P-92: POST /api/studies/:id/session', () => {
       completion: null,
     });
     await post('/api/studies/pilot-1/consent', { agree: true }, first.body.token);
-    const again = await post('/api/studies/pilot-1/session', { ...PROLIFIC, SESSION_ID: 'SESS2' });
+    // Another submission, from the page that kept the first token (P-132).
+    const again = await post('/api/studies/pilot-1/session', { ...PROLIFIC, SESSION_ID: 'SESS2' }, first.body.token);
     expect(again.status).toBe(200);
     expect(again.body.token).not.toBe(first.body.token);
     expect(again.body.worker.step).toBe('rules');
@@ -232,13 +236,16 @@ describe('P-96: POST /api/studies/:id/quiz', () => {
   test('P-96: marked on the server: the score, the pass mark, attempts left and which questions were wrong, never the answers', async () => {
     const token = await session();
     await toQuiz(token);
+    // A person reads the rules and plays the tutorial before the quiz (P-136).
+    skew += 90_000;
     const failed = await post('/api/studies/pilot-1/quiz', { answers: [1, 0, 1] }, token);
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ passed: false, score: 1, passMark: 2, attemptsLeft: 1, wrong: [0, 1] });
     expect(failed.body.worker.step).toBe('quiz');
     expect(JSON.stringify(failed.body)).not.toMatch(/answer|explanation|The leader does/);
     const passed = await post('/api/studies/pilot-1/quiz', { answers: [0, 1, 0] }, token);
-    expect(passed.body).toMatchObject({ passed: true, score: 2, attemptsLeft: 0, wrong: [2] });
+    // No attempt is left: which answer was wrong would help only the next participant.
+    expect(passed.body).toMatchObject({ passed: true, score: 2, attemptsLeft: 0, wrong: null });
     expect(passed.body.worker.step).toBe('play');
     const again = await post('/api/studies/pilot-1/quiz', { answers: [0, 1, 1] }, token);
     expect(again.status).toBe(409);

@@ -61,6 +61,7 @@ async function serve(studies: Study[], roomSettings: RoomSettings = {}, warn: (l
 
 beforeEach(() => {
   skew = 0;
+  addresses.clear();
   dir = mkdtempSync(join(tmpdir(), 'cerealbar-study-games-'));
   store = SqliteGameStore.open(join(dir, 'data'));
   workers = SqliteWorkerStore.open(join(dir, 'data'), { now: () => Date.now() + skew });
@@ -74,15 +75,23 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = (method: string, path: string, body?: unknown, token?: string) => callJson(base, method, path, body, token);
+/**
+ * Each worker calls from an address of its own, as crowdworkers do (a study keeps workers at one
+ * address apart): the test's requests come through the loopback, whose X-Forwarded-For the server trusts.
+ */
+const addresses = new Map<string, string>();
+const addressOf = (key: string) => addresses.get(key) ?? addresses.set(key, `198.51.100.${addresses.size + 1}`).get(key)!;
+const call = (method: string, path: string, body?: unknown, token?: string, from = token) =>
+  callJson(base, method, path, body, token, undefined, from === undefined ? {} : { 'x-forwarded-for': addressOf(from) });
 
 const admin = (path: string) => call('POST', `/api/studies/${STUDY}/workers/${path}`, {}, ADMIN);
 const me = async (token: string) => (await call('GET', `/api/studies/${STUDY}/me`, undefined, token)).body.worker;
 
 /** A Prolific worker's session, taken through consent, rules, the follower's tutorial and the quiz: at the play step. */
 async function readyWorker(pid: string, session = `S-${pid}`): Promise<string> {
-  const started = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: session });
+  const started = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: session }, undefined, pid);
   const token = started.body.token as string;
+  addresses.set(token, addressOf(pid));
   const post = (step: string, body: unknown) => call('POST', `/api/studies/${STUDY}/${step}`, body, token);
   expect((await post('consent', { agree: true })).status).toBe(200);
   expect((await post('rules', { read: true })).status).toBe(200);
@@ -361,6 +370,54 @@ describe("a study's games", () => {
     expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, other)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
   });
 
+  test('P-137: a seat reservation never taken ends the wait: no noPartner code for a worker who never sat down; the next worker is not kept from a partner', async () => {
+    await serve([study({ 'time.waitForPartnerSeconds': 30 })]);
+    const token = await readyWorker('F1');
+    // The reservation is asked for and never used.
+    expect((await call('POST', `/api/studies/${STUDY}/play`, {}, token)).status).toBe(200);
+    expect(workers.get(STUDY, 'F1')!.waitingSince).not.toBeNull();
+    await waitFor(() => workers.get(STUDY, 'F1')!.waitingSince === null, 'the wait to end as the reservation lapses', 6000);
+    skew = 31_000;
+    expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, token)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+    expect(workers.get(STUDY, 'F1')!.completion).toBeNull();
+    // Seated and waiting, the same worker gets the code once its wait runs out.
+    skew = 0;
+    const waiting = await play(token);
+    skew = 31_000;
+    expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, token)).toMatchObject({ status: 200, body: { worker: { completion: { outcome: 'noPartner' } } } });
+    await waiting.room.leave(true);
+  });
+
+  test('P-135: two workers asking to play from one address are never partners; a worker from another address partners either', async () => {
+    await serve([study()]);
+    const first = await readyWorker('F1');
+    const twin = await readyWorker('L1');
+    addresses.set(twin, addressOf(first));
+    expect((await admin('L1/promote')).status).toBe(200);
+    expect((await call('POST', `/api/studies/${STUDY}/tutorial`, { role: 'leader' }, twin)).status).toBe(200);
+    const follower = await play(first);
+    const sameAddressLeader = await play(twin);
+    await sleep(300);
+    expect([follower.phase, sameAddressLeader.phase]).toEqual(['waiting', 'waiting']);
+    expect(store.listGames()).toEqual([]);
+    // A follower from elsewhere partners the leader who waits.
+    const other = await play(await readyWorker('F2'));
+    await waitFor(() => other.phase === 'playing' && sameAddressLeader.phase === 'playing', 'the game to start');
+    expect(follower.phase).toBe('waiting');
+    const [game] = store.listGames();
+    expect(game.seats.map((seat) => seat.workerId).sort()).toEqual(['F2', 'L1']);
+  });
+
+  test('P-135: a study that allows it (a lab) pairs workers at one address', async () => {
+    await serve([study({ admission: { sameAddressPartners: true } })]);
+    const first = await readyWorker('F1');
+    const leaderToken = await readyLeader('L1');
+    addresses.set(leaderToken, addressOf(first));
+    const follower = await play(first);
+    const leader = await play(leaderToken);
+    await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
+  });
+
   test('P-105: a worker whose session ended while it waited is sent away when a partner comes; no game starts with it', async () => {
     await serve([study({ 'time.waitForPartnerSeconds': 30 })]);
     const token = await readyWorker('F1');
@@ -453,15 +510,19 @@ describe("a study's games", () => {
 
   test("P-104: a study's turn seconds are its games' own; a new MTurk assignment after a completion is a new session", async () => {
     await serve([study({ 'time.leaderTurnSeconds': 7, 'time.followerTurnSeconds': 5 })], { leaderTurnSeconds: 2, followerTurnSeconds: 2 });
-    const follower = await play(await readyWorker('F1'));
+    const kept = await readyWorker('F1');
+    const follower = await play(kept);
     const leader = await play(await readyLeader('L1'));
     await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
     expect(leader.view!.config.turnSeconds).toEqual({ leader: 7, follower: 5 });
 
-    // The same worker back with another submission: the completion of the first stays in its games, not on the record.
+    // The same worker back with another submission, from the page that kept its token (P-132):
+    // the completion of the first stays in its games, not on the record.
     await leader.room.leave(true);
     await waitFor(() => workers.get(STUDY, 'F1')!.completion !== null, 'the completion');
-    const again = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'F1', STUDY_ID: 'ST', SESSION_ID: 'S-second' });
+    const second = { PROLIFIC_PID: 'F1', STUDY_ID: 'ST', SESSION_ID: 'S-second' };
+    expect(await call('POST', `/api/studies/${STUDY}/session`, second, undefined, 'F1')).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ELSEWHERE' } } });
+    const again = await call('POST', `/api/studies/${STUDY}/session`, second, kept);
     expect(again.body.worker).toMatchObject({ step: 'play', completion: null, games: { played: 1 } });
     const same = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'L1', STUDY_ID: 'ST', SESSION_ID: 'S-L1' });
     expect(same.body.worker.step).toBe('play');

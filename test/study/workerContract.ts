@@ -33,15 +33,20 @@ export function studyIn(dir: string, changes: Record<string, unknown> = {}): Stu
   return loadStudyFile(writeStudy(folder, data));
 }
 
-/** The code of the WorkerError an action is refused with (it fails the test if it is not refused). */
-async function refusal(action: () => unknown): Promise<string> {
+/** The WorkerError an action is refused with (it fails the test if it is not refused). */
+async function thrown(action: () => unknown): Promise<WorkerError> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof WorkerError) return error.code;
+    if (error instanceof WorkerError) return error;
     throw error;
   }
   throw new Error('the action was not refused');
+}
+
+/** The code of the WorkerError an action is refused with (it fails the test if it is not refused). */
+async function refusal(action: () => unknown): Promise<string> {
+  return (await thrown(action)).code;
 }
 
 export function describeWorkerStore(kind: string, newPlace: () => Promise<WorkerPlace>): void {
@@ -84,13 +89,13 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
     test('a token is 256 random bits, valid for its own study and until it expires', async () => {
       const { token } = await store.startSession(study, ids);
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect((await store.workerForToken(study.id, token))!.participantId).toBe(PID);
-      expect(await store.workerForToken('pilot-2', token)).toBeNull();
-      expect(await store.workerForToken(study.id, `${token}x`)).toBeNull();
+      expect((await store.sessionForToken(study.id, token))!.worker.participantId).toBe(PID);
+      expect(await store.sessionForToken('pilot-2', token)).toBeNull();
+      expect(await store.sessionForToken(study.id, `${token}x`)).toBeNull();
       clock += 24 * 60 * 60 * 1000 - 1;
-      expect(await store.workerForToken(study.id, token)).not.toBeNull();
+      expect(await store.sessionForToken(study.id, token)).not.toBeNull();
       clock += 1;
-      expect(await store.workerForToken(study.id, token)).toBeNull();
+      expect(await store.sessionForToken(study.id, token)).toBeNull();
     });
 
     describe('sessions', () => {
@@ -111,7 +116,8 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         expect(workerStep(first.worker)).toBe('consent');
         await store.answerConsent(study.id, PID, true);
         clock += 60_000;
-        const again = await store.startSession(study, { participantId: PID, ids: { prolificStudyId: 'S1', prolificSessionId: 'SESS2' } });
+        // Another submission, from the page that kept the first session's token.
+        const again = await store.startSession(study, { participantId: PID, ids: { prolificStudyId: 'S1', prolificSessionId: 'SESS2' } }, { token: first.token });
         expect(again.token).not.toBe(first.token);
         expect(again.worker.createdAt).toBe('2026-03-01T10:00:00.000Z');
         expect(again.worker.lastSeenAt).toBe('2026-03-01T10:01:00.000Z');
@@ -136,6 +142,118 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         await store.startSession(studyWith({ id: 'lead', 'roles.newWorkersStartAs': 'leader', 'roles.promotion': 'manual' }), ids);
         expect((await store.get('lead', PID))!.role).toBe('leader');
     });
+    });
+
+    describe('P-132: returning visits', () => {
+      const mturk = (assignmentId: string) => ({ participantId: 'A1WORKER', ids: { assignmentId, hitId: 'H1', turkSubmitTo: 'https://www.mturk.com' } });
+
+      test("P-132: the platform's own link again (the same SESSION_ID) resumes the session; the ids it names change nothing", async () => {
+        const first = await store.startSession(study, ids);
+        await store.answerConsent(study.id, PID, true);
+        clock += 1000;
+        const again = await store.startSession(study, { participantId: PID, ids: { prolificStudyId: 'OTHER', prolificSessionId: 'SESS1' } });
+        expect(again.limited).toBe(false);
+        expect(again.worker.platformIds).toEqual(first.worker.platformIds);
+        expect(workerStep(again.worker)).toBe('rules');
+        // Both tokens work: two browsers of one worker.
+        expect((await store.sessionForToken(study.id, first.token))!.worker.participantId).toBe(PID);
+        expect((await store.sessionForToken(study.id, again.token))!.limited).toBe(false);
+      });
+
+      test('P-132: a participant id with a made-up SESSION_ID is refused, and the worker stays as it was', async () => {
+        await store.startSession(study, ids);
+        await store.answerConsent(study.id, PID, true);
+        const before = await store.get(study.id, PID);
+        clock += 1000;
+        const stranger = { participantId: PID, ids: { prolificStudyId: 'S1', prolificSessionId: 'MADEUP' } };
+        expect(await refusal(() => store.startSession(study, stranger))).toBe('SESSION_ELSEWHERE');
+        // A token of another worker vouches for nothing.
+        const other = await store.startSession(study, { participantId: 'someone-else', ids: { prolificStudyId: 'S1', prolificSessionId: 'SESS9' } });
+        expect(await refusal(() => store.startSession(study, stranger, { token: other.token }))).toBe('SESSION_ELSEWHERE');
+        expect(await store.get(study.id, PID)).toEqual(before);
+      });
+
+      test('P-132: a recorded completion is not undone by a made-up submission', async () => {
+        study = studyWith({ 'time.waitForPartnerSeconds': 30 });
+        await atPlay();
+        await store.startWaiting(study.id, PID);
+        clock += 30_000;
+        const done = await store.claimNoPartner(study, PID);
+        expect(await refusal(() => store.startSession(study, { participantId: PID, ids: { prolificStudyId: 'S1', prolificSessionId: 'SESS2' } }))).toBe('SESSION_ELSEWHERE');
+        expect((await store.get(study.id, PID))!.completion).toEqual(done.completion);
+      });
+
+      test('P-132: on MTurk a new assignment is a new session once the last one finished (limited without the kept token); before, it is refused', async () => {
+        study = studyWith({ platform: { kind: 'mturk' }, 'pay.currency': 'USD' });
+        const first = await store.startSession(study, mturk('AS1'));
+        expect(await refusal(() => store.startSession(study, mturk('AS2')))).toBe('SESSION_ELSEWHERE');
+        await store.answerConsent(study.id, 'A1WORKER', true);
+        await store.readRules(study.id, 'A1WORKER');
+        await store.passTutorial(study.id, 'A1WORKER', 'follower');
+        await store.submitQuiz(study, 'A1WORKER', [0, 1, 1]);
+        await store.recordGameStart(study.id, 'A1WORKER', 'g1', 'follower');
+        await store.recordGameEnd(study, 'A1WORKER', 'g1', { reason: 'turns-exhausted', score: 3, left: false });
+        expect((await store.get(study.id, 'A1WORKER'))!.completion?.outcome).toBe('completed');
+        const second = await store.startSession(study, mturk('AS2'));
+        expect(second.limited).toBe(true);
+        expect(workerStep(second.worker)).toBe('play');
+        // With the page's kept token it is an ordinary session.
+        const kept = await store.startSession(study, mturk('AS3'), { token: first.token });
+        expect(kept.limited).toBe(false);
+      });
+
+      test("P-132: a lab's typed id again starts a limited session; a worker keeps only its latest sessions' tokens", async () => {
+        study = studyWith({ platform: { kind: 'lab' } });
+        const lab = { participantId: 'P007', ids: {} };
+        const first = await store.startSession(study, lab);
+        expect(first.limited).toBe(false);
+        const tokens = [first.token];
+        for (let i = 0; i < 10; i++) {
+          clock += 1;
+          const again = await store.startSession(study, lab);
+          expect(again.limited).toBe(true);
+          tokens.push(again.token);
+        }
+        expect(await store.sessionForToken(study.id, tokens[0])).toBeNull();
+        for (const token of tokens.slice(1)) expect(await store.sessionForToken(study.id, token)).not.toBeNull();
+      });
+
+      test('P-133: a limited session cannot decline consent or use the last attempt at the quiz; nothing changes', async () => {
+        study = studyWith({ platform: { kind: 'lab' } });
+        const lab = { participantId: 'P007', ids: {} };
+        await store.startSession(study, lab);
+        const { limited } = await store.startSession(study, lab);
+        expect(await refusal(() => store.answerConsent(study.id, 'P007', false, limited))).toBe('LIMITED_SESSION');
+        expect((await store.get(study.id, 'P007'))!.declinedAt).toBeNull();
+        await store.answerConsent(study.id, 'P007', true, limited);
+        await store.readRules(study.id, 'P007');
+        await store.passTutorial(study.id, 'P007', 'follower');
+        expect((await store.submitQuiz(study, 'P007', [1, 0, 0], limited)).passed).toBe(false);
+        const before = await store.get(study.id, 'P007');
+        expect(await refusal(() => store.submitQuiz(study, 'P007', [1, 0, 0], limited))).toBe('LIMITED_SESSION');
+        expect(await store.get(study.id, 'P007')).toEqual(before);
+        // The first session's page may.
+        expect(workerStep((await store.submitQuiz(study, 'P007', [1, 0, 0])).worker)).toBe('screenedOut');
+      });
+
+      test('P-134: new workers beyond the per-address and per-minute limits are refused with when to try again; none is made', async () => {
+        study = studyWith({ admission: { newWorkersPerAddressPerHour: 2, newWorkersPerMinute: 3 } });
+        const session = (n: number) => ({ participantId: `W${n}`, ids: { prolificStudyId: 'S1', prolificSessionId: `SE${n}` } });
+        await store.startSession(study, session(1), { addressTag: 'home' });
+        clock += 10_000;
+        await store.startSession(study, session(2), { addressTag: 'home' });
+        expect(await thrown(() => store.startSession(study, session(3), { addressTag: 'home' }))).toMatchObject({ code: 'TOO_MANY_NEW_WORKERS', retryAfterSeconds: 3590 });
+        // Returning workers are not new.
+        await store.startSession(study, session(1), { addressTag: 'home' });
+        await store.startSession(study, session(3), { addressTag: 'office' });
+        expect(await thrown(() => store.startSession(study, session(4), { addressTag: 'cafe' }))).toMatchObject({ code: 'TOO_MANY_NEW_WORKERS', retryAfterSeconds: 50 });
+        expect((await store.list(study.id)).map((worker) => worker.participantId)).toEqual(['W1', 'W2', 'W3']);
+        clock += 60_000;
+        await store.startSession(study, session(4), { addressTag: 'cafe' });
+        clock += 3600_000;
+        await store.startSession(study, session(5), { addressTag: 'home' });
+        expect(await store.list(study.id)).toHaveLength(5);
+      });
     });
 
     describe('steps', () => {

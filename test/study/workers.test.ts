@@ -44,7 +44,7 @@ afterEach(() => {
 describe('the SQLite file', () => {
   test('a token is stored only as its SHA-256, and an expired one goes when the next session starts', () => {
     const { token } = store.startSession(study, ids);
-    expect(store.workerForToken(study.id, token)!.participantId).toBe(PID);
+    expect(store.sessionForToken(study.id, token)!.worker.participantId).toBe(PID);
     store.close();
     const bytes = readFileSync(join(dir, 'data', WORKERS_FILE));
     expect(bytes.includes(Buffer.from(token))).toBe(false);
@@ -55,9 +55,9 @@ describe('the SQLite file', () => {
     expect(hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
     store = SqliteWorkerStore.open(join(dir, 'data'), { now: () => clock });
     clock += SESSION_TTL_MS - 1;
-    expect(store.workerForToken(study.id, token)).not.toBeNull();
+    expect(store.sessionForToken(study.id, token)).not.toBeNull();
     clock += 1;
-    expect(store.workerForToken(study.id, token)).toBeNull();
+    expect(store.sessionForToken(study.id, token)).toBeNull();
     // The expired session's hash goes when the next session starts.
     const { token: next } = store.startSession(study, ids);
     store.close();

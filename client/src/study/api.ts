@@ -17,7 +17,7 @@ export class StudyApiError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
-    /** For TOO_EARLY: when to ask again. */
+    /** For TOO_EARLY and TOO_MANY_NEW_WORKERS: when to ask again. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -30,8 +30,8 @@ export interface QuizResult {
   readonly score: number;
   readonly passMark: number;
   readonly attemptsLeft: number;
-  /** The questions answered wrongly, counted from 0. */
-  readonly wrong: readonly number[];
+  /** The questions answered wrongly, counted from 0; null when the server does not say (no attempt is left, or it came too fast). */
+  readonly wrong: readonly number[] | null;
   readonly worker: PublicWorker;
 }
 
@@ -45,8 +45,13 @@ export class StudyApi {
     return this.request('GET', 'public');
   }
 
-  /** A new session from the platform's ids; the token is kept for the next requests. */
-  async startSession(ids: SessionBody): Promise<{ token: string; worker: PublicWorker }> {
+  /**
+   * A new session from the platform's ids; the token is kept for the next requests. `held`: the
+   * token of this browser's last session, which vouches for a new submission or assignment of the
+   * same worker (the server refuses a known participant's new one without it).
+   */
+  async startSession(ids: SessionBody, held: string | null = null): Promise<{ token: string; worker: PublicWorker }> {
+    this.token = held;
     const answer = await this.request<{ token: string; worker: PublicWorker }>('POST', 'session', ids);
     this.token = answer.token;
     return answer;
@@ -89,7 +94,7 @@ export class StudyApi {
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.token !== null && path !== 'public' && path !== 'session') headers.authorization = `Bearer ${this.token}`;
+    if (this.token !== null && path !== 'public') headers.authorization = `Bearer ${this.token}`;
     let response: Response;
     try {
       response = await fetch(`/api/studies/${encodeURIComponent(this.studyId)}/${path}`, {

@@ -14,7 +14,7 @@ import { StudyApi, StudyApiError, type QuizResult } from './api';
 import type { SessionBody, StudyEntry } from './entry';
 import { StudyGame } from './gameStep';
 import { forgetSession, loadSession, saveSession, sameIds, type KeptSession } from './keptSession';
-import { badLinkPage, labIdPage, mturkPreviewPage, unavailablePage } from './pages/arrival';
+import { badLinkPage, joinLaterPage, labIdPage, mturkPreviewPage, unavailablePage } from './pages/arrival';
 import { consentPage } from './pages/consent';
 import { blockedPage, completionPage, declinedPage } from './pages/endings';
 import { PageLeft, problemText, showFrame, type StudyFrame } from './pages/frame';
@@ -27,6 +27,9 @@ import { tutorialDonePage, tutorialIntroPage } from './pages/tutorial';
 const BEHIND = new Set(['WRONG_STEP', 'ALREADY_ANSWERED', 'DECLINED', 'QUIZ_PASSED', 'NO_ATTEMPTS_LEFT', 'ROLE_MISMATCH']);
 
 type Sessions = typeof import('../game/session');
+
+/** The longest the page waits by itself for the study to take a new participant again; past it, it says when to come back. */
+const MAX_JOIN_WAIT_SECONDS = 120;
 
 export class StudyFlow {
   private readonly api: StudyApi;
@@ -45,15 +48,20 @@ export class StudyFlow {
     const { entry, study } = this;
     if (entry.kind === 'mturkPreview') return this.show(mturkPreviewPage(study));
     if (entry.kind === 'badLink') return this.show(badLinkPage(study, entry.problem));
-    // A link with other ids (another worker, a new assignment or submission) is a new session.
-    if (entry.kind === 'ids' && this.kept && !sameIds(this.kept.ids, entry.body)) this.forget();
+    // A link with other ids (another worker, a new assignment or submission) is a new session,
+    // which the last session's token vouches for (the server lets a known worker's new one in with it).
+    let held: string | null = null;
+    if (entry.kind === 'ids' && this.kept && !sameIds(this.kept.ids, entry.body)) {
+      held = this.kept.token;
+      this.forget();
+    }
     if (this.kept) {
       this.api.token = this.kept.token;
       return this.refresh();
     }
     if (entry.kind === 'lab') return this.showLabForm();
     const ids = entry.body;
-    void this.loading(async () => this.route(await this.begin(ids)));
+    void this.loading(async () => this.route(await this.begin(ids, held)));
   }
 
   /** Asks the server where the worker is, and shows it. */
@@ -70,12 +78,33 @@ export class StudyFlow {
     }
   }
 
-  private async begin(ids: SessionBody): Promise<PublicWorker> {
-    const { token, worker } = await this.api.startSession(ids);
+  private async begin(ids: SessionBody, held: string | null = null): Promise<PublicWorker> {
+    const { token, worker } = await this.startSession(ids, held);
     // A session started again (the token expired) keeps the wait's start.
     const again = this.kept !== null && sameIds(this.kept.ids, ids);
     this.keep({ ...(again ? this.kept : {}), participantId: worker.participantId, token, ids });
     return worker;
+  }
+
+  /** A new session; while the study takes no new participants for a moment (many arrive at once), the page waits and tries again. */
+  private async startSession(ids: SessionBody, held: string | null): Promise<{ token: string; worker: PublicWorker }> {
+    for (;;) {
+      try {
+        return await this.api.startSession(ids, held);
+      } catch (error) {
+        const wait = error instanceof StudyApiError && error.code === 'TOO_MANY_NEW_WORKERS' ? (error.retryAfterSeconds ?? Infinity) : Infinity;
+        if (wait > MAX_JOIN_WAIT_SECONDS) throw error;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait * 1000);
+          this.show(
+            joinLaterPage(this.study, wait, () => {
+              clearTimeout(timer);
+              resolve();
+            }),
+          );
+        });
+      }
+    }
   }
 
   /** A request with the session: an expired session is started again from its ids (once); a blocked worker sees its ending. */

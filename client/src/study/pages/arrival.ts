@@ -37,6 +37,14 @@ export function unavailablePage(problem: string, retry: () => void): StudyFrame 
   return studyFrame(null, null, 'The study could not be opened', h('p', {}, problem), h('div', { class: 'study-actions' }, again));
 }
 
+/** The study takes no new participant for a moment (many arrived at once): the page tries again by itself after `seconds`. */
+export function joinLaterPage(study: PublicStudy, seconds: number, retry: () => void): StudyFrame {
+  const again = h('button', { type: 'button', class: 'retry' }, 'Try again now');
+  again.addEventListener('click', retry);
+  const wait = seconds < 60 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+  return studyFrame(study, null, 'Many people are starting the study', h('p', {}, `Many participants are starting this study at the same moment. This page tries again by itself in ${wait}: keep it open.`), h('div', { class: 'study-actions' }, again));
+}
+
 /** A lab's start: the id the experimenter gives, checked as the server checks it. */
 export function labIdPage(study: PublicStudy, start: (participantId: string) => Promise<void>): StudyFrame {
   if (study.platform.kind !== 'lab') throw new Error('the participant id form is for a lab study');

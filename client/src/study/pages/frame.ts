@@ -60,8 +60,12 @@ export class PageLeft extends Error {
 }
 
 /** A problem in words for a paid stranger; the server's own words follow, for whoever helps them. */
+/** Refusals whose message is written for the participant (what to do), shown as it is. */
+const SAID_TO_PARTICIPANTS = new Set(['SESSION_ELSEWHERE', 'TOO_MANY_NEW_WORKERS', 'LIMITED_SESSION']);
+
 export function problemText(error: unknown): string {
   if (error instanceof StudyApiError && error.code === 'NETWORK') return "Cannot reach the study's server. Check your internet connection, then try again.";
+  if (error instanceof StudyApiError && SAID_TO_PARTICIPANTS.has(error.code)) return `${error.message[0].toUpperCase()}${error.message.slice(1)}.`;
   const detail = error instanceof Error ? error.message : String(error);
   return `Something went wrong (${detail}). Try again, or reload the page.`;
 }

@@ -53,7 +53,7 @@ export function quizPage(study: PublicStudy, worker: PublicWorker, submit: (answ
 
   function showMarks(result: QuizResult): void {
     groups.forEach(({ fieldset, note }, i) => {
-      const wrong = result.wrong.includes(i);
+      const wrong = result.wrong?.includes(i) ?? false;
       fieldset.classList.toggle('wrong', wrong);
       note.textContent = wrong ? 'Wrong answer: choose another one.' : '';
       if (wrong) fieldset.setAttribute('aria-describedby', note.id);
@@ -62,7 +62,7 @@ export function quizPage(study: PublicStudy, worker: PublicWorker, submit: (answ
     setChildren(
       status,
       h('strong', {}, `You got ${result.score} of ${questions.length} right; you need ${result.passMark}.`),
-      ` The questions marked "Wrong answer" need another answer. ${attemptsText(result.attemptsLeft)}`,
+      ` ${result.wrong === null ? 'Read the rules again and check your answers.' : 'The questions marked "Wrong answer" need another answer.'} ${attemptsText(result.attemptsLeft)}`,
     );
     status.classList.add('failed');
     status.scrollIntoView({ block: 'center' });
