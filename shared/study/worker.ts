@@ -127,6 +127,28 @@ export function seatVerdict(step: WorkerStep, workerRole: WorkerRole, seatRole: 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Codes to check before approving
+
+/** A game shorter than this let its players play nothing (a partner who left at once). */
+export const MIN_PLAYED_SECONDS = 60;
+
+/**
+ * Why a worker's completion code was earned without a game played, for the researcher to check
+ * before approving it (docs/running-a-study.md, "Before approving"); null when a game was played
+ * (or the code is a screening out). `games`: the worker's, as the worker store lists them.
+ */
+export function completionWithoutPlay(worker: WorkerRecord, games: readonly WorkerGame[]): string | null {
+  const { completion } = worker;
+  if (completion === null) return null;
+  if (completion.outcome === 'noPartner') return 'no game played: waited for a partner';
+  if (completion.outcome !== 'partnerLeft') return null;
+  const ended = games.filter((game) => game.endedAt !== null && game.endedAt <= completion.issuedAt);
+  const last = ended[ended.length - 1];
+  if (last === undefined) return 'no game played';
+  return last.seconds < MIN_PLAYED_SECONDS ? `no game played: the partner left ${Math.round(last.seconds)} s into game ${last.gameId}` : null;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The quiz
 
 export interface QuizMarking {

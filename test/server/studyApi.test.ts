@@ -357,3 +357,86 @@ test('a server given studies but no worker store answers the worker routes with 
   expect(res.status).toBe(503);
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NO_WORKER_STORE');
 });
+
+/** A request from a participant's own address, through the reverse proxy the server trusts on the loopback. */
+const from = (address: string, path: string, body?: unknown, token?: string) => callJson(base, 'POST', path, body, token, undefined, { 'x-forwarded-for': address });
+
+describe('P-132: a participant id is not a key to its worker', () => {
+  test('P-132: knowing a Prolific id and inventing a SESSION_ID gets no session: the worker cannot be read, changed, screened out or have its code undone', async () => {
+    const token = await session();
+    await toQuiz(token);
+    skew += 30_000;
+    await post('/api/studies/pilot-1/quiz', { answers: [1, 0, 0] }, token);
+    const before = record();
+    const stranger = await post('/api/studies/pilot-1/session', { ...PROLIFIC, SESSION_ID: 'MADE-UP' });
+    expect(stranger).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ELSEWHERE' } } });
+    expect(stranger.body.token).toBeUndefined();
+    expect(stranger.body.error.message).toMatch(/link Prolific gave you/);
+    // Fifty tries give nothing either, and change nothing.
+    const tries = await Promise.all(Array.from({ length: 50 }, (_, i) => post('/api/studies/pilot-1/session', { ...PROLIFIC, SESSION_ID: `GUESS${i}` })));
+    expect(new Set(tries.map((answer) => answer.status))).toEqual(new Set([409]));
+    expect(record()).toEqual(before);
+    // The worker's own link still works, and it goes on where it was.
+    const own = await post('/api/studies/pilot-1/session', PROLIFIC);
+    expect(own.status).toBe(200);
+    expect(own.body.worker).toMatchObject({ step: 'quiz', quiz: { attempts: 1, attemptsLeft: 1 } });
+  });
+
+  test('P-132: an MTurk worker id with a made-up assignment is refused while its assignment is under way', async () => {
+    const token = await session('turk', HIT);
+    const stranger = await post('/api/studies/turk/session', { ...HIT, assignmentId: 'MADEUP' });
+    expect(stranger).toMatchObject({ status: 409, body: { error: { code: 'SESSION_ELSEWHERE' } } });
+    // The page that kept the worker's token may start a new assignment.
+    expect((await post('/api/studies/turk/session', { ...HIT, assignmentId: 'NEXT' }, token)).status).toBe(200);
+  });
+
+  test("P-133: a lab's id typed again is a limited session: it cannot decline consent (403 LIMITED_SESSION), the first session can", async () => {
+    const first = await session('lab', { participantId: 'P123' });
+    const again = await post('/api/studies/lab/session', { participantId: 'P123' });
+    expect(again.status).toBe(200);
+    const declined = await post('/api/studies/lab/consent', { agree: false }, again.body.token);
+    expect(declined).toMatchObject({ status: 403, body: { error: { code: 'LIMITED_SESSION' } } });
+    expect(record('lab', 'P123')!.declinedAt).toBeNull();
+    expect((await post('/api/studies/lab/consent', { agree: false }, first)).body.worker.step).toBe('declined');
+  });
+});
+
+describe('P-134: new workers per address and per minute', () => {
+  test('P-134: past the per-address limit a new worker is 429 TOO_MANY_NEW_WORKERS with Retry-After, and none is made; another address is let in', async () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await from('203.0.113.7', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: `HOME${i}`, SESSION_ID: `S${i}` }));
+    expect(made.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+    const refused = await from('203.0.113.7', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: 'HOME5', SESSION_ID: 'S5' });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'TOO_MANY_NEW_WORKERS' } } });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+    expect(refused.body.error.retryAfterSeconds).toBe(Number(refused.headers.get('retry-after')));
+    expect(record('pilot-1', 'HOME5')).toBeNull();
+    // A returning worker is not new.
+    expect((await from('203.0.113.7', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: 'HOME0', SESSION_ID: 'S0' })).status).toBe(200);
+    expect((await from('203.0.113.8', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: 'HOME5', SESSION_ID: 'S5' })).status).toBe(201);
+  });
+
+  test('P-134: the addresses of one IPv6 /64 count as one', async () => {
+    for (let i = 0; i < 5; i++) expect((await from(`2001:db8:1:2::${i + 1}`, '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: `V6N${i}`, SESSION_ID: `S${i}` })).status).toBe(201);
+    expect((await from('2001:db8:1:2:ffff::9', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: 'V6N5', SESSION_ID: 'S5' })).status).toBe(429);
+    expect((await from('2001:db8:1:3::1', '/api/studies/pilot-1/session', { ...PROLIFIC, PROLIFIC_PID: 'V6N5', SESSION_ID: 'S5' })).status).toBe(201);
+  });
+});
+
+describe("P-136: the quiz's marks", () => {
+  test('P-136: a worker at the quiz within a minute of arriving is told its score, not which answers were wrong', async () => {
+    const token = await session();
+    await toQuiz(token);
+    const hasty = await post('/api/studies/pilot-1/quiz', { answers: [1, 0, 1] }, token);
+    expect(hasty.body).toMatchObject({ passed: false, score: 1, attemptsLeft: 1, wrong: null });
+  });
+
+  test('P-136: after the last attempt no marks are given', async () => {
+    const token = await session();
+    await toQuiz(token);
+    skew += 90_000;
+    expect((await post('/api/studies/pilot-1/quiz', { answers: [1, 0, 0] }, token)).body.wrong).toEqual([0, 1, 2]);
+    const last = await post('/api/studies/pilot-1/quiz', { answers: [1, 0, 0] }, token);
+    expect(last.body).toMatchObject({ attemptsLeft: 0, wrong: null, worker: { step: 'screenedOut' } });
+  });
+});
