@@ -8,7 +8,7 @@ import type { GameMetrics } from '../metrics';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Study } from '../../shared/study/studyFile';
-import { blockBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
+import { blockBodySchema, emptyBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom } from '../rooms/GameRoom';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
 import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
@@ -261,6 +261,12 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     await change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
   });
   api.post('/studies/:id/workers/:participantId/promote', async (req, res) => {
+    // It carries nothing: a body with any field is refused, as every API body with a field its route does not take.
+    const parsed = emptyBodySchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return sendError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+    }
     const study = studies.get(req.params.id as string);
     // In a study whose arms lead, a leader would have no game: its participants stay followers.
     if (study?.arms && armSeat(study) === 'leader') {

@@ -1,14 +1,59 @@
 /**
  * The HTTP rules every request meets, ahead of Colyseus's matchmaking route and of the express
- * routes: a small body limit, cross-origin reads only for the origins an operator allows, and a
- * Content-Security-Policy on every answer, with the sites that may frame the pages.
+ * routes: a small body limit, no body with a prototype key (`__proto__`, `constructor`,
+ * `prototype`) at any depth, matchmaking bodies with only the fields their method takes,
+ * cross-origin reads only for the origins an operator allows, and a Content-Security-Policy on
+ * every answer, with the sites that may frame the pages.
  */
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { matchMaker } from '@colyseus/core';
+import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { refuseClientJoinFields } from '../rooms/listing';
 
 /** A join's options are a few short strings; nothing sent to the server is bigger. */
 export const BODY_LIMIT_BYTES = 4096;
+
+/** Keys no request body may have, at any depth: they reach an object's prototype (P-123). */
+export const PROTOTYPE_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/** The first prototype key in a parsed JSON body, at any depth, with where it is (`a.0.__proto__`), or null. */
+export function prototypeKeyIn(body: unknown): { key: string; at: string } | null {
+  const pending: [unknown, string][] = [[body, '']];
+  while (pending.length > 0) {
+    const [value, at] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    for (const key of Object.keys(value)) {
+      const path = at === '' ? key : `${at}.${key}`;
+      if (PROTOTYPE_KEYS.includes(key)) return { key, at: path };
+      pending.push([(value as Record<string, unknown>)[key], path]);
+    }
+  }
+  return null;
+}
+
+function prototypeKeyMessage(found: { key: string; at: string }): string {
+  return `the request body has a key named ${JSON.stringify(found.key)} (at ${found.at}): keys named __proto__, constructor or prototype are refused`;
+}
+
+/** The matchmaking methods whose body is a join's options (Colyseus's controller exposes these and `reconnect`). */
+const JOIN_METHODS: readonly string[] = ['joinOrCreate', 'create', 'join', 'joinById'];
+/** What a reconnection's body holds (the SDK's `reconnect`). */
+const RECONNECT_FIELDS: readonly string[] = ['reconnectionToken'];
+
+/**
+ * The refusal of a matchmaking body with a field its method does not take, or null: a join's
+ * options are the join schema's fields (refuseClientJoinFields, which leaves what is not an object
+ * to the schema), a reconnection's its token, a string.
+ */
+function refuseMatchmakeFields(method: string, body: unknown): Pick<ServerError, 'code' | 'message'> | null {
+  if (JOIN_METHODS.includes(method)) return refuseClientJoinFields(body);
+  if (method !== 'reconnect') return null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { code: 400, message: 'a reconnection\'s body is a JSON object: {"reconnectionToken": "..."}' };
+  const unknown = Object.keys(body).find((key) => !RECONNECT_FIELDS.includes(key));
+  if (unknown !== undefined) return { code: 400, message: `unknown reconnect option ${JSON.stringify(unknown)}: a reconnection takes only ${RECONNECT_FIELDS.join(', ')}` };
+  if (typeof (body as Record<string, unknown>).reconnectionToken !== 'string') return { code: 400, message: 'reconnectionToken must be a string' };
+  return null;
+}
 
 export interface HttpPolicy {
   /** Origins (scheme://host[:port]) whose pages may call the server; the server's own origin needs none. */
@@ -69,8 +114,9 @@ export function contentSecurityPolicy(frameAncestors: readonly string[], formAct
 /**
  * Checks the policy, and returns what puts it in front of every request listener of a server.
  * Colyseus answers matchmaking in a listener of its own placed ahead of express when it starts
- * listening, so that is the one place that precedes both; the matchmaking body is parsed there
- * (Colyseus takes an already parsed req.body as it is).
+ * listening, so that is the one place that precedes both; the matchmaking body and the API's are
+ * parsed and checked there (Colyseus, and express's body parsers after it, take an already
+ * parsed req.body as it is).
  */
 /**
  * `draining()`: the server takes no new games (it is about to stop): matchmaking answers 503,
@@ -100,6 +146,28 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
     if (status >= 400 && status < 500) return sendMatchmakeError(res, status, 'the request body is not a JSON object');
     next(error);
   });
+  // Before any room or handler reads it: no prototype key anywhere, no field its method does not take (P-123, P-124).
+  gate.use('/matchmake', (req, res, next) => {
+    const found = prototypeKeyIn(req.body);
+    if (found) return sendMatchmakeError(res, 400, prototypeKeyMessage(found));
+    const refused = refuseMatchmakeFields(/^\/([^/]+)\//.exec(req.path)?.[1] ?? '', req.body);
+    if (refused) return sendMatchmakeError(res, refused.code, refused.message);
+    next();
+  });
+  // The API's bodies (the study API's, the admin's) are read here too, so that no route sees one
+  // with a prototype key; each route checks its own fields (strict schemas), in the API's shape.
+  gate.use('/api', express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
+  gate.use('/api', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: number }).status ?? 500;
+    if (status === 413) return sendApiError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+    if (status >= 400 && status < 500) return sendApiError(res, 400, 'BAD_JSON', 'the request body is not JSON');
+    next(error);
+  });
+  gate.use('/api', (req, res, next) => {
+    const found = prototypeKeyIn(req.body);
+    if (found) return sendApiError(res, 400, 'BAD_BODY', prototypeKeyMessage(found), { field: found.at });
+    next();
+  });
   return (http) => {
     allowCorsOrigins(policy.corsOrigins ?? []);
     const listeners = http.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
@@ -120,6 +188,12 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
 /** Matchmaking errors in Colyseus's own shape, which its SDK reads. */
 function sendMatchmakeError(res: Response, status: number, message: string): void {
   res.status(status).json({ code: status, error: message });
+}
+
+/** The HTTP API's errors: `{error: {code, message}}`, with `field` for a bad body. */
+function sendApiError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).json({ error: { code, message, ...extra } });
 }
 
 /**

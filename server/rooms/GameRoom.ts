@@ -17,7 +17,7 @@ import { creationLockKey } from './creationLock';
 import { GameSession } from './gameSession';
 import { checkJoin, drawPrivateCode, parseJoinOptions, RoomListing, roomsWaitingWith, seatsWorker, studyOf, studyRoomsApartFrom } from './listing';
 import { QueueWatch } from './queueWatch';
-import { roomSettingsSchema, type GameRoomOptions, type ParsedRoomSettings, type RoomServices } from './roomOptions';
+import { ownFields, roomSettingsSchema, type GameRoomOptions, type ParsedRoomSettings, type RoomServices } from './roomOptions';
 import { droppingAgent, startAskedAgent } from './seatAgents';
 import { claimSeatsOnReservation, SEAT_RESERVATION_SECONDS, Seats, type Seat } from './seats';
 import { addressOptionOf, armOf, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, StudySeats } from './studySeats';
@@ -71,7 +71,10 @@ export class GameRoom extends Room implements LiveRoom {
   /** A study's games waiting for a player that no one from an address is in. */
   static readonly studyRoomsApartFrom = studyRoomsApartFrom;
 
-  onCreate(options: GameRoomOptions): void {
+  onCreate(created: GameRoomOptions): void {
+    // Colyseus made these by merging the join's options into the room type's: only their own
+    // fields are read (P-124), so a prototype that merge could set never becomes the game's state.
+    const options = ownFields(created);
     const asked = parseJoinOptions(options);
     // A join by code that found no game must not make one: a mistyped code would wait forever.
     if (asked.code !== undefined) throw new ServerError(404, NO_GAME_WITH_CODE);

@@ -10,18 +10,46 @@ import { agentSeatAsked, joinOptionsSchema, NO_GAME_WITH_CODE, ROOM_NAME, type J
 import type { Role } from '../../shared/engine/state';
 import { releaseCreationLock } from './creationLock';
 import type { SeatListing } from './queue';
+import { ownFields, ownOption } from './roomOptions';
 import type { Seats } from './seats';
+import { ADDRESS_OPTION, ARM_OPTION } from './studySeats';
 
 /**
  * The study a join is for: set only by the study API (server/study/studyGames.ts), which calls the
- * matchmaker itself after checking the worker. A join from a client never has one (onAuth refuses it).
+ * matchmaker itself, in its own process and so without a request's auth context, after checking
+ * the worker. A join from a client always comes with one, so onAuth (checkJoin) sees it and
+ * refuses every field outside the join's, this one included; the room reads it as an own field
+ * only, so no prototype can lend it (P-124).
  */
 export const STUDY_OPTION = 'study';
 
 export function studyOf(options: unknown): string {
-  const study = (options as Record<string, unknown> | null | undefined)?.[STUDY_OPTION];
+  const study = ownOption(options, STUDY_OPTION);
   return typeof study === 'string' ? study : '';
 }
+
+/** The fields a client's join may have: the join schema's, and no other. */
+export const JOIN_OPTION_FIELDS: readonly string[] = Object.keys(joinOptionsSchema.shape);
+
+/** What the server's own joins for a study add to a join's fields: a client's join never has them. */
+const STUDY_ONLY_OPTIONS: readonly string[] = [STUDY_OPTION, ARM_OPTION, ADDRESS_OPTION];
+
+/**
+ * The refusal of a client's join whose options have a field outside the join's (its own fields:
+ * `__proto__` counts as one), or null: a study's fields are 403, any other unknown field 400
+ * (P-123, P-124). Anything but an object is left to the join schema, which refuses it in its words.
+ */
+export function refuseClientJoinFields(options: unknown): ServerError | null {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return null;
+  const keys = Object.keys(options);
+  if (keys.some((key) => STUDY_ONLY_OPTIONS.includes(key))) return new ServerError(403, STUDY_JOIN_REFUSED);
+  const unknown = keys.find((key) => !JOIN_OPTION_FIELDS.includes(key));
+  if (unknown === undefined) return null;
+  return new ServerError(400, `unknown join option ${JSON.stringify(unknown)}: a join takes only ${JOIN_OPTION_FIELDS.join(', ')}`);
+}
+
+/** What a client's join naming a study (or its arm, or an address tag) is told. */
+export const STUDY_JOIN_REFUSED = "a study's games are joined from the study's pages";
 
 /** Private codes read unambiguously (no 0/o, 1/i/l): 31 characters, 10 of them drawn from crypto (49 bits). */
 const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
@@ -33,7 +61,7 @@ export function drawPrivateCode(): string {
 
 /** The join options, or the 400 that refuses them. */
 export function parseJoinOptions(options: unknown): JoinOptions {
-  const parsed = joinOptionsSchema.safeParse(options ?? {});
+  const parsed = joinOptionsSchema.safeParse(ownFields(options ?? {}));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw new ServerError(400, `bad join option ${issue.path.join('.')}: ${issue.message}`);
@@ -72,7 +100,8 @@ async function listings(conditions: Partial<SeatListing> = {}): Promise<Listed[]
  * worker who already waits for a partner are refused there, each with its reason.
  */
 export async function checkJoin(_token: string | undefined, options: unknown, context?: AuthContext): Promise<true> {
-  if (studyOf(options) !== '') throw new ServerError(403, "a study's games are joined from the study's pages");
+  const refused = refuseClientJoinFields(options);
+  if (refused) throw refused;
   const asked = parseJoinOptions(options);
   // A join by room id names the room in the request's path (context.req is that request).
   const byId = /\/matchmake\/joinById\/([^/?]+)/.exec(String(context?.req?.url ?? ''))?.[1];
@@ -85,8 +114,10 @@ export async function checkJoin(_token: string | undefined, options: unknown, co
     if (!game) throw new ServerError(404, NO_GAME_WITH_CODE);
     if (asked.role !== 'any' && !game[`${asked.role}Open`]) throw new ServerError(409, `the ${asked.role} seat of this game is taken`);
   }
+  // Quick play's own games only: whether a study's worker waits in one of the study's games is
+  // none of a client's business (P-125), and the study API keeps its workers to one seat itself.
   const workerId = asked.workerId;
-  if (workerId !== undefined && (await listings()).some((listing) => listing.phase === 'waiting' && listing.workers.includes(workerId))) {
+  if (workerId !== undefined && (await listings({ study: '' })).some((listing) => listing.study === '' && listing.phase === 'waiting' && listing.workers.includes(workerId))) {
     throw new ServerError(409, `worker ${workerId} already has a seat in a game waiting for a partner`);
   }
   return true;
@@ -138,7 +169,7 @@ export class RoomListing {
 
   /** The join options, if this game admits them: its code, and its study (studyOf). */
   admits(options: unknown): JoinOptions | null {
-    const parsed = joinOptionsSchema.safeParse(options ?? {});
+    const parsed = joinOptionsSchema.safeParse(ownFields(options ?? {}));
     if (!parsed.success || !listingAdmits(this.now(), parsed.data) || studyOf(options) !== this.fixed.study) return null;
     return parsed.data;
   }

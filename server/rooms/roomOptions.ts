@@ -45,6 +45,24 @@ export const roomSettingsSchema = z.object({
 export type RoomSettings = z.input<typeof roomSettingsSchema>;
 export type ParsedRoomSettings = z.output<typeof roomSettingsSchema>;
 
+/**
+ * Options (a join's, or a room's at its creation) as their own fields only, in an object with no
+ * prototype: nothing is read through inheritance, so a prototype that Colyseus's merge of a
+ * client's options into the room's could set (an own `__proto__` key) never becomes state.
+ * Anything but a plain object is answered as it is, for the schemas to refuse in their words.
+ */
+export function ownFields<T>(options: T): T {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return options;
+  const own = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(options)) own[key] = (options as Record<string, unknown>)[key];
+  return own as T;
+}
+
+/** An option's own value (never an inherited one), or undefined. */
+export function ownOption(options: unknown, name: string): unknown {
+  return typeof options === 'object' && options !== null && Object.hasOwn(options, name) ? (options as Record<string, unknown>)[name] : undefined;
+}
+
 export interface GameRoomOptions extends Partial<JoinOptions> {
   services: RoomServices;
   settings?: RoomSettings;

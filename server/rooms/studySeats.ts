@@ -13,6 +13,7 @@ import type { ArmMeta } from '../../shared/study/arms';
 import type { SeatVerdict } from '../../shared/study/worker';
 import type { Awaitable, SeatRecord } from '../store/types';
 import type { SeatedAgent } from './botSeat';
+import { ownOption } from './roomOptions';
 import type { SeatAgentStarter } from './seatAgents';
 import type { Seat, Seats } from './seats';
 
@@ -34,9 +35,12 @@ export interface DrawnArm {
   readonly draw: number;
 }
 
+/** The game's arm, from its creation options' own fields only (P-124). */
 export function armOf(options: unknown): DrawnArm | null {
-  const arm = (options as Record<string, unknown> | null | undefined)?.[ARM_OPTION] as Partial<DrawnArm> | undefined;
-  return typeof arm?.id === 'string' && Number.isInteger(arm.draw) ? { id: arm.id, draw: arm.draw! } : null;
+  const arm = ownOption(options, ARM_OPTION);
+  const id = ownOption(arm, 'id');
+  const draw = ownOption(arm, 'draw');
+  return typeof id === 'string' && Number.isInteger(draw) ? { id, draw: draw as number } : null;
 }
 
 /**
