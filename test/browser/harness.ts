@@ -27,6 +27,8 @@ export interface BrowserTestServer {
   /** The studies' workers, kept in the same temporary data directory (when the server runs studies). */
   readonly workers: SqliteWorkerStore | null;
   readonly server: RunningGameServer;
+  /** Moves the workers' clock on by `ms` (time a participant would have spent, such as reading the rules before the quiz). */
+  passWorkerTime(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -41,7 +43,8 @@ export async function startBrowserTestServer(
 ): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
   const store = SqliteGameStore.open(dataDir);
-  const workers = studies.length > 0 ? SqliteWorkerStore.open(dataDir) : null;
+  let skew = 0;
+  const workers = studies.length > 0 ? SqliteWorkerStore.open(dataDir, { now: () => Date.now() + skew }) : null;
   const server = await startGameServer({
     ...limits,
     port: 0,
@@ -61,6 +64,9 @@ export async function startBrowserTestServer(
     store,
     workers,
     server,
+    passWorkerTime: (ms) => {
+      skew += ms;
+    },
     close: async () => {
       await server.close();
       workers?.close();
@@ -122,9 +128,24 @@ export function serverAndBrowser(settings: RoomSettings): { readonly server: Bro
   return started;
 }
 
-/** A page that fails the test on any uncaught error in the page, or anything its Content-Security-Policy blocks. */
+let participants = 0;
+
+/**
+ * An address of its own for each simulated participant (from IPv6's documentation prefix), which
+ * the test server takes from X-Forwarded-For as from a reverse proxy: a study keeps workers at one
+ * address apart and limits the new workers of each.
+ */
+export function participantAddress(): string {
+  participants += 1;
+  return `2001:db8:${participants.toString(16)}::1`;
+}
+
+/**
+ * A page that fails the test on any uncaught error in the page, or anything its Content-Security-Policy blocks.
+ * Each page is a participant of its own, at an address of its own (participantAddress).
+ */
 export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, extraHTTPHeaders: { 'x-forwarded-for': participantAddress() } });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

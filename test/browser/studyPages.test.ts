@@ -165,6 +165,8 @@ test('a Prolific worker: consent, rules, the tutorial, the quiz failed then pass
   await answer(page, 0, 1);
   await answer(page, 1, 0);
   await answer(page, 2, 1);
+  // A person takes minutes over the rules and the practice; a worker at the quiz in seconds is not told which answers were wrong (P-136).
+  server.passWorkerTime(90_000);
   await page.click('button.quiz-submit');
   await page.waitForSelector('.quiz-question.wrong');
   expect(await page.locator('.quiz-question.wrong').evaluateAll((groups) => groups.map((group) => (group as HTMLElement).dataset.question))).toEqual(['0', '1']);
@@ -234,6 +236,23 @@ test('declining ends politely, and is recorded', async () => {
   await page.waitForSelector('button.agree');
   expect(JSON.parse((await page.evaluate(() => localStorage.getItem('cerealbar.study.pilot')))!).participantId).toBe('another1');
   expect(errors).toEqual([]);
+});
+
+test("P-132: a participant's id with another SESSION_ID opens nothing in a stranger's browser; the participant's own browser goes on", async () => {
+  const own = await openPage(browser, `${server.url}/study/pilot?PROLIFIC_PID=owner1&STUDY_ID=S1&SESSION_ID=OWN1`);
+  await own.page.click('button.agree');
+  await own.page.waitForSelector('button.rules-read');
+  const stranger = await openPage(browser, `${server.url}/study/pilot?PROLIFIC_PID=owner1&STUDY_ID=S1&SESSION_ID=MADEUP`);
+  await stranger.page.waitForSelector('h1:has-text("The study could not be opened")');
+  expect(await stranger.page.textContent('main')).toContain('This Prolific id already takes part in this study in another submission: open the study from the link Prolific gave you for it');
+  await accessible(stranger.page, 'session elsewhere');
+  await picture(stranger.page, 'session-elsewhere');
+  expect(server.workers!.get('pilot', 'owner1')!.platformIds.prolificSessionId).toBe('OWN1');
+  // The same worker's browser, with a link of a new submission, sends its kept token and goes on.
+  await own.page.goto(`${server.url}/study/pilot?PROLIFIC_PID=owner1&STUDY_ID=S1&SESSION_ID=OWN2`);
+  await own.page.waitForSelector('button.rules-read');
+  expect(server.workers!.get('pilot', 'owner1')!.platformIds.prolificSessionId).toBe('OWN2');
+  expect([...own.errors, ...stranger.errors]).toEqual([]);
 });
 
 test('a link without the platform ids says what is missing, and records nothing', async () => {

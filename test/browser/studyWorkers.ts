@@ -2,11 +2,17 @@
  * Study workers made ready through the study API, for browser tests that start a page at a later
  * step: the API call, and a worker taken through consent, the rules, its tutorials and the quiz.
  */
-import { ADMIN_TOKEN } from './harness';
+import { ADMIN_TOKEN, participantAddress } from './harness';
 
-/** A request to the server's API (`path` under /api/); its JSON answer, or an error naming the refusal. */
-export async function api(url: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+/** The address each prepared worker's session token calls from (participantAddress). */
+const addresses = new Map<string, string>();
+
+/**
+ * A request to the server's API (`path` under /api/); its JSON answer, or an error naming the refusal.
+ * `from`: the participant's address, as a reverse proxy passes it on; a prepared worker's own by default.
+ */
+export async function api(url: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN, from = token === null ? undefined : addresses.get(token)): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(from !== undefined && { 'x-forwarded-for': from }) };
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`${url}/api/${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const answer = await response.json();
@@ -32,8 +38,10 @@ export interface Preparation {
 export async function preparedWorker(url: string | readonly string[], studyId: string, ids: Record<string, string>, preparation: Preparation = {}): Promise<string> {
   const urls = typeof url === 'string' ? [url] : url;
   let calls = 0;
-  const call = (path: string, body: unknown, token?: string | null) => api(urls[calls++ % urls.length], `studies/${studyId}/${path}`, body, token);
+  const from = participantAddress();
+  const call = (path: string, body: unknown, token?: string | null) => api(urls[calls++ % urls.length], `studies/${studyId}/${path}`, body, token, from);
   const { token, worker } = await call('session', ids, null);
+  addresses.set(token, from);
   await call('consent', { agree: true }, token);
   await call('rules', { read: true }, token);
   if (preparation.promote) await call(`workers/${worker.participantId}/promote`, {}, preparation.adminToken);
