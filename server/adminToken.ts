@@ -4,9 +4,10 @@
  * another process sharing the data directory, uses the same token, so the researcher's pages (the
  * replay viewer, the admin page) and scripts keep working.
  */
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeOwnerOnlyDir } from './store/ownerOnly';
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const ADMIN_TOKEN_FILE = 'admin-token';
@@ -45,7 +46,7 @@ export function resolveAdminToken(env: NodeJS.ProcessEnv, dataDir: string): Admi
 function makeTokenFile(dataDir: string, file: string): boolean {
   const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeOwnerOnlyDir(dataDir);
     writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
   } catch (error) {
     throw new Error(`${file}: cannot keep the admin token: ${(error as Error).message}`);
@@ -59,6 +60,11 @@ function makeTokenFile(dataDir: string, file: string): boolean {
   } finally {
     unlinkSync(draft);
   }
+}
+
+/** What `serve` prints of a token it did not just make: the first 8 hex digits of its SHA-256, enough to tell tokens apart and nothing to sign in with. */
+export function adminTokenFingerprint(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 8);
 }
 
 function checkToken(token: string, from: string, remedy: string): void {

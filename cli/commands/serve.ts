@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { Cluster, redactUrl } from '../../server/cluster';
 import { mountApi } from '../../server/http/api';
-import { resolveAdminToken, type AdminToken } from '../../server/adminToken';
+import { adminTokenFingerprint, resolveAdminToken, type AdminToken } from '../../server/adminToken';
 import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
@@ -13,6 +13,7 @@ import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
+import { tightenDataDir, type Tightened } from '../../server/store/ownerOnly';
 import type { SeatedAgent } from '../../server/rooms/botSeat';
 import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
 import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
@@ -21,6 +22,7 @@ import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, start
 import { startArmAgent } from '../../server/study/armAgents';
 import { loadStudyFiles } from '../../server/study/loadStudy';
 import { armSeat } from '../../shared/study/arms';
+import { derivedCodesProblem } from '../../shared/study/completionCodes';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
@@ -180,6 +182,21 @@ export function registerServeCommand(program: Command): void {
         }
       }
       const dataDir = resolve(options.data);
+      // The data directory is its owner's only, whatever the umask; one made looser before is made so now (P-128).
+      let tightened: Tightened;
+      try {
+        tightened = tightenDataDir(dataDir);
+      } catch (error) {
+        await cluster?.stop();
+        throw new CliError(`${dataDir}: cannot use the data directory: ${(error as Error).message}`);
+      }
+      const listed = (items: readonly string[]) => `${items.slice(0, 3).join(', ')}${items.length > 3 ? `, and ${items.length - 3} more` : ''}`;
+      if (tightened.changed.length > 0) {
+        process.stderr.write(
+          `cerealbar: warning: ${dataDir}: other users had access to ${tightened.changed.length} of the data directory's folders and files: ${listed(tightened.changed)}; made them its owner's only (folders 700, files 600). Whoever could read them may have copied the logs and the workers' ids\n`,
+        );
+      }
+      if (tightened.problems.length > 0) process.stderr.write(`cerealbar: warning: ${dataDir}: could not make these its owner's only: ${listed(tightened.problems)}\n`);
       let admin: AdminToken;
       try {
         admin = resolveAdminToken(process.env, dataDir);
@@ -286,12 +303,19 @@ export function registerServeCommand(program: Command): void {
         );
         // A role nobody can come to play: no game of the study starts until the researcher acts.
         if (workers && rolesNobodyCanPlay(study, await workers.list(study.id)).length > 0) process.stderr.write(`cerealbar: warning: study ${study.id}: ${roleSettingNote(study.roles).text}\n`);
+        // Codes made from one stem, or from the public id: one code learned gives the others away (P-126).
+        const derived = derivedCodesProblem(study);
+        if (derived) process.stderr.write(`cerealbar: warning: study ${study.id}: ${derived}\n`);
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
+      // The token itself only once, when it is made: service logs keep what a server prints (P-129).
+      const fingerprint = `fingerprint ${adminTokenFingerprint(admin.token)}`;
       say(
-        admin.file === undefined
-          ? 'Admin token: from ADMIN_TOKEN'
-          : `Admin token (${admin.source === 'made' ? 'made now and kept' : 'kept'} in ${admin.file} for every start; set ADMIN_TOKEN to choose one): ${admin.token}`,
+        admin.source === 'env'
+          ? `Admin token: from ADMIN_TOKEN (${fingerprint})`
+          : admin.source === 'made'
+            ? `Admin token (made now and kept in ${admin.file} for every start, shown only this once; set ADMIN_TOKEN to choose one; ${fingerprint}): ${admin.token}`
+            : `Admin token: the one kept in ${admin.file} (${fingerprint}; set ADMIN_TOKEN to choose one)`,
       );
       let stopping = false;
       const stop = async (signal: string) => {

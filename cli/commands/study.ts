@@ -300,7 +300,7 @@ function initStudy(id: string, dir: string): void {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`Wrote ${files[0].path} and ${files[1].path}.`);
   say(`Roles: ${roleSettingNote(EXAMPLE_ROLES).text} For the CerealBar paper's protocol (new participants follow experienced leaders, and are promoted to lead), see roles in the file.`);
-  say(`Edit both (the consent form is a template; the completion codes must be your platform's), then:`);
+  say(`Edit both (the consent form is a template; the completion codes were drawn at random for this study: create the same ones on the platform, or replace them with random codes of your own), then:`);
   say(`  cerealbar study links --study ${files[0].path} --base-url https://<your server>`);
   say(`  cerealbar serve --study ${files[0].path}`);
 }

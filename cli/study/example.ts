@@ -2,6 +2,9 @@
  * What `cerealbar study init` writes: a study file with every field, each explained, and a consent
  * form to adapt. The quiz's answers follow docs/rules.md; a test loads the result.
  */
+import { randomInt } from 'node:crypto';
+import { derivedCodesProblem } from '../../shared/study/completionCodes';
+import { COMPLETION_OUTCOMES, type CompletionOutcome } from '../../shared/study/studyFile';
 
 export const EXAMPLE_STUDY_FILE = 'study.yaml';
 export const EXAMPLE_CONSENT_FILE = 'consent.md';
@@ -9,17 +12,30 @@ export const EXAMPLE_CONSENT_FILE = 'consent.md';
 /** The example's roles: any two new participants are paired, so a study as written runs. */
 export const EXAMPLE_ROLES = { newWorkersStartAs: 'either', promotion: 'manual' } as const;
 
-/** Completion codes for the example: distinct, random-looking, to be replaced by the platform's own. */
-function exampleCodes(id: string): Record<'completed' | 'noPartner' | 'partnerLeft' | 'screenedOut', string> {
-  // A short hash of the id, so two studies made with init do not share codes by accident.
-  let h = 2166136261;
-  for (const c of id) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
-  const tag = h.toString(36).toUpperCase().padStart(7, '0').slice(-6);
-  return { completed: `C${tag}OK`, noPartner: `C${tag}NP`, partnerLeft: `C${tag}PL`, screenedOut: `C${tag}SO` };
+/** The characters of a code: upper-case letters and digits, without those read alike (0 and O, 1 and I). */
+export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+export const CODE_LENGTH = 10;
+
+/** One random code: CODE_LENGTH characters drawn from CODE_ALPHABET by crypto (50 bits). */
+function randomCode(): string {
+  let code = '';
+  for (let i = 0; i < CODE_LENGTH; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+/**
+ * Completion codes for a new study: each drawn on its own, so no code tells anything of another or
+ * of the study id; drawn again in the rare case that they look derived all the same (as serve would warn).
+ */
+export function randomCompletionCodes(id: string): Record<CompletionOutcome, string> {
+  for (;;) {
+    const codes = Object.fromEntries(COMPLETION_OUTCOMES.map((outcome) => [outcome, randomCode()])) as Record<CompletionOutcome, string>;
+    if (new Set(Object.values(codes)).size === COMPLETION_OUTCOMES.length && derivedCodesProblem({ id, completionCodes: codes }) === null) return codes;
+  }
 }
 
 export function exampleStudyYaml(id: string): string {
-  const codes = exampleCodes(id);
+  const codes = randomCompletionCodes(id);
   return `# A CerealBar study. Check it with "cerealbar study links --study <this file> --base-url <url>"
 # and run it with "cerealbar serve --study <this file>". Every field is described in
 # docs/running-a-study.md; fields marked "optional" may be left out (the default is given).
@@ -130,13 +146,16 @@ roles:
 #     llm: { base-url: "http://localhost:8000/v1", model: my-model, api-key-env: MY_KEY }
 #     weight: 1
 
-# Completion codes, one per way a session can end; all four distinct. On Prolific create
-# the same codes on the study's page (each may trigger its own action there).
+# Completion codes, one per way a session can end: random and unrelated, drawn for this file,
+# so that no code gives away another (a screened-out participant learns theirs). Use them as
+# they are or replace them with random codes of your own; never codes that share a stem or
+# contain the study id (serve warns of those). On Prolific create the same codes on the
+# study's page (each may trigger its own action there).
 completionCodes:
-  completed: ${codes.completed}      # played to the end
-  noPartner: ${codes.noPartner}      # no partner came in waitForPartnerSeconds
-  partnerLeft: ${codes.partnerLeft}    # the partner left during a game
-  screenedOut: ${codes.screenedOut}    # failed every attempt at the quiz
+  completed: "${codes.completed}"      # played to the end
+  noPartner: "${codes.noPartner}"      # no partner came in waitForPartnerSeconds
+  partnerLeft: "${codes.partnerLeft}"    # the partner left during a game
+  screenedOut: "${codes.screenedOut}"    # failed every attempt at the quiz
 
 # Where participants come from: one of
 #   kind: prolific   completionUrl (optional): default https://app.prolific.com/submissions/complete?cc={code}

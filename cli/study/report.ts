@@ -13,6 +13,7 @@ import { bootstrapInterval, mean, quantile, type BootstrapOptions, type Interval
 import { replay } from '../../shared/log/replay';
 import type { LogEvent } from '../../shared/log/format';
 import { armSeat, LLM_ARM_AGENT, type ArmMeta } from '../../shared/study/arms';
+import { csvField } from '../../shared/study/csv';
 import type { Study } from '../../shared/study/studyFile';
 import type { LogFile } from '../../server/study/gameLogs';
 
@@ -234,8 +235,8 @@ export function studyReport(study: Study, logs: readonly LogFile[], recordsDir: 
   return { kind: 'study-arms', version: STUDY_REPORT_VERSION, study: study.id, createdAt: now.toISOString(), armSeat: seat, bootstrap: { ...bootstrap, method: 'percentile' }, arms: summaries, differences, otherGames };
 }
 
-const cell = (value: number | null | undefined, digits = 4) => (value === null || value === undefined ? '' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
-const quoted = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+/** A figure: an integer as it is, any other number to `digits` places; empty when undefined. Text goes through csvField alone (neutralised against formulas). */
+const cell = (value: number | null | undefined, digits = 4) => csvField(value, value === null || value === undefined || Number.isInteger(value) ? undefined : digits);
 
 export const ARM_CSV_COLUMNS = [
   'arm', 'agent', 'weight', 'games', 'ended', 'played_to_end', 'abandoned', 'other_ends', 'not_ended', 'mean_score', 'score_ci_low', 'score_ci_high',
@@ -246,7 +247,7 @@ export const ARM_CSV_COLUMNS = [
 /** The per-arm table as CSV: a header line, then a line per arm (empty cells where a figure is undefined). */
 export function armsCsv(report: StudyReport): string {
   const rows = report.arms.map((arm) => [
-    quoted(arm.id), quoted(arm.agent), cell(arm.weight), cell(arm.games), cell(arm.ended), cell(arm.playedToEnd), cell(arm.abandoned), cell(arm.otherEnds), cell(arm.notEnded),
+    csvField(arm.id), csvField(arm.agent), cell(arm.weight), cell(arm.games), cell(arm.ended), cell(arm.playedToEnd), cell(arm.abandoned), cell(arm.otherEnds), cell(arm.notEnded),
     cell(arm.meanScore), cell(arm.scoreInterval?.low), cell(arm.scoreInterval?.high),
     cell(arm.instructionsPerGame), cell(arm.followedShare), cell(arm.cancellationRate), cell(arm.feedback.positive), cell(arm.feedback.negative), cell(arm.feedback.negativePerPositive),
     cell(arm.llm?.records), cell(arm.llm && sumOf(Object.values(arm.llm.failures), (n) => n)), cell(arm.llm?.failureRate), cell(arm.llm?.fallbacks),
@@ -256,7 +257,7 @@ export function armsCsv(report: StudyReport): string {
 
 /** The differences as CSV. */
 export function differencesCsv(report: StudyReport): string {
-  const rows = report.differences.map((d) => [quoted(d.arm), quoted(d.minus), cell(d.meanDifference), cell(d.interval.low), cell(d.interval.high)]);
+  const rows = report.differences.map((d) => [csvField(d.arm), csvField(d.minus), cell(d.meanDifference), cell(d.interval.low), cell(d.interval.high)]);
   return [['arm', 'minus', 'mean_difference', 'ci_low', 'ci_high'].join(','), ...rows.map((row) => row.join(','))].map((line) => `${line}\n`).join('');
 }
 

@@ -11,13 +11,14 @@ import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, emptyBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom } from '../rooms/GameRoom';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
-import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
+import type { Awaitable, GameFilter, GameReader, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { poolLogs } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
 import { armSeat } from '../../shared/study/arms';
 import { streamLogsArchive } from './logsArchive';
+import { sendBadPath } from './badPath';
 import { BODY_LIMIT_BYTES } from './guard';
 import { sendWorkerError } from './studies';
 
@@ -186,6 +187,57 @@ async function downloadLog(store: GameStore, gameId: string, res: Response): Pro
 }
 
 // ---------------------------------------------------------------------------------------------
+// A study's games
+
+const studyGamesQuerySchema = z.strictObject(
+  {
+    limit: digits('limit')
+      .pipe(z.number().min(1, 'limit must be at least 1').max(MAX_LIST_LIMIT, `limit must be at most ${MAX_LIST_LIMIT}`))
+      .optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')}` : undefined) },
+);
+
+/**
+ * The study a game belongs to, as its log's header says (`meta.study`; null for a game of no
+ * study). Only the room that makes a study's game writes it there: no player's join can. A
+ * header never changes, so each game's is read once; a log that cannot be read yet is read again
+ * next time.
+ */
+class StudyOfGame {
+  private readonly known = new Map<string, string | null>();
+
+  constructor(private readonly store: GameReader) {}
+
+  async of(gameId: string): Promise<string | null> {
+    const known = this.known.get(gameId);
+    if (known !== undefined) return known;
+    let text: string | null;
+    try {
+      text = await this.store.readLog(gameId);
+    } catch {
+      return null;
+    }
+    const end = text?.indexOf('\n') ?? -1;
+    if (text === null || end < 0) return null;
+    const header = parseJson(text.slice(0, end)) as { kind?: unknown; meta?: { study?: unknown } } | null;
+    if (typeof header !== 'object' || header === null || header.kind !== 'header') return null;
+    const study = header.meta?.study;
+    const found = typeof study === 'string' ? study : null;
+    this.known.set(gameId, found);
+    return found;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // A study's workers
 
 /** A worker as the researcher sees it: the whole record, with the step it is at. */
@@ -230,6 +282,27 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     const logs = (await poolLogs(deps.store, found.study.pool)).games.filter((game) => game.header.meta.study === found.study.id);
     res.type('application/gzip').attachment(`${found.study.id}-logs.tar.gz`);
     await streamLogsArchive(logs.map((game) => ({ name: `${game.header.gameId}.jsonl`, text: game.text })), res);
+  });
+  // The study's own games: those whose log's header names the study, as the bonus sheet and the
+  // archive count them. A game of the pool made otherwise (quick play in the study's pool, with a
+  // worker's id) is not the study's, whoever it names as its players (P-127).
+  const studyOfGame = new StudyOfGame(deps.store);
+  api.get('/studies/:id/games', async (req, res) => {
+    const study = studies.get(req.params.id as string);
+    if (!study) return sendError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+    const parsed = studyGamesQuerySchema.safeParse(req.query);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return sendError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
+    }
+    const limit = parsed.data.limit ?? MAX_LIST_LIMIT;
+    const games: GameRecord[] = [];
+    for (let offset = 0; games.length < limit; offset += MAX_LIST_LIMIT) {
+      const page = await deps.store.listGames({ pool: study.pool, limit: MAX_LIST_LIMIT, offset });
+      for (const game of page) if (games.length < limit && (await studyOfGame.of(game.gameId)) === study.id) games.push(game);
+      if (page.length < MAX_LIST_LIMIT) break;
+    }
+    res.json({ study: study.id, games: games.map(publicRecord), limit });
   });
   api.get('/studies/:id/workers', async (req, res) => {
     const found = find(req, res);
@@ -285,6 +358,8 @@ function handleError(error: unknown, req: Request, res: Response, next: NextFunc
   if (status === null) process.stderr.write(`api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
   if (res.headersSent) return next(error); // express closes the connection
   if (status === 413) return sendError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+  // The server's gate refuses such a path first (P-130); the API mounted alone says the same.
+  if (error instanceof URIError) return sendBadPath(res);
   if (status !== null) return sendError(res, status, 'BAD_REQUEST', 'the request is malformed');
   sendError(res, 500, 'INTERNAL', 'internal error');
 }

@@ -9,6 +9,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { refuseClientJoinFields } from '../rooms/listing';
+import { refuseBadPath } from './badPath';
 
 /** A join's options are a few short strings; nothing sent to the server is bigger. */
 export const BODY_LIMIT_BYTES = 4096;
@@ -135,6 +136,8 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
     res.setHeader('Referrer-Policy', 'same-origin');
     next();
   });
+  // A path that does not decode is refused here, ahead of matchmaking and of every route (P-130).
+  gate.use(refuseBadPath);
   gate.use('/matchmake', (req, res, next) => {
     if (draining() && !req.path.startsWith('/reconnect/')) return sendMatchmakeError(res, 503, 'the server is restarting and takes no new games; try again in a minute');
     next();

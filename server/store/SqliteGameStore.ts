@@ -10,6 +10,7 @@
  */
 import Database from 'better-sqlite3';
 import { openSharedDatabase, schemaTransaction } from './sqliteFile';
+import { OWNER_DIR_MODE, OWNER_FILE_MODE } from './ownerOnly';
 import { processRuns, processStart } from './processes';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
@@ -56,7 +57,7 @@ function dataDirectoryId(dataDir: string): string {
   if (!nodeFs.existsSync(path)) {
     // Written whole under another name, then linked: a store reading it never sees half an id.
     const draft = `${path}.${randomUUID()}`;
-    nodeFs.writeFileSync(draft, `${randomUUID()}\n`);
+    nodeFs.writeFileSync(draft, `${randomUUID()}\n`, { mode: OWNER_FILE_MODE });
     try {
       nodeFs.linkSync(draft, path);
     } catch (error) {
@@ -338,7 +339,7 @@ function syncDirectory(fs: StoreFs, path: string): void {
 
 function createLogFile(fs: StoreFs, path: string, gameId: string): number {
   try {
-    return fs.openSync(path, 'ax');
+    return fs.openSync(path, 'ax', OWNER_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`game ${gameId}: the log file ${path} already exists`);
     throw error;
@@ -660,7 +661,7 @@ export class SqliteGameStore implements GameStore {
   static open(dataDir: string, options: StoreOptions = {}): SqliteGameStore {
     const fs = options.fs ?? nodeFs;
     const root = resolve(dataDir);
-    fs.mkdirSync(join(root, LOGS_DIR), { recursive: true });
+    fs.mkdirSync(join(root, LOGS_DIR), { recursive: true, mode: OWNER_DIR_MODE });
     const db = openSharedDatabase(join(root, INDEX_FILE));
     try {
       const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID(), options.syncEachAction ?? false);

@@ -8,10 +8,13 @@
  * `schemaTransaction`), so two processes never both add the same column.
  */
 import Database from 'better-sqlite3';
+import { createOwnerOnlyFile } from './ownerOnly';
 
 const WAL_ATTEMPTS_MS = 10_000;
 
 export function openSharedDatabase(path: string, options?: Database.Options): Database.Database {
+  // Made its owner's only before SQLite opens it: the -wal and -shm files SQLite makes take its mode (P-128).
+  if (!options?.readonly && !options?.fileMustExist) createOwnerOnlyFile(path);
   const db = new Database(path, options);
   try {
     useWal(db);

@@ -8,8 +8,12 @@
  * so its sheet has a row per assignment, holding the games played in it.
  */
 import type { LogEnd, LogHeader } from '../log/format';
-import { bonusFor, formatAmount } from './bonus';
+import { bonusFor } from './bonus';
+import { csvField, csvLine } from './csv';
 import type { StudyFile } from './studyFile';
+
+/** Amounts to the cent, as formatAmount writes them. */
+const AMOUNT_DECIMALS = 2;
 
 /** A logged game, as the sheets need it: its header and its end (null for a game still being played). */
 export interface LoggedGame {
@@ -83,11 +87,6 @@ export function bonusSheet(study: StudyFile, games: readonly LoggedGame[], forma
   return { study: study.id, currency: study.pay.currency, rows, unfinished };
 }
 
-/** A CSV field: quoted when it holds a comma, a quote or a line break. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /**
  * The sheet as the site takes it; rows with nothing to pay are left out. Prolific: no header,
  * "id,amount" lines. MTurk: a header, then one row per assignment with the reason naming the
@@ -95,11 +94,12 @@ function csvField(value: string): string {
  */
 export function bonusCsv(sheet: BonusSheet, format: BonusFormat, title: string): string {
   const paid = sheet.rows.filter((row) => row.amount > 0);
-  if (format === 'prolific') return paid.map((row) => `${csvField(row.participantId)},${formatAmount(row.amount)}\n`).join('');
+  // Ids and the reason are text, neutralised against formulas (a lab's ids are typed by participants); amounts are numbers (csv.ts).
+  if (format === 'prolific') return paid.map((row) => csvLine([csvField(row.participantId), csvField(row.amount, AMOUNT_DECIMALS)])).join('');
   const lines = ['workerId,assignmentId,bonusAmount,reason,uniqueRequestToken'];
   for (const row of paid) {
     const reason = `${title}: ${row.points} point${row.points === 1 ? '' : 's'} in ${row.games.length} game${row.games.length === 1 ? '' : 's'} (${row.games.map((game) => game.gameId).join(' ')})`;
-    lines.push([row.participantId, row.assignmentId ?? '', formatAmount(row.amount), reason, `${sheet.study}-${row.assignmentId ?? row.participantId}`].map(csvField).join(','));
+    lines.push([csvField(row.participantId), csvField(row.assignmentId), csvField(row.amount, AMOUNT_DECIMALS), csvField(reason), csvField(`${sheet.study}-${row.assignmentId ?? row.participantId}`)].join(','));
   }
   return `${lines.join('\n')}\n`;
 }

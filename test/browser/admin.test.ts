@@ -76,13 +76,19 @@ async function picture(page: Page, name: string): Promise<void> {
   if (process.env.UPDATE_DOC_SCREENSHOTS === '1') copyFileSync(path, join(DOC_IMAGES, `${name}.png`));
 }
 
-test('P-106: the researcher signs in, sees the study live, promotes and blocks workers, downloads the bonus sheet and watches a game as it is played', async () => {
+test("P-106, P-127: the researcher signs in, sees the study live (its own games only), promotes and blocks workers, downloads the bonus sheet and watches a game as it is played", async () => {
   const follower = await seat(await atPlay('F-ONE'));
   const leader = await seat(await atPlay('L-ONE', true));
   await waitFor(() => leader.phase === 'playing' && follower.phase === 'playing', 'the game to start');
   const waiting = await seat(await atPlay('F-WAITS'));
   await atPlay('F-TWO');
   const stuck = await seat(await atPlay('F-STUCK', false, STUCK), STUCK);
+  // P-127: a quick-play game in the study's pool whose joins name the study's workers is no game of the study's.
+  const spoof = [
+    track(await new Client(server.url).joinOrCreate('cerealbar', { role: 'leader', pool: STUDY, workerId: 'L-ONE' })),
+    track(await new Client(server.url).joinOrCreate('cerealbar', { role: 'follower', pool: STUDY, workerId: 'F-TWO' })),
+  ];
+  await waitFor(() => spoof.every((player) => player.phase === 'playing'), 'the quick-play game to start');
 
   const { page, errors } = await openPage(browser, `${server.url}/admin`);
   await page.fill('#admin-token', 'not-the-token-at-all');
@@ -95,8 +101,9 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   expect(await panel.locator('.admin-totals').textContent()).toBe('Workers4Games1 (1 being played)Mean score-Time per game-Completion rate0% (0 of 4 who passed the quiz)');
   expect(await panel.locator('.admin-waiting li').allTextContents()).toEqual([expect.stringMatching(/^F-WAITS \(follower\): \d+ s$/)]);
   expect(await panel.locator('.admin-live li').count()).toBe(1);
-  // The study's games: the one being played, with its players, and Watch live.
-  const [game] = server.store.listGames({ pool: STUDY });
+  // The study's games: the one being played, with its players, and Watch live; not the quick-play game of its pool.
+  const game = server.store.listGames({ pool: STUDY }).find((listed) => listed.seats.some((seat) => seat.workerId === 'F-ONE'))!;
+  expect(server.store.listGames({ pool: STUDY })).toHaveLength(2);
   const row = panel.locator(`.admin-games tr[data-game="${game.gameId}"]`);
   expect(await row.locator('th, td').allTextContents()).toEqual([game.gameId, expect.any(String), 'L-ONE', 'F-ONE', '0', 'playing', 'Watch live']);
   expect(await panel.locator('.admin-games tbody tr').count()).toBe(1);
@@ -157,6 +164,7 @@ test('P-106: the researcher signs in, sees the study live, promotes and blocks w
   expect(await page.textContent('.replay-game-id')).toBe(game.gameId);
   expect(await page.isVisible('.replay-live')).toBe(false);
   await stuck.room.leave(true);
+  for (const player of spoof) await player.room.leave(true);
   expect(errors).toEqual([]);
 });
 

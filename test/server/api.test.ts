@@ -199,8 +199,8 @@ describe('P-68: GET /api/games/:id', () => {
     await expectError(await get('/api/games/jan01/log/more'), 404, 'NOT_FOUND');
   });
 
-  test('a path that cannot be decoded is a 400, not a crash', async () => {
-    await expectError(await get('/api/games/%E0%A4%A'), 400, 'BAD_REQUEST');
+  test('P-130: a path that cannot be decoded is 400 BAD_PATH, not a crash, with the API mounted alone too', async () => {
+    expect((await expectError(await get('/api/games/%E0%A4%A'), 400, 'BAD_PATH')).message).toBe('the request path has a bad %-escape');
   });
 });
 

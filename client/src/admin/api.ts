@@ -9,7 +9,7 @@ import { request, type GameSummary } from '../replay/server';
 
 export type AdminWorker = WorkerRecord & { readonly step: WorkerStep };
 
-/** A game of the index (GET /api/games) with its seats: who played which role. */
+/** A game of the index (GET /api/studies/:id/games) with its seats: who played which role. */
 export type AdminGame = GameSummary & { readonly seats: readonly { readonly role: Role; readonly kind: 'human' | 'bot'; readonly workerId?: string }[] };
 
 export class AdminApi {
@@ -23,9 +23,9 @@ export class AdminApi {
     return ((await (await request(`/api/studies/${encodeURIComponent(studyId)}/workers`, this.token)).json()) as { workers: AdminWorker[] }).workers;
   }
 
-  /** The pool's games (the latest 1000), newest first. */
-  async games(pool: string): Promise<AdminGame[]> {
-    return ((await (await request(`/api/games?pool=${encodeURIComponent(pool)}&limit=1000`, this.token)).json()) as { games: AdminGame[] }).games;
+  /** The study's own games (the latest 1000), newest first: those the server made for it, never another game of its pool. */
+  async games(studyId: string): Promise<AdminGame[]> {
+    return ((await (await request(`/api/studies/${encodeURIComponent(studyId)}/games?limit=1000`, this.token)).json()) as { games: AdminGame[] }).games;
   }
 
   async promote(studyId: string, participantId: string): Promise<void> {

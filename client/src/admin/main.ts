@@ -47,7 +47,7 @@ async function refresh(api: AdminApi): Promise<void> {
   try {
     const overviews = await api.studies();
     const panels = await Promise.all(
-      overviews.map(async (study) => studyPanel(study, await api.workers(study.id), await api.games(study.pool), { api, changed: () => void refresh(api), failed: (message) => setChildren(problem, message) })),
+      overviews.map(async (study) => studyPanel(study, await api.workers(study.id), await api.games(study.id), { api, changed: () => void refresh(api), failed: (message) => setChildren(problem, message) })),
     );
     setChildren(studies, ...(panels.length > 0 ? panels : [h('p', {}, 'This server runs no study: start it with serve --study FILE.')]));
     studies.setAttribute('aria-busy', 'false');

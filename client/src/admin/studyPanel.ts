@@ -24,11 +24,9 @@ const minutes = (seconds: number | null) => (seconds === null ? '-' : `${(second
 const replayUrl = (gameId: string) => `/replay/?game=${encodeURIComponent(gameId)}`;
 const watchLink = (gameId: string) => h('a', { href: `${replayUrl(gameId)}&live=1`, class: 'watch' }, 'Watch live');
 
-/** `pool` is the study's pool, whose games may include another study's (sharing the pool): only those of this study's workers are its own. */
-export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[], pool: readonly AdminGame[], actions: StudyActions): HTMLElement {
+/** `own`: the study's own games, as the server lists them (GET /api/studies/:id/games), not every game of its pool. */
+export function studyPanel(study: StudyOverview, workers: readonly AdminWorker[], own: readonly AdminGame[], actions: StudyActions): HTMLElement {
   const { completion, games } = study;
-  const ids = new Set(workers.map((worker) => worker.participantId));
-  const own = pool.filter((game) => game.seats.some((seat) => seat.workerId !== undefined && ids.has(seat.workerId)));
   const live = own.filter((game) => game.endedAt === null);
   const totals = h(
     'dl',

@@ -81,11 +81,12 @@ export class RecordWriter {
     readonly path: string,
     private readonly secret: string | null,
   ) {
-    this.fd = openSync(path, 'w');
+    // Its owner's only, as every file of a data directory (they hold what participants wrote).
+    this.fd = openSync(path, 'w', 0o600);
   }
 
   static inDirectory(dir: string, episodeId: string, role: LlmRole, secret: string | null): RecordWriter {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     return new RecordWriter(join(dir, recordFileName(episodeId, role)), secret);
   }
 
