@@ -7,6 +7,7 @@ import { adminTokenFingerprint, resolveAdminToken, type AdminToken } from '../..
 import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
+import { DEFAULT_TRUST_PROXY } from '../../server/http/clientAddress';
 import { startGameServer } from '../../server/index';
 import { PgGameStore } from '../../server/store/PgGameStore';
 import { PgWorkerStore } from '../../server/store/PgWorkerStore';
@@ -49,6 +50,20 @@ interface ServeOptions extends LlmCliOptions {
   syncEachAction?: boolean;
   botLeader: string;
   botFollower: string;
+  trustProxy: string | number | boolean;
+}
+
+/**
+ * `--trust-proxy`: `none`, a number of proxies in front, or the proxies' addresses and subnets
+ * (express's `trust proxy`, whose names loopback, linklocal and uniquelocal it takes too).
+ */
+function trustProxyOption(value: string): string | number | boolean {
+  const text = value.trim();
+  if (text === 'none') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const bad = text.split(/\s*,\s*/).find((entry) => !/^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i.test(entry));
+  if (bad !== undefined) throw new CliError(`--trust-proxy: ${JSON.stringify(bad)} is not a proxy address, a subnet (10.0.0.0/8) or one of loopback, linklocal, uniquelocal; or write none, or a number of proxies`);
+  return text;
 }
 
 /** A space- or comma-separated list, checked by `check` (which names the first bad entry). */
@@ -156,6 +171,7 @@ export function registerServeCommand(program: Command): void {
     .option('--sync-each-action', "flush each action to disk before anyone sees it, so that a crash of the machine (not only of the process) loses none; costs a disk flush per action (docs/deploy.md)")
     .option('--bot-leader <agent>', 'the agent leader a follower may ask for (the lobby\'s "Play as follower with an agent leader"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.leader)
     .option('--bot-follower <agent>', 'the agent follower a leader may ask for (the lobby\'s "Play as leader with a scripted follower"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.follower)
+    .option('--trust-proxy <proxies>', "the reverse proxies whose X-Forwarded-For says who a request is from (a study's limits per address, and who may be partners): none, a number of proxies, or addresses and subnets", trustProxyOption, DEFAULT_TRUST_PROXY)
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
       const studies = loadStudiesForServe(options.study);
@@ -245,6 +261,9 @@ export function registerServeCommand(program: Command): void {
           reconnectSeconds: options.reconnectSeconds,
         },
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
+        trustProxy: options.trustProxy,
+        // Every process sharing the data directory (or the database) has this token: their address tags agree.
+        addressKey: admin.token,
         studies,
         workers,
         armRecords,

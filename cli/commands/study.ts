@@ -15,7 +15,8 @@ import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/li
 import { roleSettingNote } from '../../shared/study/roles';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { COMPLETION_OUTCOMES, studyIdSchema, type Study } from '../../shared/study/studyFile';
-import { workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
+import { labIdWarning } from '../../shared/study/labIds';
+import { completionWithoutPlay, workerStep, type WorkerGame, type WorkerRecord } from '../../shared/study/worker';
 import { DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
@@ -105,6 +106,8 @@ export function registerStudyCommands(program: Command): void {
       // A setting that pairs nobody by itself is a warning; one that does is said with the links.
       const roles = roleSettingNote(loaded.roles, loaded.arms !== undefined);
       if (!roles.pairsNewWorkers) process.stderr.write(`cerealbar: warning: roles: ${roles.text}\n`);
+      const labIds = labIdWarning(loaded);
+      if (labIds) process.stderr.write(`cerealbar: warning: ${labIds}\n`);
       const links = studyLinks(loaded, checked.base);
       process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : `${formatLinks(links)}${roles.pairsNewWorkers ? `\nRoles: ${roles.text}\n` : ''}`);
     });
@@ -121,10 +124,13 @@ export function registerStudyCommands(program: Command): void {
       const list = await readWorkers(loaded, resolve(options.data), checkStoreUrl(options.store));
       if (options.json) {
         // Each worker with its games (ids, role, end, score), so that every figure can be traced to a log.
-        process.stdout.write(`${JSON.stringify({ study: loaded.id, workers: list.map(({ gameList, ...worker }) => ({ ...worker, step: workerStep(worker), gameList })) }, null, 2)}\n`);
+        const workers = list.map(({ gameList, ...worker }) => ({ ...worker, step: workerStep(worker), withoutPlay: completionWithoutPlay(worker, gameList), gameList }));
+        process.stdout.write(`${JSON.stringify({ study: loaded.id, workers }, null, 2)}\n`);
         return;
       }
       process.stdout.write(formatWorkers(loaded, list));
+      const unplayed = list.filter((worker) => completionWithoutPlay(worker, worker.gameList) !== null).length;
+      if (unplayed > 0) process.stdout.write(`${unplayed} completion code(s) were earned without a game played (the check column): see "Before approving" in the study guide\n`);
     });
 
   study
@@ -153,6 +159,11 @@ export function registerStudyCommands(program: Command): void {
       const unassigned = sheet.rows.filter((row) => format === 'mturk' && row.assignmentId === null);
       if (unassigned.length > 0) process.stderr.write(`cerealbar: warning: ${unassigned.map((row) => row.participantId).join(' ')} played without an MTurk assignment id: MTurk cannot pay those rows\n`);
       process.stdout.write(options.json ? `${JSON.stringify(sheet, null, 2)}\n` : formatBonuses(sheet, options.out));
+      // The platform pays each code's base reward as well: the codes earned without a game are the researcher's to check.
+      const unplayed = (await readWorkers(loaded, resolve(options.data), store)).filter((worker) => completionWithoutPlay(worker, worker.gameList) !== null);
+      if (unplayed.length > 0) {
+        process.stderr.write(`cerealbar: warning: ${unplayed.length} completion code(s) were earned without a game played, check them before approving: ${unplayed.map((worker) => worker.participantId).join(' ')} (cerealbar study workers shows why)\n`);
+      }
     });
 
   study
@@ -244,9 +255,9 @@ function formatBonuses(sheet: BonusSheet, out: string): string {
 }
 
 /** The workers as a table, one line each, oldest first. */
-function formatWorkers(study: Study, workers: readonly WorkerRecord[]): string {
+function formatWorkers(study: Study, workers: readonly ListedWorker[]): string {
   if (workers.length === 0) return `Study ${study.id}: no workers yet\n`;
-  const head = ['participant', 'step', 'role', 'quiz', 'games', 'points', `bonus (${study.pay.currency})`, 'minutes', 'completion', 'created', 'blocked'];
+  const head = ['participant', 'step', 'role', 'quiz', 'games', 'points', `bonus (${study.pay.currency})`, 'minutes', 'completion', 'created', 'blocked', 'check'];
   const rows = workers.map((worker) => [
     worker.participantId,
     workerStep(worker),
@@ -259,6 +270,7 @@ function formatWorkers(study: Study, workers: readonly WorkerRecord[]): string {
     worker.completion ? `${worker.completion.outcome} ${worker.completion.code}` : '-',
     worker.createdAt,
     worker.blocked ? `yes${worker.blocked.reason ? `: ${worker.blocked.reason}` : ''}` : '-',
+    completionWithoutPlay(worker, worker.gameList) ?? '-',
   ]);
   return `Study ${study.id}: ${workers.length} worker(s)\n${textTable(head, rows)}`;
 }

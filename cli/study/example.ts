@@ -162,9 +162,18 @@ completionCodes:
 #   kind: mturk      sandbox (optional, default true), frameHeight (optional, default 0: the whole window);
 #                    pay.currency must be USD
 #   kind: lab        participantIdLabel (optional, default "Participant id"),
-#                    participantIdPattern (optional: a regular expression the typed id must match)
+#                    participantIdPattern (optional: a regular expression the typed id must match;
+#                    give participants random ids, as [A-Z0-9]{8}: whoever types an id first is
+#                    that participant, so ids like P001 let a stranger take their places)
 platform:
   kind: prolific
+
+# Optional: who may join, how fast, and who may be partners. Anyone can open the study's link
+# with made-up ids; these limits keep them from flooding the study or holding both seats.
+# admission:
+#   newWorkersPerAddressPerHour: 5    # default 5 (none in a lab); null: no limit. An IPv6 address counts by its /64
+#   newWorkersPerMinute: 60           # default 60: beyond it, a participant's page waits and tries again by itself
+#   sameAddressPartners: false        # default false (true in a lab): two participants at one address are never partners
 
 # Optional: the matchmaking pool of the study's games; default: the study id.
 # pool: ${id}

@@ -241,6 +241,21 @@ describe('study bonuses', () => {
     expect(json.stderr).toContain('P1 P2 played without an MTurk assignment id');
   });
 
+  test('P-138: names the completion codes earned without a game played, which the platform would pay too', async () => {
+    const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
+    const study = loadStudyFile(file);
+    const data = join(dir, 'data');
+    loggedGame(data, 3, [seat('P1'), seat('P2')]);
+    const store = SqliteWorkerStore.open(data);
+    store.startSession(study, { participantId: 'QUICK', ids: {} });
+    store.recordGameStart('pilot-1', 'QUICK', 'g-9', 'follower');
+    store.recordGameEnd(study, 'QUICK', 'g-9', { reason: 'abandoned', score: 0, left: false });
+    store.close();
+    const run = await cerealbar('study', 'bonuses', '--study', file, '--data', data, '--format', 'prolific', '--out', join(dir, 'b.csv'));
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('1 completion code(s) were earned without a game played, check them before approving: QUICK');
+  });
+
   test('bad options and a data directory without logs are refused with one line', async () => {
     const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
     const format = await cerealbar('study', 'bonuses', '--study', file, '--data', dir, '--format', 'paypal', '--out', join(dir, 'x.csv'));
@@ -252,7 +267,7 @@ describe('study bonuses', () => {
 });
 
 describe('study workers', () => {
-  test('prints the workers table from the data directory (read-only), as text and as JSON', async () => {
+  test('P-138: prints the workers table from the data directory (read-only), as text and as JSON, each code earned without a game played flagged', async () => {
     const file = writeStudy(studyFolder(join(dir, 'study')), validStudy());
     const study = loadStudyFile(file);
     const data = join(dir, 'data');
@@ -268,23 +283,30 @@ describe('study workers', () => {
     store.block('pilot-1', 'P-ONE', 'two accounts');
     store.recordGameStart('pilot-1', 'P-TWO', 'g1', 'follower');
     store.recordGameEnd(study, 'P-TWO', 'g1', { reason: 'abandoned', score: 4, left: true });
+    // P-THREE's partner left at once: a partnerLeft code without a game played.
+    store.startSession(study, { participantId: 'P-THREE', ids: {} });
+    store.recordGameStart('pilot-1', 'P-THREE', 'g1', 'leader');
+    store.recordGameEnd(study, 'P-THREE', 'g1', { reason: 'abandoned', score: 0, left: false });
     store.close();
 
     const text = await cerealbar('study', 'workers', '--study', file, '--data', data);
     expect(text.stderr).toBe('');
     expect(text.status).toBe(0);
     const lines = text.stdout.split('\n');
-    expect(lines[0]).toBe('Study pilot-1: 2 worker(s)');
-    expect(lines[1]).toMatch(/^participant\s+step\s+role\s+quiz\s+games\s+points\s+bonus \(GBP\)\s+minutes\s+completion\s+created\s+blocked$/);
-    expect(lines[2]).toMatch(/^P-ONE\s+blocked\s+follower\s+0\/2\s+0\s+0\s+0\.00\s+0\.0\s+-\s+\S+\s+yes: two accounts$/);
-    expect(lines[3]).toMatch(/^P-TWO\s+rules\s+follower\s+0\/2\s+1 \(0 to the end\)\s+4\s+0\.40\s+0\.0\s+-/);
+    expect(lines[0]).toBe('Study pilot-1: 3 worker(s)');
+    expect(lines[1]).toMatch(/^participant\s+step\s+role\s+quiz\s+games\s+points\s+bonus \(GBP\)\s+minutes\s+completion\s+created\s+blocked\s+check$/);
+    expect(lines[2]).toMatch(/^P-ONE\s+blocked\s+follower\s+0\/2\s+0\s+0\s+0\.00\s+0\.0\s+-\s+\S+\s+yes: two accounts\s+-$/);
+    expect(lines[3]).toMatch(/^P-TWO\s+rules\s+follower\s+0\/2\s+1 \(0 to the end\)\s+4\s+0\.40\s+0\.0\s+-.*\s-$/);
+    expect(lines[4]).toMatch(/^P-THREE\s+done\s+.*partnerLeft CLEFT\s.*no game played: the partner left 0 s into game g1$/);
+    expect(lines[5]).toBe('1 completion code(s) were earned without a game played (the check column): see "Before approving" in the study guide');
 
     const json = await cerealbar('study', 'workers', '--study', file, '--data', data, '--json');
     const parsed = JSON.parse(json.stdout) as { study: string; workers: { participantId: string; step: string }[] };
     expect(parsed.study).toBe('pilot-1');
-    expect(parsed.workers.map((w) => [w.participantId, w.step])).toEqual([['P-ONE', 'blocked'], ['P-TWO', 'rules']]);
-    const games = (JSON.parse(json.stdout) as { workers: { gameList: unknown[] }[] }).workers.map((w) => w.gameList);
-    expect(games).toEqual([[], [expect.objectContaining({ gameId: 'g1', role: 'follower', endReason: 'abandoned', score: 4, left: true })]]);
+    expect(parsed.workers.map((w) => [w.participantId, w.step])).toEqual([['P-ONE', 'blocked'], ['P-TWO', 'rules'], ['P-THREE', 'done']]);
+    const listed = (JSON.parse(json.stdout) as { workers: { gameList: unknown[]; withoutPlay: string | null }[] }).workers;
+    expect(listed.map((w) => w.gameList)).toEqual([[], [expect.objectContaining({ gameId: 'g1', role: 'follower', endReason: 'abandoned', score: 4, left: true })], [expect.objectContaining({ gameId: 'g1' })]]);
+    expect(listed.map((w) => w.withoutPlay)).toEqual([null, null, 'no game played: the partner left 0 s into game g1']);
   });
 
   test('--store: a URL that is not postgres://, or a database that does not answer, exits 2 with the reason, its password never printed', async () => {

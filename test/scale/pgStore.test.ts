@@ -411,7 +411,8 @@ describe('P-113: cerealbar serve --store on two machines', () => {
     ]);
     const sheet = join(dirs[0]!, 'bonuses.csv');
     const bonuses = await cerealbar('study', 'bonuses', '--study', studyFile, '--store', url, '--format', 'prolific', '--out', sheet);
-    expect(bonuses).toMatchObject({ status: 0, stderr: '' });
+    // F1's partner left within seconds: its code was earned without a game played (P-138).
+    expect(bonuses).toMatchObject({ status: 0, stderr: 'cerealbar: warning: 1 completion code(s) were earned without a game played, check them before approving: F1 (cerealbar study workers shows why)\n' });
     expect(bonuses.stdout).toMatch(/^L1 +- +1 .*\n^F1 +- +1 /m);
     expect(readFileSync(sheet, 'utf8')).toBe(await (await get(b, `/api/studies/${STUDY}/bonuses.csv?format=prolific`)).text());
     // A database serve --store never used is refused, and nothing is made in it.
