@@ -6,6 +6,7 @@
  * every answer, with the sites that may frame the pages.
  */
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { posix } from 'node:path';
 import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { refuseClientJoinFields } from '../rooms/listing';
@@ -153,6 +154,8 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
   gate.use('/matchmake', (req, res, next) => {
     const found = prototypeKeyIn(req.body);
     if (found) return sendMatchmakeError(res, 400, prototypeKeyMessage(found));
+    // Colyseus reads the method from the URL it normalises: one not in its plain form (/./, //) could name another method than this check reads.
+    if (posix.normalize(req.path) !== req.path) return sendMatchmakeError(res, 400, 'the matchmaking path must be plain: no ".", ".." or empty segments');
     const refused = refuseMatchmakeFields(/^\/([^/]+)\//.exec(req.path)?.[1] ?? '', req.body);
     if (refused) return sendMatchmakeError(res, refused.code, refused.message);
     next();

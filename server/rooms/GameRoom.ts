@@ -92,7 +92,7 @@ export class GameRoom extends Room implements LiveRoom {
         if (waiting()) this.listing.publish();
       },
       // The study learns once the listing no longer holds the worker, so that it can tell whether the worker waits elsewhere.
-      (claim) => void this.listing.stored().then(() => this.study.reservationLapsed(claim.options.workerId)),
+      (claim) => void this.listing.stored().then(() => this.study.reservationLapsed(claim.options.workerId, claim.reservedAt)),
     );
     this.study = new StudySeats(study, this.services.studies, this.seats, this.roomId, armOf(options));
     this.queue = new QueueWatch(this, code, waiting);

@@ -25,6 +25,8 @@ export interface Claim {
   readonly options: JoinOptions;
   /** The study's tag of the worker's address, when its study keeps workers at one address apart (studySeats.ts). */
   readonly address?: string;
+  /** When it was made (epoch ms). */
+  readonly reservedAt: number;
   readonly expiry: Delayed;
 }
 
@@ -139,7 +141,7 @@ export class Seats {
       this.release(sessionId);
       if (claim) this.lapsed(claim);
     }, seconds * 1000);
-    this.claims.set(sessionId, { role, options: asked, ...(address !== undefined && { address }), expiry });
+    this.claims.set(sessionId, { role, options: asked, ...(address !== undefined && { address }), reservedAt: Date.now(), expiry });
     return true;
   }
 

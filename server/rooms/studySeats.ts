@@ -51,8 +51,7 @@ export function armOf(options: unknown): DrawnArm | null {
 export const ADDRESS_OPTION = 'addressTag';
 
 export function addressOptionOf(options: unknown): string | undefined {
-  if (typeof options !== 'object' || options === null || !Object.hasOwn(options, ADDRESS_OPTION)) return undefined;
-  const tag = (options as Record<string, unknown>)[ADDRESS_OPTION];
+  const tag = ownOption(options, ADDRESS_OPTION);
   return typeof tag === 'string' ? tag : undefined;
 }
 
@@ -66,8 +65,11 @@ export interface StudyGameHooks {
   seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
   stoppedWaiting(studyId: string, workerId: string): Awaitable<void>;
-  /** The worker's seat reservation here ran out unused: it waits no more, unless it holds a seat elsewhere. */
-  reservationLapsed(studyId: string, workerId: string): Awaitable<void>;
+  /**
+   * The worker's seat reservation here, made at `reservedAt` (epoch ms), ran out unused: it waits no
+   * more, unless it holds a seat elsewhere or asked to play again since.
+   */
+  reservationLapsed(studyId: string, workerId: string, reservedAt: number): Awaitable<void>;
   /** `arm`: the game's arm, when its partner is an arm's agent. */
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[], arm: DrawnArm | null): Awaitable<void>;
   /** Starts the agent of the game's arm in its seat of `role`. */
@@ -163,9 +165,9 @@ export class StudySeats {
     if (workerId !== undefined) this.tell((hooks) => hooks.stoppedWaiting(this.studyId, workerId));
   }
 
-  /** The reservation a worker (if any) was given for a seat here ran out before it came. */
-  reservationLapsed(workerId: string | undefined): void {
-    if (workerId !== undefined) this.tell((hooks) => hooks.reservationLapsed(this.studyId, workerId));
+  /** The reservation a worker (if any) was given for a seat here at `reservedAt` ran out before it came. */
+  reservationLapsed(workerId: string | undefined, reservedAt: number): void {
+    if (workerId !== undefined) this.tell((hooks) => hooks.reservationLapsed(this.studyId, workerId, reservedAt));
   }
 
   gameStarted(gameId: string, seats: readonly SeatRecord[]): void {

@@ -20,7 +20,7 @@ import {
   gameEndChanges,
   hashToken,
   HOUR_MS,
-  MAX_LIVE_SESSIONS,
+  MAX_SESSIONS_KEPT,
   MINUTE_MS,
   refuseNewWorker,
   idColumns,
@@ -36,6 +36,7 @@ import {
   stopWaitingChanges,
   tutorialChanges,
   visitChanges,
+  VOUCH_TTL_MS,
   WITH_GAMES,
   WorkerError,
   workerGame,
@@ -218,7 +219,16 @@ export class PgWorkerStore implements WorkerStore {
     const at = this.time();
     const ids = idColumns(start.ids);
     const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
-    const held = proof.token === undefined ? null : await this.sessionForToken(study.id, proof.token);
+    const vouching =
+      proof.token === undefined
+        ? undefined
+        : (
+            await this.pool.query<{ participant_id: string }>('SELECT participant_id FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND limited = 0 AND created_at > $3', [
+              hashToken(proof.token),
+              study.id,
+              this.time(-VOUCH_TTL_MS),
+            ])
+          ).rows[0]?.participant_id;
     const session = await this.transaction(async (tx) => {
       // New workers of a study are admitted one at a time, so that its limits count every one.
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NEW_WORKER_LOCK, study.id]);
@@ -226,7 +236,7 @@ export class PgWorkerStore implements WorkerStore {
       const existing = found.rowCount === 0 ? null : await this.row(tx, study.id, start.participantId);
       let limited = false;
       if (existing) {
-        const visit = visitChanges(existing, ids, { heldToken: held?.worker.participantId === start.participantId }, at);
+        const visit = visitChanges(existing, ids, { heldToken: vouching === start.participantId }, at);
         await this.update(tx, study.id, start.participantId, visit.changes);
         limited = visit.limited;
       } else {
@@ -239,16 +249,16 @@ export class PgWorkerStore implements WorkerStore {
           ...[fresh.assignment_id, fresh.hit_id, fresh.turk_submit_to, fresh.created_at, fresh.last_seen_at, fresh.role, fresh.created_address],
         ]);
       }
-      // Expired sessions go as new ones come, so the table holds only live tokens' hashes; a worker keeps its latest few.
-      await tx.query('DELETE FROM worker_sessions WHERE expires_at <= $1', [at]);
+      // Sessions go as new ones come once they no longer vouch; a worker keeps its latest few of each kind, so that strangers' limited ones never push out its own.
+      await tx.query('DELETE FROM worker_sessions WHERE created_at <= $1', [this.time(-VOUCH_TTL_MS)]);
       await tx.query(
         'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
         [hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id, limited ? 1 : 0],
       );
       await tx.query(
-        `DELETE FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND token_hash NOT IN
-          (SELECT token_hash FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 ORDER BY created_at DESC, token_hash = $3 DESC LIMIT $4)`,
-        [study.id, start.participantId, hashToken(token), MAX_LIVE_SESSIONS],
+        `DELETE FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 AND token_hash NOT IN
+          (SELECT token_hash FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 ORDER BY created_at DESC, token_hash = $3 DESC LIMIT $4)`,
+        [study.id, start.participantId, hashToken(token), MAX_SESSIONS_KEPT, limited ? 1 : 0],
       );
       return { worker: workerRecord((await this.row(tx, study.id, start.participantId))!), limited };
     });
@@ -298,8 +308,8 @@ export class PgWorkerStore implements WorkerStore {
     return this.change(studyId, participantId, (row) => startWaitingChanges(row, this.time()));
   }
 
-  stopWaiting(studyId: string, participantId: string): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, stopWaitingChanges);
+  stopWaiting(studyId: string, participantId: string, startedBy?: number): Promise<WorkerRecord> {
+    return this.change(studyId, participantId, (row) => stopWaitingChanges(row, startedBy));
   }
 
   recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): Promise<WorkerRecord> {

@@ -26,7 +26,7 @@ import {
   gameEndChanges,
   hashToken,
   HOUR_MS,
-  MAX_LIVE_SESSIONS,
+  MAX_SESSIONS_KEPT,
   MINUTE_MS,
   refuseNewWorker,
   idColumns,
@@ -42,6 +42,7 @@ import {
   stopWaitingChanges,
   tutorialChanges,
   visitChanges,
+  VOUCH_TTL_MS,
   WITH_GAMES,
   WorkerError,
   workerGame,
@@ -156,6 +157,7 @@ export class SqliteWorkerStore implements WorkerStore {
   private readonly selectWorker;
   private readonly selectWorkers;
   private readonly selectSession;
+  private readonly selectVouching;
   private readonly insertWorkerRow;
   private readonly insertSessionRow;
   private readonly insertGameRow;
@@ -204,6 +206,9 @@ export class SqliteWorkerStore implements WorkerStore {
     this.selectSession = db.prepare<[string, string, string], { participant_id: string; limited: number }>(
       'SELECT participant_id, limited FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND expires_at > ?',
     );
+    this.selectVouching = db.prepare<[string, string, string], { participant_id: string }>(
+      'SELECT participant_id FROM worker_sessions WHERE token_hash = ? AND study_id = ? AND limited = 0 AND created_at > ?',
+    );
     this.insertWorkerRow = db.prepare<WorkerRow>(`
       INSERT INTO workers (study_id, participant_id, platform, prolific_study_id, prolific_session_id, assignment_id, hit_id, turk_submit_to, created_at, last_seen_at, role, created_address)
       VALUES (@study_id, @participant_id, @platform, @prolific_study_id, @prolific_session_id, @assignment_id, @hit_id, @turk_submit_to, @created_at, @last_seen_at, @role, @created_address)`);
@@ -211,13 +216,13 @@ export class SqliteWorkerStore implements WorkerStore {
       SELECT COALESCE(SUM(created_address = @address), 0) AS fromAddress, MIN(CASE WHEN created_address = @address THEN created_at END) AS oldestFromAddress,
         COALESCE(SUM(created_at > @minute_ago), 0) AS lastMinute, MIN(CASE WHEN created_at > @minute_ago THEN created_at END) AS oldestLastMinute
       FROM workers WHERE study_id = @study_id AND created_at > @hour_ago`);
-    this.deleteExpiredSessions = db.prepare<[string]>('DELETE FROM worker_sessions WHERE expires_at <= ?');
+    this.deleteExpiredSessions = db.prepare<[string]>('DELETE FROM worker_sessions WHERE created_at <= ?');
     this.insertSessionRow = db.prepare<[string, string, string, string, string, string | null, string | null, string | null, number]>(
       'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    this.trimSessions = db.prepare<{ study_id: string; participant_id: string; keep: number }>(`
-      DELETE FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id AND rowid NOT IN
-        (SELECT rowid FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id ORDER BY rowid DESC LIMIT @keep)`);
+    this.trimSessions = db.prepare<{ study_id: string; participant_id: string; limited: number; keep: number }>(`
+      DELETE FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id AND limited = @limited AND rowid NOT IN
+        (SELECT rowid FROM worker_sessions WHERE study_id = @study_id AND participant_id = @participant_id AND limited = @limited ORDER BY rowid DESC LIMIT @keep)`);
   }
 
   /** The worker file of a data directory, created (with the directory) if missing. */
@@ -273,12 +278,12 @@ export class SqliteWorkerStore implements WorkerStore {
     const at = this.time();
     const ids = idColumns(start.ids);
     const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
-    const held = proof.token === undefined ? null : this.sessionForToken(study.id, proof.token);
+    const vouching = proof.token === undefined ? undefined : this.selectVouching.get(hashToken(proof.token), study.id, this.time(-VOUCH_TTL_MS))?.participant_id;
     const run = this.db.transaction(() => {
       const existing = this.selectWorker.get(study.id, start.participantId);
       let limited = false;
       if (existing) {
-        const visit = visitChanges(existing, ids, { heldToken: held?.worker.participantId === start.participantId }, at);
+        const visit = visitChanges(existing, ids, { heldToken: vouching === start.participantId }, at);
         this.update(study.id, start.participantId, visit.changes);
         limited = visit.limited;
       } else {
@@ -286,10 +291,10 @@ export class SqliteWorkerStore implements WorkerStore {
         refuseNewWorker(study, this.selectRecentWorkers.get({ study_id: study.id, address, hour_ago: this.time(-HOUR_MS), minute_ago: this.time(-MINUTE_MS) })!, this.now());
         this.insertWorkerRow.run({ ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids, created_address: address });
       }
-      // Expired sessions go as new ones come, so the file holds only live tokens' hashes; a worker keeps its latest few.
-      this.deleteExpiredSessions.run(at);
+      // Sessions go as new ones come once they no longer vouch; a worker keeps its latest few of each kind, so that strangers' limited ones never push out its own.
+      this.deleteExpiredSessions.run(this.time(-VOUCH_TTL_MS));
       this.insertSessionRow.run(hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id, limited ? 1 : 0);
-      this.trimSessions.run({ study_id: study.id, participant_id: start.participantId, keep: MAX_LIVE_SESSIONS });
+      this.trimSessions.run({ study_id: study.id, participant_id: start.participantId, limited: limited ? 1 : 0, keep: MAX_SESSIONS_KEPT });
       return { worker: this.mustGet(study.id, start.participantId), limited };
     });
     return { token, ...run.immediate() };
@@ -336,8 +341,8 @@ export class SqliteWorkerStore implements WorkerStore {
     return this.change(studyId, participantId, (row) => startWaitingChanges(row, this.time()));
   }
 
-  stopWaiting(studyId: string, participantId: string): WorkerRecord {
-    return this.change(studyId, participantId, stopWaitingChanges);
+  stopWaiting(studyId: string, participantId: string, startedBy?: number): WorkerRecord {
+    return this.change(studyId, participantId, (row) => stopWaitingChanges(row, startedBy));
   }
 
   /** A game with the worker in it started: its wait is over and the game is counted from now. */

@@ -138,7 +138,8 @@ export interface WorkerStore {
   block(studyId: string, participantId: string, reason: string | null): Awaitable<WorkerRecord>;
   promote(studyId: string, participantId: string): Awaitable<WorkerRecord>;
   startWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
-  stopWaiting(studyId: string, participantId: string): Awaitable<WorkerRecord>;
+  /** `startedBy`: only a wait that started by then (epoch ms) ends (stopWaitingChanges). */
+  stopWaiting(studyId: string, participantId: string, startedBy?: number): Awaitable<WorkerRecord>;
   /** `armDraw`: the study's arm draw the game was made for (drawArm), which learns its game. */
   recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): Awaitable<WorkerRecord>;
   recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): Awaitable<WorkerRecord>;

@@ -25,8 +25,14 @@ export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** Bytes of randomness in a session token (256 bits). */
 export const TOKEN_BYTES = 32;
 
-/** Live session tokens kept per worker: a new session drops the oldest beyond these. */
-export const MAX_LIVE_SESSIONS = 10;
+/**
+ * How long a session's token vouches for its worker's next session (a new Prolific submission or
+ * MTurk assignment from the same browser, VisitProof), long after it stops letting requests in.
+ */
+export const VOUCH_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+
+/** Sessions kept per worker, of each kind (limited or not): a new one drops the oldest of its kind beyond these. */
+export const MAX_SESSIONS_KEPT = 10;
 
 /** Why an action was refused; the HTTP layer turns the code into a status. */
 export type WorkerErrorCode =
@@ -247,9 +253,18 @@ export function startWaitingChanges(row: WorkerRowWithGames, at: string): Change
   return { waiting_since: at };
 }
 
-/** The worker's wait ended without a game (it left the game it waited in, or no seat was found). */
-export function stopWaitingChanges(row: WorkerRow): Changes {
-  return row.waiting_since === null ? {} : { waiting_since: null };
+/** How far the server's clocks may differ between its processes, when they compare times (stopWaitingChanges). */
+export const CLOCK_TOLERANCE_MS = 1500;
+
+/**
+ * The worker's wait ended without a game (it left the game it waited in, or no seat was found).
+ * `startedBy`: only a wait that started by then (epoch ms) ends; a later one, from a request to play
+ * made meanwhile, goes on.
+ */
+export function stopWaitingChanges(row: WorkerRow, startedBy?: number): Changes {
+  if (row.waiting_since === null) return {};
+  if (startedBy !== undefined && Date.parse(row.waiting_since) > startedBy + CLOCK_TOLERANCE_MS) return {};
+  return { waiting_since: null };
 }
 
 /**
@@ -285,33 +300,35 @@ export function noPartnerChanges(study: StudyFile, row: WorkerRowWithGames, now:
 
 /**
  * What vouches for a returning worker's visit besides the participant id it names, which anyone
- * who learned the id could send (docs/security.md, "A study's sessions").
+ * who learned the id could send (docs/security.md, "A study and strangers").
  */
 export interface VisitProof {
-  /** The request carried a live session token of this same worker (the page keeps its last one). */
+  /**
+   * The request carried a token of this same worker (the page keeps its last one), from a session
+   * that was not limited, made within VOUCH_TTL_MS: a live one or one expired since.
+   */
   readonly heldToken: boolean;
 }
 
 /**
  * A returning worker's visit: let in as its platform vouches for it, or refused. The platform's
  * own link again (the same Prolific SESSION_ID or MTurk assignment, which only that worker was
- * given) resumes its session; so does a page that holds one of the worker's tokens, which may
- * also bring a new submission or assignment. Without either, a lab's typed id and a new MTurk
- * assignment after a finished one start a `limited` session, which cannot end the worker's part
- * (decline consent, use the quiz's last attempt); anything else is another's session, refused.
+ * given) resumes its session, changing nothing; a page that holds one of the worker's tokens
+ * (VisitProof) may also bring a new submission or assignment. A lab's typed id again, which no
+ * platform vouches for, starts a `limited` session that changes nothing either and cannot end
+ * the worker's part (decline consent, use the quiz's last attempt). Anything else is another's
+ * session, refused: the ids it brings (a made-up assignment) never reach the worker's record.
  */
 export function visitChanges(existing: WorkerRow, ids: ReturnType<typeof idColumns>, proof: VisitProof, at: string): { changes: Changes; limited: boolean } {
   const key = sessionKey(ids);
   if (key !== '' && key === sessionKey(existing)) return { changes: { last_seen_at: at }, limited: false };
   if (proof.heldToken) return { changes: returnChanges(existing, ids, at), limited: false };
   if (existing.platform === 'lab') return { changes: { last_seen_at: at }, limited: true };
-  const finished = existing.completion_outcome !== null && existing.completion_outcome !== 'screenedOut';
-  if (existing.platform === 'mturk' && finished) return { changes: returnChanges(existing, ids, at), limited: true };
   throw new WorkerError(
     'SESSION_ELSEWHERE',
     existing.platform === 'prolific'
       ? 'this Prolific id already takes part in this study in another submission: open the study from the link Prolific gave you for it, in the browser you started in'
-      : 'this worker id already takes part in this study in another assignment: go on in the browser and assignment you started in, and finish it before accepting another',
+      : "this worker id already took part in this study from another browser: take this study's HITs in the browser where you took your first (its page keeps your place), or return this HIT",
   );
 }
 

@@ -70,9 +70,9 @@ export class StudyGames implements StudyGameHooks {
     await this.workers.stopWaiting(studyId, workerId);
   }
 
-  async reservationLapsed(studyId: string, workerId: string): Promise<void> {
-    // A worker whose page asked again meanwhile waits in the game it was seated in then.
-    if (!(await GameRoom.seatsWorker(studyId, workerId))) await this.workers.stopWaiting(studyId, workerId);
+  async reservationLapsed(studyId: string, workerId: string, reservedAt: number): Promise<void> {
+    // A worker whose page asked again meanwhile waits in the game it was seated in then, or for the seat it was given since.
+    if (!(await GameRoom.seatsWorker(studyId, workerId))) await this.workers.stopWaiting(studyId, workerId, reservedAt);
   }
 
   /**

@@ -5,6 +5,7 @@
  * whether a study's worker is waiting.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { matchMaker } from '@colyseus/core';
@@ -63,6 +64,19 @@ afterEach(async () => {
 });
 
 const call = (method: string, path: string, body?: unknown, token?: string) => callJson(base, method, path, body, token);
+
+/** A POST to `path` exactly as written (fetch would resolve its dot segments), with `raw` as its body. */
+function rawPost(path: string, raw: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(raw);
+  });
+}
 
 /** A matchmaking request with `raw` as its body, exactly as written (JSON.stringify would drop an own __proto__). */
 async function matchmake(method: string, raw: string, roomName = 'cerealbar'): Promise<{ status: number; body: any }> {
@@ -169,6 +183,12 @@ describe("P-124: a study's game is made only by the study API", () => {
       const answer = await matchmake(method, raw, room);
       expect({ method, raw, status: answer.status }).toEqual({ method, raw, status: /"(study|arm|addressTag)"/.test(raw) && !raw.includes('__proto__') ? 403 : 400 });
       expect(answer.body.error).toMatch(/^(the request body has a key named "__proto__" \(at __proto__\)|unknown (join|reconnect) option "(settings|role)": a (join|reconnection) takes only |a study's games are joined from the study's pages$)/);
+    }
+    // A path not in its plain form, which Colyseus might read as another method than the gate: checked as the method it names, or refused.
+    for (const path of [`/matchmake/./joinOrCreate/cerealbar`, `/matchmake//joinOrCreate/cerealbar`, `/matchmake/x/../joinOrCreate/cerealbar`]) {
+      const answer = await rawPost(path, `{"pool":"${STUDY}","role":"leader","settings":{"seed":3}}`);
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect(answer.body).toMatch(/unknown join option \\"settings\\"|the matchmaking path must be plain/);
     }
     await sleep(100);
     expect(await listings()).toEqual(before);

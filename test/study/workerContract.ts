@@ -183,7 +183,7 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         expect((await store.get(study.id, PID))!.completion).toEqual(done.completion);
       });
 
-      test('P-132: on MTurk a new assignment is a new session once the last one finished (limited without the kept token); before, it is refused', async () => {
+      test("P-132: on MTurk a new assignment is a new session from the page that kept the worker's token, even expired; a made-up one never reaches the record", async () => {
         study = studyWith({ platform: { kind: 'mturk' }, 'pay.currency': 'USD' });
         const first = await store.startSession(study, mturk('AS1'));
         expect(await refusal(() => store.startSession(study, mturk('AS2')))).toBe('SESSION_ELSEWHERE');
@@ -193,29 +193,38 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         await store.submitQuiz(study, 'A1WORKER', [0, 1, 1]);
         await store.recordGameStart(study.id, 'A1WORKER', 'g1', 'follower');
         await store.recordGameEnd(study, 'A1WORKER', 'g1', { reason: 'turns-exhausted', score: 3, left: false });
-        expect((await store.get(study.id, 'A1WORKER'))!.completion?.outcome).toBe('completed');
-        const second = await store.startSession(study, mturk('AS2'));
-        expect(second.limited).toBe(true);
+        const done = (await store.get(study.id, 'A1WORKER'))!;
+        expect(done.completion?.outcome).toBe('completed');
+        // A stranger with the worker id and a made-up assignment, after the completion too: nothing changes.
+        expect(await refusal(() => store.startSession(study, mturk('MADEUP')))).toBe('SESSION_ELSEWHERE');
+        expect(await store.get(study.id, 'A1WORKER')).toEqual(done);
+        // Two days later, the page that kept the first token takes a new HIT: a new session at the play step.
+        clock += 2 * 24 * 60 * 60 * 1000;
+        const second = await store.startSession(study, mturk('AS2'), { token: first.token });
+        expect(second.limited).toBe(false);
+        expect(second.worker).toMatchObject({ completion: null, platformIds: { assignmentId: 'AS2' } });
         expect(workerStep(second.worker)).toBe('play');
-        // With the page's kept token it is an ordinary session.
-        const kept = await store.startSession(study, mturk('AS3'), { token: first.token });
-        expect(kept.limited).toBe(false);
+        // The first assignment's link resumes nothing of another's: it is not the worker's session now.
+        expect(await refusal(() => store.startSession(study, mturk('AS1')))).toBe('SESSION_ELSEWHERE');
       });
 
-      test("P-132: a lab's typed id again starts a limited session; a worker keeps only its latest sessions' tokens", async () => {
+      test("P-132: a lab's typed id again starts a limited session, whose token vouches for nothing; strangers' sessions never push out the participant's own", async () => {
         study = studyWith({ platform: { kind: 'lab' } });
         const lab = { participantId: 'P007', ids: {} };
         const first = await store.startSession(study, lab);
         expect(first.limited).toBe(false);
-        const tokens = [first.token];
-        for (let i = 0; i < 10; i++) {
+        const limited: string[] = [];
+        for (let i = 0; i < 11; i++) {
           clock += 1;
-          const again = await store.startSession(study, lab);
+          const again = await store.startSession(study, lab, { token: limited[limited.length - 1] });
           expect(again.limited).toBe(true);
-          tokens.push(again.token);
+          limited.push(again.token);
         }
-        expect(await store.sessionForToken(study.id, tokens[0])).toBeNull();
-        for (const token of tokens.slice(1)) expect(await store.sessionForToken(study.id, token)).not.toBeNull();
+        expect((await store.sessionForToken(study.id, first.token))!.limited).toBe(false);
+        expect(await store.sessionForToken(study.id, limited[0])).toBeNull();
+        for (const token of limited.slice(1)) expect((await store.sessionForToken(study.id, token))!.limited).toBe(true);
+        // The participant's own page vouches: its new session is not limited.
+        expect((await store.startSession(study, lab, { token: first.token })).limited).toBe(false);
       });
 
       test('P-133: a limited session cannot decline consent or use the last attempt at the quiz; nothing changes', async () => {
@@ -461,6 +470,14 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         await store.recordGameEnd(other, PID, 'h2', { reason: 'turns-exhausted', score: 2, left: false });
         expect(await store.get(other.id, PID)).toMatchObject({ role: 'follower', promotedAt: null }); // mean 2.5
     });
+
+      test('P-137: a lapsed reservation ends only a wait that started by the time it was made', async () => {
+        await atPlay();
+        await store.startWaiting(study.id, PID);
+        // A request to play made after the reservation: its wait goes on.
+        expect((await store.stopWaiting(study.id, PID, START - 10_000)).waitingSince).not.toBeNull();
+        expect((await store.stopWaiting(study.id, PID, START)).waitingSince).toBeNull();
+      });
 
       test('P-103: noPartner is refused before the wait is over, then given once', async () => {
         study = studyWith({ 'time.waitForPartnerSeconds': 30 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCHEMA_VERSION, SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorkerStore';
-import { hashToken, SESSION_TTL_MS } from '../../server/store/workerChanges';
+import { hashToken, SESSION_TTL_MS, VOUCH_TTL_MS } from '../../server/store/workerChanges';
 import type { Study } from '../../shared/study/studyFile';
 import { bonusFor } from '../../shared/study/bonus';
 import { markQuiz, parseSessionBody, seatVerdict } from '../../shared/study/worker';
@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 describe('the SQLite file', () => {
-  test('a token is stored only as its SHA-256, and an expired one goes when the next session starts', () => {
+  test('a token is stored only as its SHA-256; an expired one lets no request in, and goes once it vouches no more (P-132)', () => {
     const { token } = store.startSession(study, ids);
     expect(store.sessionForToken(study.id, token)!.worker.participantId).toBe(PID);
     store.close();
@@ -58,8 +58,10 @@ describe('the SQLite file', () => {
     expect(store.sessionForToken(study.id, token)).not.toBeNull();
     clock += 1;
     expect(store.sessionForToken(study.id, token)).toBeNull();
-    // The expired session's hash goes when the next session starts.
-    const { token: next } = store.startSession(study, ids);
+    // Expired, it still vouches for its worker's next submission, until VOUCH_TTL_MS; then its hash goes when the next session starts.
+    expect(store.startSession(study, { ...ids, ids: { ...ids.ids, prolificSessionId: 'SESS2' } }, { token }).limited).toBe(false);
+    clock += VOUCH_TTL_MS;
+    const { token: next } = store.startSession(study, { ...ids, ids: { ...ids.ids, prolificSessionId: 'SESS2' } });
     store.close();
     const left = new Database(join(dir, 'data', WORKERS_FILE), { readonly: true });
     expect(left.prepare('SELECT token_hash FROM worker_sessions').pluck().all()).toEqual([hashToken(next)]);

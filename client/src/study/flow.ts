@@ -114,7 +114,8 @@ export class StudyFlow {
     } catch (error) {
       if (!(error instanceof StudyApiError)) throw error;
       if (error.code === 'SESSION_UNKNOWN' && this.kept && !renewed) {
-        await this.begin(this.kept.ids);
+        // The expired token still vouches for its worker (a lab's typed id alone would start a limited session).
+        await this.begin(this.kept.ids, this.kept.token);
         return this.call(request, true);
       }
       if (error.code === 'BLOCKED') {
