@@ -85,6 +85,8 @@ beforeAll(async () => {
       gamesPerSession: 2,
       time: { waitForPartnerSeconds: 60, sessionMinutes: 30, leaderTurnSeconds: 1, followerTurnSeconds: 1 },
     }),
+    // One new participant a minute: the next waits.
+    study('busy', CONSENT, { admission: { newWorkersPerMinute: 1 } }),
   ];
   // Seats are kept 3 s: a refresh comes back in time, a closed page ends its partner's game soon.
   server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 3 }, {}, studies);
@@ -253,6 +255,23 @@ test("P-132: a participant's id with another SESSION_ID opens nothing in a stran
   await own.page.waitForSelector('button.rules-read');
   expect(server.workers!.get('pilot', 'owner1')!.platformIds.prolificSessionId).toBe('OWN2');
   expect([...own.errors, ...stranger.errors]).toEqual([]);
+});
+
+test('P-134: a participant who arrives while the study takes no one new is told so, and the page lets them in once it does', async () => {
+  const first = await openPage(browser, `${server.url}/study/busy?PROLIFIC_PID=early1&STUDY_ID=S1&SESSION_ID=E1`);
+  await first.page.waitForSelector('button.agree');
+  const { page, errors } = await openPage(browser, `${server.url}/study/busy?PROLIFIC_PID=later1&STUDY_ID=S1&SESSION_ID=L1`);
+  await page.waitForSelector('h1:has-text("Many people are starting the study")');
+  expect(await page.textContent('main')).toMatch(/This page tries again by itself in \d+ seconds: keep it open\./);
+  await accessible(page, 'join later');
+  await picture(page, 'join-later');
+  expect(server.workers!.get('busy', 'later1')).toBeNull();
+  // A minute on, the page's next try (here asked for at once) lets the participant in.
+  server.passWorkerTime(60_000);
+  await page.click('button.retry');
+  await page.waitForSelector('button.agree');
+  expect(server.workers!.get('busy', 'later1')).not.toBeNull();
+  expect([...first.errors, ...errors]).toEqual([]);
 });
 
 test('a link without the platform ids says what is missing, and records nothing', async () => {

@@ -41,7 +41,7 @@ export function unavailablePage(problem: string, retry: () => void): StudyFrame 
 export function joinLaterPage(study: PublicStudy, seconds: number, retry: () => void): StudyFrame {
   const again = h('button', { type: 'button', class: 'retry' }, 'Try again now');
   again.addEventListener('click', retry);
-  const wait = seconds < 60 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+  const wait = seconds < 90 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`;
   return studyFrame(study, null, 'Many people are starting the study', h('p', {}, `Many participants are starting this study at the same moment. This page tries again by itself in ${wait}: keep it open.`), h('div', { class: 'study-actions' }, again));
 }
 
