@@ -11,14 +11,15 @@ import type { Study } from '../../shared/study/studyFile';
 import { blockBodySchema, emptyBodySchema, fieldOf, workerStep, type WorkerRecord } from '../../shared/study/worker';
 import { GameRoom } from '../rooms/GameRoom';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, isSafeGameId } from '../store/checks';
-import type { Awaitable, GameFilter, GameReader, GameRecord, GameStore } from '../store/types';
+import type { Awaitable, GameFilter, GameRecord, GameStore } from '../store/types';
 import type { WorkerStore } from '../store/types';
-import { poolLogs } from '../study/gameLogs';
+import { poolLogs, StudyOfGame } from '../study/gameLogs';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat } from '../../shared/study/bonusSheet';
 import { studyOverview } from '../../shared/study/overview';
 import { armSeat } from '../../shared/study/arms';
 import { streamLogsArchive } from './logsArchive';
 import { sendBadPath } from './badPath';
+import { sendApiError } from './apiError';
 import { BODY_LIMIT_BYTES } from './guard';
 import { sendWorkerError } from './studies';
 
@@ -54,13 +55,9 @@ export function mountApi(app: express.Application, deps: ApiDeps): void {
   api.get('/games/:id', (req, res) => getGame(deps.store, req.params.id, res));
   api.get('/games/:id/log', (req, res) => downloadLog(deps.store, req.params.id, res));
   mountWorkerAdmin(api, deps);
-  api.use((_req, res) => sendError(res, 404, 'NOT_FOUND', 'no such API endpoint'));
+  api.use((_req, res) => sendApiError(res, 404, 'NOT_FOUND', 'no such API endpoint'));
   api.use(handleError);
   app.use('/api', api);
-}
-
-function sendError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(status).json({ error: { code, message, ...extra } });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -74,9 +71,9 @@ function requireAdminToken(adminToken: string): express.RequestHandler {
     const presented = bearerToken(req.get('authorization'));
     if (presented === null) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendError(res, 401, 'UNAUTHORIZED', 'send the admin token as "Authorization: Bearer <token>"');
+      return sendApiError(res, 401, 'UNAUTHORIZED', 'send the admin token as "Authorization: Bearer <token>"');
     }
-    if (!tokensMatch(Buffer.from(presented, 'utf8'), expected)) return sendError(res, 403, 'FORBIDDEN', 'the token is not the admin token');
+    if (!tokensMatch(Buffer.from(presented, 'utf8'), expected)) return sendApiError(res, 403, 'FORBIDDEN', 'the token is not the admin token');
     next();
   };
 }
@@ -148,7 +145,7 @@ async function listGames(store: GameStore, req: Request, res: Response): Promise
   const parsed = listQuerySchema.safeParse(req.query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return sendError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
+    return sendApiError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
   }
   const filter: GameFilter = { ...parsed.data, limit: parsed.data.limit ?? DEFAULT_LIST_LIMIT, offset: parsed.data.offset ?? 0 };
   res.json({ games: (await store.listGames(filter)).map(publicRecord), limit: filter.limit, offset: filter.offset });
@@ -163,7 +160,7 @@ function publicRecord(record: GameRecord): GameRecord & { logUrl: string } {
 async function findGame(store: GameStore, gameId: string, res: Response): Promise<GameRecord | null> {
   // An unsafe id cannot name a game; refusing it first keeps it out of every path.
   const record = isSafeGameId(gameId) ? await store.getGame(gameId) : null;
-  if (!record) sendError(res, 404, 'NOT_FOUND', `no game ${JSON.stringify(gameId)}`);
+  if (!record) sendApiError(res, 404, 'NOT_FOUND', `no game ${JSON.stringify(gameId)}`);
   return record;
 }
 
@@ -181,7 +178,7 @@ async function downloadLog(store: GameStore, gameId: string, res: Response): Pro
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     text = null;
   }
-  if (text === null) return sendError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
+  if (text === null) return sendApiError(res, 404, 'NOT_FOUND', `the log of game ${gameId} is missing`);
   // A Buffer, so that express adds no charset to the type the log format names.
   res.attachment(`${gameId}.jsonl`).set('Content-Type', 'application/x-ndjson').send(Buffer.from(text, 'utf8'));
 }
@@ -198,44 +195,6 @@ const studyGamesQuerySchema = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.join(', ')}` : undefined) },
 );
 
-/**
- * The study a game belongs to, as its log's header says (`meta.study`; null for a game of no
- * study). Only the room that makes a study's game writes it there: no player's join can. A
- * header never changes, so each game's is read once; a log that cannot be read yet is read again
- * next time.
- */
-class StudyOfGame {
-  private readonly known = new Map<string, string | null>();
-
-  constructor(private readonly store: GameReader) {}
-
-  async of(gameId: string): Promise<string | null> {
-    const known = this.known.get(gameId);
-    if (known !== undefined) return known;
-    let text: string | null;
-    try {
-      text = await this.store.readLog(gameId);
-    } catch {
-      return null;
-    }
-    const end = text?.indexOf('\n') ?? -1;
-    if (text === null || end < 0) return null;
-    const header = parseJson(text.slice(0, end)) as { kind?: unknown; meta?: { study?: unknown } } | null;
-    if (typeof header !== 'object' || header === null || header.kind !== 'header') return null;
-    const study = header.meta?.study;
-    const found = typeof study === 'string' ? study : null;
-    this.known.set(gameId, found);
-    return found;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A study's workers
@@ -250,17 +209,17 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   const find = (req: Request, res: Response): { study: Study; workers: WorkerStore } | null => {
     const study = studies.get(req.params.id as string);
     if (!study) {
-      sendError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+      sendApiError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
       return null;
     }
     if (!deps.workers) {
-      sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+      sendApiError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
       return null;
     }
     return { study, workers: deps.workers };
   };
   api.get('/studies', async (_req, res) => {
-    if (!deps.workers) return sendError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+    if (!deps.workers) return sendApiError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
     const workers = deps.workers;
     const overviews = [];
     for (const study of studies.values()) overviews.push(studyOverview(study, await workers.list(study.id), await workers.gameTotals(study.id), workers.now(), await workers.armTotals(study.id)));
@@ -271,7 +230,7 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     if (!found) return;
     const format = req.query.format;
     if (typeof format !== 'string' || !(BONUS_FORMATS as readonly string[]).includes(format)) {
-      return sendError(res, 400, 'BAD_QUERY', `format must be ${BONUS_FORMATS.join(' or ')}`, { field: 'format' });
+      return sendApiError(res, 400, 'BAD_QUERY', `format must be ${BONUS_FORMATS.join(' or ')}`, { field: 'format' });
     }
     const { games } = await poolLogs(deps.store, found.study.pool);
     res.type('text/csv').attachment(`${found.study.id}-bonuses-${format}.csv`).send(bonusCsv(bonusSheet(found.study, games, format as BonusFormat), format as BonusFormat, found.study.title));
@@ -289,11 +248,11 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
   const studyOfGame = new StudyOfGame(deps.store);
   api.get('/studies/:id/games', async (req, res) => {
     const study = studies.get(req.params.id as string);
-    if (!study) return sendError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+    if (!study) return sendApiError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
     const parsed = studyGamesQuerySchema.safeParse(req.query);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return sendError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
+      return sendApiError(res, 400, 'BAD_QUERY', issue.message, { parameter: parameterOf(issue) });
     }
     const limit = parsed.data.limit ?? MAX_LIST_LIMIT;
     const games: GameRecord[] = [];
@@ -329,7 +288,7 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     const parsed = blockBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return sendError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+      return sendApiError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
     }
     await change(req, res, (workers, studyId, participantId) => workers.block(studyId, participantId, parsed.data.reason || null));
   });
@@ -338,12 +297,12 @@ function mountWorkerAdmin(api: express.Router, deps: ApiDeps): void {
     const parsed = emptyBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return sendError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+      return sendApiError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
     }
     const study = studies.get(req.params.id as string);
     // In a study whose arms lead, a leader would have no game: its participants stay followers.
     if (study?.arms && armSeat(study) === 'leader') {
-      return sendError(res, 409, 'ROLE_MISMATCH', `study ${study.id}'s agents play the leader (its arms): its participants stay followers, so none is promoted`);
+      return sendApiError(res, 409, 'ROLE_MISMATCH', `study ${study.id}'s agents play the leader (its arms): its participants stay followers, so none is promoted`);
     }
     await change(req, res, (workers, studyId, participantId) => workers.promote(studyId, participantId));
   });
@@ -357,11 +316,11 @@ function handleError(error: unknown, req: Request, res: Response, next: NextFunc
   const status = clientErrorStatus(error);
   if (status === null) process.stderr.write(`api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
   if (res.headersSent) return next(error); // express closes the connection
-  if (status === 413) return sendError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+  if (status === 413) return sendApiError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
   // The server's gate refuses such a path first (P-130); the API mounted alone says the same.
   if (error instanceof URIError) return sendBadPath(res);
-  if (status !== null) return sendError(res, status, 'BAD_REQUEST', 'the request is malformed');
-  sendError(res, 500, 'INTERNAL', 'internal error');
+  if (status !== null) return sendApiError(res, status, 'BAD_REQUEST', 'the request is malformed');
+  sendApiError(res, 500, 'INTERNAL', 'internal error');
 }
 
 /** Express marks the request's own faults (an undecodable %-escape in the path) with a 4xx status. */

@@ -4,6 +4,7 @@
  * 400 `BAD_PATH`, never an error about something else (a body) and never a page with a stack.
  */
 import type { NextFunction, Request, Response } from 'express';
+import { sendApiError } from './apiError';
 
 export const BAD_PATH_MESSAGE = 'the request path has a bad %-escape';
 
@@ -18,7 +19,7 @@ export function pathDecodes(path: string): boolean {
 }
 
 export function sendBadPath(res: Response): void {
-  res.status(400).json({ error: { code: 'BAD_PATH', message: BAD_PATH_MESSAGE } });
+  sendApiError(res, 400, 'BAD_PATH', BAD_PATH_MESSAGE);
 }
 
 /** Express middleware: answers a path that does not decode with 400 BAD_PATH. */

@@ -10,6 +10,7 @@ import { posix } from 'node:path';
 import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { refuseClientJoinFields } from '../rooms/listing';
+import { sendApiError } from './apiError';
 import { refuseBadPath } from './badPath';
 
 /** A join's options are a few short strings; nothing sent to the server is bigger. */
@@ -165,13 +166,13 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
   gate.use('/api', express.json({ limit: BODY_LIMIT_BYTES, type: () => true }));
   gate.use('/api', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: number }).status ?? 500;
-    if (status === 413) return sendApiError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
-    if (status >= 400 && status < 500) return sendApiError(res, 400, 'BAD_JSON', 'the request body is not JSON');
+    if (status === 413) return refuseApiRequest(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+    if (status >= 400 && status < 500) return refuseApiRequest(res, 400, 'BAD_JSON', 'the request body is not JSON');
     next(error);
   });
   gate.use('/api', (req, res, next) => {
     const found = prototypeKeyIn(req.body);
-    if (found) return sendApiError(res, 400, 'BAD_BODY', prototypeKeyMessage(found), { field: found.at });
+    if (found) return refuseApiRequest(res, 400, 'BAD_BODY', prototypeKeyMessage(found), { field: found.at });
     next();
   });
   return (http) => {
@@ -196,10 +197,10 @@ function sendMatchmakeError(res: Response, status: number, message: string): voi
   res.status(status).json({ code: status, error: message });
 }
 
-/** The HTTP API's errors: `{error: {code, message}}`, with `field` for a bad body. */
-function sendApiError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+/** An API error from the gate, which no cache keeps (the API's routes set their own caching). */
+function refuseApiRequest(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
   res.setHeader('Cache-Control', 'no-store');
-  res.status(status).json({ error: { code, message, ...extra } });
+  sendApiError(res, status, code, message, extra);
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 import type { Awaitable, WorkerStore } from '../store/types';
 import { WorkerError, type WorkerErrorCode } from '../store/workerChanges';
 import { NoSeatError, type StudyGames } from '../study/studyGames';
+import { sendApiError } from './apiError';
 import { addressTag } from './clientAddress';
 import { BODY_LIMIT_BYTES } from './guard';
 
@@ -53,16 +54,12 @@ export const WORKER_ERROR_STATUS: Record<WorkerErrorCode, number> = {
  */
 export const QUIZ_MARKS_AFTER_SECONDS = 60;
 
-export function sendStudyError(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(status).json({ error: { code, message, ...extra } });
-}
-
 /** A refusal from the worker store as its answer; anything else is the caller's to handle. */
 export function sendWorkerError(res: Response, error: unknown): boolean {
   if (!(error instanceof WorkerError)) return false;
   const { retryAfterSeconds } = error;
   if (retryAfterSeconds !== undefined && error.code === 'TOO_MANY_NEW_WORKERS') res.setHeader('Retry-After', String(retryAfterSeconds));
-  sendStudyError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  sendApiError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   return true;
 }
 
@@ -88,7 +85,7 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
   const router = express.Router();
   const findStudy = (req: StudyRequest, res: Response, next: NextFunction) => {
     const study = studies.get(req.params.id as string);
-    if (!study) return sendStudyError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
+    if (!study) return sendApiError(res, 404, 'NOT_FOUND', `no study ${JSON.stringify(req.params.id)}`);
     req.study = study;
     next();
   };
@@ -105,7 +102,7 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
     next();
   };
   const withStore = (_req: Request, res: Response, next: NextFunction) => {
-    if (!workers) return sendStudyError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
+    if (!workers) return sendApiError(res, 503, 'NO_WORKER_STORE', 'this server keeps no worker records');
     next();
   };
   const body = express.json({ limit: BODY_LIMIT_BYTES, type: () => true });
@@ -114,10 +111,10 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
     const token = bearerToken(req.get('authorization'));
     if (token === null) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendStudyError(res, 401, 'UNAUTHORIZED', 'send the session token as "Authorization: Bearer <token>" (POST /api/studies/:id/session gives one)');
+      return sendApiError(res, 401, 'UNAUTHORIZED', 'send the session token as "Authorization: Bearer <token>" (POST /api/studies/:id/session gives one)');
     }
     const session = await workers!.sessionForToken(req.study!.id, token);
-    if (!session) return sendStudyError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
+    if (!session) return sendApiError(res, 401, 'SESSION_UNKNOWN', 'the session token is unknown or has expired: start a new session');
     req.worker = session.worker;
     req.limited = session.limited;
     next();
@@ -126,7 +123,7 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
   router.post('/:id/session', ...post, async (req: StudyRequest, res) => {
     const study = req.study!;
     const parsed = parseSessionBody(study, req.body);
-    if (!parsed.ok) return sendStudyError(res, 400, parsed.code, parsed.message, { field: parsed.field });
+    if (!parsed.ok) return sendApiError(res, 400, parsed.code, parsed.message, { field: parsed.field });
     const existed = (await workers!.get(study.id, parsed.start.participantId)) !== null;
     // The page's last token, if it kept one, vouches for a new submission or assignment of the same worker.
     const held = bearerToken(req.get('authorization')) ?? undefined;
@@ -183,7 +180,7 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
       if (sendWorkerError(res, error)) return;
       if (!(error instanceof NoSeatError)) throw error;
       process.stderr.write(`study api: ${error.message}\n`);
-      sendStudyError(res, 503, 'NO_SEAT', `${error.message}; please try again in a moment`);
+      sendApiError(res, 503, 'NO_SEAT', `${error.message}; please try again in a moment`);
     }
   });
 
@@ -204,7 +201,7 @@ function checked<T extends z.ZodType>(res: Response, schema: T, body: unknown): 
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  sendStudyError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
+  sendApiError(res, 400, 'BAD_BODY', issue.message, { field: fieldOf(issue) });
   return null;
 }
 
@@ -227,7 +224,7 @@ function handleStudyError(error: unknown, req: Request, res: Response, next: Nex
   const clientStatus = typeof status === 'number' && status >= 400 && status < 500 ? status : null;
   if (clientStatus === null) process.stderr.write(`study api: ${req.method} ${req.originalUrl} failed: ${(error as Error)?.stack ?? String(error)}\n`);
   if (res.headersSent) return next(error);
-  if (clientStatus === 413) return sendStudyError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
-  if (clientStatus !== null) return sendStudyError(res, 400, 'BAD_JSON', 'the request body is not JSON');
-  sendStudyError(res, 500, 'INTERNAL', 'internal error');
+  if (clientStatus === 413) return sendApiError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${BODY_LIMIT_BYTES} bytes`);
+  if (clientStatus !== null) return sendApiError(res, 400, 'BAD_JSON', 'the request body is not JSON');
+  sendApiError(res, 500, 'INTERNAL', 'internal error');
 }

@@ -3,6 +3,7 @@
  * header and end, with the logs that cannot be read named rather than skipped in silence.
  */
 import { readFileSync } from 'node:fs';
+import { headerSchema } from '../../shared/log/format';
 import { LogError, parseLog } from '../../shared/log/replay';
 import type { LoggedGame } from '../../shared/study/bonusSheet';
 import { MAX_LIST_LIMIT } from '../store/checks';
@@ -65,5 +66,40 @@ export async function poolLogs(reader: GameReader, pool: string): Promise<ReadLo
     const page = await reader.listGames({ pool, limit: MAX_LIST_LIMIT, offset });
     sources.push(...page.map((game) => ({ name: game.gameId, read: () => reader.readLog(game.gameId) })));
     if (page.length < MAX_LIST_LIMIT) return readGameLogs(sources);
+  }
+}
+
+/**
+ * The study a game belongs to, as its log's header says (`meta.study`; null for a game of no
+ * study): only the study API's own games have one (P-124). A header never changes, so each
+ * game's is read once; a log that cannot be read yet is read again next time.
+ */
+export class StudyOfGame {
+  private readonly known = new Map<string, string | null>();
+
+  constructor(private readonly reader: GameReader) {}
+
+  async of(gameId: string): Promise<string | null> {
+    const known = this.known.get(gameId);
+    if (known !== undefined) return known;
+    let text: string | null;
+    try {
+      text = await this.reader.readLog(gameId);
+    } catch {
+      return null;
+    }
+    const end = text?.indexOf('\n') ?? -1;
+    if (text === null || end < 0) return null;
+    let line: unknown;
+    try {
+      line = JSON.parse(text.slice(0, end));
+    } catch {
+      return null;
+    }
+    const header = headerSchema.safeParse(line);
+    const study = header.success ? header.data.meta.study : undefined;
+    const found = typeof study === 'string' ? study : null;
+    this.known.set(gameId, found);
+    return found;
   }
 }
