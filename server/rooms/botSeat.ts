@@ -8,8 +8,10 @@
  * again when the plan ends, when the moment it was made for has passed (the follower's current
  * instruction changed, the leader's feedback came) or when the game refused an action. An agent
  * that throws, does not answer before its turn ends, or keeps answering actions the game refuses
- * loses only its turn: the seat passes and the turn runs out, as a human's would, and the
- * server's log says why.
+ * fails, and the server's log says why. A leader agent that fails loses only its turn: the seat
+ * passes and the turn runs out, as a human's would. A follower agent is asked again, and after
+ * failing twice in a row on one instruction its seat marks that instruction done, through the same
+ * checks as any action, so that no game waits on an agent that cannot follow an instruction.
  */
 import type { Clock, Delayed } from '@colyseus/core';
 import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
@@ -19,7 +21,7 @@ import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
 import type { ActContext, AgentAction, AgentIdentity, Answer, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../../shared/agents/types';
 import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
-import type { PlayerView } from '../../shared/engine/playerView';
+import type { InstructionView, PlayerView } from '../../shared/engine/playerView';
 import type { Role } from '../../shared/engine/state';
 
 /** An agent ready to take a seat, with who it is for the log header. */
@@ -47,6 +49,19 @@ export interface SeatHost {
 /** Refusals in a row after which the seat passes the rest of its turn: an agent that keeps answering what the game refuses must not spin. */
 export const MAX_REFUSALS_IN_A_ROW = 10;
 
+/** Failures in a row (a throw, a turn ended unanswered, refusals in a row) on one instruction after which a follower agent's seat marks it done. */
+export const MAX_FAILURES_ON_AN_INSTRUCTION = 2;
+
+/** What the leader is told when the follower's seat marks an instruction done for its failing agent. */
+export function failedInstructionNote(text: string): string {
+  return `I could not carry out "${text}": something went wrong on my side, so I marked it done.`;
+}
+
+/** The follower's current instruction in `view`, or null. */
+function currentInstruction(view: PlayerView): InstructionView | null {
+  return view.instructions.find((instruction) => instruction.status === 'current') ?? null;
+}
+
 /** How one role's agent is asked and answered: its observation, its vocabulary, and what a plan is made for. */
 interface SeatRules {
   ask(view: PlayerView, context: ActContext): Promise<Answer<unknown>>;
@@ -62,7 +77,7 @@ function followerRules(agent: FollowerAgent, feedback: FeedbackHeard): SeatRules
   return {
     ask: async (view, context) => agent.act(observationFromView(view, undefined, feedback.inTurn), context),
     action: (entry) => orNull(() => followerPlayerAction(entry as AgentAction)),
-    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null, feedback.inTurn.length),
+    situation: (view) => followerSituation(currentInstruction(view), feedback.inTurn.length),
     note: () => {
       const gaveUp = (agent as { gaveUp?: unknown }).gaveUp;
       return typeof gaveUp === 'string' ? gaveUp : null;
@@ -121,6 +136,8 @@ export class AgentSeat {
   /** What to tell the partner when the last answer's DONE is played. */
   private note: string | null = null;
   private refusals = 0;
+  /** The agent's failures in a row on the follower's instruction `instruction` (none yet: null). */
+  private failures: { readonly instruction: number; readonly count: number } | null = null;
   private stopped = false;
 
   constructor(
@@ -169,8 +186,11 @@ export class AgentSeat {
     this.passing = false;
     this.refusals = 0;
     this.waitsForLate = this.awaited !== null;
-    if (this.waitsForLate) this.host.log(`${this.name} has not answered yet since its turn ${this.awaited}; its turn ${this.turn} waits for that answer`);
-    else this.schedule(this.host.stepMs);
+    if (!this.waitsForLate) return this.schedule(this.host.stepMs);
+    const why = `has not answered yet since its turn ${this.awaited}`;
+    // A turn that ended unanswered is a failure: the instruction is marked done after too many.
+    if (this.countFailure() === 'give up') this.giveUp(why);
+    else this.host.log(`${this.name} ${why}; its turn ${this.turn} waits for that answer`);
   }
 
   /** The game is over: no more steps, and the agent is closed (its process ends). */
@@ -242,8 +262,63 @@ export class AgentSeat {
 
   private failed(turn: number, error: Error): void {
     if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
-    this.host.log(`${this.name} failed: ${error.message}; its seat passes this turn`);
-    this.passing = true;
+    this.failure(`failed: ${error.message}`);
+  }
+
+  /**
+   * The agent failed in its turn (`why`, for the log): a leader's seat passes the rest of the turn;
+   * a follower's seat asks again at the next step, or marks the instruction done after
+   * MAX_FAILURES_ON_AN_INSTRUCTION failures in a row on it.
+   */
+  private failure(why: string): void {
+    const verdict = this.countFailure();
+    if (verdict === 'give up') return this.giveUp(why);
+    if (verdict === 'pass') {
+      this.host.log(`${this.name} ${why}; its seat passes this turn`);
+      this.passing = true;
+      return;
+    }
+    this.host.log(`${this.name} ${why}; it is asked again`);
+    this.plans.refused();
+    this.refusals = 0;
+    this.schedule(this.host.stepMs);
+  }
+
+  /** Counts a failure on the follower's current instruction: what the seat does about it. */
+  private countFailure(): 'pass' | 'ask again' | 'give up' {
+    const view = this.ownTurn(this.turn);
+    const instruction = view && this.role === 'follower' ? currentInstruction(view) : null;
+    if (!instruction) return 'pass';
+    const count = this.failures?.instruction === instruction.id ? this.failures.count + 1 : 1;
+    this.failures = { instruction: instruction.id, count };
+    return count >= MAX_FAILURES_ON_AN_INSTRUCTION ? 'give up' : 'ask again';
+  }
+
+  /**
+   * The follower agent failed on its current instruction too many times in a row: at the next
+   * step the seat marks it done, as a person's DONE (the same checks), says why in the server's
+   * log and tells the leader; then it goes on, asking the agent about the next instruction.
+   */
+  private giveUp(why: string): void {
+    const instruction = this.failures!.instruction;
+    const count = this.failures!.count;
+    this.failures = null;
+    const turn = this.turn;
+    this.timer?.clear();
+    this.timer = this.stopped
+      ? null
+      : this.host.clock.setTimeout(() => {
+          this.timer = null;
+          const view = this.ownTurn(turn);
+          const current = view && currentInstruction(view);
+          if (!current || current.id !== instruction) return;
+          const refusal = this.host.play({ type: 'done' });
+          const marked = refusal ? `could not mark it done: ${refusal.code}: ${refusal.message}` : 'marks it done';
+          this.host.log(`${this.name} ${why}; after ${count} failures in a row on the instruction ${JSON.stringify(current.text)} its seat ${marked}`);
+          if (refusal) return void (this.passing = true);
+          this.host.tellPartner(failedInstructionNote(current.text));
+          if (turn === this.turn) this.schedule(this.host.stepMs);
+        }, this.host.stepMs);
   }
 
   private play(turn: number, entry: unknown): void {
@@ -257,6 +332,7 @@ export class AgentSeat {
     // A move into an obstacle is everyone's mistake (a person's too); other refusals are said in the log.
     if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(entry)}: ${refusal.code}: ${refusal.message}`);
     this.refusals = 0;
+    this.failures = null;
     if (action.type === 'done' && this.note !== null) this.host.tellPartner(this.note);
     this.schedule(this.host.stepMs);
   }
@@ -265,11 +341,8 @@ export class AgentSeat {
   private refused(why: string | null): void {
     this.plans.refused();
     this.refusals += 1;
-    const passes = this.refusals >= MAX_REFUSALS_IN_A_ROW;
-    if (why !== null || passes) {
-      this.host.log(`${this.name} ${why ?? 'kept moving into obstacles'}${passes ? `; after ${this.refusals} refusals in a row its seat passes this turn` : ''}`);
-    }
-    if (passes) this.passing = true;
-    else this.schedule(this.host.stepMs);
+    if (this.refusals >= MAX_REFUSALS_IN_A_ROW) return this.failure(`${why ?? 'kept moving into obstacles'}; after ${this.refusals} refusals in a row`);
+    if (why !== null) this.host.log(`${this.name} ${why}`);
+    this.schedule(this.host.stepMs);
   }
 }

@@ -165,7 +165,7 @@ export class HeuristicAgent implements FollowerAgent {
   private hintStep(hint: HintWalk, known: readonly Card[], obs: FollowerObservation): Move | null {
     if (hexDistance(obs.pose, hint.cell) <= HINT_REACHED || hint.stepsLeft <= 0) return null;
     hint.stepsLeft--;
-    return this.openPlanner(obs).nextMove(known, obs.pose, hint.cell);
+    return this.openPlanner(obs).nextMoveToward(known, obs.pose, hint.cell);
   }
 
   /** The matching card with the shortest walk (other known cards are walls); ties by id. */

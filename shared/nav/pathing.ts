@@ -15,7 +15,7 @@
  * engine's own geometry (stepFrom, rotateLeft, ...).
  */
 import type { Card } from '../engine/cards';
-import { HEADINGS, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
+import { HEADINGS, hexDistance, opposite, rotateLeft, rotateRight, type Cell, type Heading, type Pose } from '../engine/hex';
 import { cellIndex, type World } from '../engine/map';
 import type { Move } from '../engine/actions';
 
@@ -74,14 +74,27 @@ export class PathPlanner {
     this.neighbour = world.steps;
   }
 
-  /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off. */
+  /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off, or no one may stand on it. */
   nextMove(cards: readonly Card[], pose: Pose, target: Cell): Move | null {
     const start = cellIndex(this.world, pose);
     const move = this.chooseMove(this.fieldFor(cards, target, start).distance, start, headingIndex(pose.heading));
     return move === NONE ? null : MOVE_NAMES[move];
   }
 
-  /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none. */
+  /**
+   * The first move of a walk toward `target`, a place rather than a cell to stand on (where an
+   * instruction says a card is): as `nextMove` onto a cell one may stand on; toward one no one may
+   * (a hill, water, a tree), a walk that ends next to it, so null once there.
+   */
+  nextMoveToward(cards: readonly Card[], pose: Pose, target: Cell): Move | null {
+    const start = cellIndex(this.world, pose);
+    const around = !this.standable(target);
+    if (around && hexDistance(pose, target) <= 1) return null;
+    const move = this.chooseMove(this.fieldFor(cards, target, start, around).distance, start, headingIndex(pose.heading));
+    return move === NONE ? null : MOVE_NAMES[move];
+  }
+
+  /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none (a target no one may stand on included). */
   pathLength(cards: readonly Card[], pose: Pose, target: Cell): number {
     const goal = cellIndex(this.world, target);
     let cell = cellIndex(this.world, pose);
@@ -103,21 +116,37 @@ export class PathPlanner {
     return this.distanceAt(this.fieldFor(cards, target, start).distance, start);
   }
 
-  /** The field to `target`, searched far enough for a walk from `start`. */
-  private fieldFor(cards: readonly Card[], target: Cell, start: number): Field {
+  private standable(target: Cell): boolean {
+    return this.world.walkable[cellIndex(this.world, target)] === 1;
+  }
+
+  /**
+   * The field to `target`, searched far enough for a walk from `start`. With `around`, toward a
+   * target no one may stand on: the field of its neighbours, a walk to the nearest of them.
+   */
+  private fieldFor(cards: readonly Card[], target: Cell, start: number, around = false): Field {
     this.syncLayout(cards);
     const goal = cellIndex(this.world, target);
-    let field = this.fields.get(goal);
+    const cells = this.world.width * this.world.height;
+    // A target no one may stand on has two fields: none (no walk onto it) and its neighbours' (around it).
+    const key = around ? goal + cells : goal;
+    let field = this.fields.get(key);
     if (!field) {
-      const cells = this.world.width * this.world.height;
       const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE);
       // The other cards are marked in the field itself, so that the search reads one array.
       for (const card of this.layoutCells) arrays.distance[card] = CARD;
-      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
+      // The search goes out from the goal along steps out of each cell, which the walk takes back
+      // in: a step between two walkable cells goes both ways, but one out of a cell no one may
+      // stand on (a hill, a prop, or ground not yet seen, in a plan on the follower's known map)
+      // has no way back. Such a goal is reached by no walk, and its field stays empty; searched,
+      // it gives its neighbours distance 1, where a walk onto it would turn for ever: only a walk
+      // around it, which ends next to it (`nextMoveToward`), searches it.
+      const searched = around || this.standable(target);
+      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: searched ? 1 : 0 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
-      this.fields.set(goal, field);
+      this.fields.set(key, field);
     }
     this.searchFor(field, start);
     return field;

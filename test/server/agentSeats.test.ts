@@ -1,7 +1,8 @@
 /**
  * Agents in the seats the server fills (botFollower, botLeader), over real WebSockets: they see
  * only their seat's view, play plans, never hold up the room, and an agent that throws, hangs or
- * answers what the game refuses loses only its turn, said in the server's log.
+ * answers what the game refuses fails, said in the server's log: a leader agent loses its turn, a
+ * follower agent is asked again, and its instruction is marked done after two failures in a row.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { replay } from '../../shared/log/replay';
 import { serializeLine } from '../../shared/log/recorder';
 import { ROOM_NAME } from '../../shared/protocol/messages';
 import { startGameServer, type RunningGameServer } from '../../server/index';
-import { MAX_REFUSALS_IN_A_ROW, type SeatedAgent } from '../../server/rooms/botSeat';
+import { failedInstructionNote, MAX_FAILURES_ON_AN_INSTRUCTION, MAX_REFUSALS_IN_A_ROW, type SeatedAgent } from '../../server/rooms/botSeat';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { seatAgentsFrom, type SeatAgentStarter } from '../../server/rooms/seatAgents';
 import { join, waitFor, type Player } from './harness';
@@ -150,22 +151,74 @@ describe('P-119: an agent follower seated by the server', () => {
     await waitFor(() => followerEvents(logs[0]).length === 1, 'its answer to be played');
   });
 
-  test('that throws passes its turn, which runs out as a human\'s would; the game goes on and the log says why', async () => {
+  test("P-140: that always throws is asked again; failing twice in a row on an instruction, its seat marks it done, says why in the server's log and tells the leader; the game goes on", async () => {
     const log = serverLog();
     const agent = follower(() => {
       throw new Error('the model is down');
     });
-    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 30 });
     const leader = await leaderWithAgent(url);
-    instruct(leader, 'anything');
-    await waitFor(() => leader.view!.turn.role === 'leader' && leader.view!.turnsLeft === 5, 'the turn to time out', 5000);
-    expect(notices(leader, 'timeout').map((n) => n.payload.role)).toEqual(['follower']);
-    expect(log()).toEqual([expect.stringMatching(/the follower agent "test" failed: the model is down; its seat passes this turn$/)]);
-    expect(followerEvents(logs[0])).toEqual([]);
+    instruct(leader, 'first', 'second');
+    // Both instructions done in the follower's first turn: the round ends without waiting for its clock.
+    await waitFor(() => leader.view!.turn.role === 'leader' && leader.view!.turnsLeft === 5, 'the follower to mark both done', 5000);
+    expect(notices(leader, 'timeout')).toEqual([]);
+    expect(agent.asked.map((o) => o.instruction?.text)).toEqual(['first', 'first', 'second', 'second']);
+    expect(MAX_FAILURES_ON_AN_INSTRUCTION).toBe(2);
+    expect(followerEvents(logs[0]).map((e) => [e.type, e.outcome.instruction])).toEqual([
+      ['done', 0],
+      ['done', 1],
+    ]);
+    expect(log()).toEqual([
+      expect.stringMatching(/the follower agent "test" failed: the model is down; it is asked again$/),
+      expect.stringMatching(/the follower agent "test" failed: the model is down; after 2 failures in a row on the instruction "first" its seat marks it done$/),
+      expect.stringMatching(/the follower agent "test" failed: the model is down; it is asked again$/),
+      expect.stringMatching(/the follower agent "test" failed: the model is down; after 2 failures in a row on the instruction "second" its seat marks it done$/),
+    ]);
+    expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('first'), failedInstructionNote('second')]);
     expect(leader.phase).toBe('playing');
+    expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);
     // The next turn, it is asked again.
     instruct(leader, 'again');
-    await waitFor(() => agent.asked.length === 2, 'the agent to be asked again', 5000);
+    await waitFor(() => agent.asked.length === 6, 'the agent to be asked again', 5000);
+  });
+
+  test('P-140: failures are counted in a row: an accepted action between two throws starts the count again', async () => {
+    const log = serverLog();
+    // Throws, moves, throws, moves, ...: never two failures in a row.
+    const agent = follower(() => {
+      if (agent.asked.length % 2 === 1) throw new Error('now and then');
+      return 'RR';
+    });
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 30 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'turn');
+    // Its 10 steps are spent turning: the turn ends by its steps, never by a DONE.
+    await waitFor(() => leader.view!.turn.role === 'leader' && leader.view!.turnsLeft === 5, 'the follower to spend its steps', 5000);
+    expect(followerEvents(logs[0]).map((e) => e.payload?.move ?? e.type)).toEqual(Array(10).fill('RR'));
+    expect(log().length).toBeGreaterThan(0);
+    expect(log().every((line) => line.endsWith('failed: now and then; it is asked again'))).toBe(true);
+    expect(notices(leader, 'followerGaveUp')).toEqual([]);
+  });
+
+  test('P-140: an agent that never answers: after two turns ended unanswered on one instruction, its seat marks it done', async () => {
+    const log = serverLog();
+    const agent = follower(() => new Promise<AgentAction>(() => {}));
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
+    const leader = await leaderWithAgent(url);
+    instruct(leader, 'one', 'two');
+    await waitFor(() => notices(leader, 'timeout').length === 1, 'the first turn to time out', 5000);
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => notices(leader, 'timeout').length === 2, 'the second turn to time out', 5000);
+    expect(followerEvents(logs[0])).toEqual([]);
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => followerEvents(logs[0]).length === 1, 'its seat to mark "one" done', 5000);
+    expect(followerEvents(logs[0])[0]).toMatchObject({ type: 'done', outcome: { instruction: 0 } });
+    expect(agent.asked).toHaveLength(1); // never asked twice at once
+    expect(log()).toEqual([
+      expect.stringMatching(/has not answered yet since its turn 1; its turn 2 waits for that answer$/),
+      expect.stringMatching(/has not answered yet since its turn 1; after 2 failures in a row on the instruction "one" its seat marks it done$/),
+    ]);
+    expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('one')]);
   });
 
   test('that hangs: its turn runs out; the next waits for its answer, then goes on from it', async () => {
@@ -186,18 +239,20 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
   });
 
-  test(`that keeps answering what is not a follower's action passes its turn after ${MAX_REFUSALS_IN_A_ROW} refusals`, async () => {
+  test(`P-140: that keeps answering what is not a follower's action fails after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; failing twice, its seat marks the instruction done`, async () => {
     const log = serverLog();
     const agent = follower(() => 'FLY' as AgentAction);
-    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 2 });
+    const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 30 });
     const leader = await leaderWithAgent(url);
     instruct(leader, 'fly');
-    await waitFor(() => notices(leader, 'timeout').length === 1, 'the turn to time out', 5000);
-    expect(agent.asked).toHaveLength(MAX_REFUSALS_IN_A_ROW);
-    expect(log()).toHaveLength(MAX_REFUSALS_IN_A_ROW);
+    await waitFor(() => followerEvents(logs[0]).length === 1, 'its seat to mark the instruction done', 5000);
+    expect(agent.asked).toHaveLength(2 * MAX_REFUSALS_IN_A_ROW);
+    expect(log()).toHaveLength(2 * MAX_REFUSALS_IN_A_ROW);
     expect(log()[0]).toMatch(/the follower agent "test" answered "FLY", which is not a follower's action$/);
-    expect(log()[MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row its seat passes this turn$`));
-    expect(followerEvents(logs[0])).toEqual([]);
+    expect(log()[MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; it is asked again$`));
+    expect(log()[2 * MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; after 2 failures in a row on the instruction "fly" its seat marks it done$`));
+    expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
+    expect(notices(leader, 'timeout')).toEqual([]);
     expect(leader.phase).toBe('playing');
   });
 

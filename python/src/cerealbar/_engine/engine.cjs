@@ -22568,13 +22568,25 @@ var PathPlanner = class _PathPlanner {
     if (!planner) sharedPlanners.set(world, planner = new _PathPlanner(world));
     return planner;
   }
-  /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off. */
+  /** The first move of a walk from `pose` onto `target`, or null when cards or obstacles wall it off, or no one may stand on it. */
   nextMove(cards, pose, target) {
     const start = cellIndex(this.world, pose);
     const move3 = this.chooseMove(this.fieldFor(cards, target, start).distance, start, headingIndex(pose.heading));
     return move3 === NONE2 ? null : MOVE_NAMES[move3];
   }
-  /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none. */
+  /**
+   * The first move of a walk toward `target`, a place rather than a cell to stand on (where an
+   * instruction says a card is): as `nextMove` onto a cell one may stand on; toward one no one may
+   * (a hill, water, a tree), a walk that ends next to it, so null once there.
+   */
+  nextMoveToward(cards, pose, target) {
+    const start = cellIndex(this.world, pose);
+    const around = !this.standable(target);
+    if (around && hexDistance(pose, target) <= 1) return null;
+    const move3 = this.chooseMove(this.fieldFor(cards, target, start, around).distance, start, headingIndex(pose.heading));
+    return move3 === NONE2 ? null : MOVE_NAMES[move3];
+  }
+  /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none (a target no one may stand on included). */
   pathLength(cards, pose, target) {
     const goal = cellIndex(this.world, target);
     let cell2 = cellIndex(this.world, pose);
@@ -22594,20 +22606,28 @@ var PathPlanner = class _PathPlanner {
     const start = cellIndex(this.world, from);
     return this.distanceAt(this.fieldFor(cards, target, start).distance, start);
   }
-  /** The field to `target`, searched far enough for a walk from `start`. */
-  fieldFor(cards, target, start) {
+  standable(target) {
+    return this.world.walkable[cellIndex(this.world, target)] === 1;
+  }
+  /**
+   * The field to `target`, searched far enough for a walk from `start`. With `around`, toward a
+   * target no one may stand on: the field of its neighbours, a walk to the nearest of them.
+   */
+  fieldFor(cards, target, start, around = false) {
     this.syncLayout(cards);
     const goal = cellIndex(this.world, target);
-    let field = this.fields.get(goal);
+    const cells = this.world.width * this.world.height;
+    const key = around ? goal + cells : goal;
+    let field = this.fields.get(key);
     if (!field) {
-      const cells = this.world.width * this.world.height;
       const arrays = this.spare.pop() ?? { distance: new Int16Array(cells), queue: new Uint16Array(cells) };
       arrays.distance.fill(NONE2);
       for (const card2 of this.layoutCells) arrays.distance[card2] = CARD;
-      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: 1 };
+      const searched = around || this.standable(target);
+      field = { distance: arrays.distance, queue: arrays.queue, head: 0, tail: searched ? 1 : 0 };
       field.distance[goal] = 0;
       field.queue[0] = goal;
-      this.fields.set(goal, field);
+      this.fields.set(key, field);
     }
     this.searchFor(field, start);
     return field;
@@ -23280,7 +23300,7 @@ var HeuristicAgent = class {
   hintStep(hint, known, obs) {
     if (hexDistance(obs.pose, hint.cell) <= HINT_REACHED || hint.stepsLeft <= 0) return null;
     hint.stepsLeft--;
-    return this.openPlanner(obs).nextMove(known, obs.pose, hint.cell);
+    return this.openPlanner(obs).nextMoveToward(known, obs.pose, hint.cell);
   }
   /** The matching card with the shortest walk (other known cards are walls); ties by id. */
   nearestMatch(request, known, obs) {
