@@ -5,7 +5,7 @@
  * agent that does not start, an oracle that needs a recording) stops the command before any game.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { AGENT_NAMES_BY_ROLE, createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
 import { LlmAgent } from '../../shared/agents/node/llm/agent';
 import type { FollowerAgent, LeaderAgent } from '../../shared/agents/types';
@@ -103,6 +103,8 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   if (specs.length === 0) throw new CliError('no pair to play: give --leader and --follower, or --pair LEADER:FOLLOWER');
   if (!options.out) throw new CliError('agent-vs-agent evaluation needs --out DIR (for report.json, report.html and the game logs)');
   const out = options.out;
+  // A relative --llm-records is the working directory's: resolved now, so that the report links it from DIR.
+  if (options.llmRecords !== undefined) options = { ...options, llmRecords: resolve(options.llmRecords) };
   checkLlmOptionsUsed(options, specs.flatMap((pair) => [pair.leader, pair.follower]), '--leader, --follower or --pair');
   const bootstrap: BootstrapOptions = { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed, level: INTERVAL_LEVEL };
   const started: StartedPair[] = [];
@@ -147,21 +149,21 @@ async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: 
   const llm: PairResult['llm'] = {};
   for (const role of ['leader', 'follower'] as const) {
     const agent = pair[role];
-    if (agent instanceof LlmAgent) llm[role] = summarizeLlm(agent.stats(), games.length, recordDir(options, pair.dir));
+    if (agent instanceof LlmAgent) llm[role] = summarizeLlm(agent.stats(), games.length, relative(out, recordDir(options, pair.dir, out)) || '.');
   }
   return { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, dir: pair.dir, summary, llm, games };
 }
 
-/** Where a pair's call records go: its own directory, or its own under --llm-records. */
-function recordDir(options: PairsCliOptions, dir: string): string {
-  return options.llmRecords ? join(options.llmRecords, dir) : dir;
+/** Where a pair's call records go: its own directory (under `out`), or its own under --llm-records. */
+function recordDir(options: PairsCliOptions, dir: string, out: string): string {
+  return options.llmRecords ? join(options.llmRecords, dir) : join(out, dir);
 }
 
 /** Both agents of a pair, started (a program's handshake done, an LLM endpoint checked). */
 async function startPair(spec: PairSpec, index: number, out: string, options: PairsCliOptions): Promise<StartedPair> {
   const dir = pairDir(index);
   const processOptions = { stepTimeoutMs: options.agentTimeout };
-  const llmOptions = { ...options, llmRecords: options.llmRecords ? recordDir(options, dir) : undefined };
+  const llmOptions = { ...options, llmRecords: options.llmRecords ? recordDir(options, dir, out) : undefined };
   const what = (role: Role) => `the ${role} ${JSON.stringify(spec[role])} of pair ${index}`;
   const leader = await starting(what('leader'), startSeatAgent('leader', spec.leader, llmOptions, join(out, dir), (s) => createLeaderAgent(s, processOptions)));
   let follower: FollowerAgent;

@@ -239,8 +239,9 @@ describe('an LLM follower through the stub server', () => {
     const follower = report.pairs[1].llm;
     expect(Object.keys(leader)).toEqual(['leader']);
     expect(Object.keys(follower)).toEqual(['follower']);
-    expect(leader.leader!.records).toBe(join(records, 'pair-1'));
-    expect(follower.follower!.records).toBe(join(records, 'pair-2'));
+    // Paths in the report are relative to --out.
+    expect(leader.leader!.records).toBe(join('..', 'records', 'pair-1'));
+    expect(follower.follower!.records).toBe(join('..', 'records', 'pair-2'));
     expect(readdirSync(join(records, 'pair-1'))).toEqual(['eval-4.leader.llm.jsonl']);
     expect(readdirSync(join(records, 'pair-2'))).toEqual(['eval-4.follower.llm.jsonl']);
     expect(readdirSync(join(out, 'pair-1'))).toEqual(['eval-4.jsonl']);
@@ -251,6 +252,31 @@ describe('an LLM follower through the stub server', () => {
     expect(report.pairs[0].summary.instructionsPerGame).toBeGreaterThan(0);
     expect(run.stdout).toMatch(/pair 1 llm leader: \d+ calls/);
     expect(run.stdout).toMatch(/pair 2 llm follower: \d+ calls/);
+  });
+
+  test('E-36: a relative --llm-records is the working directory\'s, and report.json and report.html link it from --out', async () => {
+    stub = await startStubLlm({ respond: bothSeats });
+    const cwd = process.cwd();
+    process.chdir(dir);
+    let run;
+    try {
+      run = await cerealbar(
+        'eval', '--pair', 'scripted:llm', '--games', '1', '--seed', '4', '--out', join('runs', 'eval'), '--llm-records', 'records',
+        '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', '--llm-api-key-env', 'CEREALBAR_TEST_NO_KEY',
+      );
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(run.status).toBe(0);
+    const out = join(dir, 'runs', 'eval');
+    expect(readdirSync(join(dir, 'records', 'pair-1'))).toEqual(['eval-4.follower.llm.jsonl']);
+    const { records } = readReport(out).pairs[0].llm.follower!;
+    expect(records).toBe(join('..', '..', 'records', 'pair-1'));
+    // Followed from the report's folder, the link reaches the records.
+    expect(readdirSync(join(out, records))).toEqual(['eval-4.follower.llm.jsonl']);
+    const page = readFileSync(join(out, 'report.html'), 'utf8');
+    const href = /<a href="([^"]*)">[^<]*<\/a><\/td><\/tr>/.exec(page.slice(page.indexOf('<h2>LLM seats</h2>')))![1];
+    expect(readdirSync(join(out, href))).toEqual(['eval-4.follower.llm.jsonl']);
   });
 });
 
