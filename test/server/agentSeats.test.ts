@@ -174,6 +174,8 @@ describe('P-119: an agent follower seated by the server', () => {
       expect.stringMatching(/the follower agent "test" failed: the model is down; it is asked again$/),
       expect.stringMatching(/the follower agent "test" failed: the model is down; after 2 failures in a row on the instruction "second" its seat marks it done$/),
     ]);
+    // The notice travels to the leader after the log line is written.
+    await waitFor(() => notices(leader, 'followerGaveUp').length === 2, 'the leader to be told twice', 5000);
     expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('first'), failedInstructionNote('second')]);
     expect(leader.phase).toBe('playing');
     expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);
@@ -218,6 +220,7 @@ describe('P-119: an agent follower seated by the server', () => {
       expect.stringMatching(/has not answered yet since its turn 1; its turn 2 waits for that answer$/),
       expect.stringMatching(/has not answered yet since its turn 1; after 2 failures in a row on the instruction "one" its seat marks it done$/),
     ]);
+    await waitFor(() => notices(leader, 'followerGaveUp').length === 1, 'the leader to be told', 5000);
     expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('one')]);
   });
 
