@@ -4,7 +4,7 @@
  * template loaded, the endpoint checked) or stops the command with one line and exit 2.
  */
 import { Option, type Command } from 'commander';
-import { LlmAgent, LlmEndpointError } from '../shared/agents/node/llm/agent';
+import { LlmAgent, LlmEndpointError, LlmKeyError } from '../shared/agents/node/llm/agent';
 import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
@@ -25,6 +25,7 @@ export interface LlmCliOptions {
   llmMaxRetries?: number;
   llmMaxCalls?: number;
   llmMaxTokens?: number;
+  llmMaxConsecutiveFailures?: number;
   llmPrompt?: string;
   llmRecords?: string;
 }
@@ -55,8 +56,11 @@ export function addLlmOptions(command: Command): Command {
     new Option('--llm-max-retries <n>', `retries of a 408, 409, 429, 5xx or lost connection (default ${LLM_DEFAULTS.maxRetries})`).argParser(integerOption('--llm-max-retries', 0, 10)),
     new Option('--llm-max-calls <n>', `chat calls allowed per game; then the agent falls back (default ${LLM_DEFAULTS.maxCalls})`).argParser(integerOption('--llm-max-calls', 1, 1_000_000)),
     new Option('--llm-max-tokens <n>', 'the longest reply, in tokens').argParser(integerOption('--llm-max-tokens', 1, 1_000_000)),
+    new Option('--llm-max-consecutive-failures <n>', `chat calls in a row without a reply (backend errors, timeouts) that stop the run, exit non-zero (default ${LLM_DEFAULTS.maxConsecutiveFailures})`).argParser(
+      integerOption('--llm-max-consecutive-failures', 1, 1_000_000),
+    ),
     new Option('--llm-prompt <file>', "a prompt template file (default: the role's template, shipped in shared/agents/prompts)"),
-    new Option('--llm-records <dir>', 'where the call records go, <game>.<role>.llm.jsonl (default: beside the game logs, else the current directory)'),
+    new Option('--llm-records <dir>', 'where the call records go, <game>.<role>.llm.ndjson (default: beside the game logs, else the current directory)'),
   ];
   for (const option of options) command.addOption(option);
   return command;
@@ -81,6 +85,7 @@ export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
       maxRetries: options.llmMaxRetries,
       maxCalls: options.llmMaxCalls,
       maxTokens: options.llmMaxTokens,
+      maxConsecutiveFailures: options.llmMaxConsecutiveFailures,
       prompt: options.llmPrompt,
     };
     const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
@@ -100,13 +105,21 @@ export async function startLlmFromOptions(role: 'follower', options: LlmCliOptio
 export async function startLlmFromOptions(role: 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmLeader>;
 export async function startLlmFromOptions(role: 'follower' | 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmFollower | LlmLeader> {
   const config = llmConfigFromOptions(options);
-  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir };
+  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir, notice: noticeOnce };
   try {
     return role === 'leader' ? await startLlmLeader(agentOptions) : await startLlmFollower(agentOptions);
   } catch (error) {
-    if (error instanceof TemplateError || error instanceof LlmEndpointError) throw new CliError(error.message);
+    if (error instanceof TemplateError || error instanceof LlmEndpointError || error instanceof LlmKeyError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/** What the preflight could not check, on standard error, each line once (serve starts an agent for every game). */
+const noticed = new Set<string>();
+function noticeOnce(line: string): void {
+  if (noticed.has(line)) return;
+  noticed.add(line);
+  process.stderr.write(`cerealbar: ${line}\n`);
 }
 
 /**

@@ -73,7 +73,7 @@ export function registerLlmCommands(program: Command): void {
   const llm = program.command('llm').description("the LLM agent's call records");
   llm
     .command('reparse')
-    .description("parse the replies in call records (*.llm.jsonl) again with today's parser and say what would change")
+    .description("parse the replies in call records (*.llm.ndjson, or *.llm.jsonl of older runs) again with today's parser and say what would change")
     .argument('<files...>', 'call record files')
     .option('--show <n>', 'differences listed per file', integerOption('--show', 0, 1_000_000), 5)
     .option('--json', 'print one JSON summary per file instead')

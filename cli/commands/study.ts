@@ -8,6 +8,7 @@ import { PgWorkerStore } from '../../server/store/PgWorkerStore';
 import { SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorkerStore';
 import type { WorkerStore } from '../../server/store/types';
 import { logFiles, poolLogs, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
+import { isRecordFileName } from '../../shared/agents/node/llm/records';
 import { loadStudyFile } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
@@ -242,7 +243,7 @@ async function readDatabaseLogs(url: string, pool: string): Promise<ReadLogs> {
 function readDataDirLogs(dataDir: string): Promise<ReadLogs> {
   const logsDir = join(dataDir, 'logs');
   if (!existsSync(logsDir)) throw new CliError(`${dataDir}: no logs/ folder: is this the data directory serve uses (--data)?`);
-  return readGameLogs(logFiles(readdirSync(logsDir).filter((file) => file.endsWith('.jsonl')).sort().map((name) => join(logsDir, name))));
+  return readGameLogs(logFiles(readdirSync(logsDir).filter((file) => file.endsWith('.jsonl') && !isRecordFileName(file)).sort().map((name) => join(logsDir, name))));
 }
 
 function formatBonuses(sheet: BonusSheet, out: string): string {

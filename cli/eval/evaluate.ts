@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createAgent } from '../../shared/agents/node/registry';
+import { isRecordFileName } from '../../shared/agents/node/llm/records';
 import { LogError } from '../../shared/log/replay';
 import { loadRecording } from '../../shared/eval/recording';
 import { runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
@@ -19,7 +20,10 @@ export interface EvalBatchResult {
   readonly instructionsCancelled: number;
 }
 
-/** The .jsonl files among `paths` (files, or directories searched one level deep), sorted. */
+/**
+ * The .jsonl files among `paths` (files, or directories searched one level deep), sorted; in a
+ * directory, the LLM agents' call records (older runs wrote them as `.llm.jsonl` beside the logs) are not logs.
+ */
 export function findLogs(paths: readonly string[]): string[] {
   const files: string[] = [];
   for (const path of paths) {
@@ -30,7 +34,7 @@ export function findLogs(paths: readonly string[]): string[] {
       throw new CliError(`${path}: no such file or directory`);
     }
     if (!isDirectory) files.push(path);
-    else files.push(...readdirSync(path).filter((name) => name.endsWith('.jsonl')).sort().map((name) => join(path, name)));
+    else files.push(...readdirSync(path).filter((name) => name.endsWith('.jsonl') && !isRecordFileName(name)).sort().map((name) => join(path, name)));
   }
   if (files.length === 0) throw new CliError(`no .jsonl logs in ${paths.join(', ')}`);
   return files;

@@ -7,9 +7,9 @@
  * docs/study-arms.md ("The figures") defines every figure.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Draw, seedRng } from '../../shared/engine/rng';
 import { bootstrapInterval, mean, quantile, type BootstrapOptions, type Interval } from '../../shared/eval/bootstrap';
+import { findRecordFile } from '../../shared/agents/node/llm/records';
 import { replay } from '../../shared/log/replay';
 import type { LogEvent } from '../../shared/log/format';
 import { armSeat, LLM_ARM_AGENT, type ArmMeta } from '../../shared/study/arms';
@@ -104,9 +104,6 @@ export interface StudyReport {
   /** Logs of the study whose arm the study file no longer names, or with no arm (games before arms). */
   readonly otherGames: readonly { readonly gameId: string; readonly arm: string | null }[];
 }
-
-/** Where an LLM arm's call records of a game are: `<dir>/<game id>.<seat>.llm.jsonl`, as the server writes them. */
-export const callRecordFile = (dir: string, gameId: string, seat: string) => join(dir, `${gameId}.${seat}.llm.jsonl`);
 
 /** A game's figures from its log (replayed: a log that does not replay is an error naming it). */
 function gameFigures(log: LogFile, arm: ArmMeta): Omit<ArmGame, 'llmCalls' | 'llmFallbacks'> {
@@ -221,7 +218,7 @@ export function studyReport(study: Study, logs: readonly LogFile[], recordsDir: 
       continue;
     }
     const figures = gameFigures(log, meta.arm);
-    const records = meta.arm.agent === LLM_ARM_AGENT ? callRecords(callRecordFile(recordsDir, figures.gameId, seat)) : null;
+    const records = meta.arm.agent === LLM_ARM_AGENT ? callRecords(findRecordFile(recordsDir, figures.gameId, seat)) : null;
     games.push({ ...figures, llmCalls: records?.byStatus ?? null, llmFallbacks: records?.fallbacks ?? null });
   }
   const summaries = arms.map((arm) => summarizeArm(arm, byArm.get(arm.id)!.sort((a, b) => a.draw - b.draw), bootstrap));

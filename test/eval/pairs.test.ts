@@ -192,7 +192,7 @@ describe('an LLM follower through the stub server', () => {
     expect(llmPair.follower).toEqual({ name: 'llm', version: expect.stringMatching(/^prompt [0-9a-f]{12}$/), spec: `llm ${STUB_MODEL} at ${stub.url}` });
     const llm = llmPair.llm.follower!;
     expect(llmPair.llm.leader).toBeUndefined();
-    const calls: CallRecord[] = llmPair.games.flatMap((g) => readRecords(join(out, 'pair-1', `${g.gameId}.follower.llm.jsonl`)).filter((line): line is CallRecord => line.kind === 'llm-call'));
+    const calls: CallRecord[] = llmPair.games.flatMap((g) => readRecords(join(out, 'pair-1', `${g.gameId}.follower.llm.ndjson`)).filter((line): line is CallRecord => line.kind === 'llm-call'));
     const sent = stub.chatRequests();
     expect(llm.calls).toBe(sent.length);
     expect(calls.filter((c) => c.request !== null).length).toBe(sent.length);
@@ -242,12 +242,12 @@ describe('an LLM follower through the stub server', () => {
     // Paths in the report are relative to --out.
     expect(leader.leader!.records).toBe(join('..', 'records', 'pair-1'));
     expect(follower.follower!.records).toBe(join('..', 'records', 'pair-2'));
-    expect(readdirSync(join(records, 'pair-1'))).toEqual(['eval-4.leader.llm.jsonl']);
-    expect(readdirSync(join(records, 'pair-2'))).toEqual(['eval-4.follower.llm.jsonl']);
+    expect(readdirSync(join(records, 'pair-1'))).toEqual(['eval-4.leader.llm.ndjson']);
+    expect(readdirSync(join(records, 'pair-2'))).toEqual(['eval-4.follower.llm.ndjson']);
     expect(readdirSync(join(out, 'pair-1'))).toEqual(['eval-4.jsonl']);
     const sent = (file: string) => readRecords(file).filter((line) => line.kind === 'llm-call' && line.request !== null).length;
-    expect(leader.leader!.calls).toBe(sent(join(records, 'pair-1', 'eval-4.leader.llm.jsonl')));
-    expect(follower.follower!.calls).toBe(sent(join(records, 'pair-2', 'eval-4.follower.llm.jsonl')));
+    expect(leader.leader!.calls).toBe(sent(join(records, 'pair-1', 'eval-4.leader.llm.ndjson')));
+    expect(follower.follower!.calls).toBe(sent(join(records, 'pair-2', 'eval-4.follower.llm.ndjson')));
     expect(leader.leader!.calls + follower.follower!.calls).toBe(stub.chatRequests().length);
     expect(report.pairs[0].summary.instructionsPerGame).toBeGreaterThan(0);
     expect(run.stdout).toMatch(/pair 1 llm leader: \d+ calls/);
@@ -269,14 +269,14 @@ describe('an LLM follower through the stub server', () => {
     }
     expect(run.status).toBe(0);
     const out = join(dir, 'runs', 'eval');
-    expect(readdirSync(join(dir, 'records', 'pair-1'))).toEqual(['eval-4.follower.llm.jsonl']);
+    expect(readdirSync(join(dir, 'records', 'pair-1'))).toEqual(['eval-4.follower.llm.ndjson']);
     const { records } = readReport(out).pairs[0].llm.follower!;
     expect(records).toBe(join('..', '..', 'records', 'pair-1'));
     // Followed from the report's folder, the link reaches the records.
-    expect(readdirSync(join(out, records))).toEqual(['eval-4.follower.llm.jsonl']);
+    expect(readdirSync(join(out, records))).toEqual(['eval-4.follower.llm.ndjson']);
     const page = readFileSync(join(out, 'report.html'), 'utf8');
     const href = /<a href="([^"]*)">[^<]*<\/a><\/td><\/tr>/.exec(page.slice(page.indexOf('<h2>LLM seats</h2>')))![1];
-    expect(readdirSync(join(out, href))).toEqual(['eval-4.follower.llm.jsonl']);
+    expect(readdirSync(join(out, href))).toEqual(['eval-4.follower.llm.ndjson']);
   });
 });
 

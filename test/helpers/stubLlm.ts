@@ -1,9 +1,10 @@
 /**
  * A stub OpenAI-compatible server for tests (node:http on port 0, never the network): it answers
  * POST /v1/chat/completions with scripted replies, one per request in order (the last one repeats),
- * and GET /v1/models with one model. A reply may be a completion's text, an HTTP error (429, 500,
- * ...), a body that is not JSON, or a hang (no answer until the stub closes). With `key`, requests
- * without `Authorization: Bearer <key>` get a 401. Every request is logged.
+ * and GET /v1/models with one model (or the models given, or an HTTP error). A reply may be a
+ * completion's text, an HTTP error (429, 500, ...), a body that is not JSON, or a hang (no answer
+ * until the stub closes). With `key`, requests without `Authorization: Bearer <key>` get a 401.
+ * Every request is logged.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +49,8 @@ export interface StubOptions {
   /** Instead of `replies`: the reply to the n-th chat request (0, 1, ...), from its body. */
   readonly respond?: (body: ChatBody, n: number) => StubReply;
   readonly key?: string;
+  /** What GET /v1/models answers: the ids listed (default [STUB_MODEL]), or an HTTP error. */
+  readonly models?: readonly string[] | { readonly status: number };
 }
 
 /** What the stub reads of a chat request. */
@@ -82,7 +85,9 @@ export async function startStubLlm(options: StubOptions = {}): Promise<StubLlm> 
     }
     if (req.method === 'GET' && path === '/v1/models') {
       log(null);
-      return json(res, 200, { object: 'list', data: [{ id: STUB_MODEL, object: 'model', created: 0, owned_by: 'stub' }] });
+      const models = options.models ?? [STUB_MODEL];
+      if ('status' in models) return json(res, models.status, { error: { message: `injected HTTP ${models.status}` } });
+      return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'stub' })) });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       log(null);

@@ -50,7 +50,7 @@ async function follower(replies: readonly StubReply[], config: PartialLlmConfig 
 }
 
 function records(): { header: RecordHeader; calls: CallRecord[] } {
-  const [header, ...calls] = readRecords(join(dir, 'game-1.follower.llm.jsonl'));
+  const [header, ...calls] = readRecords(join(dir, 'game-1.follower.llm.ndjson'));
   return { header: header as RecordHeader, calls: calls as CallRecord[] };
 }
 
@@ -182,7 +182,7 @@ describe('the LLM follower', () => {
     stub.script(['{"actions": ["RL"]}']);
     agent.reset({ episodeId: 'game-2' });
     expect(await agent.act(followerObservation())).toEqual(['RL']);
-    expect(readRecords(join(dir, 'game-2.follower.llm.jsonl')).map((line) => line.kind)).toEqual(['llm-header', 'llm-call']);
+    expect(readRecords(join(dir, 'game-2.follower.llm.ndjson')).map((line) => line.kind)).toEqual(['llm-header', 'llm-call']);
     expect(agent.stats().episodes).toBe(2);
   });
 

@@ -1,9 +1,10 @@
 /**
  * The LLM agent through the commands: `cerealbar selfplay` with an llm seat plays, reports the
- * agent's counts and writes the call records beside the logs; bad input stops it with one line and
+ * agent's counts and writes the call records beside the logs, under a name no glob of the logs
+ * (`DIR/*.jsonl`) or command reading a folder of logs takes for one; bad input stops it with one line and
  * exit 2 before any game; the API key appears in no output and no file.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRecords, type CallRecord } from '../../shared/agents/node/llm/records';
@@ -47,8 +48,8 @@ test('selfplay --follower llm: games, call records beside the logs, the counts i
   const out = join(dir, 'runs');
   const { status, stdout, stderr } = await cerealbar('selfplay', '--leader', 'scripted', '--follower', 'llm', '--games', '2', '--seed', '4', '--out', out, ...llmArgs(stub.url));
   expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
-  expect(filesIn(out)).toEqual(['selfplay-4.follower.llm.jsonl', 'selfplay-4.jsonl', 'selfplay-5.follower.llm.jsonl', 'selfplay-5.jsonl']);
-  const calls = ['selfplay-4', 'selfplay-5'].flatMap((game) => readRecords(join(out, `${game}.follower.llm.jsonl`)).slice(1) as CallRecord[]);
+  expect(filesIn(out)).toEqual(['selfplay-4.follower.llm.ndjson', 'selfplay-4.jsonl', 'selfplay-5.follower.llm.ndjson', 'selfplay-5.jsonl']);
+  const calls = ['selfplay-4', 'selfplay-5'].flatMap((game) => readRecords(join(out, `${game}.follower.llm.ndjson`)).slice(1) as CallRecord[]);
   // Every request the stub got is an attempt of a call on record, in order (the 429 and its retry are two attempts of one call).
   expect(calls.flatMap((call) => call.attempts.map(() => call.request))).toEqual(stub.chatRequests().map((request) => request.body));
   expect(calls.flatMap((call) => call.attempts.map((attempt) => attempt.status))).toEqual(stub.chatRequests().map((request) => (request.requestId ? 200 : 429)));
@@ -70,10 +71,52 @@ test('selfplay --leader llm --follower llm: both seats, a record file each', asy
   const out = join(dir, 'runs');
   const { status, stdout } = await cerealbar('selfplay', '--leader', 'llm', '--follower', 'llm', '--out', out, '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-calls', '3');
   expect(status).toBe(0);
-  expect(filesIn(out)).toEqual(['selfplay-1.follower.llm.jsonl', 'selfplay-1.jsonl', 'selfplay-1.leader.llm.jsonl']);
+  expect(filesIn(out)).toEqual(['selfplay-1.follower.llm.ndjson', 'selfplay-1.jsonl', 'selfplay-1.leader.llm.ndjson']);
   // The leader turns right until its budget is spent, then passes; the follower never gets an instruction.
   expect(stdout).toMatch(/^llm leader: 3 calls \(3 ok, \d+ budget\), \d+ fallbacks \(\d+ after budget\)/m);
   expect(stdout).toMatch(/^llm follower: 0 calls \(none\), 0 fallbacks/m);
+});
+
+/** What a shell makes of `DIR/*.jsonl`: the folder's names ending in .jsonl, sorted. */
+const glob = (folder: string) => filesIn(folder).filter((name) => name.endsWith('.jsonl')).map((name) => join(folder, name));
+
+describe('a folder selfplay wrote with an llm seat is a folder of game logs', () => {
+  let out: string;
+  beforeEach(async () => {
+    stub = await startStubLlm({ respond: follower });
+    out = join(dir, 'runs');
+    const run = await cerealbar('selfplay', '--leader', 'scripted', '--follower', 'llm', '--games', '2', '--seed', '4', '--out', out, ...llmArgs(stub.url));
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`check them with: npx cerealbar replay ${join(out, '*.jsonl')}\n`);
+  });
+
+  test('the replay line selfplay prints replays the logs alone, and eval --logs and dataset stats skip nothing', async () => {
+    expect(glob(out)).toEqual([join(out, 'selfplay-4.jsonl'), join(out, 'selfplay-5.jsonl')]);
+    const replayed = await cerealbar('replay', ...glob(out));
+    expect({ status: replayed.status, stderr: replayed.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(replayed.stdout.trim().split('\n')).toHaveLength(2);
+    const report = join(dir, 'report.json');
+    const evaluated = await cerealbar('eval', '--agent', 'heuristic', '--logs', out, '--workers', '1', '--out', report);
+    expect(evaluated.status).toBe(0);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    expect(json.logs).toEqual([join(out, 'selfplay-4.jsonl'), join(out, 'selfplay-5.jsonl')]);
+    expect(json.skippedLogs).toEqual([]);
+    const stats = await cerealbar('dataset', 'stats', '--data', out, '--json');
+    expect({ status: stats.status, stderr: stats.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(stats.stdout).games).toBe(2);
+  });
+
+  test("an older run's call records (<game>.<role>.llm.jsonl beside the logs) are not taken for logs by eval --logs or dataset stats", async () => {
+    for (const game of ['selfplay-4', 'selfplay-5']) renameSync(join(out, `${game}.follower.llm.ndjson`), join(out, `${game}.follower.llm.jsonl`));
+    const report = join(dir, 'report.json');
+    expect((await cerealbar('eval', '--agent', 'heuristic', '--logs', out, '--workers', '1', '--out', report)).status).toBe(0);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    expect(json.logs).toEqual([join(out, 'selfplay-4.jsonl'), join(out, 'selfplay-5.jsonl')]);
+    expect(json.skippedLogs).toEqual([]);
+    const stats = await cerealbar('dataset', 'stats', '--data', out, '--json');
+    expect({ status: stats.status, stderr: stats.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(stats.stdout).games).toBe(2);
+  });
 });
 
 describe('bad input stops selfplay with one line and exit 2, before any game', () => {

@@ -36,7 +36,7 @@ async function leader(replies: readonly StubReply[]): Promise<LlmLeader> {
   return agent;
 }
 
-const calls = () => readRecords(join(dir, 'game-1.leader.llm.jsonl')).slice(1) as CallRecord[];
+const calls = () => readRecords(join(dir, 'game-1.leader.llm.ndjson')).slice(1) as CallRecord[];
 
 describe('the LLM leader', () => {
   test('sends the golden prompt for a fixed observation and answers an instruction then END', async () => {
@@ -49,7 +49,7 @@ describe('the LLM leader', () => {
       role: 'leader', event: 0, status: 'ok', actions: plan,
       check: { role: 'leader', legal: ['MF', 'MB', 'RL', 'RR'], canInstruct: true, maxInstructionLength: 300 },
     });
-    expect(readFileSync(join(dir, 'game-1.leader.llm.jsonl'), 'utf8').split('\n')[0]).toContain('"role":"leader"');
+    expect(readFileSync(join(dir, 'game-1.leader.llm.ndjson'), 'utf8').split('\n')[0]).toContain('"role":"leader"');
   });
 
   test('END before any instruction is illegal (the queue is empty): asked again, then it passes, as END is not allowed', async () => {

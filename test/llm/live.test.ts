@@ -80,7 +80,7 @@ async function liveGame(role: 'follower' | 'leader', respond: (body: ChatBody, n
   const log = server!.logText(0);
   expect(replay(log).events).toBeGreaterThan(10);
   const files = readdirSync(join(dir, 'records'));
-  expect(files).toEqual([`${roomId}.${role}.llm.jsonl`]);
+  expect(files).toEqual([`${roomId}.${role}.llm.ndjson`]);
   const text = readFileSync(join(dir, 'records', files[0]), 'utf8');
   expect(text).not.toContain(KEY);
   const [header, ...calls] = readRecords(join(dir, 'records', files[0])) as [RecordHeader, ...CallRecord[]];

@@ -82,7 +82,7 @@ async function game(seed: number, seats: 'llm-follower' | 'llm-leader') {
       (line) => lines.push(line),
     );
     follower.close();
-    return { result, lines, stats: follower.stats(), records: join(dir, `selfplay-${seed}.follower.llm.jsonl`) };
+    return { result, lines, stats: follower.stats(), records: join(dir, `selfplay-${seed}.follower.llm.ndjson`) };
   }
   const leader = await startLlmLeader({ config, recordDir: dir, env: {} });
   const result = await playAgentGame(
@@ -90,7 +90,7 @@ async function game(seed: number, seats: 'llm-follower' | 'llm-leader') {
     (line) => lines.push(line),
   );
   leader.close();
-  return { result, lines, stats: leader.stats(), records: join(dir, `selfplay-${seed}.leader.llm.jsonl`) };
+  return { result, lines, stats: leader.stats(), records: join(dir, `selfplay-${seed}.leader.llm.ndjson`) };
 }
 
 test('the LLM follower plays a whole game with the scripted leader: the log replays, every call is on record', async () => {

@@ -110,7 +110,7 @@ describe('serve --bot-follower llm', () => {
     const game = replay(log());
     const gameId = game.header.gameId;
     expect((game.header.meta as any).agents.follower).toMatchObject({ name: expect.stringContaining('llm') });
-    const file = joinPath(dataDir, 'llm', `${gameId}.follower.llm.jsonl`);
+    const file = joinPath(dataDir, 'llm', `${gameId}.follower.llm.ndjson`);
     expect(readFileSync(file, 'utf8')).not.toContain(KEY);
     const [header, ...calls] = readRecords(file) as [RecordHeader, ...CallRecord[]];
     expect(header).toMatchObject({ episode: gameId, role: 'follower', model: STUB_MODEL });

@@ -216,7 +216,7 @@ describe("a study's arms", () => {
       expect(meta.players.find((p: any) => p.role === 'follower').kind).toBe('bot');
     }
     // The LLM arm's games have their call records, one file per game.
-    const llmGames = all.filter((header) => (header.meta as any).arm.id === LLM_ARM).map((header) => `${header.gameId}.follower.llm.jsonl`);
+    const llmGames = all.filter((header) => (header.meta as any).arm.id === LLM_ARM).map((header) => `${header.gameId}.follower.llm.ndjson`);
     expect(readdirSync(join(dir, 'data', 'llm')).sort()).toEqual(llmGames.sort());
     expect(stub.chatRequests().length).toBeGreaterThan(0);
 
@@ -253,7 +253,7 @@ describe("a study's arms", () => {
       figures.cancelled += events.reduce((sum, event) => sum + (event.outcome.cancelled?.length ?? 0), 0);
       figures.positive += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'positive').length;
       figures.negative += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'negative').length;
-      const records = join(dir, 'data', 'llm', `${lines[0].gameId}.follower.llm.jsonl`);
+      const records = join(dir, 'data', 'llm', `${lines[0].gameId}.follower.llm.ndjson`);
       if (arm === LLM_ARM) {
         const calls = readFileSync(records, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'llm-call');
         figures.records += calls.length;

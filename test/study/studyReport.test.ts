@@ -73,12 +73,12 @@ describe('the arms report', () => {
     report = studyReport(study, logs, join(dir, 'llm'), BOOTSTRAP);
   });
 
-  /** Call records for games 1 and 3 of arm a (game 5's are missing): one ok and one failed call, one fallback. */
+  /** Call records for games 1 and 3 of arm a (game 5's are missing): one ok and one failed call, one fallback. Game 3's under the name older runs gave them. */
   function writeCallRecords(): void {
     mkdirSync(join(dir, 'llm'), { recursive: true });
-    for (const game of ['g1', 'g3']) {
+    for (const [game, suffix] of [['g1', 'llm.ndjson'], ['g3', 'llm.jsonl']]) {
       writeFileSync(
-        join(dir, 'llm', `${game}.follower.llm.jsonl`),
+        join(dir, 'llm', `${game}.follower.${suffix}`),
         [{ kind: 'llm-header' }, { kind: 'llm-call', status: 'ok', fallback: null }, { kind: 'llm-call', status: 'timeout', fallback: { actions: [] } }].map((line) => JSON.stringify(line)).join('\n') + '\n',
       );
     }

@@ -26,12 +26,14 @@ export interface Seat<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
 
 export interface LlmAgentOptions {
   readonly config: LlmConfig;
-  /** Where the call records go: `<dir>/<episode id>.<role>.llm.jsonl`, one file per episode. */
+  /** Where the call records go: `<dir>/<episode id>.<role>.llm.ndjson`, one file per episode. */
   readonly recordDir: string;
   /** Where the key's variable is read (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
   /** The first retry's wait when the server names none (tests make it short). */
   readonly retryBaseMs?: number;
+  /** Where the preflight says what it could not check, in one line (default: standard error). */
+  readonly notice?: (line: string) => void;
 }
 
 export interface LlmStats {
@@ -49,10 +51,29 @@ export interface LlmStats {
   readonly episodes: number;
 }
 
-/** The agent cannot start: the endpoint cannot be reached or refuses the key. */
+/** The agent cannot start: the endpoint cannot be reached, refuses the key or does not offer the model. */
 export class LlmEndpointError extends Error {
   override name = 'LlmEndpointError';
 }
+
+/** The shortest API key taken: a shorter one cannot be real, and replacing its text in the records would alter what they hold. */
+export const MIN_KEY_LENGTH = 8;
+
+/** The agent cannot start: the key's variable holds something too short to be a key. */
+export class LlmKeyError extends Error {
+  override name = 'LlmKeyError';
+}
+
+/**
+ * The agent stopped its run: `max-consecutive-failures` chat calls in a row got no reply (backend
+ * errors, timeouts). Every later act throws it again, without a call.
+ */
+export class LlmFailingError extends Error {
+  override name = 'LlmFailingError';
+}
+
+/** The statuses of a call that got no reply from the model: they count towards max-consecutive-failures. */
+const FAILED_CALL_STATUSES: ReadonlySet<CallStatus> = new Set(['backend_error', 'timeout']);
 
 export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
   readonly name = 'llm';
@@ -65,6 +86,9 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
   private observations = 0;
   private calls = 0;
   private lines = 0;
+  /** Chat calls in a row, over the agent's life, that got no reply; and why the agent stopped, once it has. */
+  private failuresInRow = 0;
+  private stoppedBecause: string | null = null;
   private readonly counts = {
     calls: 0,
     byStatus: Object.fromEntries(CALL_STATUSES.map((status) => [status, 0])) as Record<CallStatus, number>,
@@ -118,6 +142,7 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
         timeoutS: config.timeoutS,
         maxRetries: config.maxRetries,
         maxCalls: config.maxCalls,
+        maxConsecutiveFailures: config.maxConsecutiveFailures,
         apiKeyEnv: config.apiKeyEnv,
       },
       time: new Date().toISOString(),
@@ -126,6 +151,7 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
 
   async act(observation: O, context?: ActContext): Promise<A[]> {
     if (!this.writer) throw new Error(`the llm agent was asked to act before its episode began (reset)`);
+    if (this.stoppedBecause) throw new LlmFailingError(this.stoppedBecause);
     const observationIndex = this.observations++;
     const check = this.seat.check(observation);
     let messages: ChatMessage[] = render(this.template, this.seat.variables(observation));
@@ -147,8 +173,12 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
       const parsed = result.status === 'ok' ? parseReply(result.reply!, check) : null;
       const status: CallStatus = parsed ? parsed.status : (result.status as CallStatus);
       const plan = parsed?.status === 'ok' ? (parsed.actions as A[]) : null;
+      this.failuresInRow = FAILED_CALL_STATUSES.has(status) ? this.failuresInRow + 1 : 0;
+      const maxFailures = this.options.config.maxConsecutiveFailures;
+      // The call that reaches the limit is on record, with no fallback: the run stops instead.
+      const stops = this.failuresInRow >= maxFailures;
       const finalFailure = !plan && (ask === 2 || status === 'backend_error' || status === 'timeout');
-      const fallback = finalFailure ? this.seat.fallback(observation) : null;
+      const fallback = finalFailure && !stops ? this.seat.fallback(observation) : null;
       this.record({
         ...base,
         ask,
@@ -166,6 +196,10 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
         fallback: fallback ? { actions: fallback } : null,
       });
       if (plan) return plan;
+      if (stops) {
+        this.stoppedBecause = `the llm ${this.seat.role} stopped: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${result.error}`;
+        throw new LlmFailingError(this.stoppedBecause);
+      }
       if (fallback) return this.fellBack(status, fallback);
       // The one re-ask: the reply, then the parser's message, in the template's correction.
       const why = parsed && parsed.status !== 'ok' ? parsed.message : '';
@@ -225,25 +259,59 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
 /** The key from its variable (unset or empty: none), the template loaded, the endpoint checked. */
 export async function startLlmAgent<O, A extends ReplyAction, R extends LlmRole>(seat: Seat<O, A, R>, options: LlmAgentOptions): Promise<LlmAgent<O, A, R>> {
   const { config } = options;
-  const template = loadTemplate(seat.role, config.prompt);
   const apiKey = (options.env ?? process.env)[config.apiKeyEnv] || null;
+  // Never the key itself, nor its length: only where it came from.
+  if (apiKey !== null && apiKey.length < MIN_KEY_LENGTH) {
+    throw new LlmKeyError(`${config.apiKeyEnv} holds fewer than ${MIN_KEY_LENGTH} characters, too short to be an API key: set it to the key, or unset it for an endpoint that needs none`);
+  }
+  const template = loadTemplate(seat.role, config.prompt);
   const client = chatClient(config.baseUrl, apiKey);
-  await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join(KEY_PLACEHOLDER) : text));
+  const notice = options.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join(KEY_PLACEHOLDER) : text), notice);
   return new LlmAgent(seat, template, client, apiKey, options);
 }
 
+/** How many of the offered models a refusal names, the nearest to the one asked first. */
+const MODELS_NAMED = 12;
+
 /**
  * GET /models before any game: an endpoint that cannot be reached, or refuses the key (401, 403),
- * stops the agent at once. Any other answer passes (some servers list no models).
+ * stops the agent at once, and so does a list of models without the configured one. An endpoint
+ * that answers with another error, or lists no models, is told in one line (`notice`) and passes:
+ * the model is then not checked.
  */
-export async function preflight(client: OpenAI, config: LlmConfig, redact: (text: string) => string): Promise<void> {
+export async function preflight(client: OpenAI, config: LlmConfig, redact: (text: string) => string, notice: (line: string) => void = () => {}): Promise<void> {
+  let listed: unknown;
   try {
-    await client.models.list({ timeout: config.timeoutS * 1000, maxRetries: 0 });
+    listed = (await client.models.list({ timeout: config.timeoutS * 1000, maxRetries: 0 })).data;
   } catch (error) {
     if (error instanceof APIConnectionError) throw new LlmEndpointError(redact(`cannot reach ${config.baseUrl}: ${causeOf(error)}`));
     if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
       throw new LlmEndpointError(redact(`${config.baseUrl} refused the key from ${config.apiKeyEnv} (HTTP ${error.status})`));
     }
     if (!(error instanceof APIError)) throw error;
+    notice(redact(`${config.baseUrl} answered GET /models with HTTP ${error.status ?? 'error'}: the model ${JSON.stringify(config.model)} is not checked before the calls`));
+    return;
   }
+  const models = Array.isArray(listed) ? listed.flatMap((model: unknown) => (typeof (model as { id?: unknown } | null)?.id === 'string' ? [(model as { id: string }).id] : [])) : [];
+  if (models.length === 0) {
+    notice(redact(`${config.baseUrl} lists no models: the model ${JSON.stringify(config.model)} is not checked before the calls`));
+    return;
+  }
+  // Some endpoints (Gemini's) list `models/<name>` and take `<name>` in a call.
+  if (models.some((id) => id === config.model || id === `models/${config.model}`)) return;
+  const nearest = [...new Set(models)].sort((a, b) => editDistance(a, config.model) - editDistance(b, config.model) || a.localeCompare(b));
+  const named = nearest.slice(0, MODELS_NAMED).join(', ') + (nearest.length > MODELS_NAMED ? ` and ${nearest.length - MODELS_NAMED} more` : '');
+  throw new LlmEndpointError(redact(`${config.baseUrl} does not offer the model ${JSON.stringify(config.model)}; it offers ${named}`));
+}
+
+/** Levenshtein's distance: the offered models nearest to a misspelt one come first. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    previous = row;
+  }
+  return previous[b.length];
 }

@@ -27,6 +27,8 @@ export interface LlmConfig {
   readonly prompt?: string;
   /** The reply's length limit, in tokens, when given. */
   readonly maxTokens?: number;
+  /** Chat calls in a row that got no reply (backend errors, timeouts) after which the agent stops the run. */
+  readonly maxConsecutiveFailures: number;
 }
 
 export const LLM_DEFAULTS = {
@@ -36,6 +38,7 @@ export const LLM_DEFAULTS = {
   timeoutS: 20,
   maxRetries: 2,
   maxCalls: 200,
+  maxConsecutiveFailures: 20,
 } as const;
 
 /** The configuration's keys as written in a YAML file and, prefixed with `--llm-`, as options. */
@@ -50,6 +53,7 @@ export const LLM_CONFIG_KEYS = {
   maxCalls: 'max-calls',
   prompt: 'prompt',
   maxTokens: 'max-tokens',
+  maxConsecutiveFailures: 'max-consecutive-failures',
 } as const satisfies Record<keyof LlmConfig, string>;
 
 const httpUrl = z
@@ -70,6 +74,7 @@ export const partialLlmConfigSchema = z.strictObject({
   maxCalls: z.number().int().min(1).max(1_000_000).optional(),
   prompt: z.string().min(1).optional(),
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+  maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),
 });
 export type PartialLlmConfig = z.infer<typeof partialLlmConfigSchema>;
 

@@ -1,10 +1,12 @@
 /**
- * The call records: one JSON line per chat call, in `<episode>.<role>.llm.jsonl` (the episode being
- * the game's id, the name of its log), after one header line. docs/log-format.md ("LLM call
+ * The call records: one JSON line per chat call, in `<episode>.<role>.llm.ndjson` (the episode being
+ * the game's id, the name of its log), after one header line. The suffix is not a game log's
+ * `.jsonl`, so that a folder holding both reads as logs alone (`DIR/*.jsonl`); this module is the
+ * one owner of the names, the older `.llm.jsonl` included. docs/log-format.md ("LLM call
  * records") describes every field. The API key is never among them: the writer replaces it in any
  * line, as a last guard.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatRequest, ChatResult } from './chat';
 import type { LlmRole } from './templates';
@@ -33,6 +35,8 @@ export interface RecordHeader {
     readonly timeoutS: number;
     readonly maxRetries: number;
     readonly maxCalls: number;
+    /** Calls in a row without a reply after which the run stops (absent in records written before it). */
+    readonly maxConsecutiveFailures?: number;
     /** The variable's name only. */
     readonly apiKeyEnv: string;
   };
@@ -68,9 +72,32 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
 
 export type RecordLine = RecordHeader | CallRecord;
 
+/** The suffix of a record file: not `.jsonl`, which names game logs. */
+export const RECORD_SUFFIX = '.llm.ndjson';
+
+/** The suffix record files had before (version 1 records written until then), which a glob of logs matched. */
+export const OLDER_RECORD_SUFFIX = '.llm.jsonl';
+
+const fileStem = (episodeId: string, role: LlmRole) => `${episodeId.replace(/[^A-Za-z0-9._#-]/g, '_')}.${role}`;
+
 /** The record file of an episode: the episode id with anything but letters, digits, `._#-` made `_`. */
 export function recordFileName(episodeId: string, role: LlmRole): string {
-  return `${episodeId.replace(/[^A-Za-z0-9._#-]/g, '_')}.${role}.llm.jsonl`;
+  return `${fileStem(episodeId, role)}${RECORD_SUFFIX}`;
+}
+
+/**
+ * Whether a file's name is a call record's, of today's runs or older ones (`<episode>.leader.llm.jsonl`,
+ * `<episode>.follower.llm.jsonl`): what a folder of game logs leaves out.
+ */
+export function isRecordFileName(name: string): boolean {
+  return name.endsWith(RECORD_SUFFIX) || /\.(leader|follower)\.llm\.jsonl$/.test(name);
+}
+
+/** An episode's record file in `dir`: today's name, or the older one when only that is there (a run from before). */
+export function findRecordFile(dir: string, episodeId: string, role: LlmRole): string {
+  const file = join(dir, recordFileName(episodeId, role));
+  const older = join(dir, `${fileStem(episodeId, role)}${OLDER_RECORD_SUFFIX}`);
+  return !existsSync(file) && existsSync(older) ? older : file;
 }
 
 /** Writes one episode's lines as they happen (synchronously: a crash keeps every line written before it). */
@@ -91,15 +118,25 @@ export class RecordWriter {
   }
 
   write(line: RecordLine): void {
-    const text = JSON.stringify(line);
-    // The last guard: whatever brought the key here (a server echoing it in a reply), it is not written.
-    writeSync(this.fd, `${this.secret ? text.split(this.secret).join(KEY_PLACEHOLDER) : text}\n`);
+    // The last guard: whatever brought the key here (a server echoing it in a reply), it is not
+    // written. Inside the line's strings only: the line's names and numbers are never touched.
+    writeSync(this.fd, `${JSON.stringify(this.secret ? redactStrings(line, this.secret) : line)}\n`);
   }
 
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
+}
+
+/** `value` with `secret` replaced by KEY_PLACEHOLDER inside every string it holds, at any depth; nothing else changes. */
+export function redactStrings<T>(value: T, secret: string): T {
+  if (typeof value === 'string') return (value.includes(secret) ? value.split(secret).join(KEY_PLACEHOLDER) : value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactStrings(item, secret)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redactStrings(item as unknown, secret)])) as T;
+  }
+  return value;
 }
 
 /** A record file's lines; a line that is not a record is an error naming the file and line. */
