@@ -16,6 +16,8 @@ test.each([
   [['--public-address', '127.0.0.1:2567'], '--redis and --public-address go together'],
   [['--store', 'mysql://user:secret@db/games'], '--store: mysql://user:***@db/games is not a postgres:// URL'],
   [['--store', 'games.sqlite'], '--store: (an invalid URL) is not a postgres:// URL'],
+  [['--trust-proxy', 'proxy.example.org'], '--trust-proxy: "proxy.example.org" is not a proxy address, a subnet (10.0.0.0/8) or one of loopback, linklocal, uniquelocal'],
+  [['--trust-proxy', 'loopback, 10.0.0.0/8, *'], '--trust-proxy: "*" is not a proxy address'],
 ])('serve %j is refused: %s', async (args, message) => {
   const run = await cerealbar('serve', '--port', '0', ...args);
   expect(run.status).toBe(2);

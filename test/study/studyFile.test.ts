@@ -5,7 +5,7 @@ import { loadStudyFile, loadStudyFiles } from '../../server/study/loadStudy';
 import { joinOptionsSchema } from '../../shared/protocol/messages';
 import { parseStudy, StudyFileError } from '../../shared/study/parseStudy';
 import { makeConfig, profileConfig } from '../../shared/engine/config';
-import { completionUrl, publicStudy, studyGameConfig, type Study } from '../../shared/study/studyFile';
+import { completionUrl, publicStudy, studyFileSchema, studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { exampleStudyYaml, EXAMPLE_CONSENT } from '../../cli/study/example';
 import { CONSENT, setPath, studyFolder, validStudy, writeStudy } from './fixtures';
 
@@ -42,6 +42,9 @@ describe('a valid study', () => {
     expect(study.rulesText).toBe('Be kind.\n');
     expect(study.pool).toBe('pilot-1');
     expect(study.time).toEqual({ waitForPartnerSeconds: 300, sessionMinutes: 30 });
+    // P-134, P-135: a crowd study's admission defaults; a lab's below.
+    expect(study.admission).toEqual({ newWorkersPerAddressPerHour: 5, newWorkersPerMinute: 60, sameAddressPartners: false });
+    expect(studyFileSchema.parse({ ...validStudy(), platform: { kind: 'lab' } }).admission).toEqual({ newWorkersPerAddressPerHour: null, newWorkersPerMinute: 60, sameAddressPartners: true });
     expect(study.roles).toEqual({ newWorkersStartAs: 'either', promotion: 'manual' });
     expect(study.quiz.passMark).toBe(3);
     expect(study.quiz.attempts).toBe(2);
@@ -135,6 +138,8 @@ describe('a bad field is named with its path, and nothing is loaded', () => {
     ['an unknown currency', 'pay.currency', 'XYZ', 'pay.currency: "XYZ" is not an ISO 4217 currency code'],
     ['a bonus cap below zero', 'pay.maxBonus', -0.5, 'pay.maxBonus: must not be negative'],
     ['a very short wait', 'time.waitForPartnerSeconds', 5, 'time.waitForPartnerSeconds: must be at least 10'],
+    ['no new worker a minute', 'admission', { newWorkersPerMinute: 0 }, 'admission.newWorkersPerMinute: must be at least 1'],
+    ['a fractional per-address limit', 'admission', { newWorkersPerAddressPerHour: 2.5 }, 'admission.newWorkersPerAddressPerHour: must be a whole number'],
     ['a wait longer than the session', 'time.waitForPartnerSeconds', 2400, 'time.waitForPartnerSeconds: 2400 s is longer than the whole session (sessionMinutes: 30)'],
     ['a fractional turn', 'time.leaderTurnSeconds', 1.5, 'time.leaderTurnSeconds: must be a whole number of seconds'],
     ['no questions', 'quiz.questions', [], 'quiz.questions: must have at least one question'],
