@@ -255,6 +255,7 @@ export function registerServeCommand(program: Command): void {
         host: options.host,
         services: { startLog: (header, info) => store.startGame(header, info), metrics, seatAgents: seatAgentsFrom(seatAgents, startAgent) },
         roomSettings: {
+          rules: options.rules,
           config,
           leaderTurnSeconds: options.leaderSeconds,
           followerTurnSeconds: options.followerSeconds,

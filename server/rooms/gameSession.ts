@@ -7,20 +7,21 @@
 import { randomInt } from 'node:crypto';
 import { CloseCode, logger, ServerError, type Client, type Room } from '@colyseus/core';
 import { byActor, sanitizeInstruction, type Action, type PlayerAction } from '../../shared/engine/actions';
-import { makeConfig, type GameConfig } from '../../shared/engine/config';
+import { makeConfig, profileConfig, type GameConfig } from '../../shared/engine/config';
 import type { ActionError } from '../../shared/engine/errors';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import { drawSetup, MAX_SEED, type Role } from '../../shared/engine/state';
 import type { Outcome } from '../../shared/engine/transition';
 import type { EndReason, LogLine } from '../../shared/log/format';
 import { GameRecorder, makeHeader } from '../../shared/log/recorder';
+import type { Notice } from '../../shared/protocol/messages';
 import { generateMap } from '../../shared/maps/generate';
 import { timed } from '../metrics';
 import type { GameLogWriter } from '../store/types';
 import { AgentSeat, type SeatedAgent } from './botSeat';
 import type { ParsedRoomSettings, RoomServices } from './roomOptions';
 import { agentSeatRecord } from './seatAgents';
-import type { Notice, Seat, Seats } from './seats';
+import type { Seat, Seats } from './seats';
 import type { StudySeats } from './studySeats';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
@@ -122,7 +123,7 @@ export class GameSession {
     // The map and the draw of poses and cards use independent seeds unless a study fixes one: the
     // terrain a follower sees then says nothing about the cards or the leader it does not see.
     const seed = settings.seed ?? randomInt(0, MAX_SEED);
-    const base = study.gameConfig() ?? settings.config ?? makeConfig();
+    const { profile, config: base } = study.gameRules() ?? { profile: settings.rules, config: settings.config ?? profileConfig(settings.rules) };
     const studyTurns = study.turnSeconds();
     const config = makeConfig({
       ...base,
@@ -141,7 +142,7 @@ export class GameSession {
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', pool, ...(study.studyId && { study: study.studyId }), players: records, ...this.agentSeat?.headerMeta(), ...study.headerMeta() },
+      meta: { source: 'server', profile, pool, ...(study.studyId && { study: study.studyId }), players: records, ...this.agentSeat?.headerMeta(), ...study.headerMeta() },
     });
     try {
       this.writer = services.startLog(header, { pool, seats: records });
@@ -187,7 +188,7 @@ export class GameSession {
     this.parts.services.metrics?.gamesFinished.inc({ reason: end.reason });
     this.parts.study.gameEnded(this.recorder.header.gameId, this.parts.seats.records(), { reason: end.reason, score: end.score, leaver: this.leaver });
     this.sendViews();
-    this.parts.room.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score, ...(end.reason === 'storage-failed' && { message: NOT_SAVED_MESSAGE }) });
+    this.parts.room.broadcast('notice', { kind: 'gameOver', reason: end.reason, score: end.score, ...(end.reason === 'storage-failed' && { message: NOT_SAVED_MESSAGE }) } satisfies Notice);
   }
 
   /** Sends each connected player what changed in its view. */

@@ -3,7 +3,7 @@
  * its games (`serve`'s flags, a study's seed, tests).
  */
 import { z } from 'zod';
-import type { GameConfig } from '../../shared/engine/config';
+import { RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
 import type { GameMap } from '../../shared/engine/map';
 import { MAX_SEED } from '../../shared/engine/state';
 import type { makeHeader } from '../../shared/log/recorder';
@@ -40,9 +40,17 @@ export const roomSettingsSchema = z.object({
   seed: z.number().int().min(0).max(MAX_SEED).optional(),
   /** Plays on this map instead of a generated one. */
   map: z.custom<GameMap>().optional(),
+  /** The rules profile of the games (`serve --rules`), which their log headers name; `config` is made from it (the profile's own when left out). */
+  rules: z.enum(Object.keys(RULES_PROFILES) as [RulesProfile, ...RulesProfile[]]).default('cerealbar'),
   config: z.custom<GameConfig>().optional(),
 });
 export type RoomSettings = z.input<typeof roomSettingsSchema>;
+
+/** The rules a game is played by: the profile its log header names, and the config made from it. */
+export interface GameRules {
+  readonly profile: RulesProfile;
+  readonly config: GameConfig;
+}
 export type ParsedRoomSettings = z.output<typeof roomSettingsSchema>;
 
 /**

@@ -5,7 +5,6 @@
  * to a waiting worker's record has the worker's seat checked again (recheck).
  */
 import { CloseCode, logger, ServerError } from '@colyseus/core';
-import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import type { EndReason } from '../../shared/log/format';
 import { CLOSE_ROLE_CHANGED, CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
@@ -13,7 +12,7 @@ import type { ArmMeta } from '../../shared/study/arms';
 import type { SeatVerdict } from '../../shared/study/worker';
 import type { Awaitable, SeatRecord } from '../store/types';
 import type { SeatedAgent } from './botSeat';
-import { ownOption } from './roomOptions';
+import { ownOption, type GameRules } from './roomOptions';
 import type { SeatAgentStarter } from './seatAgents';
 import type { Seat, Seats } from './seats';
 
@@ -59,8 +58,8 @@ export function addressOptionOf(options: unknown): string | undefined {
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
   turnSeconds(studyId: string): { leader?: number; follower?: number };
-  /** The config of the study's games by its rules (`game`), or null if it leaves them to the server. */
-  gameConfig(studyId: string): GameConfig | null;
+  /** The rules of the study's games (its `game`), or null if it leaves them to the server. */
+  gameRules(studyId: string): GameRules | null;
   /** Whether the worker may still take its seat of `role`: at the play step (not done, blocked or screened out), in that role. */
   seatVerdict(studyId: string, workerId: string, role: Role): Awaitable<SeatVerdict>;
   /** The worker left the game it waited in, before it started. */
@@ -112,9 +111,9 @@ export class StudySeats {
     return this.studyId ? this.hooks?.turnSeconds(this.studyId) : undefined;
   }
 
-  /** The config the study's games are played by, if this is a study's game that sets one. */
-  gameConfig(): GameConfig | null {
-    return this.studyId ? (this.hooks?.gameConfig(this.studyId) ?? null) : null;
+  /** The rules the study's games are played by, if this is a study's game that sets them. */
+  gameRules(): GameRules | null {
+    return this.studyId ? (this.hooks?.gameRules(this.studyId) ?? null) : null;
   }
 
   /**

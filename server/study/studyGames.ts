@@ -6,7 +6,6 @@
  */
 import { logger, matchMaker, ServerError } from '@colyseus/core';
 import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
-import type { GameConfig } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
@@ -15,6 +14,7 @@ import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '..
 import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
 import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks } from '../rooms/GameRoom';
+import type { GameRules } from '../rooms/roomOptions';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
@@ -61,9 +61,9 @@ export class StudyGames implements StudyGameHooks {
     return { leader: time?.leaderTurnSeconds, follower: time?.followerTurnSeconds };
   }
 
-  gameConfig(studyId: string): GameConfig | null {
+  gameRules(studyId: string): GameRules | null {
     const game = this.studies.get(studyId)?.game;
-    return game ? studyGameConfig(game) : null;
+    return game ? { profile: game.rules, config: studyGameConfig(game) } : null;
   }
 
   async stoppedWaiting(studyId: string, workerId: string): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * The rules each game is played by, on `cerealbar serve` as a real process: quick play by serve's
  * --rules and its options, a study's games by its study file's `game`; over WebSockets the leader
- * gives live feedback and cancels, and each log's header records the config its game was played by.
+ * gives live feedback and cancels, and each log's header records the config its game was played by
+ * and names its rules profile, which `dataset export` and `eval` label the game with.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { makeConfig, profileConfig, type GameConfig } from '../../shared/engine/
 import { parseLog, replay } from '../../shared/log/replay';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { api, preparedWorker } from '../browser/studyWorkers';
+import { cerealbar } from '../cli/run';
 import { SERVE_ADMIN_TOKEN, startGame, startServeProcess, track, waitFor, type Player, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
@@ -79,14 +81,21 @@ async function playStudyGame(): Promise<[Player, Player]> {
   return seated[0].view!.role === 'leader' ? [seated[0], seated[1]] : [seated[1], seated[0]];
 }
 
-/** The log of each game, by the pool its index gives it: its header's config and its events' types. */
-function logsByPool(): Map<string, { config: GameConfig; events: string[]; study: unknown }> {
-  const logs = new Map<string, { config: GameConfig; events: string[]; study: unknown }>();
+interface PlayedLog {
+  readonly profile: unknown;
+  readonly config: GameConfig;
+  readonly events: string[];
+  readonly study: unknown;
+}
+
+/** The log of each game, by the pool its index gives it: its header's rules profile and config, and its events' types. */
+function logsByPool(): Map<string, PlayedLog> {
+  const logs = new Map<string, PlayedLog>();
   for (const file of readdirSync(join(dataDir, 'logs'))) {
     const text = readFileSync(join(dataDir, 'logs', file), 'utf8');
     const { header } = replay(text); // the log replays: its header is all replay needs
     const events = parseLog(text).events.map(({ event }) => event.type);
-    logs.set(header.meta.pool as string, { config: header.config, events, study: header.meta.study });
+    logs.set(header.meta.pool as string, { profile: header.meta.profile, config: header.config, events, study: header.meta.study });
   }
   return logs;
 }
@@ -111,11 +120,13 @@ test("R-65: quick play by serve's --rules and options, a study's games by its st
 
   const logs = logsByPool();
   expect(logs.get('default')).toEqual({
+    profile: 'cerealbar',
     config: makeConfig({ liveFeedback: true, cancelInstructions: true, turnSeconds: { leader: 600, follower: 600 } }),
     events: ['instruction', 'instruction', 'endTurn', 'move', 'feedback', 'cancel'],
     study: undefined,
   });
   expect(logs.get('pilot-1')).toEqual({
+    profile: 'cb2',
     config: profileConfig('cb2', { turnSeconds: { leader: 500, follower: 400 } }),
     events: ['instruction', 'instruction', 'endTurn', 'move', 'feedback', 'cancel'],
     study: 'pilot-1',
@@ -138,6 +149,30 @@ test("R-65: serve's --no- options turn a profile's options off; a study without 
   for (const player of [leader, follower, ...studyGame]) player.room.reconnection.enabled = false;
   await stopServe();
   const logs = logsByPool();
-  expect(logs.get('default')!.config).toEqual(profileConfig('cb2', { cancelInstructions: false }));
-  expect(logs.get('pilot-1')!.config).toEqual(profileConfig('cb2', { cancelInstructions: false }));
+  expect(logs.get('default')).toMatchObject({ profile: 'cb2', config: profileConfig('cb2', { cancelInstructions: false }) });
+  expect(logs.get('pilot-1')).toMatchObject({ profile: 'cb2', config: profileConfig('cb2', { cancelInstructions: false }) });
+});
+
+test("P-141: a game served under serve --rules cb2 names cb2 in its log header, and dataset export and eval over its log label it cb2", async () => {
+  serve = await startServe(['--rules', 'cb2', '--drain-seconds', '0']);
+  const { leader, follower } = await startGame(serve.url);
+  leader.act({ type: 'instruction', text: 'stay where you are' });
+  leader.act({ type: 'endTurn' });
+  await waitFor(() => follower.view?.turn.role === 'follower', "the follower's turn");
+  follower.act({ type: 'done' });
+  await waitFor(() => leader.view?.turn.role === 'leader', "the leader's next turn");
+  for (const player of [leader, follower]) player.room.reconnection.enabled = false;
+  await stopServe();
+  expect(logsByPool().get('default')!.profile).toBe('cb2');
+
+  const exported = join(dataDir, 'dataset');
+  expect(await cerealbar('dataset', 'export', '--data', dataDir, '--out', exported)).toMatchObject({ status: 0 });
+  const games = readdirSync(join(exported, 'games')).flatMap((split) => readFileSync(join(exported, 'games', split), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)));
+  expect(games.map((game) => game.profile)).toEqual(['cb2']);
+
+  const report = join(dataDir, 'eval.json');
+  expect(await cerealbar('eval', '--agent', 'heuristic', '--logs', join(dataDir, 'logs'), '--out', report)).toMatchObject({ status: 0 });
+  const episodes = JSON.parse(readFileSync(report, 'utf8')).episodes as { profile: string }[];
+  expect(episodes.length).toBeGreaterThan(0);
+  expect(new Set(episodes.map((episode) => episode.profile))).toEqual(new Set(['cb2']));
 });
