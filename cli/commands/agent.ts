@@ -17,7 +17,7 @@ import type { AgentAction, Answer, LeaderAgentAction } from '../../shared/agents
 import type { PlayerAction } from '../../shared/engine/actions';
 import type { PlayerView } from '../../shared/engine/playerView';
 import { ROLES, type Role } from '../../shared/engine/state';
-import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
+import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, noticeSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { checkSeatOfBuiltin, oneLineReason } from '../../server/rooms/seatAgents';
 import { CliError } from '../errors';
 import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, startLlmSeat, type LlmCliOptions } from '../llmOptions';
@@ -190,7 +190,11 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
       say(`refused: ${error.code}: ${error.message}`);
       refused();
     });
-    room.onMessage('notice', (notice: { kind: string; score?: number; reason?: string }) => {
+    room.onMessage('notice', (message: unknown) => {
+      // A notice this version does not know (or a malformed one) tells the agent nothing.
+      const parsed = noticeSchema.safeParse(message);
+      if (!parsed.success) return;
+      const notice = parsed.data;
       const signal = feedbackOfNotice(notice);
       if (signal) feedback.heard(signal);
       if (notice.kind === 'gameOver') {

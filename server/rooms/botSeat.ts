@@ -23,6 +23,7 @@ import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
 import type { InstructionView, PlayerView } from '../../shared/engine/playerView';
 import type { Role } from '../../shared/engine/state';
+import type { Notice } from '../../shared/protocol/messages';
 
 /** An agent ready to take a seat, with who it is for the log header. */
 export type SeatedAgent =
@@ -173,7 +174,7 @@ export class AgentSeat {
   }
 
   /** A notice the room gives the seat's player, as a person's client is sent it: the leader's feedback is heard. */
-  hear(notice: { readonly kind: string; readonly [detail: string]: unknown }): void {
+  hear(notice: Notice): void {
     const feedback = feedbackOfNotice(notice);
     if (feedback) this.feedback.heard(feedback);
   }

@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Client, Clock, Deferred, Delayed, Room } from '@colyseus/core';
 import { ROLES, type Role } from '../../shared/engine/state';
-import { agentSeatAsked, playerSeatAsked, type JoinOptions } from '../../shared/protocol/messages';
+import { agentSeatAsked, playerSeatAsked, type JoinOptions, type Notice } from '../../shared/protocol/messages';
 import type { SeatRecord } from '../store/types';
 import type { SeatListing } from './queue';
 import { ViewFeed } from './viewFeed';
@@ -40,12 +40,6 @@ export interface Seat {
   /** A dropped player's window to come back in (allowReconnection), while it is open. */
   reconnection: Deferred<Client> | null;
   readonly feed: ViewFeed;
-}
-
-/** A `notice` message: its kind and its details. */
-export interface Notice {
-  readonly kind: string;
-  readonly [detail: string]: unknown;
 }
 
 const partnerOf = (role: Role): Role => (role === 'leader' ? 'follower' : 'leader');

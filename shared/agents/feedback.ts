@@ -5,9 +5,10 @@
  * `feedback` event replayed). A signal can come only in the follower's turn, so the signals
  * heard are those of the follower's current turn, forgotten when it is over.
  */
-import { FEEDBACK_SIGNALS, type FeedbackSignal } from '../engine/actions';
+import type { FeedbackSignal } from '../engine/actions';
 import type { GameConfig } from '../engine/config';
 import type { Outcome } from '../engine/transition';
+import type { Notice } from '../protocol/messages';
 
 export interface LeaderFeedback {
   readonly signal: FeedbackSignal;
@@ -20,12 +21,9 @@ export function feedbackOfOutcome(outcome: Outcome, config: GameConfig): LeaderF
   return outcome.feedback ? { signal: outcome.feedback.signal, afterStep: config.followerSteps - outcome.turn.stepsLeft } : null;
 }
 
-/** The feedback a server's `notice` carries (null for a notice of another kind, or one that is not well formed). */
-export function feedbackOfNotice(notice: { readonly kind: string; readonly [detail: string]: unknown }): LeaderFeedback | null {
-  const { kind, signal, afterStep } = notice;
-  if (kind !== 'feedback' || !(FEEDBACK_SIGNALS as readonly unknown[]).includes(signal)) return null;
-  if (typeof afterStep !== 'number' || !Number.isInteger(afterStep) || afterStep < 0) return null;
-  return { signal: signal as FeedbackSignal, afterStep };
+/** The feedback a server's `notice` carries (null for a notice of another kind). */
+export function feedbackOfNotice(notice: Notice): LeaderFeedback | null {
+  return notice.kind === 'feedback' ? { signal: notice.signal, afterStep: notice.afterStep } : null;
 }
 
 /** The signals heard in the follower's current turn, in order. */

@@ -3,10 +3,10 @@
  * docs/protocol.md describes it for clients in any language.
  */
 import { z } from 'zod';
-import { playerActionSchema } from '../engine/actions';
+import { FEEDBACK_SIGNALS, playerActionSchema } from '../engine/actions';
 import { ACTION_ERROR_CODES } from '../engine/errors';
 import type { PlayerView } from '../engine/playerView';
-import type { Role } from '../engine/state';
+import { ROLES, type Role } from '../engine/state';
 
 export const ROOM_NAME = 'cerealbar';
 export const LOBBY_NAME = 'lobby';
@@ -32,8 +32,9 @@ export const CLOSE_STUDY_ENDED = 4100;
 export const CLOSE_ROLE_CHANGED = 4101;
 
 /** Why the server closed a player's connection; the partner is told in its `partnerLeft` notice. */
+export const EXPULSION_CODES = ['RATE_LIMITED', 'FRAME_TOO_LARGE', 'BAD_FRAME'] as const;
 export interface Expulsion {
-  readonly code: 'RATE_LIMITED' | 'FRAME_TOO_LARGE' | 'BAD_FRAME';
+  readonly code: (typeof EXPULSION_CODES)[number];
   readonly message: string;
 }
 
@@ -107,6 +108,31 @@ export interface ErrorMessage {
   /** The message type that was refused. */
   readonly refused: string;
 }
+
+/**
+ * `notice`: something happened that the player's view does not say, by its `kind` (docs/protocol.md,
+ * P-24 to P-30, P-116, P-120, P-122). Every notice the server sends is one of these.
+ */
+export const noticeSchema = z.discriminatedUnion('kind', [
+  /** To the follower only: the leader's turn ended with an empty queue, so the follower's is skipped. */
+  z.object({ kind: z.literal('turnSkipped') }),
+  /** To both: the turn of `role` ran out of time. */
+  z.object({ kind: z.literal('timeout'), role: z.enum(ROLES) }),
+  /** To the partner: the player's connection dropped; its seat is kept for `seconds`. */
+  z.object({ kind: z.literal('partnerDisconnected'), seconds: z.number().min(0) }),
+  z.object({ kind: z.literal('partnerReconnected') }),
+  /** To the partner: the player left for good; `reason` and `message` when the server closed its connection (P-78). */
+  z.object({ kind: z.literal('partnerLeft'), reason: z.enum(EXPULSION_CODES).optional(), message: z.string().optional() }),
+  /** To the leader, from an agent follower: why it marked an instruction done without doing it (P-116, P-140). */
+  z.object({ kind: z.literal('followerGaveUp'), message: z.string() }),
+  /** To both, as the leader's live feedback is accepted; `afterStep`: the steps the follower had taken in its turn. */
+  z.object({ kind: z.literal('feedback'), signal: z.enum(FEEDBACK_SIGNALS), afterStep: z.number().int().min(0) }),
+  /** To both, as the leader cancels the follower's instructions: the follower's turn is over. */
+  z.object({ kind: z.literal('cancelled') }),
+  /** To both: the game ended, why (the log's end reason) and its final score; `message` when it could not be saved. */
+  z.object({ kind: z.literal('gameOver'), reason: z.string(), score: z.number().int().min(0), message: z.string().optional() }),
+]);
+export type Notice = z.output<typeof noticeSchema>;
 
 /** The game as one player's screen shows it: its `playerView`, and the room's facts about the session. */
 export interface ClientView extends PlayerView {

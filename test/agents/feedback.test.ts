@@ -9,6 +9,7 @@ import { ObservationTracker } from '../../shared/agents/observation';
 import { followerObservationSchema } from '../../shared/agents/protocol';
 import type { FollowerObservation } from '../../shared/agents/types';
 import { step, type Action, type GameState } from '../../shared/engine';
+import { noticeSchema } from '../../shared/protocol/messages';
 import { makeState } from '../fixtures';
 import { done, endTurn, mv, say } from '../engine/helpers';
 
@@ -117,12 +118,20 @@ describe("the leader's feedback in the follower's observation and its text", () 
 });
 
 describe("the server's feedback notice as a follower hears it", () => {
-  test('a feedback notice gives its signal and step; any other notice, or a malformed one, gives none', () => {
+  test('a feedback notice gives its signal and step; any other notice gives none', () => {
     expect(feedbackOfNotice({ kind: 'feedback', signal: 'negative', afterStep: 3 })).toEqual({ signal: 'negative', afterStep: 3 });
     expect(feedbackOfNotice({ kind: 'cancelled' })).toBeNull();
     expect(feedbackOfNotice({ kind: 'timeout', role: 'follower' })).toBeNull();
-    expect(feedbackOfNotice({ kind: 'feedback', signal: 'meh', afterStep: 3 })).toBeNull();
-    expect(feedbackOfNotice({ kind: 'feedback', signal: 'positive', afterStep: -1 })).toBeNull();
-    expect(feedbackOfNotice({ kind: 'feedback', signal: 'positive', afterStep: '2' })).toBeNull();
+  });
+
+  test("a malformed feedback notice is not a notice: the protocol's schema refuses it before anyone hears it", () => {
+    for (const malformed of [
+      { kind: 'feedback', signal: 'meh', afterStep: 3 },
+      { kind: 'feedback', signal: 'positive', afterStep: -1 },
+      { kind: 'feedback', signal: 'positive', afterStep: '2' },
+      { kind: 'feedback', signal: 'positive', afterStep: 1.5 },
+    ]) {
+      expect(noticeSchema.safeParse(malformed).success).toBe(false);
+    }
   });
 });

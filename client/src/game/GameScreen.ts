@@ -9,6 +9,7 @@ import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
 import type { Move } from '../../../shared/engine/actions';
+import type { Notice } from '../../../shared/protocol/messages';
 import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
 import { Sounds } from '../ui/sound';
@@ -35,7 +36,7 @@ import {
   waitText,
   type Explained,
 } from './messages';
-import type { Closed, GameConnection, GameView, Notice } from './session';
+import type { Closed, GameConnection, GameView } from './session';
 import { StatusBar } from './StatusBar';
 
 const KEY_MOVES: Readonly<Record<string, Move>> = { ArrowUp: 'MF', ArrowDown: 'MB', ArrowLeft: 'RL', ArrowRight: 'RR' };

@@ -4,33 +4,19 @@
  * notices, errors and connection changes on. Nothing here decides a rule: the server does.
  */
 import { Client, type Room, type SeatReservation } from '@colyseus/sdk';
-import type { FeedbackSignal, PlayerAction } from '../../../shared/engine/actions';
+import type { PlayerAction } from '../../../shared/engine/actions';
 import type { GameConfig } from '../../../shared/engine/config';
 import type { KnownMap } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
 import { Events } from './events';
 import { forgetSeat, loadSeat, saveSeat } from './savedSeat';
-import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type Expulsion, type JoinOptions, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
+import { ACTION_MESSAGE, applyViewMessage, ROOM_NAME, type ClientView, type JoinOptions, type Notice, type SeatMessage, type ViewMessage } from '../../../shared/protocol/messages';
 
 /** The game as this player's server sent it (its playerView), with the deadline in this machine's clock. */
 export type GameView = ClientView;
 
 /** The server's answer to a reconnection token whose player is still connected. */
 const SEAT_IN_USE = 409;
-
-export type Notice =
-  | { kind: 'turnSkipped' | 'partnerReconnected' }
-  /** `reason` and `message` when the server closed the partner's connection (docs/protocol.md, P-29 and P-78). */
-  | { kind: 'partnerLeft'; reason?: Expulsion['code']; message?: string }
-  | { kind: 'partnerDisconnected'; seconds: number }
-  | { kind: 'timeout'; role: Role }
-  /** To the leader, from the scripted follower: why it marked an instruction done without doing it (P-116). */
-  | { kind: 'followerGaveUp'; message: string }
-  /** To both, as the leader's live feedback is accepted; `afterStep`: the steps the follower had taken in its turn (docs/protocol.md). */
-  | { kind: 'feedback'; signal: FeedbackSignal; afterStep: number }
-  /** To both, as the leader cancels the follower's instructions: the follower's turn is over. */
-  | { kind: 'cancelled' }
-  | { kind: 'gameOver'; reason: string; score: number; message?: string };
 
 /** How the connection closed for good: the WebSocket's close code and reason (or the SDK's, after failed reconnections). */
 export interface Closed {
