@@ -4,6 +4,8 @@
  * off the sorted means at (1 - level) / 2 and (1 + level) / 2, interpolating linearly between
  * neighbouring means (the usual "linear" percentile). The resampling draws from the engine's
  * seeded generator, so the same values, seed and number of resamples give the same interval.
+ * Values that come in clusters (a participant's games) are resampled by cluster in
+ * clusterBootstrap.ts.
  */
 import { Draw, seedRng } from '../engine/rng';
 
@@ -46,10 +48,30 @@ export function resampledMeans(values: readonly number[], resamples: number, see
   return means.sort((a, b) => a - b);
 }
 
+/** The percentile interval of `level` read off sorted resampled statistics: their (1 - level) / 2 and (1 + level) / 2 quantiles. */
+export function percentileInterval(sorted: readonly number[], level: number): Interval {
+  const tail = (1 - level) / 2;
+  return { low: quantile(sorted, tail), high: quantile(sorted, 1 - tail) };
+}
+
 /** The percentile bootstrap interval of the mean of `values`; null when there are none. */
 export function bootstrapInterval(values: readonly number[], options: BootstrapOptions = DEFAULT_BOOTSTRAP): Interval | null {
   if (values.length === 0) return null;
-  const means = resampledMeans(values, options.resamples, options.seed);
-  const tail = (1 - options.level) / 2;
-  return { low: quantile(means, tail), high: quantile(means, 1 - tail) };
+  return percentileInterval(resampledMeans(values, options.resamples, options.seed), options.level);
+}
+
+/**
+ * The percentile bootstrap interval of mean(second) - mean(first) for independent samples (games
+ * of different arms, on different maps: nothing pairs them): each resample draws each sample anew,
+ * with replacement and as many as it has, from one seeded generator.
+ */
+export function differenceInterval(first: readonly number[], second: readonly number[], options: BootstrapOptions): Interval {
+  const draw = new Draw(seedRng(options.seed));
+  const resampledMean = (values: readonly number[]) => {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[draw.int(0, values.length - 1)];
+    return sum / values.length;
+  };
+  const differences = Array.from({ length: options.resamples }, () => resampledMean(second) - resampledMean(first)).sort((x, y) => x - y);
+  return percentileInterval(differences, options.level);
 }
