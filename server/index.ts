@@ -11,7 +11,6 @@ import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError
 import express from 'express';
 import { WebSocket } from 'ws';
 import { agentSeatAsked, MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
-import type { Study } from '../shared/study/studyFile';
 import type { Cluster } from './cluster';
 import { DEFAULT_TRUST_PROXY } from './http/clientAddress';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
@@ -21,6 +20,7 @@ import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomSer
 import type { SeatListing } from './rooms/queue';
 import { addressOptionOf } from './rooms/studySeats';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
+import type { LoadedStudy } from './study/loadStudy';
 import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 import { waitAtMost } from './waitAtMost';
@@ -89,7 +89,7 @@ export interface GameServerOptions {
   /** Cross-origin callers and framing sites allowed (none but the server's own origin by default). */
   readonly http?: HttpPolicy;
   /** The studies this server runs, loaded and checked (`serve --study`); their ids must differ. */
-  readonly studies?: readonly Study[];
+  readonly studies?: readonly LoadedStudy[];
   /** Where the studies' workers are kept; without it the worker routes answer 503. */
   readonly workers?: WorkerStore;
   /** One of several processes (Redis); without it, the only one. */
@@ -111,7 +111,7 @@ export interface RunningGameServer {
   readonly port: number;
   readonly http: HttpServer;
   /** The studies it runs, by id. */
-  readonly studies: ReadonlyMap<string, Study>;
+  readonly studies: ReadonlyMap<string, LoadedStudy>;
   /**
    * Makes no new games from now on: `/readyz` answers 503, rooms waiting for a partner close with
    * a word to their player, and matchmaking and a study's `play` answer 503 unless another process
@@ -141,7 +141,7 @@ function warnOnStderr(line: string): void {
 
 
 export async function startGameServer(options: GameServerOptions): Promise<RunningGameServer> {
-  const studies = new Map<string, Study>();
+  const studies = new Map<string, LoadedStudy>();
   for (const study of options.studies ?? []) {
     if (studies.has(study.id)) throw new Error(`two studies have the id ${JSON.stringify(study.id)}`);
     studies.set(study.id, study);

@@ -21,7 +21,7 @@ import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } fro
 import type { Role } from '../../shared/engine/state';
 import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startLlmFromOptions, type LlmCliOptions } from '../llmOptions';
 import { startArmAgent } from '../../server/study/armAgents';
-import { loadStudyFiles } from '../../server/study/loadStudy';
+import { loadStudyFiles, type LoadedStudy } from '../../server/study/loadStudy';
 import { armSeat } from '../../shared/study/arms';
 import { derivedCodesProblem } from '../../shared/study/completionCodes';
 import { StudyFileError } from '../../shared/study/parseStudy';
@@ -138,7 +138,7 @@ async function checkArmAgents(studies: readonly Study[], recordDir: string): Pro
 }
 
 /** The study files, loaded and checked before anything else starts: a bad one stops `serve` (exit 2). */
-function loadStudiesForServe(files: readonly string[]): Study[] {
+function loadStudiesForServe(files: readonly string[]): LoadedStudy[] {
   try {
     return loadStudyFiles(files);
   } catch (error) {

@@ -26,7 +26,7 @@ export { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE } from './gameSession';
 export { parseJoinOptions, PRIVATE_CODE_LENGTH, STUDY_OPTION, studyOf } from './listing';
 export type { GameRoomOptions, RoomServices, RoomSettings } from './roomOptions';
 export { SEAT_RESERVATION_SECONDS } from './seats';
-export { ADDRESS_OPTION, ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, type StudyGameHooks } from './studySeats';
+export { ADDRESS_OPTION, ARM_OPTION, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type DrawnArm, type StudyGameHooks, type StudyHeaderMeta } from './studySeats';
 
 /** Why a waiting player is sent away when the server drains (the browser shows it as the reason). */
 export const SERVER_DRAINING_MESSAGE = 'the server is restarting; join again in a minute';

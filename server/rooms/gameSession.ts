@@ -142,7 +142,7 @@ export class GameSession {
       config,
       map,
       setup: drawSetup(config, map, seed),
-      meta: { source: 'server', profile, pool, ...(study.studyId && { study: study.studyId }), players: records, ...this.agentSeat?.headerMeta(), ...study.headerMeta() },
+      meta: { source: 'server', profile, pool, players: records, ...this.agentSeat?.headerMeta(), ...study.headerMeta() },
     });
     try {
       this.writer = services.startLog(header, { pool, seats: records });

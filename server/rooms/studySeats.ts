@@ -54,6 +54,14 @@ export function addressOptionOf(options: unknown): string | undefined {
   return typeof tag === 'string' ? tag : undefined;
 }
 
+/** What a study's game's log header records of its study besides the study's id. */
+export interface StudyHeaderMeta {
+  /** The SHA-256 of the study file the server loaded: which version of the study the game was played under. */
+  readonly studyFileSha256: string;
+  /** The game's arm, in a game made for one. */
+  readonly arm?: ArmMeta;
+}
+
 /** What a study's game tells the study, and asks of it. A hook that throws is logged; the game goes on. */
 export interface StudyGameHooks {
   /** The turn seconds the study sets (time.leaderTurnSeconds, followerTurnSeconds), if any. */
@@ -73,8 +81,8 @@ export interface StudyGameHooks {
   gameStarted(studyId: string, gameId: string, seats: readonly SeatRecord[], arm: DrawnArm | null): Awaitable<void>;
   /** Starts the agent of the game's arm in its seat of `role`. */
   startArmAgent(studyId: string, arm: DrawnArm, role: Role): Promise<SeatedAgent>;
-  /** What the game's log header records of its arm (`meta.arm`). */
-  armMeta(studyId: string, arm: DrawnArm): ArmMeta;
+  /** What the game's log header records of the study (`meta.studyFileSha256`) and of its arm, if any (`meta.arm`). */
+  headerMeta(studyId: string, arm: DrawnArm | null): StudyHeaderMeta;
   /** `leaver` is the role whose leaving ended the game ('abandoned'), or null. */
   gameEnded(studyId: string, gameId: string, seats: readonly SeatRecord[], end: { reason: EndReason; score: number; leaver: Role | null }): Awaitable<void>;
 }
@@ -101,9 +109,9 @@ export class StudySeats {
     return this.arm !== null;
   }
 
-  /** The log header's record of the game's arm (`meta.arm`): nothing outside a game made for an arm. */
-  headerMeta(): { arm?: ArmMeta } {
-    return this.studyId && this.hooks && this.arm ? { arm: this.hooks.armMeta(this.studyId, this.arm) } : {};
+  /** The log header's record of the study (`meta.study`, `meta.studyFileSha256`) and of the game's arm (`meta.arm`): nothing outside a study. */
+  headerMeta(): { study?: string } & Partial<StudyHeaderMeta> {
+    return this.studyId ? { study: this.studyId, ...this.hooks?.headerMeta(this.studyId, this.arm) } : {};
   }
 
   /** The turn seconds the study sets, if this is a study's game. */

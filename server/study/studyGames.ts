@@ -11,15 +11,16 @@ import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
-import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arms';
+import { armMeta, armSeat, type Arm } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
-import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks } from '../rooms/GameRoom';
+import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks, type StudyHeaderMeta } from '../rooms/GameRoom';
 import type { GameRules } from '../rooms/roomOptions';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
 import { startArmAgent } from './armAgents';
 import { armOfDraw } from './arms';
+import type { LoadedStudy } from './loadStudy';
 import { StudyRecords } from './studyRecords';
 
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
@@ -40,7 +41,7 @@ export class StudyGames implements StudyGameHooks {
   private readonly records: StudyRecords;
 
   constructor(
-    private readonly studies: ReadonlyMap<string, Study>,
+    private readonly studies: ReadonlyMap<string, LoadedStudy>,
     private readonly workers: WorkerStore,
     /** Where the researcher is told what needs doing (`serve` prints it). */
     private readonly warn: (line: string) => void,
@@ -162,13 +163,20 @@ export class StudyGames implements StudyGameHooks {
     return startArmAgent(this.arm(studyId, drawn), role, this.armRecordDir);
   }
 
-  armMeta(studyId: string, drawn: DrawnArm): ArmMeta {
-    return armMeta(this.arm(studyId, drawn), drawn.draw);
+  headerMeta(studyId: string, drawn: DrawnArm | null): StudyHeaderMeta {
+    return { studyFileSha256: this.study(studyId).fileSha256, ...(drawn && { arm: armMeta(this.arm(studyId, drawn), drawn.draw) }) };
+  }
+
+  /** A study this server runs (its games are made only for those). */
+  private study(studyId: string): LoadedStudy {
+    const study = this.studies.get(studyId);
+    if (!study) throw new Error(`this server runs no study ${studyId}`);
+    return study;
   }
 
   /** The study's arm a game was made for (the study file names it: the draw was made from it). */
   private arm(studyId: string, drawn: DrawnArm): Arm {
-    const arm = this.studies.get(studyId)?.arms?.find((candidate) => candidate.id === drawn.id);
+    const arm = this.study(studyId).arms?.find((candidate) => candidate.id === drawn.id);
     if (!arm) throw new Error(`study ${studyId} has no arm ${JSON.stringify(drawn.id)}`);
     return arm;
   }

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@colyseus/sdk';
 import type { Browser, Page } from 'playwright-core';
-import { loadStudyFile } from '../../server/study/loadStudy';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
-import type { Study } from '../../shared/study/studyFile';
 import { track, waitFor, type Player } from '../server/harness';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { audit, describe as describeViolations } from './axe';
@@ -39,12 +38,12 @@ beforeAll(async () => {
   const data = setPath(validStudy(), 'id', STUDY);
   setPath(data, 'title', 'Collecting cards together');
   setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
-  const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
-  const stuck: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUCK)), { ...data, id: STUCK, title: 'Followers only' }));
-  const arms: Study = loadStudyFile(
+  const study: LoadedStudy = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
+  const stuck: LoadedStudy = loadStudyFile(writeStudy(studyFolder(join(dir, STUCK)), { ...data, id: STUCK, title: 'Followers only' }));
+  const arms: LoadedStudy = loadStudyFile(
     writeStudy(studyFolder(join(dir, ARMS)), { ...data, id: ARMS, title: 'Leading agents', roles: { newWorkersStartAs: 'leader', promotion: 'manual' }, arms: [{ id: 'heuristic-follower', agent: 'heuristic' }] }),
   );
-  const led: Study = loadStudyFile(
+  const led: LoadedStudy = loadStudyFile(
     writeStudy(studyFolder(join(dir, LED)), { ...data, id: LED, title: 'Led by agents', roles: { newWorkersStartAs: 'follower', promotion: 'manual' }, arms: [{ id: 'scripted-leader', agent: 'scripted' }] }),
   );
   server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600 }, {}, [study, stuck, arms, led]);

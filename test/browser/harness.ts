@@ -13,8 +13,8 @@ import { CLIENT_DIST, mountClient } from '../../server/http/client';
 import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
+import type { LoadedStudy } from '../../server/study/loadStudy';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import type { Study } from '../../shared/study/studyFile';
 
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 export const ADMIN_TOKEN = 'browser-test-admin-token';
@@ -39,7 +39,7 @@ export interface BrowserTestServer {
 export async function startBrowserTestServer(
   roomSettings: RoomSettings = {},
   limits: Pick<GameServerOptions, 'maxMessagesPerSecond'> = {},
-  studies: readonly Study[] = [],
+  studies: readonly LoadedStudy[] = [],
 ): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));
   const store = SqliteGameStore.open(dataDir);

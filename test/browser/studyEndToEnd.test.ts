@@ -14,12 +14,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Frame, FrameLocator, Page } from 'playwright-core';
-import { loadStudyFile } from '../../server/study/loadStudy';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { makeConfig } from '../../shared/engine/config';
 import { buildWorld } from '../../shared/engine/map';
 import { generateMap } from '../../shared/maps/generate';
 import { PathPlanner } from '../../shared/nav/pathing';
-import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { quickSetGame, type QuickSet } from './quickSet';
@@ -40,7 +39,7 @@ let server: BrowserTestServer;
 let browser: Browser;
 const files: Record<string, string> = {};
 
-function study(id: string, changes: Record<string, unknown>): Study {
+function study(id: string, changes: Record<string, unknown>): LoadedStudy {
   const data = setPath(validStudy(), 'id', id);
   setPath(data, 'pay', { base: 2, bonusPerPoint: BONUS_PER_POINT, currency: changes.platform ? 'USD' : 'GBP' });
   setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
@@ -50,7 +49,7 @@ function study(id: string, changes: Record<string, unknown>): Study {
 }
 
 /** The study `cerealbar study init` writes, as written. */
-function initStudy(id: string): Study {
+function initStudy(id: string): LoadedStudy {
   const out = join(dir, id);
   const run = spawnSync(process.execPath, [BIN, 'study', 'init', '--id', id, '--out', out], { encoding: 'utf8' });
   expect([run.status, run.stderr]).toEqual([0, '']);

@@ -15,8 +15,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { loadStudyFile } from '../../server/study/loadStudy';
-import type { Study } from '../../shared/study/studyFile';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { audit, describe as describeViolations } from './axe';
 import { ADMIN_TOKEN, ARTIFACTS, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
@@ -59,7 +58,7 @@ let dir: string;
 let server: BrowserTestServer;
 let browser: Browser;
 
-function study(id: string, consent: string, changes: Record<string, unknown>): Study {
+function study(id: string, consent: string, changes: Record<string, unknown>): LoadedStudy {
   const data = setPath(validStudy(), 'id', id);
   setPath(data, 'rules', { text: RULES });
   setPath(data, 'time', { waitForPartnerSeconds: WAIT_SECONDS, sessionMinutes: 30 });

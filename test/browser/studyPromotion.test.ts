@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { GameRoom } from '../../server/rooms/GameRoom';
-import { loadStudyFile } from '../../server/study/loadStudy';
-import type { Study } from '../../shared/study/studyFile';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { ADMIN_TOKEN, launchBrowser, openPage, screenshot, startBrowserTestServer, type BrowserTestServer } from './harness';
 import { api, preparedWorker } from './studyWorkers';
@@ -32,7 +31,7 @@ beforeAll(async () => {
   const data = setPath(validStudy(), 'id', STUDY);
   setPath(data, 'roles', { newWorkersStartAs: 'follower', promotion: 'manual' });
   setPath(data, 'time.waitForPartnerSeconds', 600);
-  const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
+  const study: LoadedStudy = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
   // A seat is kept 20 s for a page that reloads.
   server = await startBrowserTestServer({ leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 20 }, {}, [study]);
   browser = await launchBrowser();

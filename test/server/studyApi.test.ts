@@ -12,8 +12,7 @@ import { BODY_LIMIT_BYTES } from '../../server/http/guard';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import { loadStudyFile } from '../../server/study/loadStudy';
-import type { Study } from '../../shared/study/studyFile';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { callJson } from './harness';
 
@@ -32,7 +31,7 @@ let base: string;
 /** The worker store's clock: real time plus what a test adds. */
 let skew = 0;
 
-function study(id: string, changes: Record<string, unknown> = {}): Study {
+function study(id: string, changes: Record<string, unknown> = {}): LoadedStudy {
   const data = setPath(validStudy(), 'id', id);
   for (const [path, value] of Object.entries(changes)) setPath(data, path, value);
   return loadStudyFile(writeStudy(studyFolder(join(dir, id)), data));

@@ -2,9 +2,11 @@
  * A study with arms on a real server: scripted human leaders go through the study API, and each
  * game's follower is the agent of the arm drawn for it (the heuristic follower, or the LLM
  * follower on a stub endpoint). The games are split between the arms as the weights say, across a
- * restart; the log headers name the arm; nothing a participant receives names it; and `study
+ * restart; the log headers name the arm and the study file's SHA-256; nothing a participant
+ * receives names either; and `study
  * report` gives what a recomputation from the raw log lines and call records gives.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +16,10 @@ import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { armOfDraw } from '../../server/study/arms';
-import { loadStudyFile } from '../../server/study/loadStudy';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { makeConfig } from '../../shared/engine/config';
 import { bootstrapInterval, DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import { replay } from '../../shared/log/replay';
-import type { Study } from '../../shared/study/studyFile';
 import { startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { cerealbar } from '../cli/run';
@@ -35,10 +36,10 @@ const LLM_ARM = 'model-q3';
 
 let dir: string;
 let stub: StubLlm;
-let study: Study;
+let study: LoadedStudy;
 let studyFile: string;
 /** A second study: followers as participants, the scripted leader as its one arm. */
-let followers: Study;
+let followers: LoadedStudy;
 const FOLLOWERS = 'pilot-2';
 let store: SqliteGameStore;
 let workers: SqliteWorkerStore;
@@ -158,7 +159,7 @@ const headers = () =>
     .sort((a, b) => (a.meta as any).arm.draw - (b.meta as any).arm.draw);
 
 describe("a study's arms", () => {
-  test('games are split between the arms as the weights say, across a restart; the headers name the arm; the participants are never told it', async () => {
+  test("P-142: games are split between the arms as the weights say, across a restart; the headers name the arm, the study file's SHA-256 and the agent's version; the participants are never told them", async () => {
     const players: Player[] = [];
     // Two workers, three games each (gamesPerSession 3): a worker meets whichever arms are drawn.
     for (const pid of ['W1', 'W2']) {
@@ -206,12 +207,17 @@ describe("a study's arms", () => {
       workers.armTotals(STUDY).map(({ arm, ...counts }) => ({ id: arm, agent: arm === LLM_ARM ? 'llm' : 'heuristic', weight: arm === LLM_ARM ? 1 : 2, share: arm === LLM_ARM ? 1 / 3 : 2 / 3, ...counts })),
     );
 
-    // Each header names its arm (with its spec and settings: never a key) and the agent that played.
+    // Each header names the study file it was played under, its arm (with its spec and settings:
+    // never a key) and the agent that played, with the version it gave (an LLM agent's names its prompt).
+    const fileSha256 = createHash('sha256').update(readFileSync(studyFile)).digest('hex');
     for (const header of all) {
       const meta = header.meta as any;
+      expect(meta).toMatchObject({ study: STUDY, studyFileSha256: fileSha256 });
       const arm = study.arms!.find((candidate) => candidate.id === meta.arm.id)!;
       expect(meta.arm).toEqual({ id: arm.id, agent: arm.agent, weight: arm.weight, draw: meta.arm.draw, ...(arm.llm && { llm: arm.llm }) });
-      expect(meta.agents.follower).toMatchObject(arm.agent === 'llm' ? { name: 'llm', spec: `llm ${STUB_MODEL} at ${stub.url}` } : { name: 'heuristic', spec: 'heuristic' });
+      expect(meta.agents.follower).toEqual(
+        arm.agent === 'llm' ? { name: 'llm', version: expect.stringMatching(/^prompt [0-9a-f]{12}$/), spec: `llm ${STUB_MODEL} at ${stub.url}` } : { name: 'heuristic', spec: 'heuristic' },
+      );
       expect(meta.players.find((p: any) => p.role === 'leader').workerId).toMatch(/^W[123]$/);
       expect(meta.players.find((p: any) => p.role === 'follower').kind).toBe('bot');
     }
@@ -220,12 +226,12 @@ describe("a study's arms", () => {
     expect(readdirSync(join(dir, 'data', 'llm')).sort()).toEqual(llmGames.sort());
     expect(stub.chatRequests().length).toBeGreaterThan(0);
 
-    // Nothing the participants received names an arm, an agent or the model: not the HTTP answers
-    // (the study's public parts and the seat reservation included), not one room message.
+    // Nothing the participants received names an arm, an agent, the model or the study file's
+    // hash: not the HTTP answers (the study's public parts and the seat reservation included), not one room message.
     await call('GET', `/api/studies/${STUDY}/public`);
     const seen = JSON.stringify([received, players.map((player) => player.messages)]);
     expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
-    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight', 'followerGaveUp']) expect(seen).not.toContain(secret);
+    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight', 'followerGaveUp', fileSha256, 'Sha256']) expect(seen).not.toContain(secret);
   });
 
   test('study report computes from the logs what a recomputation from their lines gives', async () => {
@@ -323,6 +329,9 @@ describe("a study's arms", () => {
     const [game] = store.listGames({ pool: FOLLOWERS });
     const meta = replay(readFileSync(game.logPath, 'utf8')).header.meta as any;
     expect(meta.arm).toEqual({ id: 'scripted-leader', agent: 'scripted', weight: 1, draw: 0 });
+    // The header's study and arm never reach the follower participant's client.
+    expect(meta.studyFileSha256).toBe(followers.fileSha256);
+    expect(JSON.stringify(follower.messages)).not.toMatch(new RegExp(`${followers.fileSha256}|Sha256|scripted-leader|"arm"`));
     expect(meta.agents.leader).toMatchObject({ name: expect.any(String), spec: 'scripted' });
 
     // The researcher's promotion is refused: a leader would have no game in this study. Nothing changes.

@@ -15,8 +15,7 @@ import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import { loadStudyFile } from '../../server/study/loadStudy';
-import type { Study } from '../../shared/study/studyFile';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { callJson, join as joinGame, sleep, track, waitFor, type Player } from './harness';
 
@@ -35,7 +34,7 @@ let base: string;
 async function serve(): Promise<void> {
   // The test's workers all call from the loopback: they may be partners, and as many as it takes.
   const data = setPath(validStudy(), 'admission', { sameAddressPartners: true, newWorkersPerAddressPerHour: null });
-  const study: Study = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
+  const study: LoadedStudy = loadStudyFile(writeStudy(studyFolder(join(dir, STUDY)), data));
   server = await startGameServer({
     warn: () => undefined,
     port: 0,

@@ -16,10 +16,9 @@ import { startGameServer, type RunningGameServer } from '../../server/index';
 import { GameRoom, ROLE_CHANGED_MESSAGE, STUDY_ENDED_MESSAGE, type RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import { loadStudyFile } from '../../server/study/loadStudy';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { replay } from '../../shared/log/replay';
 import { CLOSE_ROLE_CHANGED, CLOSE_STUDY_ENDED } from '../../shared/protocol/messages';
-import type { Study } from '../../shared/study/studyFile';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { callJson, join as joinGame, sleep, track, waitFor, type Player } from './harness';
 import { pickSelfPlayGame, send } from './selfPlayGames';
@@ -38,14 +37,14 @@ let base: string;
 /** The worker store's clock: real time plus what a test adds. */
 let skew = 0;
 
-function study(changes: Record<string, unknown> = {}): Study {
+function study(changes: Record<string, unknown> = {}): LoadedStudy {
   const data = validStudy();
   for (const [path, value] of Object.entries(changes)) setPath(data, path, value);
   return loadStudyFile(writeStudy(studyFolder(join(dir, String(data.id))), data));
 }
 
 /** `warn` hears what the server tells the researcher (nothing is printed by default). */
-async function serve(studies: Study[], roomSettings: RoomSettings = {}, warn: (line: string) => void = () => undefined): Promise<void> {
+async function serve(studies: LoadedStudy[], roomSettings: RoomSettings = {}, warn: (line: string) => void = () => undefined): Promise<void> {
   server = await startGameServer({
     warn,
     port: 0,
@@ -192,9 +191,10 @@ describe("a study's games", () => {
     expect(waiting.phase).toBe('waiting');
   });
 
-  test('P-102: a game played to its end completes both sessions, with the bonus on its score; the log names the study and its workers', async () => {
+  test("P-102, P-142: a game played to its end completes both sessions, with the bonus on its score; the log names the study, its file's SHA-256 and its workers", async () => {
     const { seed, events } = pickSelfPlayGame();
-    await serve([study({ 'roles.promotion': { afterGames: 1, minMeanScore: 1 } })], { seed });
+    const promoting = study({ 'roles.promotion': { afterGames: 1, minMeanScore: 1 } });
+    await serve([promoting], { seed });
     const leaderToken = await readyLeader('L1');
     const followerToken = await readyWorker('F1');
     const follower = await play(followerToken);
@@ -212,7 +212,8 @@ describe("a study's games", () => {
     const [game] = store.listGames();
     const result = replay(readFileSync(game.logPath, 'utf8'));
     expect(result.end?.reason).toBe('turns-exhausted');
-    expect(result.header.meta).toMatchObject({ study: STUDY, pool: STUDY });
+    expect(result.header.meta).toMatchObject({ study: STUDY, studyFileSha256: promoting.fileSha256, pool: STUDY });
+    expect(promoting.fileSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(game.seats.map((seat) => [seat.role, seat.workerId]).sort()).toEqual([
       ['follower', 'F1'],
       ['leader', 'L1'],
