@@ -122,6 +122,54 @@ describe('the LLM follower', () => {
     expect(agent.stats()).toMatchObject({ byStatus: { illegal: 2 }, fallbacks: 1, fallbacksBy: { illegal: 1 } });
   });
 
+  test('an empty plan is its own status, empty_plan: asked again once with what is allowed, then the fallback (a pass), counted apart from ok', async () => {
+    const agent = await follower(['{"thought": "nothing to do", "actions": []}', '{"actions": []}']);
+    expect(await agent.act(followerObservation())).toEqual([]);
+    const correction = (stub.chatRequests()[1].body as { messages: { content: string }[] }).messages.at(-1)!.content;
+    expect(correction).toContain('Your reply could not be used: the plan is empty: give at least one action; allowed now: MF, MB, RL, RR, DONE');
+    const { calls } = records();
+    expect(calls.map((c) => [c.ask, c.status, c.actions, c.thought, c.fallback])).toEqual([
+      [1, 'empty_plan', [], 'nothing to do', null],
+      [2, 'empty_plan', [], null, { actions: [] }],
+    ]);
+    expect(calls[0].error).toBe('the plan is empty: give at least one action; allowed now: MF, MB, RL, RR, DONE');
+    expect(agent.stats()).toMatchObject({ calls: 2, byStatus: { ok: 0, empty_plan: 2 }, fallbacks: 1, fallbacksBy: { empty_plan: 1 } });
+    // An empty plan then a plan: the plan is played.
+    stub.script(['{"actions": []}', '{"actions": ["RR"]}']);
+    expect(await agent.act(followerObservation())).toEqual(['RR']);
+    expect(records().calls.slice(2).map((c) => [c.ask, c.status, c.fallback])).toEqual([[1, 'empty_plan', null], [2, 'ok', null]]);
+  });
+
+  test("each call line keeps the response's finish_reason, model and system_fingerprint when the endpoint gave them, and leaves out those it did not", async () => {
+    const completion = (content: string | null, fields: object) =>
+      ({ raw: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 0, choices: [{ index: 0, message: { role: 'assistant', content }, ...fields }], ...fields }) }) as const;
+    const agent = await follower([
+      '{"actions": ["RL"]}',
+      completion('{"actions": ["RR"]}', { finish_reason: 'length', model: 'stub-model-2026-01-01', system_fingerprint: 'fp_0123' }),
+      completion('{"actions": ["MB"]}', { finish_reason: null, system_fingerprint: null }),
+      completion(null, { finish_reason: 'content_filter' }),
+    ], { maxRetries: 0 });
+    for (let n = 0; n < 4; n++) await agent.act(followerObservation());
+    const { calls } = records();
+    const provenance = (call: CallRecord) => ({ finishReason: call.finishReason, responseModel: call.responseModel, systemFingerprint: call.systemFingerprint });
+    expect(calls.map((call) => [call.status, provenance(call)])).toEqual([
+      // The stub answers as most servers do: a finish_reason and its model, no fingerprint.
+      ['ok', { finishReason: 'stop', responseModel: STUB_MODEL, systemFingerprint: undefined }],
+      ['ok', { finishReason: 'length', responseModel: 'stub-model-2026-01-01', systemFingerprint: 'fp_0123' }],
+      ['ok', { finishReason: undefined, responseModel: undefined, systemFingerprint: undefined }],
+      // No message, but why: a content filter.
+      ['backend_error', { finishReason: 'content_filter', responseModel: undefined, systemFingerprint: undefined }],
+    ]);
+    // Absent, not null: the lines as written hold no such key.
+    const written = readFileSync(join(dir, 'game-1.follower.llm.ndjson'), 'utf8').trim().split('\n').slice(1).map((line) => Object.keys(JSON.parse(line)));
+    expect(written.map((keys) => ['finishReason', 'responseModel', 'systemFingerprint'].filter((key) => keys.includes(key)))).toEqual([
+      ['finishReason', 'responseModel'],
+      ['finishReason', 'responseModel', 'systemFingerprint'],
+      [],
+      ['finishReason'],
+    ]);
+  });
+
   test('HTTP 429 and 500 are retried, every attempt on record; the retry count is bounded', async () => {
     const agent = await follower([{ status: 429, retryAfter: '0' }, { status: 500 }, '{"actions": ["RR"]}'], { maxRetries: 2 });
     expect(await agent.act(followerObservation())).toEqual(['RR']);
@@ -217,13 +265,13 @@ describe('the LLM follower', () => {
   });
 
   test('with the key variable unset, no Authorization header is sent', async () => {
-    stub = await startStubLlm({ replies: ['{"actions": []}'] });
+    stub = await startStubLlm({ replies: ['{"actions": ["RL"]}'] });
     const agent = await startLlmFollower({ config: resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL, apiKeyEnv: 'CEREALBAR_NO_SUCH_VARIABLE' }), recordDir: dir, env: {} });
     agents.push(agent);
     agent.reset({ episodeId: 'game-1' });
-    expect(await agent.act(followerObservation())).toEqual([]);
+    expect(await agent.act(followerObservation())).toEqual(['RL']);
     expect(stub.requests.map((r) => r.authorization)).toEqual([undefined, undefined]);
-    expect(records().calls[0]).toMatchObject({ status: 'ok', actions: [] });
+    expect(records().calls[0]).toMatchObject({ status: 'ok', actions: ['RL'] });
   });
 
   test('acting before reset is an error', async () => {
@@ -258,5 +306,59 @@ describe('starting the LLM agent', () => {
     stub = await startStubLlm();
     await expect(start({ baseUrl: stub.url, prompt: join(dir, 'missing.txt') })).rejects.toThrow(new TemplateError(`${join(dir, 'missing.txt')}: cannot read the prompt template: no such file`));
     expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('a plan the game cut short is on the next call line (planCut)', () => {
+  /** The fixture's observation after the host played some of a plan: `steps` fewer steps left, and `changes`. */
+  const after = (steps: number, changes: Partial<FollowerObservation> = {}): FollowerObservation => {
+    const observation = followerObservation();
+    return { ...observation, stepsLeft: observation.stepsLeft - steps, ...changes } as FollowerObservation;
+  };
+
+  test('an action the game refused: where in which plan, and what was allowed instead; on the first line of the next observation only', async () => {
+    const agent = await follower(['{"actions": ["MF", "RL", "MF", "MF"]}', 'not json', '{"actions": ["RR"]}']);
+    await agent.act(after(0), { event: 3 });
+    // The host played MF and RL (events 4 and 5); the game refused the second MF, and the agent is asked at once.
+    await agent.act(after(2, { legal: ['MB', 'RL', 'RR', 'DONE'] }), { event: 5 });
+    const { calls } = records();
+    expect(calls.map((c) => [c.call, c.ask, c.planCut])).toEqual([
+      [1, 1, undefined],
+      [2, 1, { call: 1, at: 2, action: 'MF', refused: true, reason: 'MF is not allowed now; allowed now: MB, RL, RR, DONE' }],
+      [3, 2, undefined],
+    ]);
+  });
+
+  test("the rest of a plan the host dropped when the follower's instruction changed", async () => {
+    const agent = await follower(['{"actions": ["MF", "DONE", "MF"]}', '{"actions": ["RR"]}']);
+    const first = after(0);
+    await agent.act(first, { event: 3 });
+    const next = { ...first.instruction!, id: first.instruction!.id + 1, text: 'now the red star' };
+    await agent.act(after(1, { instruction: next, previousInstruction: first.instruction }), { event: 5 });
+    expect(records().calls[1].planCut).toEqual({ call: 1, at: 2, action: 'MF', refused: false, reason: `instruction ${first.instruction!.id} -> instruction ${next.id}` });
+  });
+
+  test("the leader's feedback the follower heard is its event, not the plan's", async () => {
+    const agent = await follower(['{"actions": ["MF", "MF", "MF", "DONE"]}', '{"actions": ["RR"]}']);
+    const first = after(0);
+    await agent.act(first, { event: 3 });
+    // One MF (event 4), then the leader's feedback (event 5), which has the host ask again.
+    await agent.act(after(1, { feedback: [{ signal: 'negative', afterStep: 1 }] }), { event: 5 });
+    const id = first.instruction!.id;
+    expect(records().calls[1].planCut).toEqual({ call: 1, at: 1, action: 'MF', refused: false, reason: `instruction ${id} -> instruction ${id}, 1 feedback` });
+  });
+
+  test('nothing is said of a plan played to its end, of one that met its turn end, or when the host does not tell the events', async () => {
+    const plan = (code: string) => JSON.stringify({ actions: Array(8).fill(code) });
+    const agent = await follower([plan('MF'), plan('MF'), plan('MB'), plan('MB'), plan('RL')]);
+    await agent.act(after(0), { event: 3 });
+    await agent.act(after(8), { event: 11 }); // played whole
+    // Two of its moves, then the turn ran out: the leader's four events, and the steps renewed (MF is blocked in this one).
+    const noMF = ['MB', 'RL', 'RR', 'DONE'] as FollowerObservation['legal'];
+    await agent.act(after(0, { legal: noMF }), { event: 17 });
+    // No event told: how much was played cannot be known, now or at the next ask.
+    await agent.act(after(1, { legal: noMF }));
+    await agent.act(after(3, { legal: ['RL', 'RR', 'DONE'] }), { event: 20 });
+    expect(records().calls.map((c) => [c.status, c.planCut])).toEqual(Array(5).fill(['ok', undefined]));
   });
 });

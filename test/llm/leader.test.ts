@@ -61,6 +61,13 @@ describe('the LLM leader', () => {
     ]);
   });
 
+  test('an empty plan twice, with an instruction written, ends its turn as any reply it cannot play does', async () => {
+    const agent = await leader(['{"actions": []}']);
+    expect(await agent.act(leaderObservation(play(makeState(), say('pick up the red star')).state))).toEqual(['END']);
+    expect(calls().map((c) => [c.status, c.fallback])).toEqual([['empty_plan', null], ['empty_plan', { actions: ['END'] }]]);
+    expect(agent.stats()).toMatchObject({ byStatus: { empty_plan: 2 }, fallbacks: 1, fallbacksBy: { empty_plan: 1 } });
+  });
+
   test('with an instruction written, a failing backend makes it end its turn', async () => {
     const agent = await leader([{ status: 500 }]);
     const written = leaderObservation(play(makeState(), say('pick up the red star')).state);

@@ -9,13 +9,22 @@ describe('reply parser', () => {
     ['{"actions": ["MF", "RL"]}', ['MF', 'RL']],
     ['  {"actions": ["mf", " rr ", "done"], "extra": 1}  ', ['MF', 'RR', 'DONE']],
     ['Here is my plan:\n```json\n{"thought": "go", "actions": ["MB"]}\n```\nGood luck.', ['MB']],
-    ['```\n{"actions": []}\n```', []],
   ])('follower %j -> %j', (reply, actions) => {
     expect(parseReply(reply, FOLLOWER)).toMatchObject({ status: 'ok', actions });
   });
 
   test('keeps the thought', () => {
     expect(parseReply('{"thought": "the card is ahead", "actions": ["MF"]}', FOLLOWER)).toEqual({ status: 'ok', actions: ['MF'], thought: 'the card is ahead' });
+  });
+
+  test('an empty list is no plan (empty_plan), with what is allowed and the thought kept', () => {
+    expect(parseReply('```\n{"actions": []}\n```', FOLLOWER)).toEqual({ status: 'empty_plan', actions: [], message: 'the plan is empty: give at least one action; allowed now: MF, MB, RL, RR, DONE' });
+    expect(parseReply('{"thought": "wait", "actions": []}', { ...LEADER, canInstruct: false, legal: ['END'] })).toEqual({
+      status: 'empty_plan',
+      actions: [],
+      thought: 'wait',
+      message: 'the plan is empty: give at least one action; allowed now: END',
+    });
   });
 
   test('the first fenced block is read, not the text around it', () => {

@@ -71,6 +71,15 @@ function expectEventsLinked(calls: readonly CallRecord[], lines: readonly LogLin
   }
 }
 
+/** A follower that walks three steps ahead (turning first when it cannot), says DONE and turns: the game refuses some of those steps, and drops the turn after DONE. */
+function walkerModel(body: ChatBody): StubReply {
+  const legal = /Actions allowed now: (.*)\.$/m.exec(observationText(body))![1].split(', ');
+  return JSON.stringify({ actions: [legal.includes('MF') ? 'MF' : 'RL', 'MF', 'MF', 'DONE', 'RL'] });
+}
+
+/** An event's follower code. */
+const codeOf = (line: LogLine) => (line.kind === 'event' && line.type === 'move' ? (line.payload as { move: string }).move : line.kind === 'event' && line.type === 'done' ? 'DONE' : null);
+
 async function game(seed: number, seats: 'llm-follower' | 'llm-leader') {
   const config = resolveLlmConfig({ baseUrl: stub.url, model: STUB_MODEL, maxRetries: 0 });
   const lines: LogLine[] = [];
@@ -124,4 +133,24 @@ test('the LLM leader plays a whole game with the heuristic follower: instruction
   const instructions = lines.filter((line) => line.kind === 'event' && line.type === 'instruction');
   expect(instructions.length).toBeGreaterThan(2);
   expect(result.state.score).toBeGreaterThanOrEqual(0);
+});
+
+test('every action of a plan the game refused is on the next call line, as many as the game counted; so is the rest of a plan dropped for a new instruction', async () => {
+  stub = await startStubLlm({ respond: walkerModel });
+  const { result, lines, records } = await game(3, 'llm-follower');
+  const calls = readRecords(records).slice(1) as CallRecord[];
+  const cuts = calls.filter((call) => call.planCut);
+  expect(cuts.filter((call) => call.planCut!.refused)).toHaveLength(result.refused.follower);
+  expect(result.refused.follower).toBeGreaterThan(0);
+  expect(cuts.some((call) => !call.planCut!.refused)).toBe(true);
+  const events = lines.filter((line) => line.kind === 'event');
+  for (const call of cuts) {
+    const { call: made, at, action, refused, reason } = call.planCut!;
+    const plan = calls[made - 1];
+    expect(plan.actions![at]).toEqual(action);
+    // What was played of the plan is the log's events between the two calls.
+    expect(events.slice(plan.event!, call.event!).map(codeOf)).toEqual(plan.actions!.slice(0, at));
+    if (refused) expect(reason).toBe(`${action} is not allowed now; allowed now: ${call.check.legal.join(', ')}`);
+    else expect(reason).toMatch(/^instruction \d+ -> instruction \d+$/);
+  }
 });

@@ -1,26 +1,37 @@
 /**
  * The LLM agent, for either seat. Each time it is asked it renders its prompt template with the
- * observation, makes one chat call and answers the reply's whole plan. A reply that does not parse
- * or whose plan cannot be played is asked again once, with the parser's message; whatever still
- * gives no plan (that, a backend error, a timeout, a spent budget) is answered with the seat's
- * fallback: the follower passes (an empty plan: its turn runs out), the leader ends its turn when
- * it may, else passes. Every call, and every fallback, is a line in the episode's record file, and
- * is counted in `stats()`.
+ * observation, makes one chat call and answers the reply's whole plan. A reply that does not parse,
+ * whose plan cannot be played or whose plan is empty is asked again once, with the parser's
+ * message; whatever still gives no plan (that, a backend error, a timeout, a spent budget) is
+ * answered with the seat's fallback: the follower passes (an empty plan: its turn runs out), the
+ * leader ends its turn when it may, else passes. Every call, and every fallback, is a line in the
+ * episode's record file, and is counted in `stats()`; so is a plan the game cut short, on the next
+ * call's line.
  */
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError } from 'openai';
 import type { ActContext, AgentIdentity, EpisodeStart } from '../../types';
-import { causeOf, chat, chatClient, type ChatRequest } from './chat';
+import { MOVES } from '../../../engine/actions';
+import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './chat';
 import type { LlmConfig } from './config';
-import { CALL_RECORD_VERSION, CALL_STATUSES, KEY_PLACEHOLDER, RecordWriter, type CallRecord, type CallStatus } from './records';
-import { parseReply, type ReplyAction, type ReplyCheck } from './reply';
+import { CALL_RECORD_VERSION, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
+import { illegality, parseReply, type ParsedReply, type ReplyAction, type ReplyCheck } from './reply';
 import { fill, loadTemplate, render, type ChatMessage, type LlmRole, type PromptTemplate } from './templates';
 
-/** What differs between the seats: the template's variables, the parser's check and the fallback. */
-export interface Seat<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
+/** What the agent itself reads of either seat's observation: the steps left in the turn, which each move costs one of. */
+export interface SeatObservation {
+  readonly stepsLeft: number;
+}
+
+/** What differs between the seats: the template's variables, the parser's check, what a plan is made for, and the fallback. */
+export interface Seat<O extends SeatObservation, A extends ReplyAction, R extends LlmRole = LlmRole> {
   readonly role: R;
   variables(observation: O): Record<string, string>;
   check(observation: O): ReplyCheck;
+  /** The situation a plan is made in, as the hosts' plan players name it: they drop a plan's rest when it changes. */
+  situation(observation: O): string;
+  /** The partner's events in the seat's turn so far that the observation tells of (the leader's feedback, to a follower). */
+  heard(observation: O): number;
   fallback(observation: O): A[];
 }
 
@@ -36,18 +47,8 @@ export interface LlmAgentOptions {
   readonly notice?: (line: string) => void;
 }
 
-export interface LlmStats {
-  /** Chat calls sent (budget lines are not sent). */
-  readonly calls: number;
-  /** Call records by status, budget included. */
-  readonly byStatus: Readonly<Record<CallStatus, number>>;
-  /** Observations answered with the fallback, and by the status of their last call. */
-  readonly fallbacks: number;
-  readonly fallbacksBy: Readonly<Partial<Record<CallStatus, number>>>;
-  /** HTTP attempts beyond the first, over all calls. */
-  readonly httpRetries: number;
-  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
-  readonly latencyMs: { readonly total: number; readonly max: number };
+/** The agent's call lines over its life, counted, and its episodes. */
+export interface LlmStats extends CallCounts {
   readonly episodes: number;
 }
 
@@ -75,7 +76,41 @@ export class LlmFailingError extends Error {
 /** The statuses of a call that got no reply from the model: they count towards max-consecutive-failures. */
 const FAILED_CALL_STATUSES: ReadonlySet<CallStatus> = new Set(['backend_error', 'timeout']);
 
-export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
+const MOVE_CODES: ReadonlySet<ReplyAction> = new Set(MOVES);
+
+/** One ask of an observation: what was sent (null: the budget is spent, nothing was), what came back, and the reply read. */
+interface Exchange {
+  readonly request: ChatRequest | null;
+  /** The chat's result but its status, which is the call's (`status`). */
+  readonly answer: Omit<ChatResult, 'status'>;
+  readonly status: CallStatus;
+  /** Null when no reply came. */
+  readonly parsed: ParsedReply | null;
+}
+
+/** The fields an observation's call lines share (the plan cut only on its first). */
+interface Asked {
+  readonly event: number | null;
+  readonly observation: number;
+  readonly check: ReplyCheck;
+  readonly planCut: PlanCut | null;
+}
+
+/** Where the seat stands in its turn, as far as a plan's progress shows in it. */
+interface Moment {
+  readonly situation: string;
+  readonly heard: number;
+  readonly stepsLeft: number;
+}
+
+/** A plan answered while the host told the events: enough to see at the next ask how far it got. */
+interface AnsweredPlan extends Moment {
+  readonly call: number;
+  readonly actions: readonly ReplyAction[];
+  readonly event: number;
+}
+
+export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extends LlmRole = LlmRole> {
   readonly name = 'llm';
   readonly role: R;
   readonly version: string;
@@ -89,16 +124,10 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
   /** Chat calls in a row, over the agent's life, that got no reply; and why the agent stopped, once it has. */
   private failuresInRow = 0;
   private stoppedBecause: string | null = null;
-  private readonly counts = {
-    calls: 0,
-    byStatus: Object.fromEntries(CALL_STATUSES.map((status) => [status, 0])) as Record<CallStatus, number>,
-    fallbacks: 0,
-    fallbacksBy: {} as Partial<Record<CallStatus, number>>,
-    httpRetries: 0,
-    tokens: { prompt: 0, completion: 0, total: 0 },
-    latencyMs: { total: 0, max: 0 },
-    episodes: 0,
-  };
+  /** The plan last answered in this episode, when the host told the event it was asked at. */
+  private lastPlan: AnsweredPlan | null = null;
+  private counts = NO_CALLS;
+  private episodes = 0;
 
   constructor(
     private readonly seat: Seat<O, A, R>,
@@ -125,7 +154,8 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
     this.observations = 0;
     this.calls = 0;
     this.lines = 0;
-    this.counts.episodes++;
+    this.lastPlan = null;
+    this.episodes++;
     this.writer = RecordWriter.inDirectory(this.options.recordDir, start.episodeId, this.seat.role, this.apiKey);
     this.writer.write({
       kind: 'llm-header',
@@ -152,65 +182,35 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
   async act(observation: O, context?: ActContext): Promise<A[]> {
     if (!this.writer) throw new Error(`the llm agent was asked to act before its episode began (reset)`);
     if (this.stoppedBecause) throw new LlmFailingError(this.stoppedBecause);
-    const observationIndex = this.observations++;
     const check = this.seat.check(observation);
-    let messages: ChatMessage[] = render(this.template, this.seat.variables(observation));
-    const base = { kind: 'llm-call', role: this.seat.role, event: context?.event ?? null, observation: observationIndex, check } as const;
-    for (const ask of [1, 2] as const) {
-      if (this.calls >= this.options.config.maxCalls) {
-        const fallback = this.seat.fallback(observation);
-        this.record({ ...base, ask, request: null, reply: null, status: 'budget', actions: null, thought: null, error: `the budget of ${this.options.config.maxCalls} calls for ${this.episode} is spent`, attempts: [], latencyMs: 0, tokens: null, requestId: null, responseId: null, fallback: { actions: fallback } });
-        return this.fellBack('budget', fallback);
-      }
-      this.calls++;
-      const request = this.request(messages);
-      const result = await chat(this.client, request, {
-        timeoutMs: this.options.config.timeoutS * 1000,
-        maxRetries: this.options.config.maxRetries,
-        retryBaseMs: this.options.retryBaseMs,
-        redact: (text) => this.redact(text),
-      });
-      const parsed = result.status === 'ok' ? parseReply(result.reply!, check) : null;
-      const status: CallStatus = parsed ? parsed.status : (result.status as CallStatus);
-      const plan = parsed?.status === 'ok' ? (parsed.actions as A[]) : null;
-      this.failuresInRow = FAILED_CALL_STATUSES.has(status) ? this.failuresInRow + 1 : 0;
-      const maxFailures = this.options.config.maxConsecutiveFailures;
-      // The call that reaches the limit is on record, with no fallback: the run stops instead.
-      const stops = this.failuresInRow >= maxFailures;
-      const finalFailure = !plan && (ask === 2 || status === 'backend_error' || status === 'timeout');
-      const fallback = finalFailure && !stops ? this.seat.fallback(observation) : null;
-      this.record({
-        ...base,
-        ask,
-        request,
-        reply: result.reply,
-        status,
-        actions: parsed && parsed.status !== 'format_error' ? parsed.actions : null,
-        thought: (parsed && parsed.status !== 'format_error' ? parsed.thought : undefined) ?? null,
-        error: parsed && parsed.status !== 'ok' ? parsed.message : result.error,
-        attempts: result.attempts,
-        latencyMs: result.latencyMs,
-        tokens: result.tokens,
-        requestId: result.requestId,
-        responseId: result.responseId,
-        fallback: fallback ? { actions: fallback } : null,
-      });
-      if (plan) return plan;
-      if (stops) {
-        this.stoppedBecause = `the llm ${this.seat.role} stopped: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${result.error}`;
-        throw new LlmFailingError(this.stoppedBecause);
-      }
-      if (fallback) return this.fellBack(status, fallback);
+    const event = context?.event;
+    const asked: Asked = { event: event ?? null, observation: this.observations++, check, planCut: this.planCut(observation, check, event) };
+    const messages = render(this.template, this.seat.variables(observation));
+    let exchange = await this.exchange(messages, check);
+    let ask: 1 | 2 = 1;
+    if (exchange.parsed && exchange.parsed.status !== 'ok') {
       // The one re-ask: the reply, then the parser's message, in the template's correction.
-      const why = parsed && parsed.status !== 'ok' ? parsed.message : '';
-      messages = [...messages, { role: 'assistant', content: result.reply ?? '' }, { role: 'user', content: fill(this.template.correction, { error: why }) }];
+      this.record(asked, ask, exchange, null);
+      const correction = fill(this.template.correction, { error: exchange.parsed.message });
+      exchange = await this.exchange([...messages, { role: 'assistant', content: exchange.answer.reply ?? '' }, { role: 'user', content: correction }], check);
+      ask = 2;
     }
-    throw new Error('unreachable: the second ask always ends the loop');
+    const plan = exchange.parsed?.status === 'ok' ? (exchange.parsed.actions as A[]) : null;
+    const maxFailures = this.options.config.maxConsecutiveFailures;
+    // The call that reaches the limit is on record, with no fallback: the run stops instead.
+    const stops = this.failuresInRow >= maxFailures;
+    const fallback = plan || stops ? null : this.seat.fallback(observation);
+    this.record(asked, ask, exchange, fallback);
+    this.lastPlan = plan && event !== undefined ? { call: this.lines, actions: plan, event, ...this.moment(observation) } : null;
+    if (stops) {
+      this.stoppedBecause = `the llm ${this.seat.role} stopped: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${exchange.answer.error}`;
+      throw new LlmFailingError(this.stoppedBecause);
+    }
+    return plan ?? fallback!;
   }
 
   stats(): LlmStats {
-    const c = this.counts;
-    return { ...c, byStatus: { ...c.byStatus }, fallbacksBy: { ...c.fallbacksBy }, tokens: { ...c.tokens }, latencyMs: { ...c.latencyMs } };
+    return { ...this.counts, episodes: this.episodes };
   }
 
   close(): void {
@@ -229,26 +229,76 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
     };
   }
 
-  private record(line: Omit<CallRecord, 'call' | 'time'>): void {
-    const c = this.counts;
-    c.byStatus[line.status]++;
-    if (line.request) c.calls++;
-    c.httpRetries += Math.max(0, line.attempts.length - 1);
-    if (line.tokens) {
-      c.tokens.prompt += line.tokens.prompt;
-      c.tokens.completion += line.tokens.completion;
-      c.tokens.total += line.tokens.total;
+  /** One chat call, or none when the budget is spent; its reply read against `check`. */
+  private async exchange(messages: ChatMessage[], check: ReplyCheck): Promise<Exchange> {
+    const { config } = this.options;
+    if (this.calls >= config.maxCalls) {
+      const error = `the budget of ${config.maxCalls} calls for ${this.episode} is spent`;
+      return { request: null, status: 'budget', parsed: null, answer: { reply: null, error, attempts: [], latencyMs: 0, tokens: null, requestId: null, responseId: null } };
     }
-    c.latencyMs.total += line.latencyMs;
-    c.latencyMs.max = Math.max(c.latencyMs.max, line.latencyMs);
-    const { kind, ...fields } = line;
-    this.writer!.write({ kind, call: ++this.lines, ...fields, time: new Date().toISOString() });
+    this.calls++;
+    const request = this.request(messages);
+    const { status, ...answer } = await chat(this.client, request, {
+      timeoutMs: config.timeoutS * 1000,
+      maxRetries: config.maxRetries,
+      retryBaseMs: this.options.retryBaseMs,
+      redact: (text) => this.redact(text),
+    });
+    this.failuresInRow = FAILED_CALL_STATUSES.has(status) ? this.failuresInRow + 1 : 0;
+    const parsed = answer.reply === null ? null : parseReply(answer.reply, check);
+    return { request, answer, status: parsed?.status ?? status, parsed };
   }
 
-  private fellBack(status: CallStatus, fallback: A[]): A[] {
-    this.counts.fallbacks++;
-    this.counts.fallbacksBy[status] = (this.counts.fallbacksBy[status] ?? 0) + 1;
-    return fallback;
+  /**
+   * How far the plan answered before got, when the host tells the events. Between two asks in one
+   * turn only the plan's own actions are logged, each move costing a step, and what the seat heard
+   * of its partner: fewer of the plan's events than its actions, the steps agreeing, mean the plan
+   * was cut at the first action not played, which the game refused (it is not allowed now) or the
+   * host dropped (the plan's situation changed). Across a turn's end (other events, the steps
+   * renewed) nothing is said: the turn's end drops a plan by itself.
+   */
+  private planCut(observation: O, check: ReplyCheck, event: number | undefined): PlanCut | null {
+    const plan = this.lastPlan;
+    if (!plan || event === undefined) return null;
+    const now = this.moment(observation);
+    const played = event - plan.event - (now.heard - plan.heard);
+    if (played < 0 || played >= plan.actions.length) return null;
+    const moves = plan.actions.slice(0, played).filter((action) => MOVE_CODES.has(action)).length;
+    if (plan.stepsLeft - moves !== now.stepsLeft) return null;
+    const cut = { call: plan.call, at: played, action: plan.actions[played] };
+    if (now.situation !== plan.situation) return { ...cut, refused: false, reason: `${plan.situation} -> ${now.situation}` };
+    const refusal = illegality([cut.action], check);
+    return refusal ? { ...cut, refused: true, reason: refusal } : null;
+  }
+
+  private moment(observation: O): Moment {
+    return { situation: this.seat.situation(observation), heard: this.seat.heard(observation), stepsLeft: observation.stepsLeft };
+  }
+
+  /** The call's line, counted and written: the one place a call record is made. */
+  private record(asked: Asked, ask: 1 | 2, { request, answer, status, parsed }: Exchange, fallback: readonly A[] | null): void {
+    const { planCut, ...shared } = asked;
+    const { reply, error, ...http } = answer;
+    const read = parsed && parsed.status !== 'format_error' ? parsed : null;
+    const line: CallRecord = {
+      kind: 'llm-call',
+      call: ++this.lines,
+      role: this.seat.role,
+      ...shared,
+      ...(planCut && ask === 1 ? { planCut } : {}),
+      ask,
+      request,
+      reply,
+      status,
+      actions: read ? read.actions : null,
+      thought: read?.thought ?? null,
+      error: parsed && parsed.status !== 'ok' ? parsed.message : error,
+      ...http,
+      fallback: fallback ? { actions: fallback } : null,
+      time: new Date().toISOString(),
+    };
+    this.counts = countCall(this.counts, line);
+    this.writer!.write(line);
   }
 
   private redact(text: string): string {
@@ -257,7 +307,7 @@ export class LlmAgent<O, A extends ReplyAction, R extends LlmRole = LlmRole> {
 }
 
 /** The key from its variable (unset or empty: none), the template loaded, the endpoint checked. */
-export async function startLlmAgent<O, A extends ReplyAction, R extends LlmRole>(seat: Seat<O, A, R>, options: LlmAgentOptions): Promise<LlmAgent<O, A, R>> {
+export async function startLlmAgent<O extends SeatObservation, A extends ReplyAction, R extends LlmRole>(seat: Seat<O, A, R>, options: LlmAgentOptions): Promise<LlmAgent<O, A, R>> {
   const { config } = options;
   const apiKey = (options.env ?? process.env)[config.apiKeyEnv] || null;
   // Never the key itself, nor its length: only where it came from.

@@ -5,6 +5,7 @@
  * (capped) or an exponential wait. Not retried: a timeout (the time is spent), other 4xx.
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ChatMessage } from './templates';
 
 /** One HTTP attempt of a call: its status (null when no response came) and how long it took. */
@@ -35,6 +36,14 @@ export interface ChatResult {
   /** The response's `x-request-id` header, and its `id`. */
   readonly requestId: string | null;
   readonly responseId: string | null;
+  /**
+   * What the response says of how it was made, each only when the endpoint gave it: the choice's
+   * `finish_reason` (`length`: the reply was cut at max_tokens), the response's `model` (the model
+   * that answered, often a dated version of the one asked) and its `system_fingerprint`.
+   */
+  readonly finishReason?: string;
+  readonly responseModel?: string;
+  readonly systemFingerprint?: string;
 }
 
 export interface ChatOptions {
@@ -74,8 +83,8 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
   const started = performance.now();
   const attempts: Attempt[] = [];
   const done = (result: Omit<ChatResult, 'attempts' | 'latencyMs'>): ChatResult => ({ ...result, attempts, latencyMs: Math.round(performance.now() - started) });
-  const failure = (status: 'backend_error' | 'timeout', error: string) =>
-    done({ status, reply: null, error: options.redact(error), tokens: null, requestId: null, responseId: null });
+  const failure = (status: 'backend_error' | 'timeout', error: string, made: Provenance = {}) =>
+    done({ status, reply: null, error: options.redact(error), tokens: null, requestId: null, responseId: null, ...made });
   for (let attempt = 0; ; attempt++) {
     const attemptStarted = performance.now();
     const took = () => Math.round(performance.now() - attemptStarted);
@@ -88,16 +97,19 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
         .create({ ...request, messages: [...request.messages] }, { signal: timer.signal, timeout: options.timeoutMs + 60_000, maxRetries: 0 })
         .withResponse();
       attempts.push({ status: response.status, ms: took() });
-      const content = (data as Partial<typeof data>)?.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') return failure('backend_error', 'the response is not a chat completion with a message');
-      const usage = data.usage;
+      const completion = (data ?? {}) as Partial<typeof data>;
+      const content = completion.choices?.[0]?.message?.content;
+      // A refusal by a content filter, for one, comes without a message: its finish_reason says so.
+      if (typeof content !== 'string') return failure('backend_error', 'the response is not a chat completion with a message', provenance(completion));
+      const usage = completion.usage;
       return done({
         status: 'ok',
         reply: content,
         error: null,
         tokens: usage ? { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens } : null,
         requestId: request_id ?? null,
-        responseId: typeof data.id === 'string' ? data.id : null,
+        responseId: typeof completion.id === 'string' ? completion.id : null,
+        ...provenance(completion),
       });
     } catch (error) {
       if (timer.signal.aborted) {
@@ -120,6 +132,14 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
       clearTimeout(timeout);
     }
   }
+}
+
+type Provenance = Pick<ChatResult, 'finishReason' | 'responseModel' | 'systemFingerprint'>;
+
+/** The response's finish_reason, model and system_fingerprint, each kept only when it is a string (servers send null or nothing). */
+function provenance(completion: Partial<ChatCompletion>): Provenance {
+  const given = { finishReason: completion.choices?.[0]?.finish_reason, responseModel: completion.model, systemFingerprint: completion.system_fingerprint };
+  return Object.fromEntries(Object.entries(given).filter(([, value]) => typeof value === 'string')) as Provenance;
 }
 
 /** The server's `retry-after-ms` or `retry-after` (seconds), else base * 2^attempt; at most MAX_RETRY_WAIT_MS. */

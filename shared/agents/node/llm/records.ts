@@ -17,7 +17,7 @@ export const CALL_RECORD_VERSION = 1;
 /** What stands for the API key wherever it would have been written. */
 export const KEY_PLACEHOLDER = '[the API key]';
 
-export const CALL_STATUSES = ['ok', 'format_error', 'illegal', 'backend_error', 'timeout', 'budget'] as const;
+export const CALL_STATUSES = ['ok', 'format_error', 'illegal', 'empty_plan', 'backend_error', 'timeout', 'budget'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export interface RecordHeader {
@@ -43,6 +43,22 @@ export interface RecordHeader {
   readonly time: string;
 }
 
+/**
+ * The plan the agent answered before was not played to its end in the turn it was made for: the
+ * host said where the game stood (`ActContext.event`), and the events since are fewer than the plan.
+ */
+export interface PlanCut {
+  /** The line of the call whose plan it was. */
+  readonly call: number;
+  /** The index in that plan of the first action not played, and that action. */
+  readonly at: number;
+  readonly action: ReplyAction;
+  /** True when the game refused the action; false when the host dropped the plan's rest unplayed, its situation having changed. */
+  readonly refused: boolean;
+  /** What was allowed instead (the parser's words), or what changed (`instruction 3 -> instruction 4`). */
+  readonly reason: string;
+}
+
 /** One call on record: what was asked, what came back over HTTP (the chat's result), and what the agent made of it. */
 export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly kind: 'llm-call';
@@ -53,6 +69,8 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly event: number | null;
   /** Which observation of the episode (0, 1, ...) the call answers. */
   readonly observation: number;
+  /** On an observation's first line only, when the plan before it was cut short. */
+  readonly planCut?: PlanCut;
   /** 1 for the first ask of an observation, 2 for the re-ask after an unusable reply. */
   readonly ask: 1 | 2;
   /** The request's body (model, messages, settings); null when it was not sent (`budget`). */
@@ -71,6 +89,46 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
 }
 
 export type RecordLine = RecordHeader | CallRecord;
+
+/** What call lines add up to: an agent's `stats()`, and what a reader recomputes from record files. */
+export interface CallCounts {
+  /** Chat calls sent (budget lines are not sent). */
+  readonly calls: number;
+  /** Call lines by status, budget included. */
+  readonly byStatus: Readonly<Record<CallStatus, number>>;
+  /** Observations answered with the fallback, and by the status of their last call. */
+  readonly fallbacks: number;
+  readonly fallbacksBy: Readonly<Partial<Record<CallStatus, number>>>;
+  /** HTTP attempts beyond the first, over all calls. */
+  readonly httpRetries: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly latencyMs: { readonly total: number; readonly max: number };
+}
+
+/** The counts before any call. */
+export const NO_CALLS: CallCounts = {
+  calls: 0,
+  byStatus: Object.fromEntries(CALL_STATUSES.map((status) => [status, 0])) as Record<CallStatus, number>,
+  fallbacks: 0,
+  fallbacksBy: {},
+  httpRetries: 0,
+  tokens: { prompt: 0, completion: 0, total: 0 },
+  latencyMs: { total: 0, max: 0 },
+};
+
+/** `counts` and one more call line: the one place that says what a line counts for (`lines.reduce(countCall, NO_CALLS)`). */
+export function countCall(counts: CallCounts, call: CallRecord): CallCounts {
+  const { tokens, latencyMs, status } = call;
+  return {
+    calls: counts.calls + (call.request ? 1 : 0),
+    byStatus: { ...counts.byStatus, [status]: (counts.byStatus[status] ?? 0) + 1 },
+    fallbacks: counts.fallbacks + (call.fallback ? 1 : 0),
+    fallbacksBy: call.fallback ? { ...counts.fallbacksBy, [status]: (counts.fallbacksBy[status] ?? 0) + 1 } : counts.fallbacksBy,
+    httpRetries: counts.httpRetries + Math.max(0, call.attempts.length - 1),
+    tokens: tokens ? { prompt: counts.tokens.prompt + tokens.prompt, completion: counts.tokens.completion + tokens.completion, total: counts.tokens.total + tokens.total } : counts.tokens,
+    latencyMs: { total: counts.latencyMs.total + latencyMs, max: Math.max(counts.latencyMs.max, latencyMs) },
+  };
+}
 
 /** The suffix of a record file: not `.jsonl`, which names game logs. */
 export const RECORD_SUFFIX = '.llm.ndjson';

@@ -6,7 +6,8 @@
  * The reply is a JSON object, alone or inside the first fenced block (```json ... ```):
  *   {"thought": "optional reasoning", "actions": ["MF", "RL", "DONE"]}
  * a leader's actions being its moves, "END" and {"instruction": "..."}. Codes are read in any
- * case; keys besides `actions` and `thought` are ignored. An empty list passes the turn.
+ * case; keys besides `actions` and `thought` are ignored. An empty list is no plan (`empty_plan`):
+ * the agent asks again, as for any reply it cannot play.
  */
 import { FOLLOWER_CODES, instructionLength, sanitizeInstruction } from '../../../engine/actions';
 import { LEADER_AGENT_CODES, type AgentAction, type LeaderAgentAction } from '../../types';
@@ -21,7 +22,8 @@ export type ReplyCheck =
 export type ParsedReply =
   | { readonly status: 'ok'; readonly actions: ReplyAction[]; readonly thought?: string }
   | { readonly status: 'format_error'; readonly message: string }
-  | { readonly status: 'illegal'; readonly message: string; readonly actions: ReplyAction[]; readonly thought?: string };
+  | { readonly status: 'illegal'; readonly message: string; readonly actions: ReplyAction[]; readonly thought?: string }
+  | { readonly status: 'empty_plan'; readonly message: string; readonly actions: []; readonly thought?: string };
 
 /** The first fenced block's content (its language tag dropped), else the whole reply. */
 export function jsonText(reply: string): string {
@@ -48,6 +50,7 @@ export function parseReply(reply: string, check: ReplyCheck): ParsedReply {
     actions.push(action);
   }
   const withThought = thought === undefined ? {} : { thought };
+  if (actions.length === 0) return { status: 'empty_plan', message: `the plan is empty: give at least one action; ${allowedNow(check)}`, actions: [], ...withThought };
   const illegal = illegality(actions, check);
   return illegal ? { status: 'illegal', message: illegal, actions, ...withThought } : { status: 'ok', actions, ...withThought };
 }
@@ -70,11 +73,18 @@ function readAction(item: unknown, role: ReplyCheck['role']): ReplyAction | { er
   return { error: `is ${JSON.stringify(item)}: not one of ${vocabulary}` };
 }
 
-/** Why the plan cannot be played now (its first action is not allowed, an instruction's text is empty or too long), or null. */
-function illegality(actions: readonly ReplyAction[], check: ReplyCheck): string | null {
-  if (actions.length === 0) return null;
+/** What may be played now, in the words the messages use. */
+function allowedNow(check: ReplyCheck): string {
   const allowed = [...check.legal, ...(check.role === 'leader' && check.canInstruct ? ['{"instruction": "..."}'] : [])];
-  const allowedNow = `allowed now: ${allowed.length > 0 ? allowed.join(', ') : 'nothing'}`;
+  return `allowed now: ${allowed.length > 0 ? allowed.join(', ') : 'nothing'}`;
+}
+
+/**
+ * Why a plan, not empty, cannot be played now (its first action is not allowed, an instruction's
+ * text is empty or too long), or null. The agent also asks it of a plan's action the game did not
+ * play, to say whether the game refused it.
+ */
+export function illegality(actions: readonly ReplyAction[], check: ReplyCheck): string | null {
   if (check.role === 'leader') {
     for (const [index, action] of actions.entries()) {
       if (typeof action !== 'object') continue;
@@ -83,8 +93,8 @@ function illegality(actions: readonly ReplyAction[], check: ReplyCheck): string 
       if (length > check.maxInstructionLength) return `actions[${index}]: the instruction has ${length} characters, more than the ${check.maxInstructionLength} allowed`;
     }
     const first = actions[0];
-    if (typeof first === 'object') return check.canInstruct ? null : `an instruction cannot be written now; ${allowedNow}`;
+    if (typeof first === 'object') return check.canInstruct ? null : `an instruction cannot be written now; ${allowedNow(check)}`;
   }
   const first = actions[0] as string;
-  return check.legal.includes(first) ? null : `${first} is not allowed now; ${allowedNow}`;
+  return check.legal.includes(first) ? null : `${first} is not allowed now; ${allowedNow(check)}`;
 }

@@ -1,8 +1,9 @@
 /**
  * The LLM agent's seats: what each role's template is given, what its replies are checked against,
- * and what it plays when a call gives no plan.
+ * what its plans are made for, and what it plays when a call gives no plan.
  */
 import { describeLeaderObservation, describeObservation } from '../../language';
+import { followerSituation } from '../../plans';
 import type { AgentAction, FollowerAgent, FollowerObservation, LeaderAgent, LeaderAgentAction, LeaderObservation } from '../../types';
 import { startLlmAgent, type LlmAgent, type LlmAgentOptions, type Seat } from './agent';
 
@@ -18,6 +19,8 @@ export const FOLLOWER_SEAT: Seat<FollowerObservation, AgentAction, 'follower'> =
     score: String(obs.score),
   }),
   check: (obs) => ({ role: 'follower', legal: [...obs.legal] }),
+  situation: (obs) => followerSituation(obs.instruction, obs.feedback?.length),
+  heard: (obs) => obs.feedback?.length ?? 0,
   fallback: () => [],
 };
 
@@ -41,6 +44,9 @@ export const LEADER_SEAT: Seat<LeaderObservation, LeaderAgentAction, 'leader'> =
     score: String(obs.score),
   }),
   check: (obs) => ({ role: 'leader', legal: [...obs.legal], canInstruct: obs.canInstruct, maxInstructionLength: obs.maxInstructionLength }),
+  // A leader's plan holds for its whole turn: only its own actions change its view then.
+  situation: () => 'its turn',
+  heard: () => 0,
   fallback: (obs) => (obs.legal.includes('END') ? ['END'] : []),
 };
 
