@@ -32,6 +32,7 @@ import {
   SESSION_TTL_MS,
   sessionKey,
   startingRole,
+  refuseUnlessAtPlay,
   startWaitingChanges,
   stopWaitingChanges,
   tutorialChanges,
@@ -347,7 +348,13 @@ export class PgWorkerStore implements WorkerStore {
 
   drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): Promise<ArmDraw> {
     return this.transaction(async (tx) => {
+      refuseUnlessAtPlay(await this.lockedRow(tx, studyId, participantId));
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ARM_DRAW_LOCK, studyId]);
+      const unused = await tx.query<ArmDraw>(
+        'SELECT draw, arm_id AS "armId" FROM arm_draws WHERE study_id = $1 AND participant_id = $2 AND game_id IS NULL ORDER BY draw DESC LIMIT 1',
+        [studyId, participantId],
+      );
+      if (unused.rows.length > 0) return unused.rows[0];
       const { rows } = await tx.query<{ draw: number }>('SELECT CAST(COALESCE(MAX(draw) + 1, 0) AS INTEGER) AS draw FROM arm_draws WHERE study_id = $1', [studyId]);
       const draw = rows[0].draw;
       const armId = armOf(draw);

@@ -38,6 +38,7 @@ import {
   SESSION_TTL_MS,
   sessionKey,
   startingRole,
+  refuseUnlessAtPlay,
   startWaitingChanges,
   stopWaitingChanges,
   tutorialChanges,
@@ -166,6 +167,7 @@ export class SqliteWorkerStore implements WorkerStore {
   private readonly selectGames;
   private readonly selectGameTotals;
   private readonly selectNextDraw;
+  private readonly selectUnusedDraw;
   private readonly insertDrawRow;
   private readonly drawGameRow;
   private readonly selectArmTotals;
@@ -193,6 +195,9 @@ export class SqliteWorkerStore implements WorkerStore {
         AVG(CASE WHEN ended_at IS NOT NULL THEN score END) AS mean_score, AVG(CASE WHEN ended_at IS NOT NULL THEN seconds END) AS mean_seconds
       FROM (SELECT game_id, MAX(ended_at) AS ended_at, MAX(score) AS score, MAX(seconds) AS seconds FROM worker_games WHERE study_id = ? GROUP BY game_id)`);
     this.selectNextDraw = db.prepare<[string], { draw: number }>('SELECT COALESCE(MAX(draw) + 1, 0) AS draw FROM arm_draws WHERE study_id = ?');
+    this.selectUnusedDraw = db.prepare<[string, string], ArmDraw>(
+      'SELECT draw, arm_id AS armId FROM arm_draws WHERE study_id = ? AND participant_id = ? AND game_id IS NULL ORDER BY draw DESC LIMIT 1',
+    );
     this.insertDrawRow = db.prepare<[string, number, string, string, string]>('INSERT INTO arm_draws (study_id, draw, arm_id, participant_id, drawn_at) VALUES (?, ?, ?, ?, ?)');
     this.drawGameRow = db.prepare<[string, string, number, string]>('UPDATE arm_draws SET game_id = ? WHERE study_id = ? AND draw = ? AND participant_id = ?');
     this.selectArmTotals = db.prepare<[string], ArmTotals>(`
@@ -376,6 +381,9 @@ export class SqliteWorkerStore implements WorkerStore {
 
   drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): ArmDraw {
     const run = this.db.transaction(() => {
+      refuseUnlessAtPlay(this.row(studyId, participantId));
+      const unused = this.selectUnusedDraw.get(studyId, participantId);
+      if (unused) return unused;
       const { draw } = this.selectNextDraw.get(studyId)!;
       const armId = armOf(draw);
       this.insertDrawRow.run(studyId, draw, armId, participantId, this.time());
@@ -404,12 +412,17 @@ export class SqliteWorkerStore implements WorkerStore {
     return worker;
   }
 
+  /** The worker's row with the sums of its games; read within a transaction that writes what it decides. */
+  private row(studyId: string, participantId: string): WorkerRowWithGames {
+    const row = this.selectWorker.get(studyId, participantId);
+    if (!row) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
+    return row;
+  }
+
   /** Reads the row and writes what `decide` returns, in one immediate transaction. */
   private change(studyId: string, participantId: string, decide: (worker: WorkerRowWithGames) => Changes): WorkerRecord {
     const run = this.db.transaction(() => {
-      const row = this.selectWorker.get(studyId, participantId);
-      if (!row) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
-      const changes = decide(row);
+      const changes = decide(this.row(studyId, participantId));
       if (Object.keys(changes).length > 0) this.update(studyId, participantId, changes);
       return this.mustGet(studyId, participantId);
     });

@@ -147,8 +147,10 @@ export interface WorkerStore {
   /** The study's games as its workers' records count them (each game once). */
   gameTotals(studyId: string): Awaitable<StudyGameTotals>;
   /**
-   * Hands out the study's next arm draw, for the worker's next game: its number (0, 1, ...; each
-   * once, whichever process asks) and the arm `armOf` gives that number, in one transaction.
+   * The arm draw for the next game of a worker at the play step, in one transaction: the last draw
+   * the worker was given while no game has started with it (asking again keeps the worker's arm,
+   * and uses no draw), else the study's next draw: its number (0, 1, ...; each once, whichever
+   * process asks) and the arm `armOf` gives that number.
    */
   drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): Awaitable<ArmDraw>;
   /** Each drawn arm's draws and games, by arm id. */

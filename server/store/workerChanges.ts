@@ -245,11 +245,16 @@ export function promoteChanges(worker: WorkerRow, at: string): Changes {
   return { role: 'leader', promoted_at: at, ...(worker.leader_tutorial_at === null && stopWaitingChanges(worker)) };
 }
 
-/** A worker at the play step asks for a game: its wait for a partner starts (again) now. */
-export function startWaitingChanges(row: WorkerRowWithGames, at: string): Changes {
+/** A request to play (its wait for a partner, or its arm draw) comes only from a worker at the play step. */
+export function refuseUnlessAtPlay(row: WorkerRowWithGames): void {
   refuseAtEnding(row);
   const step = workerStep(workerRecord(row));
   if (step !== 'play') throw new WorkerError('WRONG_STEP', `a game comes after the consent form, the rules, the tutorial and the quiz (this worker is at ${step})`);
+}
+
+/** A worker at the play step asks for a game: its wait for a partner starts (again) now. */
+export function startWaitingChanges(row: WorkerRowWithGames, at: string): Changes {
+  refuseUnlessAtPlay(row);
   return { waiting_since: at };
 }
 

@@ -81,6 +81,7 @@ export class StudyGames implements StudyGameHooks {
    * enough (WorkerStore.claimNoPartner): a worker who never took the seat it was given waits for nothing.
    */
   async claimNoPartner(study: Study, participantId: string): Promise<WorkerRecord> {
+    if (study.arms) throw new WorkerError('WRONG_STEP', "in a study with arms nobody waits for a partner: a game starts as its participant takes its seat");
     if (!(await GameRoom.seatsWorker(study.id, participantId))) throw new WorkerError('WRONG_STEP', 'this worker is not waiting in a game: ask to play, and wait in the game for a partner');
     return this.workers.claimNoPartner(study, participantId);
   }
@@ -91,8 +92,9 @@ export class StudyGames implements StudyGameHooks {
   }
 
   /**
-   * A seat for the worker in one of the study's games (waiting for a partner, or a new one). The
-   * worker must be at the play step and hold no seat already; its wait for a partner starts now.
+   * A seat for the worker in one of the study's games (waiting for a partner, or a new one; in a
+   * study with arms, a game of its own with an arm's agent). The worker must be at the play step
+   * and hold no seat already; in a study without arms its wait for a partner starts now.
    */
   async seat(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     // A second request at the same time (another tab) is refused, whichever process it reaches:
@@ -110,31 +112,34 @@ export class StudyGames implements StudyGameHooks {
   /** `address`: the tag of the address the worker asked from, which keeps it apart from workers at the same (unless the study allows them). */
   private async reserve(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
-    if (study.arms && worker.role === armSeat(study)) throw new WorkerError('ROLE_MISMATCH', `this study's participants play the ${worker.role === 'leader' ? 'follower' : 'leader'}; its agents play the ${worker.role}`);
+    if (study.arms) return this.reserveArmGame(study, study.arms, worker);
     await this.workers.startWaiting(study.id, worker.participantId);
-    if (!study.arms) await this.warnIfNoPartnerCanCome(study, worker);
-    const apart = !study.arms && !study.admission.sameAddressPartners && address !== undefined ? address : undefined;
-    const options: Partial<JoinOptions> & { [STUDY_OPTION]: string; [ARM_OPTION]?: DrawnArm; [ADDRESS_OPTION]?: string } = {
-      pool: study.pool,
-      role: worker.role === 'either' ? 'any' : worker.role,
-      workerId: worker.participantId,
-      ...(worker.platformIds.assignmentId && { assignmentId: worker.platformIds.assignmentId }),
-      ...(worker.platformIds.hitId && { hitId: worker.platformIds.hitId }),
-      [STUDY_OPTION]: study.id,
-      ...(apart !== undefined && { [ADDRESS_OPTION]: apart }),
-    };
+    await this.warnIfNoPartnerCanCome(study, worker);
+    const apart = !study.admission.sameAddressPartners && address !== undefined ? address : undefined;
+    const options = { ...studyJoinOptions(study, worker), ...(apart !== undefined && { [ADDRESS_OPTION]: apart }) };
     try {
       // No auth context: the options come from this server, not from a client (GameRoom.onAuth).
-      if (apart !== undefined) return await joinOrCreateApart(study.id, options, apart);
-      if (!study.arms) return await matchMaker.joinOrCreate(ROOM_NAME, options);
-      // A game of its own, with the arm's agent in the other seat: it starts as the worker takes its seat.
-      const arms = study.arms;
-      const { draw, armId } = await this.workers.drawArm(study.id, worker.participantId, (n) => armOfDraw(study.id, arms, n).id);
-      const asked = armSeat(study) === 'follower' ? { botFollower: true } : { botLeader: true };
-      return await matchMaker.create(ROOM_NAME, { ...options, ...asked, [ARM_OPTION]: { id: armId, draw } });
+      return apart !== undefined ? await joinOrCreateApart(study.id, options, apart) : await matchMaker.joinOrCreate(ROOM_NAME, options);
     } catch (error) {
       // The worker waits for nothing: its wait starts again with its next request.
       await this.workers.stopWaiting(study.id, worker.participantId);
+      throw new NoSeatError(error);
+    }
+  }
+
+  /**
+   * A game of its own for the worker, with the agent of its draw's arm in the other seat. It starts
+   * as the worker takes its seat, so nobody waits for a partner (no wait starts, and no noPartner
+   * code can be earned); a reservation never taken leaves the draw the worker's for its next request.
+   */
+  private async reserveArmGame(study: Study, arms: readonly Arm[], worker: WorkerRecord): Promise<SeatReservation> {
+    const seat = armSeat(study);
+    if (worker.role === seat) throw new WorkerError('ROLE_MISMATCH', `this study's participants play the ${worker.role === 'leader' ? 'follower' : 'leader'}; its agents play the ${worker.role}`);
+    const { draw, armId } = await this.workers.drawArm(study.id, worker.participantId, (n) => armOfDraw(study.id, arms, n).id);
+    const asked = seat === 'follower' ? { botFollower: true } : { botLeader: true };
+    try {
+      return await matchMaker.create(ROOM_NAME, { ...studyJoinOptions(study, worker), ...asked, [ARM_OPTION]: { id: armId, draw } });
+    } catch (error) {
       throw new NoSeatError(error);
     }
   }
@@ -234,6 +239,18 @@ async function joinOrCreateApart(studyId: string, options: Partial<JoinOptions>,
       if (!(error instanceof SeatReservationError) || attempt >= APART_ATTEMPTS) throw error;
     }
   }
+}
+
+/** The join a study's worker is seated with: the study's pool and the role its record allows (never a client's say). */
+function studyJoinOptions(study: Study, worker: WorkerRecord): Partial<JoinOptions> & { [STUDY_OPTION]: string } {
+  return {
+    pool: study.pool,
+    role: worker.role === 'either' ? 'any' : worker.role,
+    workerId: worker.participantId,
+    ...(worker.platformIds.assignmentId && { assignmentId: worker.platformIds.assignmentId }),
+    ...(worker.platformIds.hitId && { hitId: worker.platformIds.hitId }),
+    [STUDY_OPTION]: study.id,
+  };
 }
 
 function alreadySeated(): WorkerError {

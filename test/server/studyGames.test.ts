@@ -86,15 +86,15 @@ const call = (method: string, path: string, body?: unknown, token?: string, from
 const admin = (path: string) => call('POST', `/api/studies/${STUDY}/workers/${path}`, {}, ADMIN);
 const me = async (token: string) => (await call('GET', `/api/studies/${STUDY}/me`, undefined, token)).body.worker;
 
-/** A Prolific worker's session, taken through consent, rules, the follower's tutorial and the quiz: at the play step. */
-async function readyWorker(pid: string, session = `S-${pid}`): Promise<string> {
+/** A Prolific worker's session, taken through consent, rules, its role's tutorial (the follower's unless said) and the quiz: at the play step. */
+async function readyWorker(pid: string, session = `S-${pid}`, role = 'follower'): Promise<string> {
   const started = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: session }, undefined, pid);
   const token = started.body.token as string;
   addresses.set(token, addressOf(pid));
   const post = (step: string, body: unknown) => call('POST', `/api/studies/${STUDY}/${step}`, body, token);
   expect((await post('consent', { agree: true })).status).toBe(200);
   expect((await post('rules', { read: true })).status).toBe(200);
-  expect((await post('tutorial', { role: 'follower' })).status).toBe(200);
+  expect((await post('tutorial', { role })).status).toBe(200);
   const quiz = await post('quiz', { answers: RIGHT_ANSWERS });
   expect(quiz.body.worker.step).toBe('play');
   return token;
@@ -527,5 +527,44 @@ describe("a study's games", () => {
     expect(again.body.worker).toMatchObject({ step: 'play', completion: null, games: { played: 1 } });
     const same = await call('POST', `/api/studies/${STUDY}/session`, { PROLIFIC_PID: 'L1', STUDY_ID: 'ST', SESSION_ID: 'S-L1' });
     expect(same.body.worker.step).toBe('play');
+  });
+});
+
+describe('a study with arms', () => {
+  /** A study whose participants lead, each game's follower the heuristic agent of its one arm. */
+  const armsStudy = () => study({ roles: { newWorkersStartAs: 'leader', promotion: 'manual' }, arms: [{ id: 'h', agent: 'heuristic' }] });
+  const askToPlay = (token: string) => call('POST', `/api/studies/${STUDY}/play`, {}, token);
+
+  test('P-143: a request to play starts no wait: the worker is never listed as waiting, and a seat reservation it never takes earns no noPartner code', async () => {
+    await serve([armsStudy()]);
+    const token = await readyWorker('L1', undefined, 'leader');
+    expect((await askToPlay(token)).status).toBe(200);
+    expect(workers.get(STUDY, 'L1')!.waitingSince).toBeNull();
+    expect((await callJson(base, 'GET', '/api/studies', undefined, ADMIN)).body.studies[0].waiting).toEqual([]);
+    // Long after its request, while the reservation holds and once it has lapsed: no code, no base pay for nothing.
+    skew = 301_000;
+    expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, token)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+    await sleep(3500); // the reservation lapses after 3 s
+    expect(await call('POST', `/api/studies/${STUDY}/no-partner`, {}, token)).toMatchObject({ status: 409, body: { error: { code: 'WRONG_STEP' } } });
+    expect(await me(token)).toMatchObject({ step: 'play', completion: null });
+  });
+
+  test('P-144: a worker who asks again keeps its draw (and arm) until a game starts with it; its next game is a new draw', async () => {
+    await serve([armsStudy()]);
+    const token = await readyWorker('L1', undefined, 'leader');
+    expect((await askToPlay(token)).status).toBe(200);
+    // The reservation is never taken: once it lapses (until then the worker holds a seat), the page asks again.
+    let again = await askToPlay(token);
+    for (const deadline = Date.now() + 8000; again.status === 409 && Date.now() < deadline; again = await askToPlay(token)) await sleep(200);
+    expect(again.status).toBe(200);
+    expect(workers.armTotals(STUDY)).toEqual([{ arm: 'h', drawn: 1, games: 0, live: 0, ended: 0, abandoned: 0 }]);
+    const leader = track(await new Client(base).consumeSeatReservation(again.body.reservation));
+    await waitFor(() => leader.phase === 'playing', 'the game with the arm');
+    expect((replay(readFileSync(store.listGames()[0].logPath, 'utf8'), { allowOpen: true }).header.meta as { arm: unknown }).arm).toMatchObject({ id: 'h', draw: 0 });
+    // The worker leaves (and may play again): its next game is the study's next draw.
+    await leader.room.leave(true);
+    await waitFor(() => workers.get(STUDY, 'L1')!.games.played === 1, 'the game to end on the record');
+    expect((await askToPlay(token)).status).toBe(200);
+    expect(workers.armTotals(STUDY)).toEqual([{ arm: 'h', drawn: 2, games: 1, live: 0, ended: 0, abandoned: 1 }]);
   });
 });

@@ -72,18 +72,18 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
       rmSync(dir, { recursive: true, force: true });
     });
 
-    /** A worker who has consented, read the rules and passed the follower's tutorial. */
-    async function atQuiz(s: Study = study): Promise<void> {
-      await store.startSession(s, ids);
-      await store.answerConsent(s.id, PID, true);
-      await store.readRules(s.id, PID);
-      await store.passTutorial(s.id, PID, 'follower');
+    /** A worker (PID unless another is named) who has consented, read the rules and passed the follower's tutorial. */
+    async function atQuiz(s: Study = study, pid = PID): Promise<void> {
+      await store.startSession(s, pid === PID ? ids : { participantId: pid, ids: { prolificStudyId: 'S1', prolificSessionId: `SESS-${pid}` } });
+      await store.answerConsent(s.id, pid, true);
+      await store.readRules(s.id, pid);
+      await store.passTutorial(s.id, pid, 'follower');
     }
 
     /** A worker at the play step (the quiz passed). */
-    async function atPlay(s: Study = study): Promise<void> {
-      await atQuiz(s);
-      await store.submitQuiz(s, PID, [0, 1, 1]);
+    async function atPlay(s: Study = study, pid = PID): Promise<void> {
+      await atQuiz(s, pid);
+      await store.submitQuiz(s, pid, [0, 1, 1]);
     }
 
     test('a token is 256 random bits, valid for its own study and until it expires', async () => {
@@ -491,8 +491,9 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
         expect(await refusal(() => store.startWaiting(study.id, PID))).toBe('WRONG_STEP');
     });
 
-      test("an arm's draws are numbered once each across store connections, learn their games, and are counted by how the games went", async () => {
-        await store.startSession(study, ids);
+      test("P-144: an arm's draws are numbered once each across store connections, a worker keeps the draw no game started with, and draws are counted by how the games went", async () => {
+        const pids = ['w0', 'w1', 'w2', 'w3', 'w4'];
+        for (const pid of pids) await atPlay(study, pid);
         const other = await place.open(() => clock);
         const asked: number[] = [];
         const armOf = (draw: number) => {
@@ -500,27 +501,35 @@ export function describeWorkerStore(kind: string, newPlace: () => Promise<Worker
           return draw % 3 === 2 ? 'b' : 'a';
         };
         // Two processes drawing at once never hand out one number twice.
-        const draws = await Promise.all([0, 1, 2, 3, 4].map((i) => (i % 2 === 0 ? store : other).drawArm(study.id, PID, armOf)));
+        const draws = await Promise.all(pids.map((pid, i) => (i % 2 === 0 ? store : other).drawArm(study.id, pid, armOf)));
         await other.close();
         expect(draws.map((d) => d.draw).sort()).toEqual([0, 1, 2, 3, 4]);
         expect(asked.sort()).toEqual([0, 1, 2, 3, 4]);
         for (const d of draws) expect(d.armId).toBe(armOf(d.draw));
+        const drawOf = new Map(draws.map((d, i) => [d.draw, pids[i]]));
+        // Asking again before a game started with its draw, a worker keeps the draw: no number is used.
+        expect(await store.drawArm(study.id, drawOf.get(3)!, armOf)).toEqual({ draw: 3, armId: 'a' });
+        // Only a worker at the play step gets a draw.
+        await store.startSession(study, { participantId: 'new', ids: { prolificStudyId: 'S1', prolificSessionId: 'SESS-new' } });
+        expect(await refusal(() => store.drawArm(study.id, 'new', armOf))).toBe('WRONG_STEP');
         // Another study counts from 0 on its own.
         const second = studyWith({ id: 'pilot-2' });
-        await store.startSession(second, ids);
+        await atPlay(second);
         expect(await store.drawArm(second.id, PID, () => 'a')).toEqual({ draw: 0, armId: 'a' });
-        // Draw 0 (a) is played to the end, 1 (a) abandoned, 2 (b) is being played, 3 and 4 never started.
-        await store.recordGameStart(study.id, PID, 'g0', 'leader', 0);
-        await store.recordGameEnd(study, PID, 'g0', { reason: 'turns-exhausted', score: 4, left: false });
-        await store.recordGameStart(study.id, PID, 'g1', 'leader', 1);
-        await store.recordGameEnd(study, PID, 'g1', { reason: 'abandoned', score: 1, left: true });
-        await store.recordGameStart(study.id, PID, 'g2', 'leader', 2);
+        // Draw 0 (a) is played to the end, 1 (a) abandoned by its worker, 2 (b) is being played, 3 and 4 never started.
+        await store.recordGameStart(study.id, drawOf.get(0)!, 'g0', 'leader', 0);
+        await store.recordGameEnd(study, drawOf.get(0)!, 'g0', { reason: 'turns-exhausted', score: 4, left: false });
+        await store.recordGameStart(study.id, drawOf.get(1)!, 'g1', 'leader', 1);
+        await store.recordGameEnd(study, drawOf.get(1)!, 'g1', { reason: 'abandoned', score: 1, left: true });
+        await store.recordGameStart(study.id, drawOf.get(2)!, 'g2', 'leader', 2);
+        // Once a game started with its draw, the worker's next game is the study's next draw (5, b).
+        expect(await store.drawArm(study.id, drawOf.get(1)!, armOf)).toEqual({ draw: 5, armId: 'b' });
         expect(await store.armTotals(study.id)).toEqual([
           { arm: 'a', drawn: 4, games: 2, live: 0, ended: 1, abandoned: 1 },
-          { arm: 'b', drawn: 1, games: 1, live: 1, ended: 0, abandoned: 0 },
+          { arm: 'b', drawn: 2, games: 1, live: 1, ended: 0, abandoned: 0 },
         ]);
         expect(await store.armTotals('no-such-study')).toEqual([]);
-    });
+      });
     });
   });
 }
