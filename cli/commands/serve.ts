@@ -28,6 +28,7 @@ import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { CliError } from '../errors';
+import { humanPartnerWarnings } from '../study/partnerWording';
 import { checkStoreUrl, integerOption } from '../options';
 
 interface ServeOptions extends LlmCliOptions {
@@ -326,6 +327,7 @@ export function registerServeCommand(program: Command): void {
         // Codes made from one stem, or from the public id: one code learned gives the others away (P-126).
         const derived = derivedCodesProblem(study);
         if (derived) process.stderr.write(`cerealbar: warning: study ${study.id}: ${derived}\n`);
+        for (const warning of humanPartnerWarnings(study)) process.stderr.write(`cerealbar: warning: ${warning}\n`);
       }
       if (studies.length > 0) say(`Admin page (the studies live, with the admin token): http://localhost:${server.port}/admin`);
       // The token itself only once, when it is made: service logs keep what a server prints (P-129).

@@ -24,6 +24,7 @@ import { checkStoreUrl, integerOption } from '../options';
 import { armsCsv, differencesCsv, formatStudyReport, studyReport } from '../study/report';
 import { studyReportHtml } from '../study/reportHtml';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_ROLES, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
+import { humanPartnerWarnings } from '../study/partnerWording';
 
 interface InitOptions {
   id: string;
@@ -109,6 +110,7 @@ export function registerStudyCommands(program: Command): void {
       if (!roles.pairsNewWorkers) process.stderr.write(`cerealbar: warning: roles: ${roles.text}\n`);
       const labIds = labIdWarning(loaded);
       if (labIds) process.stderr.write(`cerealbar: warning: ${labIds}\n`);
+      for (const warning of humanPartnerWarnings(loaded)) process.stderr.write(`cerealbar: warning: ${warning}\n`);
       const links = studyLinks(loaded, checked.base);
       process.stdout.write(options.json ? `${JSON.stringify(links, null, 2)}\n` : `${formatLinks(links)}${roles.pairsNewWorkers ? `\nRoles: ${roles.text}\n` : ''}`);
     });

@@ -47,10 +47,12 @@ id: ${id}
 title: A two-player game of giving and following instructions
 
 # One paragraph, shown in the platform's preview (MTurk's HIT description) and on the first page.
+# It says "a partner", true whether the partner is another participant or, in a study with arms
+# (below), an agent: the pages never claim a person where there may be none.
 description: >-
-  Play a short online game with another participant. One of you, the leader, sees the whole map
-  and writes instructions; the other, the follower, sees only what is in front of them and
-  follows the instructions to collect sets of cards. You earn a bonus for every set you collect.
+  Play a short online game with a partner. One of you, the leader, sees the whole map and writes
+  instructions; the other, the follower, sees only what is in front of them and follows the
+  instructions to collect sets of cards. You earn a bonus for every set you collect.
 
 # The consent form: a Markdown file, relative to this file. It must exist when the server starts.
 consent: ${EXAMPLE_CONSENT_FILE}
@@ -137,6 +139,8 @@ roles:
 # to the participant. An agent is a built-in one (followers: heuristic, random; the leader:
 # scripted), llm with its settings (the keys of docs/llm.md; the API key only by its variable's
 # name), or a program's command line.
+# The description and the consent form must not promise another participant (serve and study
+# links warn when they do).
 # arms:
 #   - id: heuristic
 #     agent: heuristic
@@ -195,9 +199,10 @@ export const EXAMPLE_CONSENT = `# Consent to take part in a research study
 
 ## What you will do
 
-You will play an online game with another participant, for about [N] minutes: first a short
-tutorial and a quiz on the rules, then one or more games. One player (the leader) writes
-instructions; the other (the follower) carries them out.
+You will play an online game with a partner, for about [N] minutes: first a short tutorial and a
+quiz on the rules, then one or more games. One player (the leader) writes instructions; the other
+(the follower) carries them out. [In a study with arms, say here whether your partner may be a
+computer program, as your ethics board requires; never which, and never that it is a person.]
 
 ## Payment
 
