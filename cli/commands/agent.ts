@@ -8,14 +8,8 @@
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
-import { FeedbackHeard, feedbackOfNotice } from '../../shared/agents/feedback';
-import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
 import { AGENT_NAMES_BY_ROLE, createSeatAgent, type SeatAgent } from '../../shared/agents/node/registry';
-import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
-import type { AgentAction, Answer, LeaderAgentAction } from '../../shared/agents/types';
-import type { PlayerAction } from '../../shared/engine/actions';
-import type { PlayerView } from '../../shared/engine/playerView';
+import { seatAdapterFor } from '../../shared/agents/seatAdapter';
 import { ROLES, type Role } from '../../shared/engine/state';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, noticeSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
 import { checkSeatOfBuiltin, oneLineReason } from '../../server/rooms/seatAgents';
@@ -98,46 +92,14 @@ async function startAgent(spec: string, role: Role, cli: AgentCliOptions): Promi
   return seated;
 }
 
-/** How the seat's agent is asked from a view, and what its answers mean. */
-interface Seat {
-  readonly role: Role;
-  /** The situation a plan is made in (PlanPlayer): the follower's current instruction; the leader's whole turn. */
-  situation(view: PlayerView): string;
-  ask(view: PlayerView): Answer<unknown> | Promise<Answer<unknown>>;
-  /** The game's action for an answer's entry; throws a RangeError on one that is not the seat's. */
-  action(entry: unknown): PlayerAction;
-}
-
-/** `feedback`: the leader's signals heard in the follower's turn, from the server's notices. */
-function seatOf(seated: SeatAgent, feedback: FeedbackHeard): Seat {
-  if (seated.role === 'leader') {
-    const agent = seated.agent;
-    return {
-      role: 'leader',
-      situation: () => 'the leader turn',
-      ask: (view) => agent.act(leaderObservationFromView(view)),
-      action: (entry) => leaderPlayerAction(entry as LeaderAgentAction),
-    };
-  }
-  const agent = seated.agent;
-  return {
-    role: 'follower',
-    situation: (view) => followerSituation(view.instructions.find((instruction) => instruction.status === 'current') ?? null, feedback.inTurn.length),
-    ask: (view) => agent.act(observationFromView(view, undefined, feedback.inTurn)),
-    action: (entry) => followerPlayerAction(entry as AgentAction),
-  };
-}
-
 /** Acts on every turn of its seat until the game ends. */
 function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promise<void> {
-  const feedback = new FeedbackHeard();
-  const seat = seatOf(seated, feedback);
+  const seat = seatAdapterFor(seated);
   let view: ClientView | null = null;
   let actedOn: ClientView | null = null;
   let busy = false;
   /** The agent's reset, begun at the first view: it must be over before the agent acts (a program answers in order). */
   let started: Promise<void> | null = null;
-  const plans = new PlanPlayer<unknown>();
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       say(`agent failed: ${error.message}`);
@@ -146,7 +108,7 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
     };
     /** The action was not played: the rest of the plan goes, and the agent is asked again on the current view after a pause. */
     const refused = () => {
-      plans.refused();
+      seat.refused();
       // An agent that repeats a refused action must not flood the server (its rate limit would close the connection).
       setTimeout(() => {
         actedOn = null;
@@ -160,20 +122,16 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
         await started;
         // The latest view: more may have come while the agent was resetting or thinking.
         const acting = view;
-        if (!acting || acting.phase !== 'playing' || acting === actedOn) return;
-        if (acting.turn.role !== seat.role) return plans.turnEnded();
-        const entry = await plans.next(seat.situation(acting), () => seat.ask(acting));
+        if (!acting || acting.phase !== 'playing' || acting === actedOn || acting.turn.role !== seat.role) return;
+        const move = await seat.next(acting);
         actedOn = acting;
         // A pass: the turn runs out by the server's clock.
-        if (entry === null) return;
-        let action: PlayerAction;
-        try {
-          action = seat.action(entry);
-        } catch (error) {
-          say(`not played: ${(error as Error).message}`);
+        if (move.kind === 'pass') return;
+        if (move.kind === 'refused') {
+          say(`not played: ${move.reason}`);
           return refused();
         }
-        room.send(ACTION_MESSAGE, action);
+        room.send(ACTION_MESSAGE, move.action);
       } catch (error) {
         fail(error as Error);
       } finally {
@@ -182,7 +140,8 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
     };
     room.onMessage('view', (message: ViewMessage) => {
       view = applyViewMessage(view, message);
-      if (view.turn.role !== 'follower') feedback.forget();
+      // The seat's turn is over: its plan goes, and a follower forgets the leader's feedback of that turn.
+      if (view.turn.role !== seat.role) seat.turnEnded();
       started ??= Promise.resolve(seated.agent.reset({ episodeId: room.roomId })).then(() => say('the game started'));
       void actIfMyTurn();
     });
@@ -195,8 +154,7 @@ function play(room: Room, seated: SeatAgent, say: (line: string) => void): Promi
       const parsed = noticeSchema.safeParse(message);
       if (!parsed.success) return;
       const notice = parsed.data;
-      const signal = feedbackOfNotice(notice);
-      if (signal) feedback.heard(signal);
+      seat.hear(notice);
       if (notice.kind === 'gameOver') {
         say(`game over (${notice.reason}), score ${notice.score}`);
         void room.leave(true);

@@ -14,14 +14,11 @@
  * checks as any action, so that no game waits on an agent that cannot follow an instruction.
  */
 import type { Clock, Delayed } from '@colyseus/core';
-import { followerPlayerAction, leaderPlayerAction } from '../../shared/agents/actions';
-import { FeedbackHeard, feedbackOfNotice } from '../../shared/agents/feedback';
-import { leaderObservationFromView, observationFromView } from '../../shared/agents/observation';
-import { followerSituation, PlanPlayer } from '../../shared/agents/plans';
-import type { ActContext, AgentAction, AgentIdentity, Answer, FollowerAgent, LeaderAgent, LeaderAgentAction } from '../../shared/agents/types';
+import { currentInstruction, seatAdapterFor, type SeatAdapter, type SeatMove } from '../../shared/agents/seatAdapter';
+import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
 import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
-import type { InstructionView, PlayerView } from '../../shared/engine/playerView';
+import type { PlayerView } from '../../shared/engine/playerView';
 import type { Role } from '../../shared/engine/state';
 import type { Notice } from '../../shared/protocol/messages';
 
@@ -58,70 +55,24 @@ export function failedInstructionNote(text: string): string {
   return `I could not carry out "${text}": something went wrong on my side, so I marked it done.`;
 }
 
-/** The follower's current instruction in `view`, or null. */
-function currentInstruction(view: PlayerView): InstructionView | null {
-  return view.instructions.find((instruction) => instruction.status === 'current') ?? null;
+/** What the agent wants the partner told about its last answer: why the heuristic follower gave up on an instruction. */
+function noteOf(seated: SeatedAgent): string | null {
+  if (seated.role !== 'follower') return null;
+  const gaveUp = (seated.agent as { gaveUp?: unknown }).gaveUp;
+  return typeof gaveUp === 'string' ? gaveUp : null;
 }
 
-/** How one role's agent is asked and answered: its observation, its vocabulary, and what a plan is made for. */
-interface SeatRules {
-  ask(view: PlayerView, context: ActContext): Promise<Answer<unknown>>;
-  /** The action an answer's entry stands for, or null when it is not one of the role's actions. */
-  action(entry: unknown): PlayerAction | null;
-  /** The situation a plan is made in (PlanPlayer): a plan made in another is dropped. */
-  situation(view: PlayerView): string;
-  /** What the agent wants the partner told about its last answer (the heuristic follower giving up). */
-  note(): string | null;
-}
-
-function followerRules(agent: FollowerAgent, feedback: FeedbackHeard): SeatRules {
-  return {
-    ask: async (view, context) => agent.act(observationFromView(view, undefined, feedback.inTurn), context),
-    action: (entry) => orNull(() => followerPlayerAction(entry as AgentAction)),
-    situation: (view) => followerSituation(currentInstruction(view), feedback.inTurn.length),
-    note: () => {
-      const gaveUp = (agent as { gaveUp?: unknown }).gaveUp;
-      return typeof gaveUp === 'string' ? gaveUp : null;
-    },
-  };
-}
-
-function leaderRules(agent: LeaderAgent): SeatRules {
-  return {
-    ask: async (view, context) => agent.act(leaderObservationFromView(view), context),
-    action: (entry) => orNull(() => leaderPlayerAction(entry as LeaderAgentAction)),
-    // Nothing changes under a leader in its own turn but by its own actions: a plan holds for the turn.
-    situation: () => 'the leader turn',
-    note: () => null,
-  };
-}
-
-function rulesFor(seated: SeatedAgent, feedback: FeedbackHeard): SeatRules {
-  return seated.role === 'follower' ? followerRules(seated.agent, feedback) : leaderRules(seated.agent);
-}
-
-/** The action an answer's entry stands for, or null for an entry that is none (the conversions throw). */
-function orNull(convert: () => PlayerAction): PlayerAction | null {
-  try {
-    return convert();
-  } catch {
-    return null;
-  }
-}
-
-/** How an answer names itself in the server's log. */
-function shown(entry: unknown): string {
-  const text = JSON.stringify(entry) ?? String(entry);
+/** How an action names itself in the server's log. */
+function shown(action: PlayerAction): string {
+  const text = JSON.stringify(action);
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 export class AgentSeat {
   readonly role: Role;
   readonly identity: AgentIdentity;
-  private readonly rules: SeatRules;
-  private readonly plans = new PlanPlayer<unknown>();
-  /** The leader's feedback heard in the seat's turn (a follower's), from the room's notices. */
-  private readonly feedback = new FeedbackHeard();
+  /** The agent in its seat: its observations, its plans, its answers made the game's actions. */
+  private readonly adapter: SeatAdapter;
 
   /** The agent's reset: over before it is first asked (a program answers in order). */
   private ready: Promise<boolean> = Promise.resolve(false);
@@ -147,7 +98,7 @@ export class AgentSeat {
   ) {
     this.role = seated.role;
     this.identity = seated.identity;
-    this.rules = rulesFor(seated, this.feedback);
+    this.adapter = seatAdapterFor(seated);
   }
 
   /** The log header's `meta.agents`, as self-play's: who plays the agent's seat. */
@@ -175,15 +126,13 @@ export class AgentSeat {
 
   /** A notice the room gives the seat's player, as a person's client is sent it: the leader's feedback is heard. */
   hear(notice: Notice): void {
-    const feedback = feedbackOfNotice(notice);
-    if (feedback) this.feedback.heard(feedback);
+    this.adapter.hear(notice);
   }
 
   /** Its turn begins: it plays from the next step on, until the turn is over. */
   takeTurn(): void {
     this.turn += 1;
-    this.feedback.forget();
-    this.plans.turnEnded();
+    this.adapter.turnEnded();
     this.passing = false;
     this.refusals = 0;
     this.waitsForLate = this.awaited !== null;
@@ -225,24 +174,25 @@ export class AgentSeat {
     if (!view || this.passing || this.awaited !== null) return;
     const turn = this.turn;
     const host = this.host;
-    const ask = async () => {
-      this.awaited = turn;
-      const answer = (await this.ready) ? await this.rules.ask(view, { event: host.events() }) : [];
-      this.note = this.rules.note();
-      return answer;
-    };
-    this.plans.next(this.rules.situation(view), ask).then(
-      (entry) => this.chosen(turn, entry),
-      (error: Error) => this.failed(turn, error),
-    );
+    this.adapter
+      .next(view, async (act) => {
+        this.awaited = turn;
+        const answer = (await this.ready) ? await act({ event: host.events() }) : [];
+        this.note = noteOf(this.seated);
+        return answer;
+      })
+      .then(
+        (move) => this.chosen(turn, move),
+        (error: Error) => this.failed(turn, error),
+      );
   }
 
-  /** The plan's next entry for turn `turn` (null: the agent passes), played through the room's clock as every step is. */
-  private chosen(turn: number, entry: unknown): void {
+  /** The seat's move for turn `turn` (a pass plays nothing), played through the room's clock as every step is. */
+  private chosen(turn: number, move: SeatMove): void {
     if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} answered after its turn ${turn} had ended; the answer is dropped`));
-    if (entry === null) return;
+    if (move.kind === 'pass') return;
     this.timer?.clear();
-    this.timer = this.host.clock.setTimeout(() => this.play(turn, entry), 0);
+    this.timer = this.host.clock.setTimeout(() => this.play(turn, move), 0);
   }
 
   /**
@@ -253,7 +203,6 @@ export class AgentSeat {
     this.awaited = null;
     if (this.stopped) return true;
     if (turn === this.turn) return false;
-    this.plans.turnEnded();
     if (this.waitsForLate) {
       this.waitsForLate = false;
       this.schedule(this.host.stepMs);
@@ -280,7 +229,7 @@ export class AgentSeat {
       return;
     }
     this.host.log(`${this.name} ${why}; it is asked again`);
-    this.plans.refused();
+    this.adapter.refused();
     this.refusals = 0;
     this.schedule(this.host.stepMs);
   }
@@ -322,16 +271,16 @@ export class AgentSeat {
         }, this.host.stepMs);
   }
 
-  private play(turn: number, entry: unknown): void {
+  private play(turn: number, move: Exclude<SeatMove, { kind: 'pass' }>): void {
     this.timer = null;
     if (!this.ownTurn(turn)) return;
-    const action = this.rules.action(entry);
-    if (!action) return this.refused(`answered ${shown(entry)}, which is not a ${this.role}'s action`);
+    if (move.kind === 'refused') return this.refused(move.reason);
+    const action = move.action;
     const refusal = this.host.play(action);
     // Its own action may have begun its next turn (a leader whose follower's turn was skipped).
     if (turn !== this.turn) return;
     // A move into an obstacle is everyone's mistake (a person's too); other refusals are said in the log.
-    if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(entry)}: ${refusal.code}: ${refusal.message}`);
+    if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(action)}: ${refusal.code}: ${refusal.message}`);
     this.refusals = 0;
     this.failures = null;
     if (action.type === 'done' && this.note !== null) this.host.tellPartner(this.note);
@@ -340,7 +289,7 @@ export class AgentSeat {
 
   /** The game refused the agent's answer: it is asked again at the next step, unless it keeps doing so. */
   private refused(why: string | null): void {
-    this.plans.refused();
+    this.adapter.refused();
     this.refusals += 1;
     if (this.refusals >= MAX_REFUSALS_IN_A_ROW) return this.failure(`${why ?? 'kept moving into obstacles'}; after ${this.refusals} refusals in a row`);
     if (why !== null) this.host.log(`${this.name} ${why}`);

@@ -1,8 +1,8 @@
 /**
  * Agents' actions as the game's: a leader agent's action (a code or `{instruction}`) and a
  * follower's code become the engine's PlayerAction, an instruction's text sanitized as the game
- * server does. Hosts check them with the protocol's readers first (protocol.ts); these throw a
- * RangeError on anything else.
+ * server does. Hosts check them with the protocol's readers first (protocol.ts; every seat an
+ * agent plays is read so in seatAdapter.ts); these throw a RangeError on anything else.
  */
 import { actionOfCode, FOLLOWER_CODES, isFollowerCode, sanitizeInstruction, type PlayerAction } from '../engine/actions';
 import { LEADER_AGENT_CODES, type AgentAction, type LeaderAgentAction, type LeaderAgentCode } from './types';

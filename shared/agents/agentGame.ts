@@ -1,9 +1,9 @@
 /**
  * One whole game between any leader agent and any follower agent, headless, through the recorder:
  * every action is checked as the game server checks it (checkPlayerAction) and logged, and the
- * log replays with `replay()`. Each agent sees what a human in its seat would: the leader its
- * observation, the follower its own (its memory witnessing every moment of the game, as a live
- * follower's screen does).
+ * log replays with `replay()`. Each agent sees what a human in its seat would: its seat's view,
+ * the seat's memory witnessing every moment of the game as a live player's screen does, through
+ * the adapter every host plays a seat with (seatAdapter.ts).
  *
  * Answers are played as plans (shared/agents/plans.ts). Time is simulated, as in self-play: each
  * action takes a seeded time of its kind, and a turn whose time is up ends by the server's timeout,
@@ -18,15 +18,14 @@ import { DEFAULT_CONFIG } from '../engine/config';
 import { byActor, type Action, type PlayerAction } from '../engine/actions';
 import { emptyMemory, playerView, remember, type Memory } from '../engine/playerView';
 import { Draw, seedRng } from '../engine/rng';
-import { drawSetup, type GameState, type Role } from '../engine/state';
+import { drawSetup, ROLES, type GameState, type Role } from '../engine/state';
 import type { Outcome } from '../engine/transition';
 import type { LogHeader, LogLine } from '../log/format';
 import { GameRecorder, makeHeader } from '../log/recorder';
-import { followerPlayerAction, leaderPlayerAction } from './actions';
-import { leaderObservationFromView, ObservationTracker } from './observation';
-import { followerSituation, PlanPlayer } from './plans';
-import { isProblem, leaderActionReader, readFollowerAction } from './protocol';
-import type { ActContext, AgentAction, AgentIdentity, FollowerAgent, LeaderAgent, LeaderAgentAction } from './types';
+import { feedbackOfOutcome } from './feedback';
+import { oracleData } from './observation';
+import { FollowerSeatAdapter, LeaderSeatAdapter } from './seatAdapter';
+import type { ActContext, AgentIdentity, FollowerAgent, LeaderAgent } from './types';
 import { MAX_ACTIONS, timed, type SelfPlayOptions } from '../selfplay/game';
 
 export interface AgentGameOptions extends SelfPlayOptions {
@@ -56,18 +55,14 @@ function clockDraw(seed: number): Draw {
   return new Draw(seedRng(seed ^ 0xc10c));
 }
 
-/** The seats: each agent, its plan player, and how its answers are read and made the game's actions. */
+/** The seats: each agent's adapter, and the memory each player's view is built from. */
 interface Seats {
-  readonly leader: Seat<LeaderAgentAction>;
-  readonly follower: Seat<AgentAction>;
+  readonly leader: LeaderSeatAdapter;
+  readonly follower: FollowerSeatAdapter;
   /** Both players witness a moment of the game (each remembers what it would see; the follower hears the leader's feedback `outcome` carries). */
   witness(state: GameState, outcome?: Outcome): void;
-}
-
-interface Seat<A> {
-  readonly plans: PlanPlayer<A>;
-  /** The action the seat plays now (null: it passes); the agent is asked when its plan needs it. */
-  next(state: GameState, context: ActContext): Promise<PlayerAction | null>;
+  /** The action the seat of `role` plays now (null: it passes); the agent is asked when its plan needs it. */
+  next(role: Role, state: GameState, context: ActContext): Promise<PlayerAction | null>;
 }
 
 export async function playAgentGame(options: AgentGameOptions, write: (line: LogLine) => void): Promise<AgentGameResult> {
@@ -105,10 +100,9 @@ export async function playAgentGame(options: AgentGameOptions, write: (line: Log
     }
     const state = recorder.state;
     const role = state.turn.role;
-    const seat = seats[role];
     const passes = refusedThisTurn >= maxRefusals;
     if (passes) refusalPasses[role]++;
-    const chosen = passes ? null : await seat.next(state, { event: actions });
+    const chosen = passes ? null : await seats.next(role, state, { event: actions });
     const timeout: Action = { type: 'timeout', actor: 'server', role };
     const { action, at } = timed(chosen ? byActor(role, chosen) : timeout, role, t, turnStart, draw);
     t = at;
@@ -117,7 +111,7 @@ export async function playAgentGame(options: AgentGameOptions, write: (line: Log
     if (!result || !result.ok) {
       refused[role]++;
       refusedThisTurn++;
-      seat.plans.refused();
+      seats[role].refused();
       continue;
     }
     actions++;
@@ -125,8 +119,8 @@ export async function playAgentGame(options: AgentGameOptions, write: (line: Log
     if (result.outcome.turnEnded) {
       turnStart = t;
       refusedThisTurn = 0;
-      seats.leader.plans.turnEnded();
-      seats.follower.plans.turnEnded();
+      seats.leader.turnEnded();
+      seats.follower.turnEnded();
     }
   }
   recorder.end(t, 'turns-exhausted');
@@ -134,36 +128,23 @@ export async function playAgentGame(options: AgentGameOptions, write: (line: Log
 }
 
 function seatsFor(leader: LeaderAgent, follower: FollowerAgent): Seats {
-  let leaderMemory: Memory = emptyMemory('leader');
-  const tracker = new ObservationTracker();
-  const leaderPlans = new PlanPlayer<LeaderAgentAction>();
-  const followerPlans = new PlanPlayer<AgentAction>();
+  const memory: Record<Role, Memory> = { leader: emptyMemory('leader'), follower: emptyMemory('follower') };
+  /** The state the seats are asked in: an oracle follower is given its whole data. */
+  let asked: GameState;
+  const adapters = { leader: new LeaderSeatAdapter(leader), follower: new FollowerSeatAdapter(follower, () => oracleData(asked)) };
+  const names: Record<Role, string> = { leader: leader.name, follower: follower.name };
   return {
+    ...adapters,
     witness(state, outcome) {
-      leaderMemory = remember(leaderMemory, state);
-      tracker.witness(state, outcome);
+      for (const role of ROLES) memory[role] = remember(memory[role], state);
+      const feedback = outcome && feedbackOfOutcome(outcome, state.config);
+      if (feedback) adapters.follower.heard(feedback);
     },
-    leader: {
-      plans: leaderPlans,
-      async next(state, context) {
-        const observation = leaderObservationFromView(playerView(state, 'leader', leaderMemory));
-        const action = await leaderPlans.next('', () => leader.act(observation, context));
-        if (action === null) return null;
-        const problem = leaderActionReader(observation.maxInstructionLength)(action, 'action');
-        if (isProblem(problem)) throw new Error(`the leader agent ${JSON.stringify(leader.name)} ${problem.message}`);
-        return leaderPlayerAction(action);
-      },
-    },
-    follower: {
-      plans: followerPlans,
-      async next(state, context) {
-        const observation = tracker.observe(state, { oracle: follower.wantsOracleObservation, view: follower.readsView });
-        const action = await followerPlans.next(followerSituation(observation.instruction, observation.feedback?.length), () => follower.act(observation, context));
-        if (action === null) return null;
-        const problem = readFollowerAction(action, 'action');
-        if (isProblem(problem)) throw new Error(`the follower agent ${JSON.stringify(follower.name)} ${problem.message}`);
-        return followerPlayerAction(action);
-      },
+    async next(role, state, context) {
+      asked = state;
+      const move = await adapters[role].next(playerView(state, role, memory[role]), (act) => act(context));
+      if (move.kind === 'refused') throw new Error(`the ${role} agent ${JSON.stringify(names[role])} ${move.reason}`);
+      return move.kind === 'action' ? move.action : null;
     },
   };
 }

@@ -295,7 +295,8 @@ export function mapFromKnown(known: KnownMap): GameMap {
  */
 const oracleCards = new WeakMap<readonly Card[], readonly Card[]>();
 
-function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {
+/** The whole state's data an oracle agent is given (`FollowerObservation.oracle`). */
+export function oracleData(state: GameState): NonNullable<FollowerObservation['oracle']> {
   let cards = oracleCards.get(state.cards);
   if (!cards) oracleCards.set(state.cards, (cards = state.cards.map(copyCard).sort((a, b) => a.id - b.id)));
   return {
