@@ -16,7 +16,7 @@ import { chat, chatClient, type ChatRequest } from '../shared/agents/node/llm/ch
 import { resolveLlmConfig } from '../shared/agents/node/llm/config';
 import { FOLLOWER_SEAT, startLlmFollower } from '../shared/agents/node/llm/seats';
 import { loadTemplate, render } from '../shared/agents/node/llm/templates';
-import { agentIdentity, createAgent, createLeaderAgent } from '../shared/agents/node/registry';
+import { agentIdentity, startFollower, startLeader } from '../shared/agents/node/registry';
 import { ScriptedLeaderAgent } from '../shared/agents/scriptedLeader';
 import type { FollowerAgent, FollowerObservation, LeaderAgent } from '../shared/agents/types';
 import { DEFAULT_CONFIG } from '../shared/engine/config';
@@ -162,8 +162,8 @@ async function main() {
   const harness = await harnessCost(observations.filter((o) => o.legal.includes('DONE')));
 
   const inProcess = await playGames(new ScriptedLeaderAgent(), new HeuristicAgent(), GAMES, maps);
-  const programLeader = await createLeaderAgent(program('agents/builtin-agent', 'scripted'));
-  const programFollower = await createAgent(program('agents/builtin-agent', 'heuristic'));
+  const programLeader = await startLeader(program('agents/builtin-agent', 'scripted'), { setting: 'game' });
+  const programFollower = await startFollower(program('agents/builtin-agent', 'heuristic'), { setting: 'game' });
   const programs = await playGames(programLeader, programFollower, PROGRAM_GAMES, maps);
   await Promise.all([programLeader.close?.(), programFollower.close?.()]);
   // The same agents, the same games: the logs must not differ.
@@ -173,8 +173,8 @@ async function main() {
   let python: GamesResult | null = null;
   let pythonInProcess: GamesResult | null = null;
   if (hasPython()) {
-    const leader = await createLeaderAgent(`python3 ${join(ROOT, 'examples', 'agents', 'leader_agent.py')}`);
-    const follower = await createAgent(`python3 ${join(ROOT, 'examples', 'agents', 'random_agent.py')}`);
+    const leader = await startLeader(`python3 ${join(ROOT, 'examples', 'agents', 'leader_agent.py')}`, { setting: 'game' });
+    const follower = await startFollower(`python3 ${join(ROOT, 'examples', 'agents', 'random_agent.py')}`, { setting: 'game' });
     python = await playGames(leader, follower, PROGRAM_GAMES, maps);
     await Promise.all([leader.close?.(), follower.close?.()]);
     pythonInProcess = await playGames(new ScriptedLeaderAgent(), new RandomAgent(), PROGRAM_GAMES, maps);

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createAgent } from '../shared/agents/node/registry';
+import { startFollower } from '../shared/agents/node/registry';
 import type { AgentAction, FollowerAgent } from '../shared/agents/types';
 import { loadRecording } from '../shared/eval/recording';
 import { DEFAULT_EVAL_OPTIONS, runEpisode } from '../shared/eval/runner';
@@ -29,7 +29,7 @@ async function protocolOverhead() {
     return { ms: performance.now() - start, steps };
   };
   const local = await time(inProcessTurner());
-  const external = await createAgent(`node ${join(__dirname, '..', '..', 'bench', 'agents', 'turner.js')}`);
+  const external = await startFollower(`node ${join(__dirname, '..', '..', 'bench', 'agents', 'turner.js')}`, { setting: 'logs' });
   const remote = await time(external);
   await external.close?.();
   return { steps: remote.steps, perStepMs: (remote.ms - local.ms) / remote.steps };

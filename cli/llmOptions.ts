@@ -8,8 +8,9 @@ import { LlmAgent, LlmEndpointError, LlmKeyError } from '../shared/agents/node/l
 import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
-import { agentIdentity } from '../shared/agents/node/registry';
-import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../shared/agents/types';
+import { LLM_AGENT } from '../shared/agents/catalogue';
+import type { LlmCounts } from '../shared/eval/llmSummary';
+import type { Role } from '../shared/engine/state';
 import { CliError } from './errors';
 import { integerOption } from './options';
 
@@ -29,9 +30,6 @@ export interface LlmCliOptions {
   llmPrompt?: string;
   llmRecords?: string;
 }
-
-/** The agent spec that selects the LLM agent (`--agent llm`, `--leader llm`, `--follower llm`). */
-export const LLM_AGENT_SPEC = 'llm';
 
 function numberOption(name: string, min: number, max: number, minIncluded = true): (value: string) => number {
   return (value) => {
@@ -122,40 +120,25 @@ function noticeOnce(line: string): void {
   process.stderr.write(`cerealbar: ${line}\n`);
 }
 
-/**
- * The agent `spec` names for the seat: the LLM agent for `llm` (its records in --llm-records, else
- * `defaultRecordDir`), any other through `start` (the registry).
- */
-export function startSeatAgent<A>(role: 'follower' | 'leader', spec: string, options: LlmCliOptions, defaultRecordDir: string, start: (spec: string) => Promise<A>): Promise<A> {
-  if (spec !== LLM_AGENT_SPEC) return start(spec);
-  return startLlmFromOptions(role as 'follower', options, defaultRecordDir) as Promise<unknown> as Promise<A>;
-}
-
-/** Who played a seat, for the log header: the LLM agent names its model and endpoint in its spec. */
-export function seatIdentity(agent: FollowerAgent | LeaderAgent, spec: string): AgentIdentity {
-  return agent instanceof LlmAgent ? agent.identity : agentIdentity(agent, spec);
+/** How a command starts the LLM agent for a seat (the registry's `startLlm`): as the options say, its records in --llm-records, else `defaultRecordDir`. */
+export function llmStarter(options: LlmCliOptions, defaultRecordDir: string): (role: Role) => Promise<LlmFollower | LlmLeader> {
+  return (role) => (role === 'leader' ? startLlmFromOptions(role, options, defaultRecordDir) : startLlmFromOptions(role, options, defaultRecordDir));
 }
 
 /** --llm-* options with no seat played by the llm agent are a mistake: one line, exit 2. */
 export function checkLlmOptionsUsed(options: LlmCliOptions, specs: readonly string[], seatOptions: string): void {
-  if (givesLlmOptions(options) && !specs.includes(LLM_AGENT_SPEC)) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
-}
-
-/** The LLM agent for a live seat, with its role beside it (the registry's SeatAgent shape); records in --llm-records, else the current directory. */
-export async function startLlmSeat(role: 'follower' | 'leader', options: LlmCliOptions): Promise<{ readonly role: 'follower'; readonly agent: LlmFollower } | { readonly role: 'leader'; readonly agent: LlmLeader }> {
-  return role === 'leader' ? { role, agent: await startLlmFromOptions(role, options, '.') } : { role, agent: await startLlmFromOptions(role, options, '.') };
+  if (givesLlmOptions(options) && !specs.includes(LLM_AGENT)) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
 }
 
 /** A line for each seat the LLM agent played (its counts), for the end of a command's report. */
 export function llmReport(agents: Readonly<Partial<Record<'leader' | 'follower', unknown>>>): string {
   return (['leader', 'follower'] as const)
-    .flatMap((role) => (agents[role] instanceof LlmAgent ? [`${describeLlmStats(`llm ${role}`, agents[role] as LlmFollower | LlmLeader)}\n`] : []))
+    .flatMap((role) => (agents[role] instanceof LlmAgent ? [`${describeLlmStats(`llm ${role}`, (agents[role] as LlmFollower | LlmLeader).stats())}\n`] : []))
     .join('');
 }
 
 /** One line of an LLM agent's counts for a command's report: calls, statuses, fallbacks, tokens, latency. */
-export function describeLlmStats(label: string, agent: LlmFollower | LlmLeader): string {
-  const stats = agent.stats();
+export function describeLlmStats(label: string, stats: LlmCounts): string {
   const statuses = Object.entries(stats.byStatus)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`)

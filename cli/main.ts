@@ -12,6 +12,7 @@ import { registerSelfPlayCommand } from './commands/selfplay';
 import { registerServeCommand } from './commands/serve';
 import { registerStudyCommands } from './commands/study';
 import { CliError } from './errors';
+import { noteCommandLine } from './runManifest';
 
 export function buildProgram(): Command {
   const program = new Command('cerealbar')
@@ -50,6 +51,7 @@ function stopQuietlyOnClosedPipe(): void {
 
 export async function runCli(argv: string[]): Promise<number> {
   stopQuietlyOnClosedPipe();
+  noteCommandLine(argv);
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;

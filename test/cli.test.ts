@@ -22,9 +22,10 @@ describe('cerealbar selfplay and replay', () => {
     expect(played.status).toBe(0);
     expect(played.stdout).toMatch(/3 games written to .*games in [\d.]+ s; mean score [\d.]+/);
     const files = readdirSync(out).sort();
-    expect(files).toEqual(['selfplay-7.jsonl', 'selfplay-8.jsonl', 'selfplay-9.jsonl']);
+    expect(files).toEqual(['run.json', 'selfplay-7.jsonl', 'selfplay-8.jsonl', 'selfplay-9.jsonl']);
 
-    const replayed = cerealbar('replay', ...files.map((f) => join(out, f)));
+    // What selfplay tells to run: replay DIR/*.jsonl (run.json is the run's manifest).
+    const replayed = cerealbar('replay', ...files.filter((f) => f.endsWith('.jsonl')).map((f) => join(out, f)));
     expect(replayed.status).toBe(0);
     expect(replayed.stdout.trim().split('\n')).toHaveLength(3);
     expect(replayed.stdout).toMatch(/selfplay-7.jsonl: ok: \d+ events, score \d+, ended: turns-exhausted/);
@@ -56,7 +57,7 @@ describe('cerealbar selfplay and replay', () => {
   test('a reader that stops early (| head) ends the command quietly, status 0', () => {
     const out = join(dir, 'many');
     expect(cerealbar('selfplay', '--games', '12', '--seed', '30', '--out', out).status).toBe(0);
-    const files = readdirSync(out).map((f) => join(out, f));
+    const files = readdirSync(out).filter((f) => f.endsWith('.jsonl')).map((f) => join(out, f));
     // The shell's `| head -c 10`: the pipe closes after the first bytes, with most of the output
     // unwritten; PIPESTATUS[0] is cerealbar's status.
     const command = `"${process.execPath}" "${BIN}" replay --json ${files.map((f) => `"${f}"`).join(' ')} | head -c 10; echo " \${PIPESTATUS[0]}"`;
@@ -110,7 +111,7 @@ describe('cerealbar agent: usage errors', () => {
   test('an oracle agent cannot play live: it needs a recorded game', () => {
     const run = cerealbar('agent', '--server', 'http://127.0.0.1:1', '--agent', 'static-oracle');
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/the static-oracle agent needs a recorded game; it can only be evaluated offline/);
+    expect(run.stderr).toMatch(/the static-oracle agent needs a recorded game; it can only be evaluated over logs \(cerealbar eval --agent static-oracle --logs PATH\)/);
   });
 
   test('a server that does not answer is reported in one line', () => {

@@ -5,13 +5,12 @@
  * between two of these, against the same pair in process, is the protocol's cost.
  */
 import { createInterface } from 'node:readline';
-import { createBuiltinAgent } from '../../shared/agents/builtin';
+import { catalogueEntry } from '../../shared/agents/catalogue';
 import { PROTOCOL_NAME, PROTOCOL_VERSION, type HostMessage } from '../../shared/agents/protocol';
-import { ScriptedLeaderAgent } from '../../shared/agents/scriptedLeader';
 import type { FollowerAgent, LeaderAgent } from '../../shared/agents/types';
 
 const name = process.argv[2] ?? 'heuristic';
-const agent: FollowerAgent | LeaderAgent | null = name === 'scripted' ? new ScriptedLeaderAgent() : createBuiltinAgent(name);
+const agent: FollowerAgent | LeaderAgent | null = catalogueEntry(name)?.create?.() ?? null;
 if (!agent) {
   process.stderr.write(`builtin-agent: no built-in agent ${JSON.stringify(name)}\n`);
   process.exit(2);

@@ -8,13 +8,13 @@
 import { Client, type Room } from '@colyseus/sdk';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { AGENT_NAMES_BY_ROLE, createSeatAgent, type SeatAgent } from '../../shared/agents/node/registry';
+import { agentNames } from '../../shared/agents/catalogue';
+import { startAgent as startSeatAgent, type StartedAgent as SeatAgent } from '../../shared/agents/node/registry';
 import { seatAdapterFor } from '../../shared/agents/seatAdapter';
 import { ROLES, type Role } from '../../shared/engine/state';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, noticeSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
-import { checkSeatOfBuiltin, oneLineReason } from '../../server/rooms/seatAgents';
-import { CliError } from '../errors';
-import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, startLlmSeat, type LlmCliOptions } from '../llmOptions';
+import { CliError, oneLineReason } from '../errors';
+import { addLlmOptions, checkLlmOptionsUsed, llmReport, llmStarter, type LlmCliOptions } from '../llmOptions';
 
 // Node 20 has no global WebSocket; the SDK's reconnection looks for one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -40,7 +40,7 @@ export function registerAgentCommand(program: Command): void {
     .requiredOption('--server <url>', 'the game server, e.g. http://localhost:2567')
     .requiredOption(
       '--agent <agent>',
-      `a built-in agent (followers: ${AGENT_NAMES_BY_ROLE.follower.join(', ')}; leaders: ${AGENT_NAMES_BY_ROLE.leader.join(', ')}; either: ${LLM_AGENT_SPEC}) or a command that speaks the agent protocol`,
+      `a built-in agent (followers: ${agentNames('follower', 'live').join(', ')}; leaders: ${agentNames('leader', 'live').join(', ')}) or a command that speaks the agent protocol`,
     )
     .option('--role <role>', `the seat to play: ${ROLES.join(' or ')}`, roleOption, 'follower')
     .option('--pool <pool>', 'the player pool to join')
@@ -78,18 +78,12 @@ function roleOption(value: string): Role {
 
 /** The agent for the seat, ready to play live: one that needs a recorded game or the whole state cannot. */
 async function startAgent(spec: string, role: Role, cli: AgentCliOptions): Promise<SeatAgent> {
-  let seated: SeatAgent;
   try {
-    checkSeatOfBuiltin(role, spec);
-    seated = spec === LLM_AGENT_SPEC ? await startLlmSeat(role, cli) : await createSeatAgent(spec, role);
+    // Its call records go to --llm-records, else the current directory.
+    return await startSeatAgent(spec, role, { setting: 'live', startLlm: llmStarter(cli, '.') });
   } catch (error) {
     throw new CliError(`cannot start the ${role} agent ${JSON.stringify(spec)}: ${oneLineReason(error)}`);
   }
-  if (seated.role === 'follower' && (seated.agent.needsRecording || seated.agent.wantsOracleObservation)) {
-    await seated.agent.close?.();
-    throw new CliError(`the ${seated.agent.name} agent needs a recorded game; it can only be evaluated offline`);
-  }
-  return seated;
 }
 
 /** Acts on every turn of its seat until the game ends. */

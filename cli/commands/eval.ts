@@ -4,15 +4,20 @@
  * (agent-vs-agent evaluation, cli/eval/pairs.ts).
  */
 import { availableParallelism } from 'node:os';
+import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AGENT_NAMES, AGENT_NAMES_BY_ROLE } from '../../shared/agents/node/registry';
-import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
+import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
+import { AgentRunStopped } from '../../shared/agents/types';
+import { describeLlmSettings, summarizeLlm } from '../../shared/eval/llmSummary';
+import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EpisodeResult, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
 import { renderHtmlReport } from '../eval/html';
 import { collect, evaluatePairs, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
-import { addLlmOptions, givesLlmOptions, LLM_AGENT_SPEC } from '../llmOptions';
+import { addLlmOptions, checkLlmOptionsUsed, describeLlmStats } from '../llmOptions';
+import { readLlmSeat } from '../eval/llmRecords';
 import { integerOption } from '../options';
 
 interface EvalCliOptions extends PairsCliOptions {
@@ -59,13 +64,13 @@ function progress(total: number): { tick: () => void; end: () => void } {
 /** The options of the evaluation over logged games (refused in agent-vs-agent evaluation), by commander's key. */
 const FOLLOWER_EVAL_OPTIONS = { agent: '--agent', logs: '--logs', mode: '--mode', cascade: '--cascade', maxActions: '--max-actions', successThreshold: '--success-threshold', html: '--html', workers: '--workers', viewerUrl: '--viewer-url' };
 /** The options of agent-vs-agent evaluation (refused over logged games). */
-const PAIRS_OPTIONS = { games: '--games', seed: '--seed', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed' };
+const PAIRS_OPTIONS = { games: '--games', seed: '--seed', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed', resume: '--resume', overwrite: '--overwrite' };
 
 export function registerEvalCommand(program: Command): void {
   const command = program
     .command('eval')
     .description('evaluate a follower agent over logged games (appendix F of the CerealBar paper), or pairs of a leader and a follower agent in whole games on the same seeds (--leader/--follower, --pair)')
-    .option('--agent <agent>', `a built-in agent (${AGENT_NAMES.join(', ')}) or a command that speaks the agent protocol, e.g. "python3 my_agent.py"`)
+    .option('--agent <agent>', `a built-in agent (${agentNames('follower').join(', ')}) or a command that speaks the agent protocol, e.g. "python3 my_agent.py"`)
     .option('--logs <paths...>', 'game logs (.jsonl files or directories of them)')
     .option('--mode <mode>', 'single: each instruction alone; cascaded: each instruction and all later ones', 'single')
     .option(
@@ -82,14 +87,16 @@ export function registerEvalCommand(program: Command): void {
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
     .option(
       '--leader <agent>',
-      `agent-vs-agent: a leader, built in (${[...AGENT_NAMES_BY_ROLE.leader, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol (repeatable; every --leader plays with every --follower)`,
+      `agent-vs-agent: a leader, built in (${agentNames('leader', 'game').join(', ')}) or a command that speaks the agent protocol (repeatable; every --leader plays with every --follower)`,
       collect,
     )
-    .option('--follower <agent>', `agent-vs-agent: a follower, built in (${['random', 'heuristic', LLM_AGENT_SPEC].join(', ')}) or a command (repeatable)`, collect)
+    .option('--follower <agent>', `agent-vs-agent: a follower, built in (${agentNames('follower', 'game').join(', ')}) or a command (repeatable)`, collect)
     .option('--pair <leader:follower>', 'agent-vs-agent: one pair, the leader and the follower split at the first colon (repeatable)', collect)
     .option('--games <n>', 'agent-vs-agent: games per pair', integerOption('--games', 1, 100_000), 10)
     .option('--seed <s>', 'agent-vs-agent: seed of the first game; game i of every pair uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--bootstrap <n>', 'agent-vs-agent: bootstrap resamples for the 95% intervals', integerOption('--bootstrap', 100, 1_000_000), 10_000)
+    .option('--resume', 'agent-vs-agent: continue the run in --out (its run.json must have the same settings): its finished games are kept, the rest played')
+    .option('--overwrite', 'agent-vs-agent: replace the run in --out (its logs, call records and reports)')
     .option('--bootstrap-seed <s>', 'agent-vs-agent: seed of the bootstrap resampling (default: --seed)', integerOption('--bootstrap-seed', 0, 2 ** 31 - 1))
     .action(async (cli: EvalCliOptions) => {
       const given = (key: string) => command.getOptionValueSource(key) === 'cli';
@@ -101,10 +108,13 @@ export function registerEvalCommand(program: Command): void {
       }
       const stray = Object.entries(PAIRS_OPTIONS).find(([key]) => given(key));
       if (stray) throw new CliError(`${stray[1]} is for agent-vs-agent evaluation: give --leader and --follower, or --pair`);
-      if (givesLlmOptions(cli)) throw new CliError('the --llm-* options are for agent-vs-agent evaluation with an llm seat (--leader llm or --follower llm)');
       // Over logged games both stay required, with commander's own words as before.
       if (cli.agent === undefined) command.error("error: required option '--agent <agent>' not specified", { code: 'commander.missingMandatoryOptionValue' });
       if (cli.logs === undefined) command.error("error: required option '--logs <paths...>' not specified", { code: 'commander.missingMandatoryOptionValue' });
+      checkLlmOptionsUsed(cli, [cli.agent], '--agent');
+      const llm = cli.agent === LLM_AGENT;
+      // One LLM agent counts the run's calls, spends its call budget and stops the run when its endpoint does.
+      if (llm && given('workers') && cli.workers > 1) throw new CliError('--workers: the llm agent is evaluated in one thread; leave --workers out');
       if (cli.mode !== 'single' && cli.mode !== 'cascaded') throw new CliError(`--mode must be single or cascaded, got ${JSON.stringify(cli.mode)}`);
       if (!CASCADE_CONVENTIONS.includes(cli.cascade)) {
         throw new CliError(`--cascade must be ${CASCADE_CONVENTIONS.join(' or ')}, got ${JSON.stringify(cli.cascade)}`);
@@ -112,12 +122,21 @@ export function registerEvalCommand(program: Command): void {
       const options: EvalOptions = { mode: cli.mode, cascade: cli.cascade, maxActions: cli.maxActions, successThreshold: cli.successThreshold };
       const files = findLogs(cli.logs);
       const bar = progress(countEpisodes(files));
-      const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout };
-      const result =
-        cli.workers > 1 && files.length > 1
-          ? await evaluateInWorkers(choice, files, options, cli.workers, bar.tick)
-          : await evaluateFiles(choice, files, options, bar.tick);
-      bar.end();
+      // The LLM agent's call records: --llm-records, else beside the report, else here.
+      const recordDir = resolve(cli.llmRecords ?? (cli.out ? dirname(cli.out) : '.'));
+      const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout, ...(llm && { llm: { options: cli, recordDir } }) };
+      let result;
+      try {
+        result =
+          cli.workers > 1 && files.length > 1 && !llm
+            ? await evaluateInWorkers(choice, files, options, cli.workers, bar.tick)
+            : await evaluateFiles(choice, files, options, bar.tick);
+      } catch (error) {
+        if (error instanceof AgentRunStopped) throw new CliError(error.message, 1);
+        throw error;
+      } finally {
+        bar.end();
+      }
       const report: EvalReport = {
         version: REPORT_VERSION,
         agent: cli.agent,
@@ -129,8 +148,10 @@ export function registerEvalCommand(program: Command): void {
         aggregates: aggregate(result.episodes),
         undefinedCounts: countUndefined(result.episodes),
         episodes: result.episodes,
+        ...(llm && { llm: llmOverLogs(result.episodes, recordDir, cli.out) }),
       };
       process.stdout.write(`${formatTable(report)}\n`);
+      if (report.llm) process.stdout.write(`${describeLlmStats('llm follower', report.llm)}\n${report.llm.settings ? `  ${describeLlmSettings(report.llm.settings)}\n` : ''}`);
       const errors = result.episodes.filter((e) => e.error);
       for (const e of errors.slice(0, 5)) process.stdout.write(`  agent error in ${e.episodeId}: ${e.error}\n`);
       if (errors.length > 5) process.stdout.write(`  ... and ${errors.length - 5} more agent errors (see the JSON report)\n`);
@@ -140,3 +161,9 @@ export function registerEvalCommand(program: Command): void {
   addLlmOptions(command);
 }
 
+/** The LLM follower's figures for the report, from its call records (one file per episode); their folder relative to the report's. */
+function llmOverLogs(episodes: readonly EpisodeResult[], recordDir: string, out: string | undefined): NonNullable<EvalReport['llm']> {
+  const { counts, settings } = readLlmSeat(episodes.map((episode) => findRecordFile(recordDir, episode.episodeId, 'follower')));
+  const records = relative(out ? dirname(resolve(out)) : resolve('.'), recordDir) || '.';
+  return { ...summarizeLlm(counts, settings, records), tokensPerEpisode: episodes.length === 0 ? 0 : counts.tokens.total / episodes.length };
+}

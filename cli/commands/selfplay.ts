@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { AGENT_NAMES_BY_ROLE, createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
-import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
+import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
+import { SeatStartError, startPair as startAgentPair, type AgentPair } from '../../shared/agents/node/registry';
 import { DEFAULT_CONFIG } from '../../shared/engine/config';
 import type { GameMap } from '../../shared/engine/map';
 import type { Role } from '../../shared/engine/state';
@@ -17,8 +17,9 @@ import { generateMap } from '../../shared/maps/generate';
 import { playAgentGame } from '../../shared/agents/agentGame';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
-import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, llmReport, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';
+import { addLlmOptions, checkLlmOptionsUsed, llmConfigFromOptions, llmReport, llmStarter, type LlmCliOptions } from '../llmOptions';
 import { integerOption } from '../options';
+import { endManifest, startManifest, writeManifest } from '../runManifest';
 import { readMapFile } from './maps';
 
 interface SelfPlayOptions extends LlmCliOptions {
@@ -34,10 +35,21 @@ interface SelfPlayOptions extends LlmCliOptions {
 export const SCRIPTED_FOLLOWER = 'scripted';
 
 /** The agents of an agent pair, started once for all the games. */
-interface Pair {
-  readonly leader: LeaderAgent;
-  readonly follower: FollowerAgent;
-  readonly agents: { readonly leader: AgentIdentity; readonly follower: AgentIdentity };
+type Pair = AgentPair;
+
+/** What decides the games, for run.json: the agents (who they said they are), the seeds, the map, the LLM settings (never a key). */
+function runSettings(options: SelfPlayOptions, pair: Pair | null): Record<string, unknown> {
+  const llm = options.leader === LLM_AGENT || options.follower === LLM_AGENT ? llmConfigFromOptions(options) : null;
+  return {
+    kind: 'selfplay',
+    leader: options.leader,
+    follower: options.follower,
+    agents: pair?.agents ?? null,
+    games: options.games,
+    seed: options.seed,
+    map: options.map ?? null,
+    llm,
+  };
 }
 
 /** One game: its final score and, for agent pairs, the actions refused by seat. */
@@ -51,10 +63,10 @@ export function registerSelfPlayCommand(program: Command): void {
     .option('--games <n>', 'number of games', integerOption('--games', 1, 1_000_000), 1)
     .option('--seed <s>', 'seed of the first game; game i uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--map <file>', 'play every game on this map file instead of a generated map')
-    .option('--leader <agent>', `the leader: a built-in agent (${[...AGENT_NAMES_BY_ROLE.leader, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol`, 'scripted')
+    .option('--leader <agent>', `the leader: a built-in agent (${agentNames('leader', 'game').join(', ')}) or a command that speaks the agent protocol`, 'scripted')
     .option(
       '--follower <agent>',
-      `the follower: ${SCRIPTED_FOLLOWER} (self-play's own, with the scripted leader only), a built-in agent (${[...AGENT_NAMES_BY_ROLE.follower, LLM_AGENT_SPEC].join(', ')}) or a command that speaks the agent protocol`,
+      `the follower: ${SCRIPTED_FOLLOWER} (self-play's own, with the scripted leader only), a built-in agent (${agentNames('follower', 'game').join(', ')}) or a command that speaks the agent protocol`,
       SCRIPTED_FOLLOWER,
     )
     .action(async (options: SelfPlayOptions) => {
@@ -70,8 +82,11 @@ export function registerSelfPlayCommand(program: Command): void {
       checkLlmOptionsUsed(options, [options.leader, options.follower], '--leader or --follower');
       const pair = options.follower === SCRIPTED_FOLLOWER ? null : await startPair(options);
       const play: PlayGame = pair ? agentGame(pair) : scriptedGame;
+      const manifest = startManifest(runSettings(options, pair));
+      writeManifest(options.out, manifest);
       try {
         await playGames(options, fixedMap, play, pair);
+        writeManifest(options.out, endManifest(manifest, { games: options.games, seeds: [options.seed, options.seed + options.games - 1] }));
       } finally {
         await pair?.leader.close?.();
         await pair?.follower.close?.();
@@ -124,26 +139,11 @@ function agentGame(pair: Pair): PlayGame {
 
 /** Starts both agents (a program's handshake included); one that cannot start stops the command before any game. */
 async function startPair(options: SelfPlayOptions): Promise<Pair> {
-  const { leader: leaderSpec, follower: followerSpec, out } = options;
-  const leader = await starting('leader', leaderSpec, startSeatAgent('leader', leaderSpec, options, out, createLeaderAgent));
-  let follower: FollowerAgent;
+  const context = { setting: 'game', startLlm: llmStarter(options, options.out) } as const;
   try {
-    follower = await starting('follower', followerSpec, startSeatAgent('follower', followerSpec, options, out, (spec) => createAgent(spec)));
+    return await startAgentPair(options, context);
   } catch (error) {
-    await leader.close?.();
-    throw error;
-  }
-  if (follower.needsRecording) {
-    await Promise.all([leader.close?.(), follower.close?.()]);
-    throw new CliError(`the ${follower.name} agent needs a recorded game; it can only be evaluated offline (cerealbar eval)`);
-  }
-  return { leader, follower, agents: { leader: seatIdentity(leader, leaderSpec), follower: seatIdentity(follower, followerSpec) } };
-}
-
-async function starting<A>(role: Role, spec: string, agent: Promise<A>): Promise<A> {
-  try {
-    return await agent;
-  } catch (error) {
-    throw new CliError(`cannot start the ${role} ${JSON.stringify(spec)}: ${(error as Error).message}`);
+    if (!(error instanceof SeatStartError)) throw error;
+    throw new CliError(`cannot start the ${error.role} ${JSON.stringify(error.spec)}: ${(error.cause as Error).message}`);
   }
 }

@@ -15,11 +15,11 @@ import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import type { GameStore, Recovery, WorkerStore } from '../../server/store/types';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { tightenDataDir, type Tightened } from '../../server/store/ownerOnly';
-import type { SeatedAgent } from '../../server/rooms/botSeat';
-import { checkSeatAgent, DEFAULT_SEAT_AGENTS, oneLineReason, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
+import { checkSeatAgent, DEFAULT_SEAT_AGENTS, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
 import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
 import type { Role } from '../../shared/engine/state';
-import { addLlmOptions, checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startLlmFromOptions, type LlmCliOptions } from '../llmOptions';
+import { addLlmOptions, checkLlmOptionsUsed, llmStarter, type LlmCliOptions } from '../llmOptions';
+import { LLM_AGENT } from '../../shared/agents/catalogue';
 import { startArmAgent } from '../../server/study/armAgents';
 import { loadStudyFiles, type LoadedStudy } from '../../server/study/loadStudy';
 import { armSeat } from '../../shared/study/arms';
@@ -27,7 +27,7 @@ import { derivedCodesProblem } from '../../shared/study/completionCodes';
 import { StudyFileError } from '../../shared/study/parseStudy';
 import { roleSettingNote, rolesNobodyCanPlay } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
-import { CliError } from '../errors';
+import { CliError, oneLineReason } from '../errors';
 import { humanPartnerWarnings } from '../study/partnerWording';
 import { checkStoreUrl, integerOption } from '../options';
 
@@ -111,17 +111,9 @@ async function checkSeatAgents(specs: SeatAgentSpecs, start: StartSeatAgent): Pr
   }
 }
 
-/** The agents serve starts for a seat: the LLM agent as the --llm-* options say (its call records in `recordDir`), any other through the registry. */
+/** The agents serve starts for a seat: the LLM agent as the --llm-* options say (its call records in `recordDir`), any other as the registry does. */
 function servedAgents(llm: LlmCliOptions, recordDir: string): StartSeatAgent {
-  return async (role: Role, spec: string): Promise<SeatedAgent> => {
-    if (spec !== LLM_AGENT_SPEC) return startSeatAgent(role, spec);
-    if (role === 'leader') {
-      const agent = await startLlmFromOptions(role, llm, recordDir);
-      return { role, agent, identity: seatIdentity(agent, spec) };
-    }
-    const agent = await startLlmFromOptions(role, llm, recordDir);
-    return { role, agent, identity: seatIdentity(agent, spec) };
-  };
+  return (role: Role, spec: string) => startSeatAgent(role, spec, llmStarter(llm, recordDir));
 }
 
 /** Each study's arms' agents, started once and closed before the server takes games: one that cannot play stops `serve` (exit 2) with the reason. */
@@ -180,7 +172,7 @@ export function registerServeCommand(program: Command): void {
       checkStoreUrl(options.store);
       const seatAgents = { leader: options.botLeader, follower: options.botFollower };
       // --llm-records also says where the studies' LLM arms (configured in their study files) write their call records.
-      const llmArms = studies.some((study) => study.arms?.some((arm) => arm.agent === LLM_AGENT_SPEC));
+      const llmArms = studies.some((study) => study.arms?.some((arm) => arm.agent === LLM_AGENT));
       checkLlmOptionsUsed(llmArms ? { ...options, llmRecords: undefined } : options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
       // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
       const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));

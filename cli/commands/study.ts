@@ -9,7 +9,7 @@ import { SqliteWorkerStore, WORKERS_FILE } from '../../server/store/SqliteWorker
 import type { WorkerStore } from '../../server/store/types';
 import { logFiles, poolLogs, readGameLogs, type ReadLogs } from '../../server/study/gameLogs';
 import { isRecordFileName } from '../../shared/agents/node/llm/records';
-import { loadStudyFile } from '../../server/study/loadStudy';
+import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { bonusFor, formatAmount } from '../../shared/study/bonus';
 import { BONUS_FORMATS, bonusCsv, bonusSheet, type BonusFormat, type BonusSheet } from '../../shared/study/bonusSheet';
 import { checkBaseUrl, studyLinks, type StudyLinks } from '../../shared/study/links';
@@ -23,6 +23,7 @@ import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
 import { armsCsv, differencesCsv, formatStudyReport, studyReport } from '../study/report';
 import { studyReportHtml } from '../study/reportHtml';
+import { endManifest, startManifest, writeManifest } from '../runManifest';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_ROLES, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 import { humanPartnerWarnings } from '../study/partnerWording';
 
@@ -65,7 +66,7 @@ interface LinksOptions {
 }
 
 /** A study file loaded for a command, or a CliError (exit 2) listing its problems. */
-function loadStudyForCli(file: string): Study {
+function loadStudyForCli(file: string): LoadedStudy {
   try {
     return loadStudyFile(file);
   } catch (error) {
@@ -196,6 +197,8 @@ export function registerStudyCommands(program: Command): void {
       try {
         mkdirSync(options.out, { recursive: true });
         for (const [name, text] of files) writeFileSync(join(options.out, name), text);
+        const settings = { kind: 'study-report', study: resolve(options.study), studyFileSha256: loaded.fileSha256, games: store === undefined ? resolve(options.data) : 'the database of --store', llmRecords: resolve(options.llmRecords ?? join(options.data, 'llm')), bootstrap };
+        writeManifest(options.out, endManifest(startManifest(settings), { games: games.length, unreadable: unreadable.length }));
       } catch (error) {
         throw new CliError(`${options.out}: cannot write the report: ${(error as Error).message}`);
       }

@@ -5,12 +5,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createAgent } from '../../shared/agents/node/registry';
+import { LlmAgent } from '../../shared/agents/node/llm/agent';
+import { startFollower } from '../../shared/agents/node/registry';
+import type { FollowerAgent } from '../../shared/agents/types';
 import { isRecordFileName } from '../../shared/agents/node/llm/records';
 import { LogError } from '../../shared/log/replay';
 import { loadRecording } from '../../shared/eval/recording';
 import { runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
 import { CliError } from '../errors';
+import { llmStarter, type LlmCliOptions } from '../llmOptions';
 
 /** What one thread reports back. */
 export interface EvalBatchResult {
@@ -40,12 +43,14 @@ export function findLogs(paths: readonly string[]): string[] {
   return files;
 }
 
-/** Runs every episode of `files` with a fresh agent, in this thread. `onEpisode` counts progress. */
-/** Which agent to run: a built-in name or a command line, and the step timeout for a command. */
+/** Which agent to run: a built-in name or a command line, the step timeout for a command, the LLM agent's options and where its call records go. */
 export interface AgentChoice {
   readonly spec: string;
   readonly stepTimeoutMs?: number;
+  readonly llm?: { readonly options: LlmCliOptions; readonly recordDir: string };
 }
+
+/** Runs every episode of `files` with a fresh agent, in this thread. `onEpisode` counts progress. */
 
 export async function evaluateFiles(
   choice: AgentChoice,
@@ -72,8 +77,9 @@ export async function evaluateFiles(
         const result = await runEpisode(agent, recording, index, options);
         episodes.push({ ...result, file } as EpisodeResult);
         onEpisode();
-        // A failed agent (crashed, hung, out of step) starts afresh for the next example.
-        if (result.error) {
+        // A failed agent (crashed, hung, out of step) starts afresh for the next example; the LLM
+        // agent keeps nothing between episodes and counts its calls over the run.
+        if (result.error && !(agent instanceof LlmAgent)) {
           await agent.close?.();
           agent = await startAgent(choice);
         }
@@ -85,10 +91,12 @@ export async function evaluateFiles(
   return { episodes, skippedLogs, instructionsCancelled };
 }
 
-async function startAgent(choice: AgentChoice) {
+async function startAgent(choice: AgentChoice): Promise<FollowerAgent> {
+  const startLlm = choice.llm && llmStarter(choice.llm.options, choice.llm.recordDir);
   try {
-    return await createAgent(choice.spec, { stepTimeoutMs: choice.stepTimeoutMs });
+    return await startFollower(choice.spec, { setting: 'logs', process: { stepTimeoutMs: choice.stepTimeoutMs }, startLlm });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(`cannot start the agent ${JSON.stringify(choice.spec)}: ${(error as Error).message}`);
   }
 }

@@ -3,6 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
+import { describeLlmSettings } from '../../shared/eval/llmSummary';
 import { describeCancelled, describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
@@ -41,6 +42,17 @@ function histogram(name: string, values: (number | null)[]): string {
     })
     .join('');
   return `<figure><svg viewBox="0 0 240 110" width="240" height="110">${bars}<line x1="10" y1="90" x2="230" y2="90" stroke="#333"/><text x="10" y="105" font-size="9">${fmt(min)}</text><text x="200" y="105" font-size="9">${fmt(max)}</text></svg><figcaption>${escape(name)} (mean ${fmt(finite.reduce((a, b) => a + b, 0) / finite.length)} over ${finite.length}; ${note})</figcaption></figure>`;
+}
+
+/** The LLM follower's settings, counts and call records. */
+function llmSection(llm: NonNullable<EvalReport['llm']>): string {
+  const failures = Object.entries(llm.failures).map(([status, n]) => `${n} ${status}`).join(', ') || 'none';
+  return (
+    `<h2>LLM follower</h2><p class="llm-settings">${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</p>` +
+    `<table><tr><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per episode</th><th>latency ms (mean / max)</th><th>call records</th></tr>` +
+    `<tr><td>${llm.calls}</td><td>${escape(failures)}</td><td>${llm.fallbacks}</td><td>${llm.httpRetries}</td><td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerEpisode)}</td>` +
+    `<td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td></tr></table>`
+  );
 }
 
 /** One line per game: the headline score over the game's instructions. */
@@ -89,6 +101,7 @@ tr.error td { background: #fde8e8; }
 <h2>Aggregates</h2><table><tr><th>score</th><th>mean</th><th>undefined (episodes not in the mean)</th></tr>${aggregates}</table>
 ${points ? `<p class="points">${escape(points)}</p>` : ''}
 ${report.instructionsCancelled > 0 ? `<p class="cancelled">${escape(describeCancelled(report.instructionsCancelled))}</p>` : ''}
+${report.llm ? llmSection(report.llm) : ''}
 ${skipped ? `<h2>Skipped logs</h2><ul>${skipped}</ul>` : ''}
 <h2>Distributions</h2>
 ${names.map((name) => histogram(name, report.episodes.flatMap((e) => (name in scores(e) ? [scores(e)[name]] : [])))).join('\n')}

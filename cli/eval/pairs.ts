@@ -4,26 +4,32 @@
  * go to --out DIR. Everything that can be wrong with the pairs (an agent of the other seat, an
  * agent that does not start, an oracle that needs a recording) stops the command before any game.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { AGENT_NAMES_BY_ROLE, createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
-import { LlmAgent } from '../../shared/agents/node/llm/agent';
-import type { FollowerAgent, LeaderAgent } from '../../shared/agents/types';
+import { LLM_AGENT, seatProblem } from '../../shared/agents/catalogue';
+import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { SeatStartError, startPair, type AgentContext } from '../../shared/agents/node/registry';
 import type { Role } from '../../shared/engine/state';
 import type { BootstrapOptions } from '../../shared/eval/bootstrap';
 import {
   compareWithFirst,
   formatPairsTable,
+  pairGameId,
   PAIRS_REPORT_VERSION,
   playPairGames,
-  summarizeLlm,
   summarizePair,
+  type PairGame,
   type PairResult,
   type PairsReport,
   type PairToPlay,
 } from '../../shared/eval/pairs';
+import { summarizeLlm } from '../../shared/eval/llmSummary';
+import { writeFileAtomically } from '../atomicFile';
 import { CliError } from '../errors';
-import { checkLlmOptionsUsed, LLM_AGENT_SPEC, seatIdentity, startSeatAgent, type LlmCliOptions } from '../llmOptions';
+import { checkLlmOptionsUsed, llmConfigFromOptions, llmStarter, type LlmCliOptions } from '../llmOptions';
+import { endManifest, firstDifference, readManifest, RUN_MANIFEST, startManifest, writeManifest, type RunManifest } from '../runManifest';
+import { readLlmSeat } from './llmRecords';
+import { finishedGames, recordFinishedGame } from './pairProgress';
 import { renderPairsHtml } from './pairsHtml';
 
 export interface PairsCliOptions extends LlmCliOptions {
@@ -36,6 +42,10 @@ export interface PairsCliOptions extends LlmCliOptions {
   bootstrap: number;
   bootstrapSeed?: number;
   agentTimeout: number;
+  /** Continue the run in --out: its finished games are kept, the rest played. */
+  resume?: boolean;
+  /** Replace the run in --out. */
+  overwrite?: boolean;
 }
 
 export interface PairSpec {
@@ -80,13 +90,10 @@ export function pairSpecs(options: Pick<PairsCliOptions, 'leader' | 'follower' |
 
 export const pairLabel = (pair: PairSpec) => `${pair.leader}:${pair.follower}`;
 
-/** A built-in agent named for the seat it does not play. */
+/** An agent that cannot play the seat in a new game (a built-in of the other seat, an oracle). */
 function checkSeat(spec: string, role: Role): void {
-  if (spec === '') throw new CliError(`an empty ${role} agent`);
-  const other: Role = role === 'leader' ? 'follower' : 'leader';
-  if (AGENT_NAMES_BY_ROLE[other].includes(spec)) {
-    throw new CliError(`${JSON.stringify(spec)} is a built-in ${other}, not a ${role}; the built-in ${role}s are ${[...AGENT_NAMES_BY_ROLE[role], LLM_AGENT_SPEC].join(', ')}`);
-  }
+  const problem = seatProblem(spec, role, 'game');
+  if (problem) throw new CliError(problem);
 }
 
 interface StartedPair extends PairToPlay {
@@ -107,12 +114,16 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   if (options.llmRecords !== undefined) options = { ...options, llmRecords: resolve(options.llmRecords) };
   checkLlmOptionsUsed(options, specs.flatMap((pair) => [pair.leader, pair.follower]), '--leader, --follower or --pair');
   const bootstrap: BootstrapOptions = { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed, level: INTERVAL_LEVEL };
+  const manifest = startManifest(runSettings(specs, options));
+  const resumed = prepareOut(out, manifest, options);
   const started: StartedPair[] = [];
   try {
-    for (const [i, spec] of specs.entries()) started.push(await startPair(spec, i + 1, out, options));
+    for (const [i, spec] of specs.entries()) started.push(await startPairOf(spec, i + 1, out, options));
     for (const pair of started) makeDirectory(join(out, pair.dir));
-    const pairs: PairResult[] = [];
-    for (const pair of started) pairs.push(await playPair(pair, options, bootstrap, out));
+    writeManifest(out, manifest);
+    const played: { result: PairResult; resumed: number }[] = [];
+    for (const pair of started) played.push(await playPair(pair, options, bootstrap, out, resumed));
+    const pairs = played.map((pair) => pair.result);
     const report: PairsReport = {
       kind: 'agent-pairs',
       version: PAIRS_REPORT_VERSION,
@@ -126,32 +137,100 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
     process.stdout.write(`${formatPairsTable(report)}\n`);
     writeOutput(join(out, 'report.json'), JSON.stringify(report, null, 1));
     writeOutput(join(out, 'report.html'), renderPairsHtml(report));
+    writeManifest(out, endManifest(manifest, { pairs: played.map(({ result, resumed }) => ({ label: result.label, games: result.games.length, keptFromBefore: resumed })) }));
     return report;
   } finally {
     for (const pair of started) await Promise.all([pair.leader.close?.(), pair.follower.close?.()]);
   }
 }
 
-async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: BootstrapOptions, out: string): Promise<PairResult> {
-  const label = pairLabel(pair.spec);
-  let games;
+/** What decides a run's results, for run.json and for `--resume` to check: the pairs, the seeds, the LLM settings (never a key). */
+function runSettings(specs: readonly PairSpec[], options: PairsCliOptions): Record<string, unknown> {
+  const llm = specs.some((pair) => pair.leader === LLM_AGENT || pair.follower === LLM_AGENT) ? llmConfigFromOptions(options) : null;
+  return {
+    kind: 'agent-pairs',
+    pairs: specs.map(pairLabel),
+    games: options.games,
+    seed: options.seed,
+    bootstrap: { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed },
+    agentTimeoutMs: options.agentTimeout,
+    llm,
+    llmRecords: options.llmRecords ?? null,
+  };
+}
+
+/**
+ * Readies --out for the run: a new or empty folder as it is; a used one only with --overwrite (the
+ * outputs of the run before are removed, nothing else) or --resume (its run.json must have the same
+ * settings). Returns whether the run resumes.
+ */
+function prepareOut(out: string, manifest: RunManifest, options: PairsCliOptions): boolean {
+  if (options.resume && options.overwrite) throw new CliError('--resume and --overwrite cannot go together: continue the run in --out, or replace it');
+  const entries = existsSync(out) ? readdirSync(out) : [];
+  if (entries.length === 0) return false;
+  if (options.overwrite) {
+    for (const name of entries) if (RUN_OUTPUT.test(name)) rmSync(join(out, name), { recursive: true, force: true });
+    return false;
+  }
+  let before: RunManifest | null;
   try {
-    games = await playPairGames(pair, { games: options.games, seed: options.seed }, (gameId, text) => {
-      const log = join(pair.dir, `${gameId}.jsonl`);
-      writeFileSync(join(out, log), text);
-      return log;
-    });
+    before = readManifest(out);
+  } catch (error) {
+    throw new CliError(`${out}: ${(error as Error).message}`);
+  }
+  if (!options.resume) {
+    throw new CliError(`${out} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', ...' : ''}): give --resume to continue the run in it, --overwrite to replace it, or another --out`);
+  }
+  if (!before) throw new CliError(`--resume: ${out} has no ${RUN_MANIFEST}, so it holds no run to continue`);
+  const difference = firstDifference(before.settings, manifest.settings);
+  if (difference) throw new CliError(`--resume: the run in ${out} had other settings (${difference} differs); give the same options, or --overwrite`);
+  return true;
+}
+
+/** The files and folders an agent-vs-agent run writes into --out (and --overwrite removes). */
+const RUN_OUTPUT = /^(pair-\d+|report\.json|report\.html|run\.json)$/;
+
+async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: BootstrapOptions, out: string, resume: boolean): Promise<{ result: PairResult; resumed: number }> {
+  const label = pairLabel(pair.spec);
+  const seeds = Array.from({ length: options.games }, (_, i) => options.seed + i);
+  const kept = resume ? finishedGames(out, pair.dir) : new Map<number, PairGame>();
+  const records = recordDir(options, pair.dir, out);
+  const toPlay = seeds.filter((seed) => !kept.has(seed));
+  // A game not finished before is played again from its start: what it left (its log, call records) goes first.
+  for (const seed of toPlay) removeGameFiles(out, pair.dir, records, pairGameId(seed));
+  if (kept.size > 0) process.stderr.write(`pair ${pair.index} (${label}): ${kept.size} games kept from the run before, ${toPlay.length} to play\n`);
+  let played;
+  try {
+    played = await playPairGames(
+      pair,
+      { seeds: toPlay },
+      (gameId, text) => {
+        const log = join(pair.dir, `${gameId}.jsonl`);
+        writeFileAtomically(join(out, log), text);
+        return log;
+      },
+      (game) => recordFinishedGame(out, pair.dir, game),
+    );
   } catch (error) {
     throw new CliError(`pair ${pair.index} (${label}), ${oneLine((error as Error).message)}`, 1);
   }
+  const byGame = new Map([...kept.values(), ...played].map((game) => [game.seed, game]));
+  const games = seeds.map((seed) => byGame.get(seed)!);
   const summary = summarizePair(games, bootstrap);
   process.stderr.write(`pair ${pair.index} (${label}): ${games.length} games, mean score ${summary.meanScore.toFixed(2)}\n`);
   const llm: PairResult['llm'] = {};
   for (const role of ['leader', 'follower'] as const) {
-    const agent = pair[role];
-    if (agent instanceof LlmAgent) llm[role] = summarizeLlm(agent.stats(), games.length, relative(out, recordDir(options, pair.dir, out)) || '.');
+    if (pair.spec[role] !== LLM_AGENT) continue;
+    const { counts, settings } = readLlmSeat(games.map((game) => findRecordFile(records, game.gameId, role)));
+    llm[role] = { ...summarizeLlm(counts, settings, relative(out, records) || '.'), tokensPerGame: counts.tokens.total / games.length };
   }
-  return { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, dir: pair.dir, summary, llm, games };
+  return { result: { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, dir: pair.dir, summary, llm, games }, resumed: kept.size };
+}
+
+/** A game's log and call records, left by a run that did not finish it. */
+function removeGameFiles(out: string, dir: string, records: string, gameId: string): void {
+  rmSync(join(out, dir, `${gameId}.jsonl`), { force: true });
+  for (const role of ['leader', 'follower'] as const) rmSync(findRecordFile(records, gameId, role), { force: true });
 }
 
 /** Where a pair's call records go: its own directory (under `out`), or its own under --llm-records. */
@@ -160,33 +239,16 @@ function recordDir(options: PairsCliOptions, dir: string, out: string): string {
 }
 
 /** Both agents of a pair, started (a program's handshake done, an LLM endpoint checked). */
-async function startPair(spec: PairSpec, index: number, out: string, options: PairsCliOptions): Promise<StartedPair> {
+async function startPairOf(spec: PairSpec, index: number, out: string, options: PairsCliOptions): Promise<StartedPair> {
   const dir = pairDir(index);
-  const processOptions = { stepTimeoutMs: options.agentTimeout };
   const llmOptions = { ...options, llmRecords: options.llmRecords ? recordDir(options, dir, out) : undefined };
-  const what = (role: Role) => `the ${role} ${JSON.stringify(spec[role])} of pair ${index}`;
-  const leader = await starting(what('leader'), startSeatAgent('leader', spec.leader, llmOptions, join(out, dir), (s) => createLeaderAgent(s, processOptions)));
-  let follower: FollowerAgent;
+  const context: AgentContext = { setting: 'game', process: { stepTimeoutMs: options.agentTimeout }, startLlm: llmStarter(llmOptions, join(out, dir)) };
   try {
-    follower = await starting(what('follower'), startSeatAgent('follower', spec.follower, llmOptions, join(out, dir), (s) => createAgent(s, processOptions)));
+    return { spec, index, dir, ...(await startPair(spec, context)) };
   } catch (error) {
-    await leader.close?.();
-    throw error;
-  }
-  if (follower.needsRecording) {
-    await Promise.all([leader.close?.(), follower.close?.()]);
-    throw new CliError(`the follower ${JSON.stringify(spec.follower)} of pair ${index} needs a recorded game; evaluate it over logs instead (--agent ${spec.follower} --logs PATH)`);
-  }
-  const agents = { leader: seatIdentity(leader, spec.leader), follower: seatIdentity(follower, spec.follower) };
-  return { spec, index, dir, leader: leader as LeaderAgent, follower, agents };
-}
-
-async function starting<A>(what: string, agent: Promise<A>): Promise<A> {
-  try {
-    return await agent;
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(`cannot start ${what}: ${oneLine((error as Error).message)}`);
+    if (!(error instanceof SeatStartError)) throw error;
+    if (error.cause instanceof CliError) throw error.cause;
+    throw new CliError(`cannot start the ${error.role} ${JSON.stringify(error.spec)} of pair ${index}: ${oneLine((error.cause as Error).message)}`);
   }
 }
 

@@ -4,6 +4,7 @@
  * seed (the pairs share seeds), the differences from the first pair, the LLM seats' counts, and
  * every game linked to its log. Inline SVG; nothing loaded from elsewhere; all text escaped.
  */
+import { describeLlmSettings } from '../../shared/eval/llmSummary';
 import type { PairResult, PairsReport } from '../../shared/eval/pairs';
 import { escape, fmt } from './html';
 
@@ -59,12 +60,15 @@ function pairRows(pairs: readonly PairResult[]): string {
       const s = p.summary;
       return (
         `<tr><td style="color:${hue(p.index)}">${p.index}</td><td>${escape(p.leader.name)}<br><small>${escape(p.leader.spec)}</small></td><td>${escape(p.follower.name)}<br><small>${escape(p.follower.spec)}</small></td>` +
-        `<td>${s.games}</td><td><b>${fmt(s.meanScore)}</b></td><td>${fmt(s.scoreInterval.low)} to ${fmt(s.scoreInterval.high)}</td><td>${fmt(s.minScore)} to ${fmt(s.maxScore)}</td>` +
+        `<td>${s.games}</td><td><b>${fmt(s.meanScore)}</b></td><td>${fmt(s.scoreInterval.low)} to ${fmt(s.scoreInterval.high)}${warning(s.intervalWarning)}</td><td>${fmt(s.minScore)} to ${fmt(s.maxScore)}</td>` +
         `<td>${fmt(s.instructionsPerGame)}</td><td>${fmt(s.doneShare)}</td><td>${fmt(s.stepsPerInstruction)}</td><td>${s.refused.leader} / ${s.refused.follower}</td></tr>`
       );
     })
     .join('\n');
 }
+
+/** An interval's warning under it, marked so that no one reads a bare interval as certain. */
+const warning = (text: string | null) => (text ? `<br><small class="warning">⚠ ${escape(text)}</small>` : '');
 
 function llmRows(pairs: readonly PairResult[]): string {
   return pairs
@@ -76,7 +80,7 @@ function llmRows(pairs: readonly PairResult[]): string {
         const fallbacks = Object.entries(llm.fallbacksBy).map(([status, n]) => `${n} after ${status}`).join(', ');
         return [
           `<tr><td>${p.index}</td><td>${role}</td><td>${llm.calls}</td><td class="failures">${escape(failures)}</td><td>${llm.fallbacks}${fallbacks ? ` (${escape(fallbacks)})` : ''}</td><td>${llm.httpRetries}</td>` +
-            `<td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerGame)}</td><td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td></tr>`,
+            `<td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerGame)}</td><td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td><td><small>${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</small></td></tr>`,
         ];
       }),
     )
@@ -87,7 +91,7 @@ export function renderPairsHtml(report: PairsReport): string {
   const b = report.bootstrap;
   const level = Math.round(b.level * 100);
   const differences = report.differences
-    .map((d) => `<tr><td>${d.pair} − ${d.against}</td><td><b>${fmt(d.meanDifference)}</b></td><td>${fmt(d.interval.low)} to ${fmt(d.interval.high)}</td><td>${d.wins} / ${d.ties} / ${d.losses}</td></tr>`)
+    .map((d) => `<tr><td>${d.pair} − ${d.against}</td><td><b>${fmt(d.meanDifference)}</b></td><td>${fmt(d.interval.low)} to ${fmt(d.interval.high)}${warning(d.intervalWarning)}</td><td>${d.wins} / ${d.ties} / ${d.losses}</td></tr>`)
     .join('');
   const llm = llmRows(report.pairs);
   const games = report.pairs
@@ -103,6 +107,7 @@ export function renderPairsHtml(report: PairsReport): string {
 <style>
 body { font: 14px system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin-bottom: 1em; } td, th { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
+.warning { color: #a40; }
 figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { font-size: 12px; } small { color: #666; }
 </style></head><body>
 <h1>Agent-vs-agent evaluation</h1>
@@ -115,7 +120,7 @@ ${pairRows(report.pairs)}
 ${intervalPlot(report.pairs, b.level)}
 ${bySeedPlot(report.pairs)}
 ${differences ? `<h2>Against pair 1, seed by seed</h2><table><tr><th>pairs</th><th>mean difference</th><th>${level}% interval</th><th>seeds more / same / less</th></tr>${differences}</table>` : ''}
-${llm ? `<h2>LLM seats</h2><table><tr><th>pair</th><th>seat</th><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per game</th><th>latency ms (mean / max)</th><th>call records</th></tr>${llm}</table>` : ''}
+${llm ? `<h2>LLM seats</h2><table><tr><th>pair</th><th>seat</th><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per game</th><th>latency ms (mean / max)</th><th>call records</th><th>settings</th></tr>${llm}</table>` : ''}
 <h2>Games</h2>
 ${games}
 </body></html>

@@ -15,7 +15,8 @@
  */
 import type { Clock, Delayed } from '@colyseus/core';
 import { currentInstruction, seatAdapterFor, type SeatAdapter, type SeatMove } from '../../shared/agents/seatAdapter';
-import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../../shared/agents/types';
+import type { AgentIdentity } from '../../shared/agents/types';
+import type { StartedAgent } from '../../shared/agents/node/registry';
 import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
 import type { PlayerView } from '../../shared/engine/playerView';
@@ -23,9 +24,7 @@ import type { Role } from '../../shared/engine/state';
 import type { Notice } from '../../shared/protocol/messages';
 
 /** An agent ready to take a seat, with who it is for the log header. */
-export type SeatedAgent =
-  | { readonly role: 'follower'; readonly agent: FollowerAgent; readonly identity: AgentIdentity }
-  | { readonly role: 'leader'; readonly agent: LeaderAgent; readonly identity: AgentIdentity };
+export type SeatedAgent = StartedAgent;
 
 /** What the seat needs from its room. */
 export interface SeatHost {

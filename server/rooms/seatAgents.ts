@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { logger, ServerError } from '@colyseus/core';
-import { AGENT_NAMES_BY_ROLE, agentIdentity, createSeatAgent } from '../../shared/agents/node/registry';
+import { startAgent, type AgentContext } from '../../shared/agents/node/registry';
 import type { Role } from '../../shared/engine/state';
 import type { SeatRecord } from '../store/types';
 import type { SeatedAgent } from './botSeat';
@@ -25,17 +25,9 @@ export type SeatAgentStarter = (role: Role) => Promise<SeatedAgent>;
 /** Starts the agent `spec` names for a seat of `role` (startSeatAgent, or a command's own for agents it configures, such as the LLM agent). */
 export type StartSeatAgent = (role: Role, spec: string) => Promise<SeatedAgent>;
 
-/** Starts `spec` as the `role` agent of a live game; rejects with the reason it cannot play there. */
-export async function startSeatAgent(role: Role, spec: string): Promise<SeatedAgent> {
-  checkSeatOfBuiltin(role, spec);
-  const seated = await createSeatAgent(spec, role);
-  const identity = agentIdentity(seated.agent, spec);
-  if (seated.role === 'leader') return { ...seated, identity };
-  if (seated.agent.needsRecording || seated.agent.wantsOracleObservation) {
-    await seated.agent.close?.();
-    throw new Error(`the ${seated.agent.name} agent needs a recorded game or the whole state; it can only be evaluated offline`);
-  }
-  return { ...seated, identity };
+/** Starts `spec` as the `role` agent of a live game (the LLM agent with `startLlm`, the command's settings); rejects with the reason it cannot play there. */
+export function startSeatAgent(role: Role, spec: string, startLlm?: AgentContext['startLlm']): Promise<SeatedAgent> {
+  return startAgent(spec, role, { setting: 'live', startLlm });
 }
 
 /** Each game's agents from the specs (the defaults for those left out). */
@@ -73,18 +65,4 @@ export function droppingAgent(seated: SeatedAgent | null, error: Error): Error {
 /** The agent's seat as the game index and the log header's players record it: a bot (who it is is in the header's `meta.agents`). */
 export function agentSeatRecord(seated: SeatedAgent): SeatRecord {
   return { role: seated.role, playerId: randomUUID(), kind: 'bot' };
-}
-
-/** An agent's failure in one line, for a command's error: its first line and, after a program's stderr heading, its last line. */
-export function oneLineReason(error: unknown): string {
-  const lines = String((error as Error)?.message ?? error).split('\n').map((line) => line.trim()).filter(Boolean);
-  return lines.length <= 1 ? (lines[0] ?? 'unknown error') : `${lines[0]} ${lines[lines.length - 1]}`;
-}
-
-/** A built-in agent of the other seat is a mistake, not a program to run: said as such. */
-export function checkSeatOfBuiltin(role: Role, spec: string): void {
-  const other: Role = role === 'leader' ? 'follower' : 'leader';
-  if (AGENT_NAMES_BY_ROLE[other].includes(spec) && !AGENT_NAMES_BY_ROLE[role].includes(spec)) {
-    throw new Error(`${JSON.stringify(spec)} is a built-in ${other}, not a ${role}; the built-in ${role}s are ${AGENT_NAMES_BY_ROLE[role].join(', ')}`);
-  }
 }

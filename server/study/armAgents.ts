@@ -7,11 +7,11 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { LLM_CONFIG_KEYS, partialLlmConfigSchema, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader } from '../../shared/agents/node/llm/seats';
-import { AGENT_NAMES_BY_ROLE } from '../../shared/agents/node/registry';
+import { LLM_AGENT, seatProblem, unknownNameProblem } from '../../shared/agents/catalogue';
 import type { Role } from '../../shared/engine/state';
-import { LLM_ARM_AGENT, type Arm, type ArmProblem, type CheckArm } from '../../shared/study/arms';
+import { type Arm, type ArmProblem, type CheckArm } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
-import { checkSeatOfBuiltin, startSeatAgent } from '../rooms/seatAgents';
+import { startSeatAgent } from '../rooms/seatAgents';
 
 /** The config keys by their name in a file (`base-url` → baseUrl). */
 const KEY_OF_FILE_KEY = new Map<string, keyof LlmConfig>(Object.entries(LLM_CONFIG_KEYS).map(([key, fileKey]) => [fileKey, key as keyof LlmConfig]));
@@ -52,17 +52,11 @@ function llmProblems(llm: Readonly<Record<string, unknown>>, studyDir: string): 
  */
 export function armChecker(studyDir: string): CheckArm {
   return (arm, seat) => {
-    if (arm.agent === LLM_ARM_AGENT) return llmProblems(arm.llm ?? {}, studyDir);
-    try {
-      checkSeatOfBuiltin(seat, arm.agent);
-    } catch (error) {
-      return [{ path: ['agent'], message: `${(error as Error).message}: the arms play the ${seat}'s seat (the participants are ${seat === 'leader' ? 'followers' : 'leaders'})` }];
-    }
-    const builtins = [...AGENT_NAMES_BY_ROLE[seat], LLM_ARM_AGENT];
-    if (!builtins.includes(arm.agent) && /^[\w.-]+$/.test(arm.agent)) {
-      return [{ path: ['agent'], message: `${JSON.stringify(arm.agent)} is not an agent: the built-in ${seat}s are ${builtins.join(', ')}; a program is its command line, as in "python3 my_agent.py" or "./my_agent"` }];
-    }
-    return [];
+    if (arm.agent === LLM_AGENT) return llmProblems(arm.llm ?? {}, studyDir);
+    const wrongSeat = seatProblem(arm.agent, seat, 'live');
+    if (wrongSeat) return [{ path: ['agent'], message: `${wrongSeat}: the arms play the ${seat}'s seat (the participants are ${seat === 'leader' ? 'followers' : 'leaders'})` }];
+    const unknown = unknownNameProblem(arm.agent, seat, 'live');
+    return unknown ? [{ path: ['agent'], message: unknown }] : [];
   };
 }
 
@@ -80,12 +74,6 @@ export function armLlmConfig(arm: Arm): LlmConfig {
 
 /** Starts an arm's agent for one game's seat; an LLM arm's call records go to `recordDir`, one file per game. */
 export async function startArmAgent(arm: Arm, seat: Role, recordDir: string): Promise<SeatedAgent> {
-  if (arm.agent !== LLM_ARM_AGENT) return startSeatAgent(seat, arm.agent);
-  const options = { config: armLlmConfig(arm), recordDir };
-  if (seat === 'leader') {
-    const agent = await startLlmLeader(options);
-    return { role: seat, agent, identity: agent.identity };
-  }
-  const agent = await startLlmFollower(options);
-  return { role: seat, agent, identity: agent.identity };
+  const llmOptions = () => ({ config: armLlmConfig(arm), recordDir });
+  return startSeatAgent(seat, arm.agent, (role) => (role === 'leader' ? startLlmLeader(llmOptions()) : startLlmFollower(llmOptions())));
 }

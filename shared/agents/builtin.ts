@@ -19,21 +19,6 @@ import { PathPlanner } from '../nav/pathing';
 import { describeCardRequest, hintedCell, matchingCards, NUMBER_WORDS, readCardRequest, readPlaceHint, type CardRequest } from './instructions';
 import type { AgentAction, EpisodeStart, FollowerAgent, FollowerObservation } from './types';
 
-export const BUILTIN_AGENT_NAMES = ['random', 'heuristic'] as const;
-export type BuiltinAgentName = (typeof BUILTIN_AGENT_NAMES)[number];
-
-/** The built-in agent called `name`, or null when there is none by that name. */
-export function createBuiltinAgent(name: string): FollowerAgent | null {
-  switch (name) {
-    case 'random':
-      return new RandomAgent();
-    case 'heuristic':
-      return new HeuristicAgent();
-    default:
-      return null;
-  }
-}
-
 export const RANDOM_DONE_PROBABILITY = 0.1;
 
 export class RandomAgent implements FollowerAgent {

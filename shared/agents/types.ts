@@ -176,3 +176,9 @@ export interface LeaderAgent {
   act(observation: LeaderObservation, context?: ActContext): Answer<LeaderAgentAction> | Promise<Answer<LeaderAgentAction>>;
   close?(): void | Promise<void>;
 }
+
+/**
+ * An agent's failure that ends the whole run, not only its episode or game: an LLM endpoint that
+ * stopped answering. Evaluation stops with it instead of scoring the rest as failures.
+ */
+export class AgentRunStopped extends Error {}

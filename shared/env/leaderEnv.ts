@@ -16,7 +16,7 @@ import type { ActionError } from '../engine/errors';
 import { emptyMemory, playerView, remember, type Memory, type PlayerView } from '../engine/playerView';
 import { createGame, type GameState } from '../engine/state';
 import { step, type Outcome } from '../engine/transition';
-import { HeuristicAgent, RandomAgent, type BuiltinAgentName } from '../agents/builtin';
+import { createPureFollower, pureFollowerNames } from '../agents/catalogue';
 import { ObservationTracker } from '../agents/observation';
 import { leaderPlayerAction } from '../agents/actions';
 import type { AgentAction, FollowerObservation, LeaderAgentAction } from '../agents/types';
@@ -26,8 +26,8 @@ import { MAX_ACTIONS } from '../selfplay/game';
 export interface LeaderEnvOptions {
   /** Leader actions after which an episode is truncated. */
   readonly maxSteps?: number;
-  /** The built-in follower agent that plays the follower's turns. */
-  readonly follower?: BuiltinAgentName;
+  /** The built-in follower agent that plays the follower's turns: one of `pureFollowerNames('game')`. */
+  readonly follower?: string;
 }
 
 export const DEFAULT_LEADER_ENV_OPTIONS: Required<LeaderEnvOptions> = { maxSteps: 500, follower: 'heuristic' };
@@ -62,12 +62,8 @@ export interface LeaderEnvStep {
   readonly info: LeaderEnvInfo;
 }
 
-/** The follower agents that act at once (no process, no promise). */
+/** A follower agent that acts at once (no process, no promise). */
 type Follower = { reset(start: { episodeId: string }): void; act(observation: FollowerObservation): AgentAction };
-const FOLLOWERS: Readonly<Record<BuiltinAgentName, () => Follower>> = {
-  heuristic: () => new HeuristicAgent(),
-  random: () => new RandomAgent(),
-};
 
 interface Episode {
   readonly follower: Follower;
@@ -87,14 +83,14 @@ export class LeaderEnv {
     this.options = { ...DEFAULT_LEADER_ENV_OPTIONS, ...options };
     const { maxSteps, follower } = this.options;
     if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
-    if (!(follower in FOLLOWERS)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${Object.keys(FOLLOWERS).join(', ')}`);
+    if (!pureFollowerNames('game').includes(follower)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${pureFollowerNames('game').join(', ')}`);
   }
 
   /** A fresh game on `generateMap(seed)`; the leader plays first. */
   reset(options: { readonly seed: number }): { view: PlayerView; info: LeaderResetInfo } {
     const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
     const episodeId = `selfplay-${options.seed}`;
-    const follower = FOLLOWERS[this.options.follower]();
+    const follower = createPureFollower(this.options.follower, 'game') as Follower;
     follower.reset({ episodeId });
     const episode: Episode = { follower, tracker: new ObservationTracker(), state, memory: remember(emptyMemory('leader'), state), steps: 0, over: false };
     this.episode = episode;

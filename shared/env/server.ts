@@ -56,6 +56,7 @@ import { DEFAULT_MAP_SIZE } from '../maps/generate';
 import { episodeIds } from '../eval/runner';
 import { largestMap, type Recording } from '../eval/recording';
 import { followerObservationSchema } from '../agents/protocol';
+import { pureFollowerNames } from '../agents/catalogue';
 import { LEADER_AGENT_CODES, type FollowerObservation, type LeaderAgentAction } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
 import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
@@ -86,7 +87,7 @@ const makeOptionsSchema = z.discriminatedUnion('role', [
   z.strictObject({
     role: z.literal('leader'),
     maxSteps: z.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
-    follower: z.enum(['heuristic', 'random']).default(DEFAULT_LEADER_ENV_OPTIONS.follower),
+    follower: z.enum(pureFollowerNames('game') as [string, ...string[]]).default(DEFAULT_LEADER_ENV_OPTIONS.follower),
   }),
   /**
    * No game: it encodes follower observations given to it (op encode) as a FollowerEnv with the
@@ -350,7 +351,7 @@ class ServedLeaderEnv implements ServedEnv {
   private view: PlayerView | null = null;
   private over = true;
 
-  constructor(maxSteps: number, follower: 'heuristic' | 'random') {
+  constructor(maxSteps: number, follower: string) {
     this.env = new LeaderEnv({ maxSteps, follower });
     this.arrays = new LeaderArrays({ grid: DEFAULT_GRID, config: DEFAULT_CONFIG, followerActions: true });
     this.made = { layout: this.arrays.layout, episodes: null };

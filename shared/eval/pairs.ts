@@ -14,7 +14,12 @@ import { serializeLine } from '../log/recorder';
 import { generateMap } from '../maps/generate';
 import { playAgentGame } from '../agents/agentGame';
 import { bootstrapInterval, mean, type BootstrapOptions, type Interval } from './bootstrap';
+import { intervalWarning } from './intervalWarning';
 import { loadRecording } from './recording';
+import { describeLlmSettings, type LlmSummary } from './llmSummary';
+
+/** An LLM seat's counts over a pair's games. */
+export type LlmSeatSummary = LlmSummary & { readonly tokensPerGame: number };
 
 export const PAIRS_REPORT_VERSION = 1;
 
@@ -38,40 +43,13 @@ export interface PairGame {
   readonly refusalPasses: Readonly<Record<Role, number>>;
 }
 
-/** What an LLM agent counts (its `stats()`), as far as the report uses it. */
-export interface LlmCounts {
-  readonly calls: number;
-  readonly byStatus: Readonly<Record<string, number>>;
-  readonly fallbacks: number;
-  readonly fallbacksBy: Readonly<Record<string, number | undefined>>;
-  readonly httpRetries: number;
-  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
-  readonly latencyMs: { readonly total: number; readonly max: number };
-}
-
-/** An LLM seat's counts over a pair's games. */
-export interface LlmSeatSummary {
-  /** Chat calls sent (a spent budget sends none). */
-  readonly calls: number;
-  /** Call records by status, `ok` included. */
-  readonly byStatus: Readonly<Record<string, number>>;
-  /** The records that gave no plan: every status but `ok`, with its count (none: empty). */
-  readonly failures: Readonly<Record<string, number>>;
-  readonly fallbacks: number;
-  readonly fallbacksBy: Readonly<Record<string, number>>;
-  readonly httpRetries: number;
-  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
-  readonly tokensPerGame: number;
-  /** Per call record: the mean over the records (budget lines count 0 ms) and the longest. */
-  readonly latencyMs: { readonly mean: number | null; readonly max: number; readonly total: number };
-  /** Where its call records are, relative to the report. */
-  readonly records: string;
-}
 
 export interface PairSummary {
   readonly games: number;
   readonly meanScore: number;
   readonly scoreInterval: Interval;
+  /** What the interval cannot say (fewer than 10 games, constant scores), or null. */
+  readonly intervalWarning: string | null;
   readonly minScore: number;
   readonly maxScore: number;
   readonly instructionsPerGame: number;
@@ -104,6 +82,8 @@ export interface PairDifference {
   readonly against: number;
   readonly meanDifference: number;
   readonly interval: Interval;
+  /** What the interval cannot say (fewer than 10 seeds, the same difference on every seed), or null. */
+  readonly intervalWarning: string | null;
   /** Seeds where the pair scored more, the same, less than the first. */
   readonly wins: number;
   readonly ties: number;
@@ -132,18 +112,17 @@ export interface PairToPlay {
 export const pairGameId = (seed: number) => `eval-${seed}`;
 
 /**
- * Plays the pair's games on seeds `seed`, `seed + 1`, ... and hands each game's log text to
- * `save` (which returns its file name); the figures are read back from that text.
+ * Plays the pair's games on `seeds`, in order, and hands each game's log text to `save` (which
+ * returns its file name); the figures are read back from that text.
  */
 export async function playPairGames(
   pair: PairToPlay,
-  options: { readonly games: number; readonly seed: number; readonly config?: GameConfig },
+  options: { readonly seeds: readonly number[]; readonly config?: GameConfig },
   save: (gameId: string, text: string) => string,
   onGame: (game: PairGame) => void = () => {},
 ): Promise<PairGame[]> {
   const games: PairGame[] = [];
-  for (let i = 0; i < options.games; i++) {
-    const seed = options.seed + i;
+  for (const seed of options.seeds) {
     const gameId = pairGameId(seed);
     const lines: LogLine[] = [];
     let result;
@@ -188,6 +167,7 @@ export function summarizePair(games: readonly PairGame[], bootstrap: BootstrapOp
     games: games.length,
     meanScore: mean(scores),
     scoreInterval: bootstrapInterval(scores, bootstrap)!,
+    intervalWarning: intervalWarning(scores),
     minScore: Math.min(...scores),
     maxScore: Math.max(...scores),
     instructionsPerGame: instructions / games.length,
@@ -198,24 +178,6 @@ export function summarizePair(games: readonly PairGame[], bootstrap: BootstrapOp
   };
 }
 
-/** An LLM seat's counts for the report; `records` is where its call records went. */
-export function summarizeLlm(counts: LlmCounts, games: number, records: string): LlmSeatSummary {
-  const lines = Object.values(counts.byStatus).reduce((sum, n) => sum + n, 0);
-  const failures = Object.fromEntries(Object.entries(counts.byStatus).filter(([status, n]) => status !== 'ok' && n > 0));
-  const fallbacksBy = Object.fromEntries(Object.entries(counts.fallbacksBy).filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0));
-  return {
-    calls: counts.calls,
-    byStatus: { ...counts.byStatus },
-    failures,
-    fallbacks: counts.fallbacks,
-    fallbacksBy,
-    httpRetries: counts.httpRetries,
-    tokens: { ...counts.tokens },
-    tokensPerGame: counts.tokens.total / games,
-    latencyMs: { mean: lines === 0 ? null : counts.latencyMs.total / lines, max: counts.latencyMs.max, total: counts.latencyMs.total },
-    records,
-  };
-}
 
 /** Each pair after the first against the first, on the seeds both played. */
 export function compareWithFirst(pairs: readonly Pick<PairResult, 'index' | 'games'>[], bootstrap: BootstrapOptions): PairDifference[] {
@@ -229,6 +191,7 @@ export function compareWithFirst(pairs: readonly Pick<PairResult, 'index' | 'gam
       against: first.index,
       meanDifference: mean(differences),
       interval: bootstrapInterval(differences, bootstrap)!,
+      intervalWarning: intervalWarning(differences, 'seeds'),
       wins: differences.filter((d) => d > 0).length,
       ties: differences.filter((d) => d === 0).length,
       losses: differences.filter((d) => d < 0).length,
@@ -254,8 +217,9 @@ export function formatPairsTable(report: PairsReport): string {
     line(head),
     ...rows.map(line),
   ];
+  for (const p of report.pairs) if (p.summary.intervalWarning) out.push(`  pair ${p.index}: the interval is not to be trusted: ${p.summary.intervalWarning}`);
   for (const d of report.differences) {
-    out.push(`  pair ${d.pair} - pair ${d.against}: ${d.meanDifference >= 0 ? '+' : ''}${d.meanDifference.toFixed(2)} points a game (${fixed(d.interval.low, 2)} to ${fixed(d.interval.high, 2)}); more on ${d.wins} seeds, the same on ${d.ties}, less on ${d.losses}`);
+    out.push(`  pair ${d.pair} - pair ${d.against}: ${d.meanDifference >= 0 ? '+' : ''}${d.meanDifference.toFixed(2)} points a game (${fixed(d.interval.low, 2)} to ${fixed(d.interval.high, 2)}); more on ${d.wins} seeds, the same on ${d.ties}, less on ${d.losses}${d.intervalWarning ? `; the interval is not to be trusted: ${d.intervalWarning}` : ''}`);
   }
   for (const p of report.pairs) {
     for (const role of ['leader', 'follower'] as const) {
@@ -266,6 +230,7 @@ export function formatPairsTable(report: PairsReport): string {
         `  pair ${p.index} llm ${role}: ${llm.calls} calls, failures ${failures || 'none'}, ${llm.fallbacks} fallbacks, ` +
           `${llm.tokens.prompt} prompt + ${llm.tokens.completion} completion tokens, mean latency ${fixed(llm.latencyMs.mean, 0)} ms (max ${Math.round(llm.latencyMs.max)})`,
       );
+      if (llm.settings) out.push(`    ${describeLlmSettings(llm.settings)}`);
     }
   }
   return out.join('\n');

@@ -1,6 +1,7 @@
 /** Aggregating episode results into a report, and printing it as a terminal table. */
 import { METRIC_NAMES } from './metrics';
 import type { EpisodeResult, EvalOptions } from './runner';
+import type { LlmSummary } from './llmSummary';
 
 /** 2: `undefinedCounts`, `options.cascade`, and proportions of points no longer clipped at 1. */
 export const REPORT_VERSION = 2;
@@ -24,6 +25,8 @@ export interface EvalReport {
    */
   readonly undefinedCounts: Record<string, number>;
   readonly episodes: readonly EpisodeResult[];
+  /** When the LLM agent was evaluated: its counts over the run (its call records, one file per episode, are in `records`). */
+  readonly llm?: LlmSummary & { readonly tokensPerEpisode: number };
 }
 
 /** A value a mean can use: a finite number. Infinity, NaN and null are undefined. */

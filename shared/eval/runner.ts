@@ -23,7 +23,7 @@ import { followerInstructionId } from '../engine/playerView';
 import type { Cell } from '../engine/hex';
 import { ObservationTracker } from '../agents/observation';
 import { followerSituation, PlanPlayer } from '../agents/plans';
-import type { AgentAction, EpisodeStart, FollowerAgent } from '../agents/types';
+import { AgentRunStopped, type AgentAction, type EpisodeStart, type FollowerAgent } from '../agents/types';
 import { GeodesicDistance } from './distance';
 import { DEFAULT_SUCCESS_THRESHOLD, pathMetrics, type MetricName } from './metrics';
 import { cellOf, oddlyFlipped, setKey, type RecordedInstruction, type Recording } from './recording';
@@ -208,6 +208,7 @@ export async function runEpisode(agent: FollowerAgent, recording: Recording, ind
     await agent.reset(start);
     state = await play(agent, recording, target, options, runs, state);
   } catch (failure) {
+    if (failure instanceof AgentRunStopped) throw failure;
     error = failure instanceof AgentFailure ? failure.message : `agent failed: ${(failure as Error).message}`;
   }
   const first = runs[0] ?? newRun(target.id, state, recording);

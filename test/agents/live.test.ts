@@ -261,8 +261,8 @@ describe('`cerealbar agent`: bad input stops it with one line (exit 2) before it
   });
 
   test.each([
-    [['--role', 'leader', '--agent', 'heuristic'], /^cerealbar: cannot start the leader agent "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted\n$/],
-    [['--role', 'follower', '--agent', 'scripted'], /^cerealbar: cannot start the follower agent "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle\n$/],
+    [['--role', 'leader', '--agent', 'heuristic'], /^cerealbar: cannot start the leader agent "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted, llm\n$/],
+    [['--role', 'follower', '--agent', 'scripted'], /^cerealbar: cannot start the follower agent "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, llm\n$/],
     [['--role', 'leader', '--agent', 'no-such-program-xyz'], /^cerealbar: cannot start the leader agent "no-such-program-xyz": .*not found\n$/],
     [['--role', 'boss', '--agent', 'scripted'], /^cerealbar: --role: "boss" is not a seat; use leader or follower\n$/],
   ])('%j', async (args, message) => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { leaderObservationFromView, ObservationTracker } from '../../shared/agents/observation';
 import { ProcessAgent, ProcessLeaderAgent, type AgentErrorKind, type ProcessAgentOptions } from '../../shared/agents/node/processAgent';
 import { agentError } from './agentError';
-import { createLeaderAgent } from '../../shared/agents/node/registry';
+import { startLeader } from '../../shared/agents/node/registry';
 import { hostHello, leaderActionReader, MAX_PLAN_ACTIONS, readAnswer, readFollowerAction, SEAT_VERSIONS } from '../../shared/agents/protocol';
 import { emptyMemory, playerView, remember } from '../../shared/engine/playerView';
 import type { GameState } from '../../shared/engine/state';
@@ -172,16 +172,16 @@ describe('program agents over version 3', () => {
     expect(actions).toEqual(['MF', 'MF', 'MF', 'DONE']);
   });
 
-  test('createLeaderAgent starts a program in the leader seat, its handshake done; a failing one is stopped', async () => {
+  test('startLeader starts a program in the leader seat, its handshake done; a failing one is stopped', async () => {
     const program = `python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m["type"] == "hello": print(json.dumps({"type": "hello", "protocol": "cerealbar-agent", "version": 3, "name": "py-" + m["role"]}), flush=True)
     if m["type"] == "close": break'`;
-    const agent = await createLeaderAgent(program);
+    const agent = await startLeader(program, { setting: 'game' });
     started.push(agent as ProcessLeaderAgent);
     expect(agent).toBeInstanceOf(ProcessLeaderAgent);
     expect(agent.name).toBe('py-leader');
-    await expect(createLeaderAgent('node -e "process.exit(3)"')).rejects.toThrow(/exited with code 3/);
+    await expect(startLeader('node -e "process.exit(3)"', { setting: 'game' })).rejects.toThrow(/exited with code 3/);
   });
 });

@@ -47,7 +47,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
     ]);
     for (const pair of report.pairs) {
       expect(pair.games.map((g) => g.seed)).toEqual([30, 31, 32, 33, 34, 35, 36, 37]);
-      expect(readdirSync(join(out, pair.dir)).sort()).toEqual(pair.games.map((g) => `${g.gameId}.jsonl`).sort());
+      expect(readdirSync(join(out, pair.dir)).sort()).toEqual([...pair.games.map((g) => `${g.gameId}.jsonl`), 'games.ndjson'].sort());
       for (const game of pair.games) {
         const header = loadRecording(readFileSync(join(out, game.log), 'utf8')).header;
         expect(header.seed).toBe(game.seed);
@@ -100,6 +100,7 @@ describe('real pairs: the scripted leader with the heuristic and with the random
         against: 1,
         meanDifference: mean(differences),
         interval: bootstrapInterval(differences, report.bootstrap),
+        intervalWarning: 'fewer than 10 seeds',
         wins: differences.filter((d) => d > 0).length,
         ties: differences.filter((d) => d === 0).length,
         losses: differences.filter((d) => d < 0).length,
@@ -123,10 +124,10 @@ describe('real pairs: the scripted leader with the heuristic and with the random
 describe('E-28: bad input stops the command with one line and exit 2, before any game', () => {
   test.each([
     [['--leader', 'heuristic', '--follower', 'random'], /^cerealbar: "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted, llm\n$/],
-    [['--leader', 'scripted', '--follower', 'scripted'], /^cerealbar: "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle, llm\n$/],
+    [['--leader', 'scripted', '--follower', 'scripted'], /^cerealbar: "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, llm\n$/],
     [['--leader', 'scripted', '--follower', 'no-such-program-xyz'], /^cerealbar: cannot start the follower "no-such-program-xyz" of pair 1: agent "no-such-program-xyz" exited with code 127 before sending its answer to hello; its last stderr lines: .*not found\n$/],
     [['--pair', 'scripted:heuristic', '--pair', 'no-such-leader-xyz:random'], /^cerealbar: cannot start the leader "no-such-leader-xyz" of pair 2: .+\n$/],
-    [['--leader', 'scripted', '--follower', 'oracle'], /^cerealbar: the follower "oracle" of pair 1 needs a recorded game; evaluate it over logs instead \(--agent oracle --logs PATH\)\n$/],
+    [['--leader', 'scripted', '--follower', 'oracle'], /^cerealbar: the oracle agent needs a recorded game; it can only be evaluated over logs \(cerealbar eval --agent oracle --logs PATH\)\n$/],
     [['--leader', 'scripted', '--follower', 'heuristic', '--games', '0'], /^cerealbar: --games must be between 1 and 100000, got 0\n$/],
     [['--leader', 'scripted'], /^cerealbar: --leader needs --follower \(or give whole pairs with --pair LEADER:FOLLOWER\)\n$/],
     [['--pair', 'scripted'], /^cerealbar: --pair must be LEADER:FOLLOWER, got "scripted"\n$/],
@@ -225,6 +226,30 @@ describe('an LLM follower through the stub server', () => {
     return JSON.stringify({ actions: [['MF', 'RL', 'RR'].find((code) => legal.includes(code)), 'DONE'] });
   }
 
+  test('E-46, E-47: each LLM seat\'s settings are in report.json, report.html and the table (two runs at different temperatures read differently); an interval from one game says it cannot be trusted', async () => {
+    stub = await startStubLlm({ respond: followerModel });
+    const settingsOf = async (temperature: string) => {
+      const out = join(dir, `t${temperature}`);
+      const run = await cerealbar(
+        'eval', '--pair', 'scripted:llm', '--games', '1', '--seed', '4', '--out', out, '--llm-base-url', stub!.url, '--llm-model', STUB_MODEL,
+        '--llm-temperature', temperature, '--llm-seed', '9', '--llm-max-tokens', '300', '--llm-api-key-env', 'CEREALBAR_TEST_NO_KEY',
+      );
+      expect(run.status).toBe(0);
+      return { run, settings: readReport(out).pairs[0].llm.follower!.settings!, page: readFileSync(join(out, 'report.html'), 'utf8') };
+    };
+    const cold = await settingsOf('0');
+    const warm = await settingsOf('0.7');
+    expect(cold.settings).toMatchObject({ model: STUB_MODEL, baseUrl: stub.url, template: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }, settings: { temperature: 0, seed: 9, maxTokens: 300, maxRetries: 2, apiKeyEnv: 'CEREALBAR_TEST_NO_KEY' } });
+    expect(warm.settings.settings.temperature).toBe(0.7);
+    expect(cold.run.stdout).toMatch(new RegExp(`^    ${STUB_MODEL} at .*; temperature 0, seed 9, maxTokens 300, .*; prompt .*follower.*\\(sha256 [0-9a-f]{12}\\)$`, 'm'));
+    expect(warm.run.stdout).toContain('temperature 0.7, seed 9');
+    expect(cold.page).toContain('temperature 0, seed 9, maxTokens 300');
+    expect(warm.page).toContain('temperature 0.7, seed 9, maxTokens 300');
+    // One game: the interval says it cannot be trusted, in the table and on the page.
+    expect(cold.run.stdout).toContain('  pair 1: the interval is not to be trusted: fewer than 10 games; constant scores: no spread to resample\n');
+    expect(cold.page).toContain('<small class="warning">⚠ fewer than 10 games; constant scores: no spread to resample</small>');
+  });
+
   test('E-36: an LLM leader and an LLM follower in two pairs: each its own counts, its records under --llm-records per pair', async () => {
     stub = await startStubLlm({ respond: bothSeats });
     const out = join(dir, 'out');
@@ -244,7 +269,7 @@ describe('an LLM follower through the stub server', () => {
     expect(follower.follower!.records).toBe(join('..', 'records', 'pair-2'));
     expect(readdirSync(join(records, 'pair-1'))).toEqual(['eval-4.leader.llm.ndjson']);
     expect(readdirSync(join(records, 'pair-2'))).toEqual(['eval-4.follower.llm.ndjson']);
-    expect(readdirSync(join(out, 'pair-1'))).toEqual(['eval-4.jsonl']);
+    expect(readdirSync(join(out, 'pair-1')).sort()).toEqual(['eval-4.jsonl', 'games.ndjson']);
     const sent = (file: string) => readRecords(file).filter((line) => line.kind === 'llm-call' && line.request !== null).length;
     expect(leader.leader!.calls).toBe(sent(join(records, 'pair-1', 'eval-4.leader.llm.ndjson')));
     expect(follower.follower!.calls).toBe(sent(join(records, 'pair-2', 'eval-4.follower.llm.ndjson')));
@@ -275,7 +300,7 @@ describe('an LLM follower through the stub server', () => {
     // Followed from the report's folder, the link reaches the records.
     expect(readdirSync(join(out, records))).toEqual(['eval-4.follower.llm.ndjson']);
     const page = readFileSync(join(out, 'report.html'), 'utf8');
-    const href = /<a href="([^"]*)">[^<]*<\/a><\/td><\/tr>/.exec(page.slice(page.indexOf('<h2>LLM seats</h2>')))![1];
+    const href = /<a href="([^"]*)">[^<]*<\/a><\/td><td><small>/.exec(page.slice(page.indexOf('<h2>LLM seats</h2>')))![1];
     expect(readdirSync(join(out, href))).toEqual(['eval-4.follower.llm.ndjson']);
   });
 });

@@ -48,7 +48,7 @@ test('selfplay --follower llm: games, call records beside the logs, the counts i
   const out = join(dir, 'runs');
   const { status, stdout, stderr } = await cerealbar('selfplay', '--leader', 'scripted', '--follower', 'llm', '--games', '2', '--seed', '4', '--out', out, ...llmArgs(stub.url));
   expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
-  expect(filesIn(out)).toEqual(['selfplay-4.follower.llm.ndjson', 'selfplay-4.jsonl', 'selfplay-5.follower.llm.ndjson', 'selfplay-5.jsonl']);
+  expect(filesIn(out)).toEqual(['run.json', 'selfplay-4.follower.llm.ndjson', 'selfplay-4.jsonl', 'selfplay-5.follower.llm.ndjson', 'selfplay-5.jsonl']);
   const calls = ['selfplay-4', 'selfplay-5'].flatMap((game) => readRecords(join(out, `${game}.follower.llm.ndjson`)).slice(1) as CallRecord[]);
   // Every request the stub got is an attempt of a call on record, in order (the 429 and its retry are two attempts of one call).
   expect(calls.flatMap((call) => call.attempts.map(() => call.request))).toEqual(stub.chatRequests().map((request) => request.body));
@@ -71,7 +71,7 @@ test('selfplay --leader llm --follower llm: both seats, a record file each', asy
   const out = join(dir, 'runs');
   const { status, stdout } = await cerealbar('selfplay', '--leader', 'llm', '--follower', 'llm', '--out', out, '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-calls', '3');
   expect(status).toBe(0);
-  expect(filesIn(out)).toEqual(['selfplay-1.follower.llm.ndjson', 'selfplay-1.jsonl', 'selfplay-1.leader.llm.ndjson']);
+  expect(filesIn(out)).toEqual(['run.json', 'selfplay-1.follower.llm.ndjson', 'selfplay-1.jsonl', 'selfplay-1.leader.llm.ndjson']);
   // The leader turns right until its budget is spent, then passes; the follower never gets an instruction.
   expect(stdout).toMatch(/^llm leader: 3 calls \(3 ok, \d+ budget\), \d+ fallbacks \(\d+ after budget\)/m);
   expect(stdout).toMatch(/^llm follower: 0 calls \(none\), 0 fallbacks/m);

@@ -1,6 +1,5 @@
 /** Whole games between any leader agent and any follower agent (playAgentGame), and the scripted leader agent. */
 import { HeuristicAgent, RandomAgent } from '../../shared/agents/builtin';
-import { agentIdentity, createLeaderAgent, createSeatAgent } from '../../shared/agents/node/registry';
 import { ScriptedLeaderAgent } from '../../shared/agents/scriptedLeader';
 import type { AgentAction, Answer, FollowerAgent, LeaderAgent, LeaderAgentAction, LeaderObservation } from '../../shared/agents/types';
 import type { LogEvent, LogHeader, LogLine } from '../../shared/log/format';
@@ -158,20 +157,5 @@ describe('the host plays the game as the server would', () => {
   test('agents that need a recorded game cannot play a new one', async () => {
     const oracle: FollowerAgent = { name: 'oracle', needsRecording: true, reset: () => {}, act: () => 'DONE' };
     await expect(game(1, new ScriptedLeaderAgent(), oracle)).rejects.toThrow('the oracle agent needs a recorded game');
-  });
-});
-
-describe('the registry, by seat', () => {
-  test('the scripted leader by name; agents for either seat; who played', async () => {
-    expect(await createLeaderAgent('scripted')).toBeInstanceOf(ScriptedLeaderAgent);
-    const leader = await createSeatAgent('scripted', 'leader');
-    expect(leader.role).toBe('leader');
-    expect(leader.agent).toBeInstanceOf(ScriptedLeaderAgent);
-    const follower = await createSeatAgent('heuristic', 'follower');
-    expect(follower.agent).toBeInstanceOf(HeuristicAgent);
-    await expect(createLeaderAgent('heuristic')).rejects.toThrow('"heuristic" is a built-in follower; the built-in leaders are scripted');
-    await expect(createSeatAgent('scripted', 'follower')).rejects.toThrow('"scripted" is a built-in leader; the built-in followers are random, heuristic, static-oracle, oracle');
-    expect(agentIdentity(leader.agent, 'scripted')).toEqual({ name: 'scripted', spec: 'scripted' });
-    expect(agentIdentity({ name: 'h', version: '2.1', reset: () => {}, act: () => 'DONE' as const }, 'heuristic')).toEqual({ name: 'h', version: '2.1', spec: 'heuristic' });
   });
 });

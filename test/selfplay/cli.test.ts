@@ -21,7 +21,7 @@ afterEach(() => rmSync(out, { recursive: true, force: true }));
 
 /** Every log written, by file name, after checking that each replays. */
 function logs(): Map<string, { text: string; header: LogHeader; score: number }> {
-  const files = readdirSync(out).sort();
+  const files = readdirSync(out).filter((name) => name.endsWith('.jsonl')).sort();
   return new Map(
     files.map((file) => {
       const text = readFileSync(join(out, file), 'utf8');
@@ -42,7 +42,7 @@ test('by default the scripted pair, its logs byte for byte those of playSelfPlay
   }
   const explicit = mkdtempSync(join(tmpdir(), 'selfplay-cli-'));
   await cerealbar('selfplay', '--games', '2', '--seed', '11', '--out', explicit, '--leader', 'scripted', '--follower', 'scripted');
-  for (const file of readdirSync(out)) expect(readFileSync(join(explicit, file), 'utf8')).toBe(readFileSync(join(out, file), 'utf8'));
+  for (const file of readdirSync(out).filter((name) => name.endsWith('.jsonl'))) expect(readFileSync(join(explicit, file), 'utf8')).toBe(readFileSync(join(out, file), 'utf8'));
   rmSync(explicit, { recursive: true, force: true });
 });
 
@@ -88,9 +88,9 @@ test('the Python leader example plays the heuristic follower, and they score', a
 
 test.each([
   [['--follower', 'scripted', '--leader', PYTHON_LEADER], /--follower scripted plays only with --leader scripted/],
-  [['--leader', 'heuristic', '--follower', 'random'], /cannot start the leader "heuristic": "heuristic" is a built-in follower; the built-in leaders are scripted/],
+  [['--leader', 'heuristic', '--follower', 'random'], /cannot start the leader "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted, llm/],
   [['--follower', 'no-such-agent-program'], /cannot start the follower "no-such-agent-program"/],
-  [['--follower', 'oracle'], /the oracle agent needs a recorded game; it can only be evaluated offline/],
+  [['--follower', 'oracle'], /the oracle agent needs a recorded game; it can only be evaluated over logs \(cerealbar eval --agent oracle --logs PATH\)/],
   [['--leader', `python3 ${join(EXAMPLES, 'random_agent.py')}`, '--follower', 'heuristic'], /cannot start the leader .*speaks "cerealbar-agent" version 2; the host speaks "cerealbar-agent" version 3 in the leader's seat/],
 ])('%j stops before any game with a one-line reason (exit 2)', async (args, reason) => {
   const run = await cerealbar('selfplay', '--games', '2', '--out', join(out, 'logs'), ...args);

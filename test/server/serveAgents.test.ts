@@ -26,9 +26,9 @@ afterEach(async () => {
 
 
 test.each([
-  [['--bot-leader', 'heuristic'], 'cerealbar: --bot-leader "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted'],
-  [['--bot-follower', 'scripted'], 'cerealbar: --bot-follower "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, static-oracle, oracle'],
-  [['--bot-follower', 'oracle'], 'cerealbar: --bot-follower "oracle": the oracle agent needs a recorded game or the whole state; it can only be evaluated offline'],
+  [['--bot-leader', 'heuristic'], 'cerealbar: --bot-leader "heuristic": "heuristic" is a built-in follower, not a leader; the built-in leaders are scripted, llm'],
+  [['--bot-follower', 'scripted'], 'cerealbar: --bot-follower "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, llm'],
+  [['--bot-follower', 'oracle'], 'cerealbar: --bot-follower "oracle": the oracle agent needs a recorded game; it can only be evaluated over logs (cerealbar eval --agent oracle --logs PATH)'],
   [['--llm-model', STUB_MODEL], 'cerealbar: the --llm-* options are for the llm agent: give --bot-leader or --bot-follower llm'],
   [['--bot-leader', 'llm'], /^cerealbar: --bot-leader "llm": .*--llm-model/],
   [['--bot-leader', 'no-such-agent-program'], /^cerealbar: --bot-leader "no-such-agent-program": agent "no-such-agent-program" exited with code 127 before sending its answer to hello; its last stderr lines: .*not found$/],

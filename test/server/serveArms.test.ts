@@ -39,7 +39,7 @@ function armsStudy(arms: unknown[]): string {
 
 test.each<[string, unknown, RegExp]>([
   ['an LLM endpoint that cannot be reached', { id: 'far', agent: 'llm', llm: { model: STUB_MODEL, 'base-url': 'http://127.0.0.1:9/v1' } }, /^cerealbar: study pilot-1: arm far \("llm"\) cannot play the follower's seat: cannot reach http:\/\/127\.0\.0\.1:9\/v1: .*\n$/],
-  ['an agent that needs a recorded game', { id: 'o', agent: 'oracle' }, /^cerealbar: study pilot-1: arm o \("oracle"\) cannot play the follower's seat: the oracle agent needs a recorded game or the whole state; it can only be evaluated offline\n$/],
+  ['an agent that needs a recorded game', { id: 'o', agent: 'oracle' }, /arms\[1\]\.agent: the oracle agent needs a recorded game; it can only be evaluated over logs \(cerealbar eval --agent oracle --logs PATH\): the arms play the follower's seat/],
   ['a program that does not start', { id: 'p', agent: './no-such-agent-program' }, /^cerealbar: study pilot-1: arm p \("\.\/no-such-agent-program"\) cannot play the follower's seat: agent .* exited with code 127/],
 ])('serve stops before it takes games (exit 2, one line) for an arm with %s', async (_what, arm, message) => {
   const { code, stderr } = await serveToExit(join(dir, 'data'), ['--study', armsStudy([{ id: 'h', agent: 'heuristic' }, arm])]);

@@ -66,7 +66,7 @@ describe("a study file's arms", () => {
   });
 
   test.each<[string, unknown, Record<string, unknown>, RegExp]>([
-    ['an unknown agent', [{ id: 'a', agent: 'heuristc' }], {}, /arms\[0\]\.agent: "heuristc" is not an agent: the built-in followers are random, heuristic, static-oracle, oracle, llm; a program is its command line.* \(line \d+\)/],
+    ['an unknown agent', [{ id: 'a', agent: 'heuristc' }], {}, /arms\[0\]\.agent: "heuristc" is not an agent: the built-in followers are random, heuristic, llm; a program is its command line.* \(line \d+\)/],
     ['an agent of the wrong seat', [{ id: 'a', agent: 'scripted' }], {}, /arms\[0\]\.agent: "scripted" is a built-in leader, not a follower; the built-in followers are .*: the arms play the follower's seat \(the participants are leaders\) \(line \d+\)/],
     ['a follower leading', [{ id: 'a', agent: 'heuristic' }], { 'roles.newWorkersStartAs': 'follower' }, /arms\[0\]\.agent: "heuristic" is a built-in follower, not a leader.*the arms play the leader's seat \(the participants are followers\)/],
     ['a weight of 0', [{ ...HEURISTIC, weight: 0 }], {}, /arms\[0\]\.weight: must be positive \(1 or more\)/],

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { armsCsv, studyReport, type StudyReport } from '../../cli/study/report';
 import { playAgentGame } from '../../shared/agents/agentGame';
-import { createAgent, createLeaderAgent } from '../../shared/agents/node/registry';
+import { startFollower, startLeader } from '../../shared/agents/node/registry';
 import { bootstrapInterval, DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import type { LogLine } from '../../shared/log/format';
 import { parseLog } from '../../shared/log/replay';
@@ -35,8 +35,8 @@ beforeAll(async () => {
     { id: 'a', agent: 'llm', weight: 1, llm: { model: 'm' } },
   ];
   study = loadStudyFile(writeStudy(studyFolder(join(dir, 'study')), data));
-  const leader = await createLeaderAgent('scripted');
-  const follower = await createAgent('heuristic');
+  const leader = await startLeader('scripted', { setting: 'game' });
+  const follower = await startFollower('heuristic', { setting: 'game' });
   for (let seed = 1; seed <= 6; seed++) {
     const lines: LogLine[] = [];
     await playAgentGame({ seed, map: generateMap(seed), gameId: `g${seed}`, leader, follower, agents: { leader: { name: 'scripted', spec: 'scripted' }, follower: { name: 'heuristic', spec: 'heuristic' } } }, (line) => lines.push(line));

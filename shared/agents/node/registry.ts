@@ -1,59 +1,115 @@
 /**
- * Agents by name or as a command line to run, for either seat. Followers: `random`, `heuristic`,
- * `static-oracle`, `oracle`; leaders: `scripted`. Any other spec is a program run with
- * `/bin/sh -c spec` that speaks the agent protocol in that seat.
+ * Starts the agent a spec names for a seat: a built-in of the catalogue (shared/agents/catalogue.ts),
+ * the LLM agent as the caller configures it, or any other spec as a program run with
+ * `/bin/sh -c spec` that speaks the agent protocol. Every command, the server's seats and the study
+ * arms start agents here, so that one spec means the same agent everywhere.
  */
-import { createBuiltinAgent } from '../builtin';
-import { Oracle, StaticOracle } from '../oracles';
-import { ScriptedLeaderAgent } from '../scriptedLeader';
+import { catalogueEntry, LLM_AGENT, recordingProblem, seatProblem, type SeatSetting } from '../catalogue';
+import { LlmAgent } from './llm/agent';
 import { ProcessAgent, ProcessLeaderAgent, type ProcessAgentOptions } from './processAgent';
 import type { AgentIdentity, FollowerAgent, LeaderAgent } from '../types';
 import type { Role } from '../../engine/state';
 
-export const FOLLOWER_AGENT_NAMES = ['random', 'heuristic', 'static-oracle', 'oracle'] as const;
-export const LEADER_AGENT_NAMES = ['scripted'] as const;
-/** The built-in followers (the names the follower-only commands list). */
-export const AGENT_NAMES = FOLLOWER_AGENT_NAMES;
-export const AGENT_NAMES_BY_ROLE: Readonly<Record<Role, readonly string[]>> = { follower: FOLLOWER_AGENT_NAMES, leader: LEADER_AGENT_NAMES };
+/** An agent in `role`'s seat, with the role beside it so that a caller can tell which it got, and who it is for log headers. */
+export type StartedAgent =
+  | { readonly role: 'follower'; readonly agent: FollowerAgent; readonly identity: AgentIdentity }
+  | { readonly role: 'leader'; readonly agent: LeaderAgent; readonly identity: AgentIdentity };
+
+/** What a caller knows that the spec does not say. */
+export interface AgentContext {
+  /** Where the seat is played; agents that cannot play there are refused. */
+  readonly setting: SeatSetting;
+  readonly process?: ProcessAgentOptions;
+  /** Starts the LLM agent with the caller's settings; absent where the caller has none (the agent is then refused). */
+  readonly startLlm?: (role: Role) => Promise<FollowerAgent | LeaderAgent>;
+}
+
+/** A spec that cannot play the seat; the message is for the person who gave the spec. */
+export class AgentSpecError extends Error {}
+
+/** Starts `spec` for `role`'s seat, ready to play (a program's handshake done); rejects with the reason it cannot. */
+export async function startAgent(spec: string, role: Role, context: AgentContext): Promise<StartedAgent> {
+  const problem = seatProblem(spec, role, context.setting);
+  if (problem) throw new AgentSpecError(problem);
+  const agent = await created(spec, role, context);
+  const unfit = unfitProblem(agent as FollowerAgent, context.setting);
+  if (unfit) {
+    await agent.close?.();
+    throw new AgentSpecError(unfit);
+  }
+  const identity = agentIdentity(agent, spec);
+  return role === 'leader' ? { role, agent: agent as LeaderAgent, identity } : { role, agent: agent as FollowerAgent, identity };
+}
+
+/** The follower `spec` names (see startAgent). */
+export async function startFollower(spec: string, context: AgentContext): Promise<FollowerAgent> {
+  return (await startAgent(spec, 'follower', context)).agent as FollowerAgent;
+}
+
+/** The leader `spec` names (see startAgent). */
+export async function startLeader(spec: string, context: AgentContext): Promise<LeaderAgent> {
+  return (await startAgent(spec, 'leader', context)).agent as LeaderAgent;
+}
+
+/** What a program said of itself in its handshake that rules it out of the setting. */
+function unfitProblem(agent: Pick<FollowerAgent, 'name' | 'needsRecording' | 'wantsOracleObservation'>, setting: SeatSetting): string | null {
+  if (agent.needsRecording) return recordingProblem(agent.name, setting);
+  // A live seat plays from what a person in it would see, never from the whole state.
+  if (agent.wantsOracleObservation && setting === 'live') return `the ${agent.name} agent asks for the whole state; a live seat plays from what a person in it would see`;
+  return null;
+}
+
+/** Both seats of a game between agents, and who plays them. */
+export interface AgentPair {
+  readonly leader: LeaderAgent;
+  readonly follower: FollowerAgent;
+  readonly agents: { readonly leader: AgentIdentity; readonly follower: AgentIdentity };
+}
+
+/** An agent of a pair that did not start: which seat, and why (`cause`). */
+export class SeatStartError extends Error {
+  constructor(
+    readonly role: Role,
+    readonly spec: string,
+    readonly cause: unknown,
+  ) {
+    super(`the ${role} ${JSON.stringify(spec)} did not start: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** Starts the leader, then the follower (closing the leader when the follower cannot start); rejects with a SeatStartError. */
+export async function startPair(specs: { readonly leader: string; readonly follower: string }, context: AgentContext): Promise<AgentPair> {
+  const leader = await startAgent(specs.leader, 'leader', context).catch((error: unknown) => {
+    throw new SeatStartError('leader', specs.leader, error);
+  });
+  const follower = await startAgent(specs.follower, 'follower', context).catch(async (error: unknown) => {
+    await leader.agent.close?.();
+    throw new SeatStartError('follower', specs.follower, error);
+  });
+  return {
+    leader: leader.agent as LeaderAgent,
+    follower: follower.agent as FollowerAgent,
+    agents: { leader: leader.identity, follower: follower.identity },
+  };
+}
+
+async function created(spec: string, role: Role, context: AgentContext): Promise<FollowerAgent | LeaderAgent> {
+  const entry = catalogueEntry(spec);
+  if (entry?.create) return entry.create();
+  if (spec === LLM_AGENT) {
+    if (!context.startLlm) throw new AgentSpecError(`the ${LLM_AGENT} agent cannot play here`);
+    return context.startLlm(role);
+  }
+  return shaken(role === 'leader' ? new ProcessLeaderAgent(spec, context.process) : new ProcessAgent(spec, context.process));
+}
 
 /**
- * A built-in follower when `spec` names one, otherwise a program run with `/bin/sh -c spec`, ready
- * once its handshake has told what it wants (oracle observations, the recording).
+ * Who played a seat, for log headers and reports: the name and version the agent gave, and the spec
+ * that started it; the LLM agent's spec names its model and endpoint.
  */
-export async function createAgent(spec: string, processOptions: ProcessAgentOptions = {}): Promise<FollowerAgent> {
-  refuseOtherSeat(spec, 'follower');
-  if (spec === 'static-oracle') return new StaticOracle();
-  if (spec === 'oracle') return new Oracle();
-  return createBuiltinAgent(spec) ?? shaken(new ProcessAgent(spec, processOptions));
-}
-
-/** The built-in leader `spec` names, otherwise a program that speaks the protocol in the leader's seat, its handshake done. */
-export async function createLeaderAgent(spec: string, processOptions: ProcessAgentOptions = {}): Promise<LeaderAgent> {
-  refuseOtherSeat(spec, 'leader');
-  if (spec === 'scripted') return new ScriptedLeaderAgent();
-  return shaken(new ProcessLeaderAgent(spec, processOptions));
-}
-
-/** An agent for `role`'s seat, with the seat's role beside it so that a caller can tell which it got. */
-export type SeatAgent = { readonly role: 'follower'; readonly agent: FollowerAgent } | { readonly role: 'leader'; readonly agent: LeaderAgent };
-
-export async function createSeatAgent(spec: string, role: Role, processOptions: ProcessAgentOptions = {}): Promise<SeatAgent> {
-  return role === 'leader'
-    ? { role, agent: await createLeaderAgent(spec, processOptions) }
-    : { role, agent: await createAgent(spec, processOptions) };
-}
-
-/** Who played a seat, for log headers and reports: the name and version the agent gave, and the spec that started it. */
 export function agentIdentity(agent: FollowerAgent | LeaderAgent, spec: string): AgentIdentity {
+  if (agent instanceof LlmAgent) return agent.identity;
   return { name: agent.name, ...(agent.version !== undefined && { version: agent.version }), spec };
-}
-
-/** A built-in agent of the other seat is a mistake to say so, not a command to run. */
-function refuseOtherSeat(spec: string, role: Role): void {
-  const other: Role = role === 'leader' ? 'follower' : 'leader';
-  if (AGENT_NAMES_BY_ROLE[other].includes(spec)) {
-    throw new Error(`${JSON.stringify(spec)} is a built-in ${other}; the built-in ${role}s are ${AGENT_NAMES_BY_ROLE[role].join(', ')}`);
-  }
 }
 
 async function shaken<A extends ProcessAgent | ProcessLeaderAgent>(agent: A): Promise<A> {

@@ -144,6 +144,10 @@ function rotateLeft(heading) {
 function opposite(heading) {
   return OPPOSITE_OF[heading];
 }
+function rotationDistance(from, to) {
+  const d = Math.abs(HEADINGS.indexOf(from) - HEADINGS.indexOf(to));
+  return Math.min(d, 6 - d);
+}
 function hexDistance(a, b) {
   const aq = a.x - (a.y - (a.y & 1)) / 2;
   const bq = b.x - (b.y - (b.y & 1)) / 2;
@@ -22244,296 +22248,34 @@ var agentHelloSchema = external_exports.object({
 var readySchema = external_exports.object({ type: external_exports.literal("ready") });
 var actSchema = external_exports.object({ type: external_exports.literal("act"), action: external_exports.unknown().optional(), actions: external_exports.unknown().optional() });
 
-// shared/selfplay/leader.ts
-var LEADER_HABITS = {
-  /** Lets the turn run out instead of ending it. */
-  timeout: 0.05,
-  /** Of those timeouts, the share where it does nothing at all (rule 3 when the queue is empty). */
-  idleTimeout: 0.5,
-  /** Takes a card itself when one of the planned cards is within this turn's steps. */
-  help: 0.8,
-  /** Spends its remaining steps walking toward the card the follower will finish on. */
-  walkAhead: 0.3
-};
-var cellsApart = hexDistance;
-var SELECT_TEMPLATES = ["pick up the CARD", "get the CARD", "go to the CARD", "grab the CARD", "collect the CARD"];
-var UNSELECT_TEMPLATES = ["unselect the CARD", "deselect the CARD", "step on the CARD again to unselect it"];
-var ScriptedLeader = class _ScriptedLeader {
-  constructor(paths, draw, tasks, habits = LEADER_HABITS) {
-    this.paths = paths;
-    this.draw = draw;
-    this.tasks = tasks;
-    this.habits = habits;
-  }
-  paths;
-  draw;
-  tasks;
-  habits;
-  turn = { timeout: "none", helps: false, walksAhead: false, plan: null };
-  /** The board's valid sets and card distances, kept while no set is made. */
-  layout = null;
-  /** A leader that goes on as the one `memory` was taken from would, planning with `paths` and writing its tasks into `tasks`. */
-  static resume(paths, tasks, memory, habits = LEADER_HABITS) {
-    const leader = new _ScriptedLeader(paths, new Draw(memory.draw), tasks, habits);
-    leader.turn = copyTurn(memory.turn);
-    leader.layout = memory.layout;
-    return leader;
-  }
-  /** Its memory now: copies, so that the leader going on does not change it. */
-  memory() {
-    return { draw: this.draw.state(), turn: copyTurn(this.turn), layout: this.layout };
-  }
-  startTurn() {
-    const habits = this.habits;
-    const timesOut = this.draw.chance(habits.timeout);
-    this.turn = {
-      timeout: !timesOut ? "none" : this.draw.chance(habits.idleTimeout) ? "idle" : "late",
-      helps: this.draw.chance(habits.help),
-      walksAhead: this.draw.chance(habits.walkAhead),
-      plan: null
-    };
-  }
-  decide(state) {
-    const turn = this.turn;
-    if (turn.timeout === "idle") return { action: { type: "timeout", actor: "server", role: "leader" } };
-    const plan = this.currentPlan(state);
-    const stepsLeft = state.turn.stepsLeft;
-    if (plan.own && stepsLeft > 0) {
-      const walk2 = this.walkToOwnCard(state, plan);
-      if (walk2) return move2(walk2);
+// shared/study/arms.ts
+var armIdSchema = external_exports.string().min(1, "must not be empty").max(40, "must be at most 40 characters").regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "must be letters, digits, _ and - (starting with a letter or digit), as in llm-a");
+var LLM_ARM_AGENT = "llm";
+var MAX_ARM_WEIGHT = 100;
+var armSchema = external_exports.strictObject({
+  id: armIdSchema,
+  /** An agent spec as docs/agents.md has them: a built-in agent's name, `llm`, or a program's command line. */
+  agent: external_exports.string().trim().min(1, "must not be empty").max(1e3, "must be at most 1000 characters"),
+  /** The LLM agent's settings, with the keys of its config file (docs/llm.md): only for `agent: llm`. */
+  llm: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
+  /** The arm's share of the games is its weight over the sum of the weights. */
+  weight: external_exports.number().int("must be a whole number: an arm with weight 2 gets twice the games of one with weight 1").min(1, "must be positive (1 or more): an arm with no games is no arm; leave it out instead").max(MAX_ARM_WEIGHT, `must be at most ${MAX_ARM_WEIGHT}`).default(1)
+});
+var armsSchema = external_exports.array(armSchema).min(1, "must list at least one arm (or leave arms out: the participants then play each other)").max(20, "must list at most 20 arms").superRefine((arms, ctx) => {
+  arms.forEach((arm, i) => {
+    const first = arms.findIndex((other) => other.id === arm.id);
+    if (first < i) ctx.addIssue({ code: "custom", path: [i, "id"], message: `${JSON.stringify(arm.id)} is already the id of arm ${first}: each arm needs an id of its own` });
+    if (arm.agent === LLM_ARM_AGENT && arm.llm === void 0) {
+      ctx.addIssue({ code: "custom", path: [i, "llm"], message: "is required for agent llm: its settings, at least {model: ...} (docs/llm.md)" });
     }
-    if (turn.walksAhead && stepsLeft > 0) {
-      const walk2 = this.walkAhead(state, plan);
-      if (walk2) return move2(walk2);
-      turn.walksAhead = false;
+    if (arm.agent !== LLM_ARM_AGENT && arm.llm !== void 0) {
+      ctx.addIssue({ code: "custom", path: [i, "llm"], message: `is for agent llm only; this arm's agent is ${JSON.stringify(arm.agent)}` });
     }
-    if (plan.issued < plan.forFollower.length) {
-      const task = plan.forFollower[plan.issued++];
-      return { action: { type: "instruction", actor: "leader", text: this.instructionText(state, task) }, task };
+    for (const key of Object.keys(arm.llm ?? {})) {
+      if (/api.?key$/i.test(key)) ctx.addIssue({ code: "custom", path: [i, "llm", key], message: "the API key itself never goes in a study file: name the environment variable that holds it with api-key-env" });
     }
-    if (turn.timeout === "late" || state.queue.length === 0) {
-      return { action: { type: "timeout", actor: "server", role: "leader" } };
-    }
-    return { action: { type: "endTurn", actor: "leader" } };
-  }
-  /**
-   * This turn's plan, made again after a set: the board and the selection then changed. When the
-   * queued instructions already finish a set there is nothing to add (and nothing to compute).
-   */
-  currentPlan(state) {
-    if (this.turn.plan?.nextCardId !== state.nextCardId) {
-      const pending = this.pendingTasks(state);
-      if (finishesSet(state.cards, pending)) {
-        this.turn.plan = { nextCardId: state.nextCardId, own: null, forFollower: [], issued: 0, followerEnd: pending[pending.length - 1].cardId };
-      } else {
-        if (this.layout?.nextCardId !== state.nextCardId) this.layout = describeLayout(state);
-        this.turn.plan = planSet(state, this.paths, this.layout, pending, this.turn.helps);
-      }
-    }
-    return this.turn.plan;
-  }
-  pendingTasks(state) {
-    return state.queue.flatMap((instruction2) => this.tasks.get(instruction2.id) ?? []);
-  }
-  walkToOwnCard(state, plan) {
-    const own2 = plan.own;
-    const card2 = state.cards.find((c) => c.id === own2.cardId);
-    if (!card2 || card2.selected === own2.select) {
-      plan.own = null;
-      return null;
-    }
-    return this.paths.nextMove(state.cards, state.leader, card2);
-  }
-  /** Toward the follower's last card, to be near it next turn; it stops next to it, not on it. */
-  walkAhead(state, plan) {
-    const card2 = state.cards.find((c) => c.id === plan.followerEnd);
-    if (!card2 || this.paths.cellsTo(state.cards, state.leader, card2) <= 1) return null;
-    return this.paths.nextMove(state.cards, state.leader, card2);
-  }
-  instructionText(state, task) {
-    const card2 = state.cards.find((c) => c.id === task.cardId);
-    const template = this.draw.pick(task.select ? SELECT_TEMPLATES : UNSELECT_TEMPLATES);
-    return template.replace("CARD", describeCard(card2));
-  }
-};
-function copyTurn(turn) {
-  return { ...turn, plan: turn.plan && { ...turn.plan } };
-}
-function move2(which) {
-  return { action: { type: "move", actor: "leader", move: which } };
-}
-function describeLayout(state) {
-  const { cards } = state;
-  const n = cards.length;
-  const apart = new Int16Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
-  }
-  return { nextCardId: state.nextCardId, sets: validSets(cards), apart };
-}
-function validSets(cards) {
-  const n = cards.length;
-  const words = Math.ceil(n / 32);
-  const compatible2 = new Uint32Array(n * words);
-  const faces = cards.map(faceCode);
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      if (!facesCompatible(faces[i], faces[j], cards[i], cards[j])) continue;
-      compatible2[i * words + (j >>> 5)] |= 1 << (j & 31);
-      compatible2[j * words + (i >>> 5)] |= 1 << (i & 31);
-    }
-  }
-  const sets = [];
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      if (!(compatible2[i * words + (j >>> 5)] & 1 << (j & 31))) continue;
-      for (let word = j + 1 >>> 5; word < words; word++) {
-        let both = compatible2[i * words + word] & compatible2[j * words + word];
-        if (word === j + 1 >>> 5) both &= ~0 << (j + 1 & 31);
-        while (both !== 0) {
-          const low = both & -both;
-          both ^= low;
-          sets.push(i, j, word * 32 + 31 - Math.clz32(low));
-        }
-      }
-    }
-  }
-  return sets;
-}
-var FACES = COLORS.length * SHAPES.length * COUNTS.length;
-function faceCode(face) {
-  return (COLORS.indexOf(face.color) * SHAPES.length + SHAPES.indexOf(face.shape)) * COUNTS.length + COUNTS.indexOf(face.count);
-}
-var pairCompatible = new Int8Array(FACES * FACES).fill(-1);
-function facesCompatible(codeA, codeB, a, b) {
-  const key = codeA * FACES + codeB;
-  if (pairCompatible[key] < 0) pairCompatible[key] = allDifferent([a, b]) ? 1 : 0;
-  return pairCompatible[key];
-}
-var PLAN_ATTEMPTS = 3;
-function planSet(state, paths, layout, pending, leaderHelps) {
-  const board = describeBoard(state, layout, pending, leaderHelps);
-  for (let attempt = 0; attempt < PLAN_ATTEMPTS; attempt++) {
-    const best = cheapestSet(board);
-    if (!best) break;
-    const walledOff = best.route.find((i) => paths.cellsTo(state.cards, state.follower, board.cards[i]) < 0);
-    if (walledOff === void 0) return toPlan(state, paths, board, best, pending);
-    board.firstLeg[walledOff] = -1;
-  }
-  return { nextCardId: state.nextCardId, own: null, forFollower: [], issued: 0, followerEnd: -1 };
-}
-function finishesSet(cards, pending) {
-  if (pending.length === 0) return false;
-  const finalSelection = (card2) => {
-    let selected = card2.selected;
-    for (const task of pending) if (task.cardId === card2.id) selected = task.select;
-    return selected;
-  };
-  return isValidSet(cards.filter(finalSelection));
-}
-function describeBoard(state, layout, pending, leaderHelps) {
-  const { cards, follower, leader } = state;
-  const n = cards.length;
-  const selected = new Uint8Array(n);
-  for (let i = 0; i < n; i++) selected[i] = cards[i].selected ? 1 : 0;
-  let followerStart = follower;
-  for (const task of pending) {
-    const i = cards.findIndex((card2) => card2.id === task.cardId);
-    if (i < 0) continue;
-    selected[i] = task.select ? 1 : 0;
-    followerStart = cards[i];
-  }
-  const firstLeg = new Int16Array(n);
-  const fromLeader = new Int16Array(n);
-  for (let i = 0; i < n; i++) {
-    firstLeg[i] = cellsApart(followerStart, cards[i]);
-    fromLeader[i] = cellsApart(leader, cards[i]);
-  }
-  return { layout, cards, selected, firstLeg, fromLeader, leaderBudget: leaderHelps ? state.turn.stepsLeft : -1 };
-}
-function cheapestSet(board) {
-  const { selected } = board;
-  const { sets } = board.layout;
-  const extras = [];
-  for (let i = 0; i < selected.length; i++) if (selected[i]) extras.push(i);
-  const toStep = new Int32Array(extras.length + 3);
-  const bestRoute = new Int32Array(extras.length + 3);
-  let bestLength = -1;
-  let bestOwn = -1;
-  let bestCost = Infinity;
-  for (let s = 0; s < sets.length; s += 3) {
-    const a = sets[s];
-    const b = sets[s + 1];
-    const c = sets[s + 2];
-    let count2 = 0;
-    for (const i of extras) if (i !== a && i !== b && i !== c) toStep[count2++] = i;
-    if (!selected[a]) toStep[count2++] = a;
-    if (!selected[b]) toStep[count2++] = b;
-    if (!selected[c]) toStep[count2++] = c;
-    const own2 = takeOwnCard(board, toStep, count2);
-    const routeLength = own2 < 0 ? count2 : count2 - 1;
-    const cost = orderRoute(board, toStep, routeLength, bestCost);
-    if (cost >= 0) {
-      bestRoute.set(toStep.subarray(0, routeLength));
-      bestLength = routeLength;
-      bestOwn = own2;
-      bestCost = cost;
-    }
-  }
-  return bestLength < 0 ? null : { own: bestOwn, route: Array.from(bestRoute.subarray(0, bestLength)), cost: bestCost };
-}
-function takeOwnCard(board, toStep, count2) {
-  let at = -1;
-  for (let position = 0; position < count2; position++) {
-    const distance = board.fromLeader[toStep[position]];
-    if (distance <= board.leaderBudget && (at < 0 || distance < board.fromLeader[toStep[at]])) at = position;
-  }
-  if (at < 0) return -1;
-  const own2 = toStep[at];
-  toStep[at] = toStep[count2 - 1];
-  toStep[count2 - 1] = own2;
-  return own2;
-}
-function orderRoute(board, toStep, length, toBeat) {
-  const { firstLeg, cards } = board;
-  const { apart } = board.layout;
-  const n = cards.length;
-  let cost = 0;
-  for (let position = 0; position < length; position++) {
-    let next = -1;
-    let nextLeg = Infinity;
-    for (let candidate = position; candidate < length; candidate++) {
-      const i = toStep[candidate];
-      if (firstLeg[i] < 0) return -1;
-      const leg = position === 0 ? firstLeg[i] : apart[toStep[position - 1] * n + i];
-      if (leg < nextLeg) {
-        next = candidate;
-        nextLeg = leg;
-      }
-    }
-    cost += nextLeg;
-    if (cost >= toBeat) return -1;
-    const chosen = toStep[next];
-    toStep[next] = toStep[position];
-    toStep[position] = chosen;
-  }
-  return cost;
-}
-function toPlan(state, paths, board, best, pending) {
-  const task = (i) => ({ cardId: board.cards[i].id, select: !board.selected[i] });
-  const { own: own2, route } = best;
-  const ownSteps = own2 >= 0 ? paths.pathLength(state.cards, state.leader, board.cards[own2]) : -1;
-  const ownFits = ownSteps >= 0 && ownSteps <= state.turn.stepsLeft;
-  const forFollower = (own2 >= 0 && !ownFits ? [...route, own2] : route).map(task);
-  const last = forFollower[forFollower.length - 1] ?? pending[pending.length - 1];
-  return {
-    nextCardId: state.nextCardId,
-    own: ownFits ? task(own2) : null,
-    forFollower,
-    issued: 0,
-    followerEnd: last ? last.cardId : -1
-  };
-}
+  });
+});
 
 // shared/nav/pathing.ts
 var DIRECTIONS2 = HEADINGS.length;
@@ -22725,233 +22467,6 @@ var MB = 1;
 var RL = 2;
 var RR = 3;
 var MOVE_NAMES = ["MF", "MB", "RL", "RR"];
-
-// shared/selfplay/game.ts
-var MAX_ACTIONS = 2e4;
-function scriptedPlayersDraw(seed) {
-  return new Draw(seedRng(seed ^ 24301));
-}
-
-// shared/env/env.ts
-var DEFAULT_ENV_OPTIONS = { reward: "sparse", gamma: 0.99, maxSteps: 500 };
-var FollowerEnv = class {
-  options;
-  episode = null;
-  constructor(options = {}) {
-    this.options = { ...DEFAULT_ENV_OPTIONS, ...options };
-    const { gamma, maxSteps, reward } = this.options;
-    if (!(gamma >= 0 && gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${gamma}`);
-    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
-    if (!REWARD_KINDS.includes(reward)) throw new RangeError(`unknown reward ${JSON.stringify(reward)}; use one of ${REWARD_KINDS.join(", ")}`);
-  }
-  reset(options) {
-    const setup = "seed" in options ? seedEpisode(options.seed) : logEpisode(options.log, options.instruction);
-    const potential = this.potentialFor(setup);
-    const progress = progressAt(setup.start);
-    const phi = progress ? potential(setup.start, progress) : 0;
-    const episode = { partner: setup.partner, potential, tracker: new ObservationTracker(), state: setup.start, progress, phi, steps: 0, over: false };
-    this.episode = episode;
-    const info = { ...this.infoOf(episode, null, 0, 0), episodeId: setup.episodeId };
-    return { observation: episode.tracker.observe(episode.state), info };
-  }
-  /** The follower's action, then the leader's turns until the follower has control again or the episode ends. */
-  step(action) {
-    const episode = this.episode;
-    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
-    if (!FOLLOWER_CODES.includes(action)) throw new RangeError(`unknown action ${JSON.stringify(action)}; use one of ${FOLLOWER_CODES.join(", ")}`);
-    const before = episode.state;
-    const result = episode.partner.stepFollower(before, engineAction(action));
-    if (!result.ok) throw new Error(`the engine refused the follower's ${action}: ${result.error.code}: ${result.error.message}`);
-    episode.steps++;
-    if (episode.progress) recordProgress(episode.progress, action, result);
-    const { state, exhausted } = episode.partner.playLeader(result.state);
-    const terminated = state.gameOver;
-    const truncated = !terminated && (exhausted || episode.steps >= this.options.maxSteps);
-    const shaping = this.advance(episode, state, terminated);
-    episode.over = terminated || truncated;
-    const points = state.score - before.score;
-    return {
-      observation: episode.tracker.observe(state),
-      reward: points + shaping,
-      terminated,
-      truncated,
-      info: this.infoOf(episode, result.outcome, shaping, points)
-    };
-  }
-  /**
-   * Moves the episode to `next` and returns F = gamma * phi(s') - phi(s). The current instruction
-   * is part of the state, so phi(s') is taken for the instruction current at s': phi is then one
-   * function of the state over the whole game and policy invariance holds for the whole game (a
-   * DONE moves phi to the next instruction's target, and F pays for that move). The game's end is
-   * terminal: its potential is 0, as policy invariance needs in episodic tasks.
-   */
-  advance(episode, next, terminated) {
-    if (episode.progress?.instructionId !== next.queue[0]?.id) episode.progress = progressAt(next);
-    const phiNext = terminated || !episode.progress ? 0 : episode.potential(next, episode.progress);
-    const shaping = this.options.gamma * phiNext - episode.phi;
-    episode.state = next;
-    episode.phi = phiNext;
-    return shaping;
-  }
-  potentialFor(setup) {
-    const distance = new GeodesicDistance(setup.start.world);
-    switch (this.options.reward) {
-      case "sparse":
-        return () => 0;
-      case "distance":
-        return distancePotential(setup.partner.pendingTargets, distance);
-      case "ndtw":
-        if (!setup.referencePaths) throw new Error("the 'ndtw' reward needs a recorded reference path: use log mode, or 'distance' with a seed");
-        return fidelityPotential(setup.referencePaths, distance);
-    }
-  }
-  infoOf(episode, outcome, shaping, points) {
-    return {
-      instructionId: episode.state.queue.length > 0 ? followerInstructionId(episode.state, episode.state.queue[0].id) : null,
-      score: episode.state.score,
-      outcome,
-      potential: episode.phi,
-      shaping,
-      points,
-      steps: episode.steps
-    };
-  }
-};
-var REWARD_KINDS = ["sparse", "distance", "ndtw"];
-function engineAction(action) {
-  return byActor("follower", actionOfCode(action));
-}
-function progressAt(state) {
-  const instruction2 = state.queue[0];
-  return instruction2 ? { instructionId: instruction2.id, path: [cellOf(state.follower)], changed: /* @__PURE__ */ new Set() } : null;
-}
-function recordProgress(progress, action, result) {
-  if (action !== "DONE") progress.path.push(cellOf(result.state.follower));
-  for (const id of result.outcome.toggled ?? []) {
-    if (!progress.changed.delete(id)) progress.changed.add(id);
-  }
-}
-function distancePotential(pendingTargets, distance) {
-  return (state, progress) => {
-    const apart = pendingTargets(state, progress).map((card2) => distance.between(state.follower, card2)).filter(Number.isFinite);
-    return apart.length === 0 ? 0 : -Math.min(...apart);
-  };
-}
-function fidelityPotential(referencePaths, distance) {
-  return (_state, progress) => {
-    const reference = referencePaths.get(progress.instructionId);
-    return reference ? normalizedDynamicTimeWarping(reference, progress.path, distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
-  };
-}
-function selfPlayStart(seed) {
-  const map2 = generateMap(seed);
-  const initial = createGame(DEFAULT_CONFIG, map2, seed);
-  const partner = new ScriptedPartner(initial.world, seed);
-  const { state } = partner.playLeader(initial);
-  if (state.gameOver) throw new GameSetupError(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
-  return { partner, start: state, map: map2 };
-}
-function seedEpisode(seed) {
-  return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
-}
-function logStart(recording, index) {
-  const instruction2 = recording.instructions[index];
-  if (!Number.isInteger(index) || !instruction2) {
-    throw new RangeError(`instruction must be an index among the recording's ${recording.instructions.length} instructions, got ${index}`);
-  }
-  return { partner: new RecordedPartner(recording, instruction2), start: recording.states[instruction2.start] };
-}
-function logEpisode(log, index) {
-  const recording = typeof log === "string" ? loadRecording(log) : log;
-  return {
-    ...logStart(recording, index),
-    map: recording.header.map,
-    episodeId: `${recording.header.gameId}#${index}`,
-    referencePaths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
-  };
-}
-var ScriptedPartner = class {
-  tasks = /* @__PURE__ */ new Map();
-  leader;
-  /**
-   * The partner of the game on `world` with `seed`, or with `memory` one that goes on as the
-   * partner it was taken from, planning with `paths` when given (a planner of `world`).
-   */
-  constructor(world, seed, memory, paths = new PathPlanner(world)) {
-    if (memory) {
-      for (const [id, task] of memory.tasks) this.tasks.set(id, task);
-      this.leader = ScriptedLeader.resume(paths, this.tasks, memory.leader);
-      return;
-    }
-    this.leader = new ScriptedLeader(paths, scriptedPlayersDraw(seed), this.tasks);
-    this.leader.startTurn();
-  }
-  memory() {
-    return { tasks: [...this.tasks], leader: this.leader.memory() };
-  }
-  stepFollower(state, action) {
-    return this.afterStep(step(state, action));
-  }
-  playLeader(state) {
-    for (let actions = 0; !state.gameOver && state.turn.role === "leader"; actions++) {
-      if (actions >= MAX_ACTIONS) throw new Error(`the scripted leader did not end its turns within ${MAX_ACTIONS} actions`);
-      const decision = this.leader.decide(state);
-      const result = this.afterStep(step(state, decision.action));
-      if (!result.ok) throw new Error(`the engine refused the scripted leader's ${JSON.stringify(decision.action)}: ${result.error.code}`);
-      if (decision.task && result.outcome.instruction !== void 0) this.tasks.set(result.outcome.instruction, decision.task);
-      state = result.state;
-    }
-    return { state, exhausted: false };
-  }
-  countFollowerAction() {
-    return false;
-  }
-  /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
-  taskOf(instructionId) {
-    return this.tasks.get(instructionId);
-  }
-  /** The task's card, while its selection is not yet the one asked for. */
-  pendingTargets = (state, progress) => {
-    const task = this.taskOf(progress.instructionId);
-    return task ? state.cards.filter((card2) => card2.id === task.cardId && card2.selected !== task.select) : [];
-  };
-  /** The leader's habits are drawn per turn: a turn that ends with the leader in control starts a new one. */
-  afterStep(result) {
-    if (result.ok && result.outcome.turnEnded && !result.state.gameOver && result.state.turn.role === "leader") this.leader.startTurn();
-    return result;
-  }
-};
-var RecordedPartner = class {
-  constructor(recording, start) {
-    this.recording = recording;
-    this.leader = new RecordedLeader(recording, start.start);
-    this.changedCards = new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards]));
-  }
-  recording;
-  leader;
-  changedCards;
-  stepFollower(state, action) {
-    this.leader.followerActed();
-    return stepWithRecordedSets(state, action, this.recording);
-  }
-  countFollowerAction() {
-    this.leader.followerActed();
-    return this.leader.turnCut;
-  }
-  playLeader(state) {
-    state = this.leader.endFollowerTurnAsRecorded(state);
-    while (!state.gameOver && state.turn.role === "leader") {
-      if (this.leader.exhausted) return { state, exhausted: true };
-      state = this.leader.playTurn(state);
-    }
-    return { state, exhausted: false };
-  }
-  /** The cards the recorded follower changed for the instruction, while on the board and not changed yet. */
-  pendingTargets = (state, progress) => {
-    const targets = this.changedCards.get(progress.instructionId) ?? [];
-    return state.cards.filter((card2) => targets.includes(card2.id) && !progress.changed.has(card2.id));
-  };
-};
 
 // shared/agents/language.ts
 var COMPASS_WORDS = {
@@ -23366,6 +22881,743 @@ function repeats(word) {
   return Math.min(Math.max(/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word], 1), MAX_REPEATS);
 }
 
+// shared/agents/oracles.ts
+function recordingOf(start, agent) {
+  if (!start.recording || !start.map) throw new Error(`the ${agent} agent needs the recorded game and its map`);
+  return { ...start.recording, map: start.map, rules: start.rules ?? CEREALBAR_WORLD_RULES };
+}
+var StaticOracle = class {
+  name = "static-oracle";
+  needsRecording = true;
+  readsView = false;
+  actions = {};
+  taken = /* @__PURE__ */ new Map();
+  reset(start) {
+    this.actions = recordingOf(start, this.name).actions;
+    this.taken.clear();
+  }
+  act(observation) {
+    const id = observation.instruction?.id;
+    if (id === void 0) return "DONE";
+    const done = this.taken.get(id) ?? 0;
+    this.taken.set(id, done + 1);
+    return this.actions[id]?.[done] ?? "DONE";
+  }
+};
+var Oracle = class {
+  name = "oracle";
+  needsRecording = true;
+  wantsOracleObservation = true;
+  readsView = false;
+  recording;
+  planner;
+  /** The instruction in hand, how many of the human's card visits for it are made, and where the oracle last stood. */
+  progress = null;
+  reset(start) {
+    this.recording = recordingOf(start, this.name);
+    this.planner = PathPlanner.shared(buildWorld(this.recording.map, this.recording.rules));
+    this.progress = null;
+  }
+  act(observation) {
+    const instruction2 = observation.instruction;
+    const cards = observation.oracle?.cards;
+    if (!instruction2 || !cards) return "DONE";
+    const pose = observation.pose;
+    const visits = this.recording.cardVisits[instruction2.id] ?? [];
+    if (this.progress?.id !== instruction2.id) this.progress = { id: instruction2.id, visited: 0, at: pose };
+    const progress = this.progress;
+    const moved = progress.at.x !== pose.x || progress.at.y !== pose.y;
+    progress.at = pose;
+    if (moved && cards.some((card2) => card2.id === visits[progress.visited] && card2.x === pose.x && card2.y === pose.y)) progress.visited++;
+    while (progress.visited < visits.length && !cards.some((card2) => card2.id === visits[progress.visited])) progress.visited++;
+    const next = cards.find((card2) => card2.id === visits[progress.visited]);
+    if (next) return this.planner.nextMove(cards, pose, next) ?? "DONE";
+    const end = this.recording.endPoses[instruction2.id];
+    if (!end) return "DONE";
+    const atEnd = pose.x === end.x && pose.y === end.y;
+    if (!atEnd) return this.planner.nextMove(cards, pose, end) ?? "DONE";
+    return turnToward(pose, end);
+  }
+};
+function turnToward(pose, end) {
+  const turns = rotationDistance(pose.heading, end.heading);
+  if (turns === 0) return "DONE";
+  return rotationDistance(rotateLeft(pose.heading), end.heading) < turns ? "RL" : "RR";
+}
+
+// shared/selfplay/leader.ts
+var LEADER_HABITS = {
+  /** Lets the turn run out instead of ending it. */
+  timeout: 0.05,
+  /** Of those timeouts, the share where it does nothing at all (rule 3 when the queue is empty). */
+  idleTimeout: 0.5,
+  /** Takes a card itself when one of the planned cards is within this turn's steps. */
+  help: 0.8,
+  /** Spends its remaining steps walking toward the card the follower will finish on. */
+  walkAhead: 0.3
+};
+var cellsApart = hexDistance;
+var SELECT_TEMPLATES = ["pick up the CARD", "get the CARD", "go to the CARD", "grab the CARD", "collect the CARD"];
+var UNSELECT_TEMPLATES = ["unselect the CARD", "deselect the CARD", "step on the CARD again to unselect it"];
+var ScriptedLeader = class _ScriptedLeader {
+  constructor(paths, draw, tasks, habits = LEADER_HABITS) {
+    this.paths = paths;
+    this.draw = draw;
+    this.tasks = tasks;
+    this.habits = habits;
+  }
+  paths;
+  draw;
+  tasks;
+  habits;
+  turn = { timeout: "none", helps: false, walksAhead: false, plan: null };
+  /** The board's valid sets and card distances, kept while no set is made. */
+  layout = null;
+  /** A leader that goes on as the one `memory` was taken from would, planning with `paths` and writing its tasks into `tasks`. */
+  static resume(paths, tasks, memory, habits = LEADER_HABITS) {
+    const leader = new _ScriptedLeader(paths, new Draw(memory.draw), tasks, habits);
+    leader.turn = copyTurn(memory.turn);
+    leader.layout = memory.layout;
+    return leader;
+  }
+  /** Its memory now: copies, so that the leader going on does not change it. */
+  memory() {
+    return { draw: this.draw.state(), turn: copyTurn(this.turn), layout: this.layout };
+  }
+  startTurn() {
+    const habits = this.habits;
+    const timesOut = this.draw.chance(habits.timeout);
+    this.turn = {
+      timeout: !timesOut ? "none" : this.draw.chance(habits.idleTimeout) ? "idle" : "late",
+      helps: this.draw.chance(habits.help),
+      walksAhead: this.draw.chance(habits.walkAhead),
+      plan: null
+    };
+  }
+  decide(state) {
+    const turn = this.turn;
+    if (turn.timeout === "idle") return { action: { type: "timeout", actor: "server", role: "leader" } };
+    const plan = this.currentPlan(state);
+    const stepsLeft = state.turn.stepsLeft;
+    if (plan.own && stepsLeft > 0) {
+      const walk2 = this.walkToOwnCard(state, plan);
+      if (walk2) return move2(walk2);
+    }
+    if (turn.walksAhead && stepsLeft > 0) {
+      const walk2 = this.walkAhead(state, plan);
+      if (walk2) return move2(walk2);
+      turn.walksAhead = false;
+    }
+    if (plan.issued < plan.forFollower.length) {
+      const task = plan.forFollower[plan.issued++];
+      return { action: { type: "instruction", actor: "leader", text: this.instructionText(state, task) }, task };
+    }
+    if (turn.timeout === "late" || state.queue.length === 0) {
+      return { action: { type: "timeout", actor: "server", role: "leader" } };
+    }
+    return { action: { type: "endTurn", actor: "leader" } };
+  }
+  /**
+   * This turn's plan, made again after a set: the board and the selection then changed. When the
+   * queued instructions already finish a set there is nothing to add (and nothing to compute).
+   */
+  currentPlan(state) {
+    if (this.turn.plan?.nextCardId !== state.nextCardId) {
+      const pending = this.pendingTasks(state);
+      if (finishesSet(state.cards, pending)) {
+        this.turn.plan = { nextCardId: state.nextCardId, own: null, forFollower: [], issued: 0, followerEnd: pending[pending.length - 1].cardId };
+      } else {
+        if (this.layout?.nextCardId !== state.nextCardId) this.layout = describeLayout(state);
+        this.turn.plan = planSet(state, this.paths, this.layout, pending, this.turn.helps);
+      }
+    }
+    return this.turn.plan;
+  }
+  pendingTasks(state) {
+    return state.queue.flatMap((instruction2) => this.tasks.get(instruction2.id) ?? []);
+  }
+  walkToOwnCard(state, plan) {
+    const own2 = plan.own;
+    const card2 = state.cards.find((c) => c.id === own2.cardId);
+    if (!card2 || card2.selected === own2.select) {
+      plan.own = null;
+      return null;
+    }
+    return this.paths.nextMove(state.cards, state.leader, card2);
+  }
+  /** Toward the follower's last card, to be near it next turn; it stops next to it, not on it. */
+  walkAhead(state, plan) {
+    const card2 = state.cards.find((c) => c.id === plan.followerEnd);
+    if (!card2 || this.paths.cellsTo(state.cards, state.leader, card2) <= 1) return null;
+    return this.paths.nextMove(state.cards, state.leader, card2);
+  }
+  instructionText(state, task) {
+    const card2 = state.cards.find((c) => c.id === task.cardId);
+    const template = this.draw.pick(task.select ? SELECT_TEMPLATES : UNSELECT_TEMPLATES);
+    return template.replace("CARD", describeCard(card2));
+  }
+};
+function copyTurn(turn) {
+  return { ...turn, plan: turn.plan && { ...turn.plan } };
+}
+function move2(which) {
+  return { action: { type: "move", actor: "leader", move: which } };
+}
+function describeLayout(state) {
+  const { cards } = state;
+  const n = cards.length;
+  const apart = new Int16Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) apart[i * n + j] = apart[j * n + i] = cellsApart(cards[i], cards[j]);
+  }
+  return { nextCardId: state.nextCardId, sets: validSets(cards), apart };
+}
+function validSets(cards) {
+  const n = cards.length;
+  const words = Math.ceil(n / 32);
+  const compatible2 = new Uint32Array(n * words);
+  const faces = cards.map(faceCode);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      if (!facesCompatible(faces[i], faces[j], cards[i], cards[j])) continue;
+      compatible2[i * words + (j >>> 5)] |= 1 << (j & 31);
+      compatible2[j * words + (i >>> 5)] |= 1 << (i & 31);
+    }
+  }
+  const sets = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      if (!(compatible2[i * words + (j >>> 5)] & 1 << (j & 31))) continue;
+      for (let word = j + 1 >>> 5; word < words; word++) {
+        let both = compatible2[i * words + word] & compatible2[j * words + word];
+        if (word === j + 1 >>> 5) both &= ~0 << (j + 1 & 31);
+        while (both !== 0) {
+          const low = both & -both;
+          both ^= low;
+          sets.push(i, j, word * 32 + 31 - Math.clz32(low));
+        }
+      }
+    }
+  }
+  return sets;
+}
+var FACES = COLORS.length * SHAPES.length * COUNTS.length;
+function faceCode(face) {
+  return (COLORS.indexOf(face.color) * SHAPES.length + SHAPES.indexOf(face.shape)) * COUNTS.length + COUNTS.indexOf(face.count);
+}
+var pairCompatible = new Int8Array(FACES * FACES).fill(-1);
+function facesCompatible(codeA, codeB, a, b) {
+  const key = codeA * FACES + codeB;
+  if (pairCompatible[key] < 0) pairCompatible[key] = allDifferent([a, b]) ? 1 : 0;
+  return pairCompatible[key];
+}
+var PLAN_ATTEMPTS = 3;
+function planSet(state, paths, layout, pending, leaderHelps) {
+  const board = describeBoard(state, layout, pending, leaderHelps);
+  for (let attempt = 0; attempt < PLAN_ATTEMPTS; attempt++) {
+    const best = cheapestSet(board);
+    if (!best) break;
+    const walledOff = best.route.find((i) => paths.cellsTo(state.cards, state.follower, board.cards[i]) < 0);
+    if (walledOff === void 0) return toPlan(state, paths, board, best, pending);
+    board.firstLeg[walledOff] = -1;
+  }
+  return { nextCardId: state.nextCardId, own: null, forFollower: [], issued: 0, followerEnd: -1 };
+}
+function finishesSet(cards, pending) {
+  if (pending.length === 0) return false;
+  const finalSelection = (card2) => {
+    let selected = card2.selected;
+    for (const task of pending) if (task.cardId === card2.id) selected = task.select;
+    return selected;
+  };
+  return isValidSet(cards.filter(finalSelection));
+}
+function describeBoard(state, layout, pending, leaderHelps) {
+  const { cards, follower, leader } = state;
+  const n = cards.length;
+  const selected = new Uint8Array(n);
+  for (let i = 0; i < n; i++) selected[i] = cards[i].selected ? 1 : 0;
+  let followerStart = follower;
+  for (const task of pending) {
+    const i = cards.findIndex((card2) => card2.id === task.cardId);
+    if (i < 0) continue;
+    selected[i] = task.select ? 1 : 0;
+    followerStart = cards[i];
+  }
+  const firstLeg = new Int16Array(n);
+  const fromLeader = new Int16Array(n);
+  for (let i = 0; i < n; i++) {
+    firstLeg[i] = cellsApart(followerStart, cards[i]);
+    fromLeader[i] = cellsApart(leader, cards[i]);
+  }
+  return { layout, cards, selected, firstLeg, fromLeader, leaderBudget: leaderHelps ? state.turn.stepsLeft : -1 };
+}
+function cheapestSet(board) {
+  const { selected } = board;
+  const { sets } = board.layout;
+  const extras = [];
+  for (let i = 0; i < selected.length; i++) if (selected[i]) extras.push(i);
+  const toStep = new Int32Array(extras.length + 3);
+  const bestRoute = new Int32Array(extras.length + 3);
+  let bestLength = -1;
+  let bestOwn = -1;
+  let bestCost = Infinity;
+  for (let s = 0; s < sets.length; s += 3) {
+    const a = sets[s];
+    const b = sets[s + 1];
+    const c = sets[s + 2];
+    let count2 = 0;
+    for (const i of extras) if (i !== a && i !== b && i !== c) toStep[count2++] = i;
+    if (!selected[a]) toStep[count2++] = a;
+    if (!selected[b]) toStep[count2++] = b;
+    if (!selected[c]) toStep[count2++] = c;
+    const own2 = takeOwnCard(board, toStep, count2);
+    const routeLength = own2 < 0 ? count2 : count2 - 1;
+    const cost = orderRoute(board, toStep, routeLength, bestCost);
+    if (cost >= 0) {
+      bestRoute.set(toStep.subarray(0, routeLength));
+      bestLength = routeLength;
+      bestOwn = own2;
+      bestCost = cost;
+    }
+  }
+  return bestLength < 0 ? null : { own: bestOwn, route: Array.from(bestRoute.subarray(0, bestLength)), cost: bestCost };
+}
+function takeOwnCard(board, toStep, count2) {
+  let at = -1;
+  for (let position = 0; position < count2; position++) {
+    const distance = board.fromLeader[toStep[position]];
+    if (distance <= board.leaderBudget && (at < 0 || distance < board.fromLeader[toStep[at]])) at = position;
+  }
+  if (at < 0) return -1;
+  const own2 = toStep[at];
+  toStep[at] = toStep[count2 - 1];
+  toStep[count2 - 1] = own2;
+  return own2;
+}
+function orderRoute(board, toStep, length, toBeat) {
+  const { firstLeg, cards } = board;
+  const { apart } = board.layout;
+  const n = cards.length;
+  let cost = 0;
+  for (let position = 0; position < length; position++) {
+    let next = -1;
+    let nextLeg = Infinity;
+    for (let candidate = position; candidate < length; candidate++) {
+      const i = toStep[candidate];
+      if (firstLeg[i] < 0) return -1;
+      const leg = position === 0 ? firstLeg[i] : apart[toStep[position - 1] * n + i];
+      if (leg < nextLeg) {
+        next = candidate;
+        nextLeg = leg;
+      }
+    }
+    cost += nextLeg;
+    if (cost >= toBeat) return -1;
+    const chosen = toStep[next];
+    toStep[next] = toStep[position];
+    toStep[position] = chosen;
+  }
+  return cost;
+}
+function toPlan(state, paths, board, best, pending) {
+  const task = (i) => ({ cardId: board.cards[i].id, select: !board.selected[i] });
+  const { own: own2, route } = best;
+  const ownSteps = own2 >= 0 ? paths.pathLength(state.cards, state.leader, board.cards[own2]) : -1;
+  const ownFits = ownSteps >= 0 && ownSteps <= state.turn.stepsLeft;
+  const forFollower = (own2 >= 0 && !ownFits ? [...route, own2] : route).map(task);
+  const last = forFollower[forFollower.length - 1] ?? pending[pending.length - 1];
+  return {
+    nextCardId: state.nextCardId,
+    own: ownFits ? task(own2) : null,
+    forFollower,
+    issued: 0,
+    followerEnd: last ? last.cardId : -1
+  };
+}
+
+// shared/agents/scriptedLeader.ts
+var AGENT_HABITS = { ...LEADER_HABITS, timeout: 0 };
+var ScriptedLeaderAgent = class {
+  name = "scripted";
+  role = "leader";
+  draw = new Draw(seedRng(0));
+  tasks = /* @__PURE__ */ new Map();
+  /** The instruction last written, until the next observation shows the id it got. */
+  written = null;
+  leader = null;
+  /** Walks on the whole map (the leader sees it all), to foresee where the follower ends each walk. */
+  paths = null;
+  /** Its own turn ended (it ended it or passed): the next call begins a new turn. */
+  turnOver = true;
+  lastSteps = 0;
+  reset(start) {
+    this.draw = new Draw(seedRng(hashString(start.episodeId)));
+    this.tasks = /* @__PURE__ */ new Map();
+    this.written = null;
+    this.leader = null;
+    this.paths = null;
+    this.turnOver = true;
+  }
+  act(observation) {
+    this.checkWritten(observation);
+    if (this.turnOver || observation.stepsLeft > this.lastSteps) this.scripted(observation).startTurn();
+    this.lastSteps = observation.stepsLeft;
+    const decision = this.scripted(observation).decide(boardOf(observation));
+    let answer = agentAction(decision.action);
+    this.turnOver = answer === "END" || answer === null;
+    if (answer === null) return [];
+    if (decision.task && typeof answer === "object") {
+      answer = { instruction: this.withPlace(observation, decision.task, answer.instruction) };
+      const id = nextInstructionId(observation);
+      this.tasks.set(id, decision.task);
+      this.written = { id, text: answer.instruction };
+    }
+    return answer;
+  }
+  scripted(observation) {
+    this.leader ??= new ScriptedLeader(this.planner(observation), this.draw, this.tasks, AGENT_HABITS);
+    return this.leader;
+  }
+  planner(observation) {
+    this.paths ??= new PathPlanner(buildWorld(mapFromKnown(observation.map)));
+    return this.paths;
+  }
+  /**
+   * The instruction with where its card is, from where the follower will start on it: after the
+   * cards of the instructions still queued, or where it stands when there are none. Unchanged
+   * when the words would make it too long.
+   */
+  withPlace(observation, task, text) {
+    const card2 = observation.cards.find((c) => c.id === task.cardId);
+    if (!card2) return text;
+    let start = observation.follower;
+    let then = false;
+    for (const instruction2 of observation.instructions) {
+      const queued = instruction2.status !== "done" ? this.tasks.get(instruction2.id) : void 0;
+      const previous = queued && observation.cards.find((c) => c.id === queued.cardId);
+      if (!previous) continue;
+      start = walkEnd(this.planner(observation), observation.cards, start, previous);
+      then = true;
+    }
+    const placed = placedInstruction(text, start, card2, then);
+    return placed.length <= observation.maxInstructionLength ? placed : text;
+  }
+  /** The instruction last written got the id foreseen, or it was refused: its task is forgotten then. */
+  checkWritten(observation) {
+    const written = this.written;
+    if (!written) return;
+    this.written = null;
+    if (!observation.instructions.some((instruction2) => instruction2.id === written.id && instruction2.text === written.text)) this.tasks.delete(written.id);
+  }
+};
+function boardOf(observation) {
+  return {
+    cards: observation.cards,
+    leader: observation.pose,
+    follower: observation.follower,
+    nextCardId: Math.max(-1, ...observation.cards.map((card2) => card2.id)) + 1,
+    queue: observation.instructions.filter((instruction2) => instruction2.status !== "done"),
+    turn: { stepsLeft: observation.stepsLeft }
+  };
+}
+function placedInstruction(text, from, card2, then) {
+  const where = describeRelativePosition(from, card2);
+  const behind = where !== "where you stand" && Math.abs(relativeBearing(from, card2)) >= TURN_AROUND_DEGREES;
+  const placed = `${behind ? "turn around and " : ""}${text}: ${where === "where you stand" ? "where you stand (step off it and back on)" : where}`;
+  return then ? `then ${placed}` : placed;
+}
+var TURN_AROUND_DEGREES = 165;
+var MAX_FORESEEN_STEPS = 200;
+function walkEnd(paths, cards, from, card2) {
+  let pose = from;
+  let facing = from.heading;
+  for (let steps = 0; steps < MAX_FORESEEN_STEPS && (pose.x !== card2.x || pose.y !== card2.y); steps++) {
+    const move3 = paths.nextMove(cards, pose, card2);
+    if (!move3) break;
+    pose = afterMove(pose, move3);
+    if (move3 === "MF" || move3 === "MB") facing = move3 === "MF" ? pose.heading : opposite(pose.heading);
+  }
+  return { x: card2.x, y: card2.y, heading: facing };
+}
+function afterMove(pose, move3) {
+  switch (move3) {
+    case "MF":
+      return { ...stepFrom(pose, pose.heading), heading: pose.heading };
+    case "MB":
+      return { ...stepFrom(pose, opposite(pose.heading)), heading: pose.heading };
+    case "RL":
+      return { ...pose, heading: rotateLeft(pose.heading) };
+    case "RR":
+      return { ...pose, heading: rotateRight(pose.heading) };
+  }
+}
+function nextInstructionId(observation) {
+  return Math.max(-1, ...observation.instructions.map((instruction2) => instruction2.id)) + 1;
+}
+function agentAction(action) {
+  switch (action.type) {
+    case "move":
+      return action.move;
+    case "instruction":
+      return { instruction: action.text };
+    case "endTurn":
+      return "END";
+    default:
+      return null;
+  }
+}
+
+// shared/agents/catalogue.ts
+var LLM_AGENT = LLM_ARM_AGENT;
+var AGENT_CATALOGUE = [
+  { name: "random", roles: ["follower"], needsNoRecording: true, create: () => new RandomAgent() },
+  { name: "heuristic", roles: ["follower"], needsNoRecording: true, create: () => new HeuristicAgent() },
+  { name: "static-oracle", roles: ["follower"], needsNoRecording: false, create: () => new StaticOracle() },
+  { name: "oracle", roles: ["follower"], needsNoRecording: false, create: () => new Oracle() },
+  { name: "scripted", roles: ["leader"], needsNoRecording: true, create: () => new ScriptedLeaderAgent() },
+  { name: LLM_AGENT, roles: ["follower", "leader"], needsNoRecording: true }
+];
+function catalogueEntry(name) {
+  return AGENT_CATALOGUE.find((entry) => entry.name === name);
+}
+function agentNames(role, setting = "logs") {
+  return AGENT_CATALOGUE.filter((entry) => entry.roles.includes(role) && (setting === "logs" || entry.needsNoRecording)).map((entry) => entry.name);
+}
+function pureFollowerNames(setting) {
+  return agentNames("follower", setting).filter((name) => catalogueEntry(name)?.create);
+}
+function createPureFollower(name, setting) {
+  return pureFollowerNames(setting).includes(name) ? catalogueEntry(name).create() : null;
+}
+
+// shared/selfplay/game.ts
+var MAX_ACTIONS = 2e4;
+function scriptedPlayersDraw(seed) {
+  return new Draw(seedRng(seed ^ 24301));
+}
+
+// shared/env/env.ts
+var DEFAULT_ENV_OPTIONS = { reward: "sparse", gamma: 0.99, maxSteps: 500 };
+var FollowerEnv = class {
+  options;
+  episode = null;
+  constructor(options = {}) {
+    this.options = { ...DEFAULT_ENV_OPTIONS, ...options };
+    const { gamma, maxSteps, reward } = this.options;
+    if (!(gamma >= 0 && gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${gamma}`);
+    if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+    if (!REWARD_KINDS.includes(reward)) throw new RangeError(`unknown reward ${JSON.stringify(reward)}; use one of ${REWARD_KINDS.join(", ")}`);
+  }
+  reset(options) {
+    const setup = "seed" in options ? seedEpisode(options.seed) : logEpisode(options.log, options.instruction);
+    const potential = this.potentialFor(setup);
+    const progress = progressAt(setup.start);
+    const phi = progress ? potential(setup.start, progress) : 0;
+    const episode = { partner: setup.partner, potential, tracker: new ObservationTracker(), state: setup.start, progress, phi, steps: 0, over: false };
+    this.episode = episode;
+    const info = { ...this.infoOf(episode, null, 0, 0), episodeId: setup.episodeId };
+    return { observation: episode.tracker.observe(episode.state), info };
+  }
+  /** The follower's action, then the leader's turns until the follower has control again or the episode ends. */
+  step(action) {
+    const episode = this.episode;
+    if (!episode || episode.over) throw new Error("the episode is over (or never started): call reset() before step()");
+    if (!FOLLOWER_CODES.includes(action)) throw new RangeError(`unknown action ${JSON.stringify(action)}; use one of ${FOLLOWER_CODES.join(", ")}`);
+    const before = episode.state;
+    const result = episode.partner.stepFollower(before, engineAction(action));
+    if (!result.ok) throw new Error(`the engine refused the follower's ${action}: ${result.error.code}: ${result.error.message}`);
+    episode.steps++;
+    if (episode.progress) recordProgress(episode.progress, action, result);
+    const { state, exhausted } = episode.partner.playLeader(result.state);
+    const terminated = state.gameOver;
+    const truncated = !terminated && (exhausted || episode.steps >= this.options.maxSteps);
+    const shaping = this.advance(episode, state, terminated);
+    episode.over = terminated || truncated;
+    const points = state.score - before.score;
+    return {
+      observation: episode.tracker.observe(state),
+      reward: points + shaping,
+      terminated,
+      truncated,
+      info: this.infoOf(episode, result.outcome, shaping, points)
+    };
+  }
+  /**
+   * Moves the episode to `next` and returns F = gamma * phi(s') - phi(s). The current instruction
+   * is part of the state, so phi(s') is taken for the instruction current at s': phi is then one
+   * function of the state over the whole game and policy invariance holds for the whole game (a
+   * DONE moves phi to the next instruction's target, and F pays for that move). The game's end is
+   * terminal: its potential is 0, as policy invariance needs in episodic tasks.
+   */
+  advance(episode, next, terminated) {
+    if (episode.progress?.instructionId !== next.queue[0]?.id) episode.progress = progressAt(next);
+    const phiNext = terminated || !episode.progress ? 0 : episode.potential(next, episode.progress);
+    const shaping = this.options.gamma * phiNext - episode.phi;
+    episode.state = next;
+    episode.phi = phiNext;
+    return shaping;
+  }
+  potentialFor(setup) {
+    const distance = new GeodesicDistance(setup.start.world);
+    switch (this.options.reward) {
+      case "sparse":
+        return () => 0;
+      case "distance":
+        return distancePotential(setup.partner.pendingTargets, distance);
+      case "ndtw":
+        if (!setup.referencePaths) throw new Error("the 'ndtw' reward needs a recorded reference path: use log mode, or 'distance' with a seed");
+        return fidelityPotential(setup.referencePaths, distance);
+    }
+  }
+  infoOf(episode, outcome, shaping, points) {
+    return {
+      instructionId: episode.state.queue.length > 0 ? followerInstructionId(episode.state, episode.state.queue[0].id) : null,
+      score: episode.state.score,
+      outcome,
+      potential: episode.phi,
+      shaping,
+      points,
+      steps: episode.steps
+    };
+  }
+};
+var REWARD_KINDS = ["sparse", "distance", "ndtw"];
+function engineAction(action) {
+  return byActor("follower", actionOfCode(action));
+}
+function progressAt(state) {
+  const instruction2 = state.queue[0];
+  return instruction2 ? { instructionId: instruction2.id, path: [cellOf(state.follower)], changed: /* @__PURE__ */ new Set() } : null;
+}
+function recordProgress(progress, action, result) {
+  if (action !== "DONE") progress.path.push(cellOf(result.state.follower));
+  for (const id of result.outcome.toggled ?? []) {
+    if (!progress.changed.delete(id)) progress.changed.add(id);
+  }
+}
+function distancePotential(pendingTargets, distance) {
+  return (state, progress) => {
+    const apart = pendingTargets(state, progress).map((card2) => distance.between(state.follower, card2)).filter(Number.isFinite);
+    return apart.length === 0 ? 0 : -Math.min(...apart);
+  };
+}
+function fidelityPotential(referencePaths, distance) {
+  return (_state, progress) => {
+    const reference = referencePaths.get(progress.instructionId);
+    return reference ? normalizedDynamicTimeWarping(reference, progress.path, distance.between, DEFAULT_SUCCESS_THRESHOLD) : 0;
+  };
+}
+function selfPlayStart(seed) {
+  const map2 = generateMap(seed);
+  const initial = createGame(DEFAULT_CONFIG, map2, seed);
+  const partner = new ScriptedPartner(initial.world, seed);
+  const { state } = partner.playLeader(initial);
+  if (state.gameOver) throw new GameSetupError(`seed ${seed}: the game ended before the follower got a turn (the leader found no set to ask for)`);
+  return { partner, start: state, map: map2 };
+}
+function seedEpisode(seed) {
+  return { ...selfPlayStart(seed), episodeId: `selfplay-${seed}`, referencePaths: null };
+}
+function logStart(recording, index) {
+  const instruction2 = recording.instructions[index];
+  if (!Number.isInteger(index) || !instruction2) {
+    throw new RangeError(`instruction must be an index among the recording's ${recording.instructions.length} instructions, got ${index}`);
+  }
+  return { partner: new RecordedPartner(recording, instruction2), start: recording.states[instruction2.start] };
+}
+function logEpisode(log, index) {
+  const recording = typeof log === "string" ? loadRecording(log) : log;
+  return {
+    ...logStart(recording, index),
+    map: recording.header.map,
+    episodeId: `${recording.header.gameId}#${index}`,
+    referencePaths: new Map(recording.instructions.map((recorded) => [recorded.id, recorded.path]))
+  };
+}
+var ScriptedPartner = class {
+  tasks = /* @__PURE__ */ new Map();
+  leader;
+  /**
+   * The partner of the game on `world` with `seed`, or with `memory` one that goes on as the
+   * partner it was taken from, planning with `paths` when given (a planner of `world`).
+   */
+  constructor(world, seed, memory, paths = new PathPlanner(world)) {
+    if (memory) {
+      for (const [id, task] of memory.tasks) this.tasks.set(id, task);
+      this.leader = ScriptedLeader.resume(paths, this.tasks, memory.leader);
+      return;
+    }
+    this.leader = new ScriptedLeader(paths, scriptedPlayersDraw(seed), this.tasks);
+    this.leader.startTurn();
+  }
+  memory() {
+    return { tasks: [...this.tasks], leader: this.leader.memory() };
+  }
+  stepFollower(state, action) {
+    return this.afterStep(step(state, action));
+  }
+  playLeader(state) {
+    for (let actions = 0; !state.gameOver && state.turn.role === "leader"; actions++) {
+      if (actions >= MAX_ACTIONS) throw new Error(`the scripted leader did not end its turns within ${MAX_ACTIONS} actions`);
+      const decision = this.leader.decide(state);
+      const result = this.afterStep(step(state, decision.action));
+      if (!result.ok) throw new Error(`the engine refused the scripted leader's ${JSON.stringify(decision.action)}: ${result.error.code}`);
+      if (decision.task && result.outcome.instruction !== void 0) this.tasks.set(result.outcome.instruction, decision.task);
+      state = result.state;
+    }
+    return { state, exhausted: false };
+  }
+  countFollowerAction() {
+    return false;
+  }
+  /** The card the leader's instruction `instructionId` is about and the selection it asks for, if it gave one. */
+  taskOf(instructionId) {
+    return this.tasks.get(instructionId);
+  }
+  /** The task's card, while its selection is not yet the one asked for. */
+  pendingTargets = (state, progress) => {
+    const task = this.taskOf(progress.instructionId);
+    return task ? state.cards.filter((card2) => card2.id === task.cardId && card2.selected !== task.select) : [];
+  };
+  /** The leader's habits are drawn per turn: a turn that ends with the leader in control starts a new one. */
+  afterStep(result) {
+    if (result.ok && result.outcome.turnEnded && !result.state.gameOver && result.state.turn.role === "leader") this.leader.startTurn();
+    return result;
+  }
+};
+var RecordedPartner = class {
+  constructor(recording, start) {
+    this.recording = recording;
+    this.leader = new RecordedLeader(recording, start.start);
+    this.changedCards = new Map(recording.instructions.map((recorded) => [recorded.id, recorded.changedCards]));
+  }
+  recording;
+  leader;
+  changedCards;
+  stepFollower(state, action) {
+    this.leader.followerActed();
+    return stepWithRecordedSets(state, action, this.recording);
+  }
+  countFollowerAction() {
+    this.leader.followerActed();
+    return this.leader.turnCut;
+  }
+  playLeader(state) {
+    state = this.leader.endFollowerTurnAsRecorded(state);
+    while (!state.gameOver && state.turn.role === "leader") {
+      if (this.leader.exhausted) return { state, exhausted: true };
+      state = this.leader.playTurn(state);
+    }
+    return { state, exhausted: false };
+  }
+  /** The cards the recorded follower changed for the instruction, while on the board and not changed yet. */
+  pendingTargets = (state, progress) => {
+    const targets = this.changedCards.get(progress.instructionId) ?? [];
+    return state.cards.filter((card2) => targets.includes(card2.id) && !progress.changed.has(card2.id));
+  };
+};
+
 // shared/agents/actions.ts
 function isLeaderAgentCode(value) {
   return typeof value === "string" && LEADER_AGENT_CODES.includes(value);
@@ -23382,10 +23634,6 @@ function leaderPlayerAction(action) {
 
 // shared/env/leaderEnv.ts
 var DEFAULT_LEADER_ENV_OPTIONS = { maxSteps: 500, follower: "heuristic" };
-var FOLLOWERS = {
-  heuristic: () => new HeuristicAgent(),
-  random: () => new RandomAgent()
-};
 var LeaderEnv = class {
   options;
   episode = null;
@@ -23393,13 +23641,13 @@ var LeaderEnv = class {
     this.options = { ...DEFAULT_LEADER_ENV_OPTIONS, ...options };
     const { maxSteps, follower } = this.options;
     if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
-    if (!(follower in FOLLOWERS)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${Object.keys(FOLLOWERS).join(", ")}`);
+    if (!pureFollowerNames("game").includes(follower)) throw new RangeError(`unknown follower ${JSON.stringify(follower)}; use one of ${pureFollowerNames("game").join(", ")}`);
   }
   /** A fresh game on `generateMap(seed)`; the leader plays first. */
   reset(options) {
     const state = createGame(DEFAULT_CONFIG, generateMap(options.seed), options.seed);
     const episodeId = `selfplay-${options.seed}`;
-    const follower = FOLLOWERS[this.options.follower]();
+    const follower = createPureFollower(this.options.follower, "game");
     follower.reset({ episodeId });
     const episode = { follower, tracker: new ObservationTracker(), state, memory: remember(emptyMemory("leader"), state), steps: 0, over: false };
     this.episode = episode;
@@ -24976,7 +25224,7 @@ var makeOptionsSchema = external_exports.discriminatedUnion("role", [
   external_exports.strictObject({
     role: external_exports.literal("leader"),
     maxSteps: external_exports.number().int().min(1).default(DEFAULT_LEADER_ENV_OPTIONS.maxSteps),
-    follower: external_exports.enum(["heuristic", "random"]).default(DEFAULT_LEADER_ENV_OPTIONS.follower)
+    follower: external_exports.enum(pureFollowerNames("game")).default(DEFAULT_LEADER_ENV_OPTIONS.follower)
   }),
   /**
    * No game: it encodes follower observations given to it (op encode) as a FollowerEnv with the

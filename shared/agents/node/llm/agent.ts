@@ -10,7 +10,7 @@
  */
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError } from 'openai';
-import type { ActContext, AgentIdentity, EpisodeStart } from '../../types';
+import { AgentRunStopped, type ActContext, type AgentIdentity, type EpisodeStart } from '../../types';
 import { MOVES } from '../../../engine/actions';
 import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './chat';
 import type { LlmConfig } from './config';
@@ -69,7 +69,7 @@ export class LlmKeyError extends Error {
  * The agent stopped its run: `max-consecutive-failures` chat calls in a row got no reply (backend
  * errors, timeouts). Every later act throws it again, without a call.
  */
-export class LlmFailingError extends Error {
+export class LlmFailingError extends AgentRunStopped {
   override name = 'LlmFailingError';
 }
 
