@@ -8,7 +8,7 @@
  * quiz, in a frame, whose page posts the assignment to MTurk; a lab worker's id form and a hostile
  * consent form shown as text; two lab workers seated in one game by the server (a refresh keeps
  * the seat), whose partner leaves; two games in a session, then the completed code; a blocked
- * worker. Every page is audited with axe, and a picture of each goes to test-artifacts/ (with
+ * worker; a study with arms, whose pages claim no other person and run no clock. Every page is audited with axe, and a picture of each goes to test-artifacts/ (with
  * UPDATE_DOC_SCREENSHOTS=1 also to docs/images/).
  */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,9 @@ const HOSTILE_CONSENT = `# Consent
 [Click here](javascript:window.__pwned=true) or [here](https://example.org/ok).
 `;
 
+/** A study with arms' consent form: the partner is not said to be a person (P-145). */
+const ARMS_CONSENT = '# Taking part\n\nYou are invited to play a game for two with a partner, as part of a study of how instructions are given and followed.\n';
+
 const RULES = 'Please play as you would with a friend: write **clear** instructions, and never share personal details in them.';
 
 let dir: string;
@@ -86,6 +89,13 @@ beforeAll(async () => {
     }),
     // One new participant a minute: the next waits.
     study('busy', CONSENT, { admission: { newWorkersPerMinute: 1 } }),
+    // A study with arms, in a lab: its participants lead, and the heuristic follower follows.
+    study('agents', ARMS_CONSENT, {
+      platform: { kind: 'lab' },
+      description: 'Play a short online game with a partner: one of you gives instructions, the other follows them. About 20 minutes.',
+      roles: { newWorkersStartAs: 'leader', promotion: 'manual' },
+      arms: [{ id: 'heuristic-follower', agent: 'heuristic' }],
+    }),
   ];
   // Seats are kept 3 s: a refresh comes back in time, a closed page ends its partner's game soon.
   server = await startBrowserTestServer({ seed: 7, leaderTurnSeconds: 600, followerTurnSeconds: 600, reconnectSeconds: 3 }, {}, studies);
@@ -466,5 +476,50 @@ test('a blocked worker is told so', async () => {
   await page.waitForSelector('h1:has-text("You cannot take part in this study")');
   expect(await page.textContent('main')).toContain('contact the researchers through Prolific');
   await accessible(page, 'blocked');
+  expect(errors).toEqual([]);
+});
+
+test('P-146: in a study with arms the play page says "a partner", and as nobody waits it runs no clock and never asks for the noPartner ending', async () => {
+  await prepared('agents', { participantId: 'A-1' }, 'play', ['leader']);
+  const { page, errors } = await openPage(browser, `${server.url}/study/agents`);
+  await page.fill('#participant-id', 'A-1');
+  await page.click('form.lab-id button.start');
+  await page.waitForSelector('button.find-partner');
+  const ready = await page.textContent('main');
+  expect(ready).toContain('You will play as the leader. When you press Find a partner, the study finds you a partner.');
+  expect(ready).toContain('Keep this page open: the game starts by itself in a moment.');
+  expect(ready).not.toMatch(/another participant|person|nobody arrives/i);
+  await accessible(page, 'ready to play, with arms');
+  await picture(page, 'play-arms');
+
+  const claims: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('/no-partner')) claims.push(request.method());
+  });
+  await page.click('button.find-partner');
+  await page.waitForSelector('.game-screen .world canvas', { timeout: 30_000 });
+  // A refresh mid-game, longer after asking to play than the study's wait: the page takes its seat
+  // back (its game code held back a moment, to see it join) without a clock, and claims no ending.
+  await page.evaluate((wait) => {
+    const kept = JSON.parse(localStorage.getItem('cerealbar.study.agents')!);
+    localStorage.setItem('cerealbar.study.agents', JSON.stringify({ ...kept, waitStartedAt: kept.waitStartedAt - (wait + 1) * 1000 }));
+  }, WAIT_SECONDS);
+  await page.route(
+    '**/assets/session-*.js',
+    async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  await page.reload();
+  await page.waitForSelector('.waiting h1:has-text("Joining")');
+  expect(await page.locator('.wait-clock').count()).toBe(0);
+  expect(await page.textContent('.waiting')).not.toMatch(/another participant|person|nobody arrives/i);
+  await accessible(page, 'joining, with arms');
+  await picture(page, 'joining-arms');
+  await page.waitForSelector('.game-screen .world canvas', { timeout: 30_000 });
+  await waitForWorld(page);
+  expect(claims).toEqual([]);
   expect(errors).toEqual([]);
 });

@@ -2,10 +2,12 @@
  * A worker's game in a study: the seat (the one the server reserved, or the one this browser kept
  * from before a refresh), the wait for a partner with the study's clock, then the game screen.
  * When the clock runs out the page claims the noPartner ending (the server checks the time, and
- * says when to ask again if it is early); after the game, or when the connection ends for good,
- * the flow asks the server where the worker is now. While it waits, the page also asks for the
- * worker's step now and then: a worker who may no longer take its seat (promoted to leader, or
- * at an ending) leaves it and is shown its step, even when the room could not say so.
+ * says when to ask again if it is early). In a study with arms nobody waits (the game starts as
+ * the seat is taken, P-143): no clock runs and no ending is claimed. After the game, or when the
+ * connection ends for good, the flow asks the server where the worker is now. While it waits,
+ * the page also asks for the worker's step now and then: a worker who may no longer take its seat
+ * (promoted to leader, or at an ending) leaves it and is shown its step, even when the room could
+ * not say so.
  */
 import type { PublicStudy } from '../../../shared/study/studyFile';
 import { seatVerdict, type PublicWorker } from '../../../shared/study/worker';
@@ -16,6 +18,7 @@ import { h, setChildren } from '../ui/dom';
 import { StudyApiError } from './api';
 import { formatClock } from './format';
 import { problemText } from './pages/frame';
+import { gameStartSentence } from './rulesWords';
 
 type Sessions = typeof import('../game/session');
 
@@ -57,10 +60,14 @@ export class StudyGame {
    */
   async run(connect: (sessions: Sessions) => Promise<GameSession | null>): Promise<boolean> {
     const { app, study } = this.options;
-    // The time left shows while the page joins, not only once it is seated.
-    this.clock.textContent = formatClock(this.secondsLeft());
-    const waitLine = h('p', { class: 'wait-time' }, 'If nobody arrives within ', this.clock, ', the study ends here and you get your completion code.');
-    const waiting = new WaitingScreen(null, waitLine, h('p', {}, 'Keep this page open: the game starts by itself when your partner arrives.'), this.note);
+    const waitsForPerson = study.game.partnerIsPerson;
+    const notes = [h('p', {}, gameStartSentence(study.game)), this.note];
+    if (waitsForPerson) {
+      // The time left shows while the page joins, not only once it is seated.
+      this.clock.textContent = formatClock(this.secondsLeft());
+      notes.unshift(h('p', { class: 'wait-time' }, 'If nobody arrives within ', this.clock, ', the study ends here and you get your completion code.'));
+    }
+    const waiting = new WaitingScreen(null, ...notes);
     app.replaceChildren(waiting.element);
     document.title = `Waiting for a partner · ${study.title}`;
     const gameModule = import('../game/GameScreen');
@@ -81,8 +88,10 @@ export class StudyGame {
       app.replaceChildren(this.screen.element);
       document.title = `Playing · ${study.title}`;
     });
-    this.tick();
-    this.clockTimer = setInterval(() => this.tick(), 1000);
+    if (waitsForPerson) {
+      this.tick();
+      this.clockTimer = setInterval(() => this.tick(), 1000);
+    }
     this.stepTimer = setInterval(() => void this.checkStep(), STEP_CHECK_SECONDS * 1000);
     return true;
   }

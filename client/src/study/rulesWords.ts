@@ -1,7 +1,8 @@
 /**
- * The sentences of a study's rules page that depend on its games: who the partner is, and what
- * the leader may do during the follower's turn (the rules options the study's games are played
- * by). Pure, so that they can be tested without a page.
+ * The sentences of a study's pages that depend on its games: who the partner is (on the rules and
+ * play pages, and while the page takes its seat), and what the leader may do during the
+ * follower's turn (the rules options the study's games are played by). Pure, so that they can be
+ * tested without a page.
  */
 import type { PublicStudy } from '../../../shared/study/studyFile';
 
@@ -10,6 +11,11 @@ type StudyGame = PublicStudy['game'];
 /** The first sentence: another person in a study of pairs; a partner (never named) in a study of agents. */
 export function partnerSentence(game: StudyGame): string {
   return game.partnerIsPerson ? 'You play a game with another person, over the internet.' : 'You play a game with a partner, over the internet.';
+}
+
+/** How the game starts once the worker asks for one: with arms at once (P-143), else when another participant comes. */
+export function gameStartSentence(game: StudyGame): string {
+  return game.partnerIsPerson ? 'Keep this page open: the game starts by itself when your partner arrives.' : 'Keep this page open: the game starts by itself in a moment.';
 }
 
 /** What the leader may do while the follower plays, or null when the games have neither option. */
