@@ -8,6 +8,8 @@ import { LlmAgent, LlmEndpointError, LlmKeyError } from '../shared/agents/node/l
 import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
+import { FewShotError } from '../shared/agents/node/llm/fewShot';
+import { loadRecording } from '../shared/eval/recording';
 import { LLM_AGENT } from '../shared/agents/catalogue';
 import type { LlmCounts } from '../shared/eval/llmSummary';
 import type { Role } from '../shared/engine/state';
@@ -29,6 +31,12 @@ export interface LlmCliOptions {
   llmMaxConsecutiveFailures?: number;
   llmPrompt?: string;
   llmRecords?: string;
+  llmFewShotLogs?: string[];
+  llmFewShotK?: number;
+  llmFewShotSeed?: number;
+  llmKeepHistory?: boolean;
+  /** Not an option: the ids of the games `eval --logs` evaluates, never drawn as worked examples. */
+  evaluatedGames?: readonly string[];
 }
 
 function numberOption(name: string, min: number, max: number, minIncluded = true): (value: string) => number {
@@ -58,6 +66,10 @@ export function addLlmOptions(command: Command): Command {
       integerOption('--llm-max-consecutive-failures', 1, 1_000_000),
     ),
     new Option('--llm-prompt <file>', "a prompt template file (default: the role's template, shipped in shared/agents/prompts)"),
+    new Option('--llm-few-shot-logs <paths...>', "logs of people's games (files or folders) the follower's worked examples are drawn from; never a game being evaluated"),
+    new Option('--llm-few-shot-k <n>', `worked examples in the follower's prompt, drawn once per run (default ${LLM_DEFAULTS.fewShotK}: none)`).argParser(integerOption('--llm-few-shot-k', 0, 1000)),
+    new Option('--llm-few-shot-seed <n>', `seed of the examples' draw (default ${LLM_DEFAULTS.fewShotSeed})`).argParser(integerOption('--llm-few-shot-seed', 0, 2 ** 31 - 1)),
+    new Option('--llm-keep-history', "send the follower's earlier calls for its current instruction again, with the model's replies"),
     new Option('--llm-records <dir>', 'where the call records go, <game>.<role>.llm.ndjson (default: beside the game logs, else the current directory)'),
   ];
   for (const option of options) command.addOption(option);
@@ -85,6 +97,10 @@ export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
       maxTokens: options.llmMaxTokens,
       maxConsecutiveFailures: options.llmMaxConsecutiveFailures,
       prompt: options.llmPrompt,
+      fewShotLogs: options.llmFewShotLogs,
+      fewShotK: options.llmFewShotK,
+      fewShotSeed: options.llmFewShotSeed,
+      keepHistory: options.llmKeepHistory,
     };
     const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     return resolveLlmConfig(fromFile, checkPartial(defined, (key) => `--llm-${LLM_CONFIG_KEYS[key]}`));
@@ -96,18 +112,19 @@ export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
 
 /**
  * The LLM agent for `role`, started as the options say; its call records go to --llm-records, else
- * `defaultRecordDir`. Any reason it cannot start (configuration, template, endpoint, key) is one
- * line and exit 2, before any game.
+ * `defaultRecordDir`. Any reason it cannot start (configuration, template, worked examples,
+ * endpoint, key) is one line and exit 2, before any game.
  */
 export async function startLlmFromOptions(role: 'follower', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmFollower>;
 export async function startLlmFromOptions(role: 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmLeader>;
 export async function startLlmFromOptions(role: 'follower' | 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmFollower | LlmLeader> {
   const config = llmConfigFromOptions(options);
-  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir, notice: noticeOnce };
+  const fewShot = { readGame: loadRecording, excludeGames: options.evaluatedGames };
+  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir, notice: noticeOnce, fewShot };
   try {
     return role === 'leader' ? await startLlmLeader(agentOptions) : await startLlmFollower(agentOptions);
   } catch (error) {
-    if (error instanceof TemplateError || error instanceof LlmEndpointError || error instanceof LlmKeyError) throw new CliError(error.message);
+    if (error instanceof TemplateError || error instanceof LlmEndpointError || error instanceof LlmKeyError || error instanceof FewShotError) throw new CliError(error.message);
     throw error;
   }
 }

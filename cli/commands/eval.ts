@@ -10,6 +10,7 @@ import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
 import { AgentRunStopped } from '../../shared/agents/types';
 import { describeLlmSettings, summarizeLlm } from '../../shared/eval/llmSummary';
 import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { loggedGameIds } from '../../shared/agents/node/llm/fewShot';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EpisodeResult, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
 import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
@@ -124,7 +125,8 @@ export function registerEvalCommand(program: Command): void {
       const bar = progress(countEpisodes(files));
       // The LLM agent's call records: --llm-records, else beside the report, else here.
       const recordDir = resolve(cli.llmRecords ?? (cli.out ? dirname(cli.out) : '.'));
-      const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout, ...(llm && { llm: { options: cli, recordDir } }) };
+      // The games evaluated are never the LLM follower's worked examples (few-shot-k).
+      const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout, ...(llm && { llm: { options: { ...cli, evaluatedGames: loggedGameIds(files) }, recordDir } }) };
       let result;
       try {
         result =

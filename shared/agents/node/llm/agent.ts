@@ -16,6 +16,8 @@ import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './
 import type { LlmConfig } from './config';
 import { CALL_RECORD_VERSION, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
 import { illegality, parseReply, type ParsedReply, type ReplyAction, type ReplyCheck } from './reply';
+import { fewShotFor, type FewShot, type FewShotSource } from './fewShot';
+import { Conversation } from './history';
 import { fill, loadTemplate, render, type ChatMessage, type LlmRole, type PromptTemplate } from './templates';
 
 /** What the agent itself reads of either seat's observation: the steps left in the turn, which each move costs one of. */
@@ -33,6 +35,8 @@ export interface Seat<O extends SeatObservation, A extends ReplyAction, R extend
   /** The partner's events in the seat's turn so far that the observation tells of (the leader's feedback, to a follower). */
   heard(observation: O): number;
   fallback(observation: O): A[];
+  /** What a kept conversation (keep-history) lasts for: the follower's instruction; absent: the seat keeps none. */
+  conversation?(observation: O): string;
 }
 
 export interface LlmAgentOptions {
@@ -45,6 +49,8 @@ export interface LlmAgentOptions {
   readonly retryBaseMs?: number;
   /** Where the preflight says what it could not check, in one line (default: standard error). */
   readonly notice?: (line: string) => void;
+  /** How the worked examples of few-shot-k are read from logs; without it, few-shot-k above 0 is refused. */
+  readonly fewShot?: FewShotSource;
 }
 
 /** The agent's call lines over its life, counted, and its episodes. */
@@ -94,6 +100,8 @@ interface Asked {
   readonly observation: number;
   readonly check: ReplyCheck;
   readonly planCut: PlanCut | null;
+  /** With keep-history: the messages of earlier calls the requests carry. */
+  readonly history?: number;
 }
 
 /** Where the seat stands in its turn, as far as a plan's progress shows in it. */
@@ -128,6 +136,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   private lastPlan: AnsweredPlan | null = null;
   private counts = NO_CALLS;
   private episodes = 0;
+  private readonly conversation: Conversation<O>;
 
   constructor(
     private readonly seat: Seat<O, A, R>,
@@ -135,8 +144,10 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     private readonly client: OpenAI,
     private readonly apiKey: string | null,
     private readonly options: LlmAgentOptions,
+    private readonly fewShot: FewShot,
   ) {
     const { config } = options;
+    this.conversation = new Conversation(config.keepHistory ? seat.conversation : undefined);
     this.role = seat.role;
     this.version = `prompt ${template.sha256.slice(0, 12)}`;
     this.identity = { name: this.name, version: this.version, spec: `llm ${config.model} at ${config.baseUrl}` };
@@ -155,6 +166,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     this.calls = 0;
     this.lines = 0;
     this.lastPlan = null;
+    this.conversation.clear();
     this.episodes++;
     this.writer = RecordWriter.inDirectory(this.options.recordDir, start.episodeId, this.seat.role, this.apiKey);
     this.writer.write({
@@ -165,10 +177,13 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
       model: config.model,
       baseUrl: config.baseUrl,
       template: { path: this.template.path, sha256: this.template.sha256 },
+      ...(this.fewShot.examples && { fewShotExamples: this.fewShot.examples }),
       settings: {
         temperature: config.temperature,
         seed: config.seed ?? null,
         maxTokens: config.maxTokens ?? null,
+        ...this.fewShot.settings,
+        ...this.conversation.settings,
         timeoutS: config.timeoutS,
         maxRetries: config.maxRetries,
         maxCalls: config.maxCalls,
@@ -184,8 +199,14 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     if (this.stoppedBecause) throw new LlmFailingError(this.stoppedBecause);
     const check = this.seat.check(observation);
     const event = context?.event;
-    const asked: Asked = { event: event ?? null, observation: this.observations++, check, planCut: this.planCut(observation, check, event) };
-    const messages = render(this.template, this.seat.variables(observation));
+    const { messages, carried } = this.conversation.around(observation, render(this.template, { ...this.seat.variables(observation), examples: this.fewShot.text }));
+    const asked: Asked = {
+      event: event ?? null,
+      observation: this.observations++,
+      check,
+      planCut: this.planCut(observation, check, event),
+      ...(carried !== null && { history: carried }),
+    };
     let exchange = await this.exchange(messages, check);
     let ask: 1 | 2 = 1;
     if (exchange.parsed && exchange.parsed.status !== 'ok') {
@@ -201,6 +222,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     const stops = this.failuresInRow >= maxFailures;
     const fallback = plan || stops ? null : this.seat.fallback(observation);
     this.record(asked, ask, exchange, fallback);
+    this.conversation.keep(exchange.request?.messages, exchange.answer.reply);
     this.lastPlan = plan && event !== undefined ? { call: this.lines, actions: plan, event, ...this.moment(observation) } : null;
     if (stops) {
       this.stoppedBecause = `the llm ${this.seat.role} stopped: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${exchange.answer.error}`;
@@ -317,8 +339,11 @@ export async function startLlmAgent<O extends SeatObservation, A extends ReplyAc
   const template = loadTemplate(seat.role, config.prompt);
   const client = chatClient(config.baseUrl, apiKey);
   const notice = options.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  // Before the endpoint is asked: examples that cannot be drawn stop the command without a call.
+  const fewShot = fewShotFor(seat.role, template, config, options.fewShot, notice);
+  if (config.keepHistory && !seat.conversation) notice(`keep-history: the llm ${seat.role} keeps no conversation (it is a follower's, by instruction)`);
   await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join(KEY_PLACEHOLDER) : text), notice);
-  return new LlmAgent(seat, template, client, apiKey, options);
+  return new LlmAgent(seat, template, client, apiKey, options, fewShot);
 }
 
 /** How many of the offered models a refusal names, the nearest to the one asked first. */

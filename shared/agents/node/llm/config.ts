@@ -25,6 +25,14 @@ export interface LlmConfig {
   readonly maxCalls: number;
   /** A prompt template file; absent: the role's default template. */
   readonly prompt?: string;
+  /** Log files or folders the follower's worked examples are drawn from (fewShot.ts); needed when fewShotK is above 0. */
+  readonly fewShotLogs?: readonly string[];
+  /** Worked examples in the follower's prompt, drawn once per run (0: none, the prompt as without the feature). */
+  readonly fewShotK: number;
+  /** The seed of that draw. */
+  readonly fewShotSeed: number;
+  /** Send the follower's earlier calls for its current instruction again, with the model's replies (history.ts). */
+  readonly keepHistory: boolean;
   /** The reply's length limit, in tokens, when given. */
   readonly maxTokens?: number;
   /** Chat calls in a row that got no reply (backend errors, timeouts) after which the agent stops the run. */
@@ -39,6 +47,9 @@ export const LLM_DEFAULTS = {
   maxRetries: 2,
   maxCalls: 200,
   maxConsecutiveFailures: 20,
+  fewShotK: 0,
+  fewShotSeed: 0,
+  keepHistory: false,
 } as const;
 
 /** The configuration's keys as written in a YAML file and, prefixed with `--llm-`, as options. */
@@ -52,6 +63,10 @@ export const LLM_CONFIG_KEYS = {
   maxRetries: 'max-retries',
   maxCalls: 'max-calls',
   prompt: 'prompt',
+  fewShotLogs: 'few-shot-logs',
+  fewShotK: 'few-shot-k',
+  fewShotSeed: 'few-shot-seed',
+  keepHistory: 'keep-history',
   maxTokens: 'max-tokens',
   maxConsecutiveFailures: 'max-consecutive-failures',
 } as const satisfies Record<keyof LlmConfig, string>;
@@ -73,6 +88,11 @@ export const partialLlmConfigSchema = z.strictObject({
   maxRetries: z.number().int().min(0).max(10).optional(),
   maxCalls: z.number().int().min(1).max(1_000_000).optional(),
   prompt: z.string().min(1).optional(),
+  // One log or folder may be written alone; the configuration holds a list.
+  fewShotLogs: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().min(1, 'must not be empty')).min(1, 'must name a log file or folder')).optional(),
+  fewShotK: z.number().int().min(0).max(1000).optional(),
+  fewShotSeed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  keepHistory: z.boolean().optional(),
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),
 });

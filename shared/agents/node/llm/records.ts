@@ -28,10 +28,19 @@ export interface RecordHeader {
   readonly model: string;
   readonly baseUrl: string;
   readonly template: { readonly path: string; readonly sha256: string };
+  /** The worked examples every call of the run carries (fewShot.ts), when few-shot-k is above 0, in the prompt's order. */
+  readonly fewShotExamples?: readonly ExampleRef[];
   readonly settings: {
     readonly temperature: number;
     readonly seed: number | null;
     readonly maxTokens: number | null;
+    /** When few-shot-k is above 0: the logs the examples are drawn from (as given), K and the draw's seed. */
+    readonly fewShotLogs?: readonly string[];
+    readonly fewShotK?: number;
+    readonly fewShotSeed?: number;
+    /** When keep-history is on (history.ts): earlier calls for the instruction are sent again, at most this many messages. */
+    readonly keepHistory?: true;
+    readonly historyMaxMessages?: number;
     readonly timeoutS: number;
     readonly maxRetries: number;
     readonly maxCalls: number;
@@ -41,6 +50,12 @@ export interface RecordHeader {
     readonly apiKeyEnv: string;
   };
   readonly time: string;
+}
+
+/** A worked example, by the game it comes from (its log header's gameId) and the instruction's id in that game. */
+export interface ExampleRef {
+  readonly gameId: string;
+  readonly instructionId: number;
 }
 
 /**
@@ -71,6 +86,8 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly observation: number;
   /** On an observation's first line only, when the plan before it was cut short. */
   readonly planCut?: PlanCut;
+  /** With keep-history: how many messages of earlier calls for the same instruction the request carries (0 on its first call). */
+  readonly history?: number;
   /** 1 for the first ask of an observation, 2 for the re-ask after an unusable reply. */
   readonly ask: 1 | 2;
   /** The request's body (model, messages, settings); null when it was not sent (`budget`). */

@@ -22,6 +22,8 @@ export const FOLLOWER_SEAT: Seat<FollowerObservation, AgentAction, 'follower'> =
   situation: (obs) => followerSituation(obs.instruction, obs.feedback?.length),
   heard: (obs) => obs.feedback?.length ?? 0,
   fallback: () => [],
+  // A conversation lasts for an instruction, whatever feedback comes meanwhile.
+  conversation: (obs) => followerSituation(obs.instruction),
 };
 
 export type LlmFollower = LlmAgent<FollowerObservation, AgentAction, 'follower'> & FollowerAgent;

@@ -30,7 +30,8 @@ export interface PromptTemplate {
 
 /** The variables each role's templates may use. */
 export const TEMPLATE_VARIABLES: Readonly<Record<LlmRole, readonly string[]>> = {
-  follower: ['observation', 'legal', 'instruction', 'steps_left', 'turns_left', 'score'],
+  // `examples`: the worked examples of few-shot-k (fewShot.ts), empty when there are none.
+  follower: ['observation', 'legal', 'instruction', 'steps_left', 'turns_left', 'score', 'examples'],
   leader: ['observation', 'legal', 'can_instruct', 'max_instruction_length', 'steps_left', 'turns_left', 'score'],
 };
 
@@ -99,6 +100,11 @@ function checkVariables(text: string, known: readonly string[], name: string): v
 /** The text with each `{{name}}` replaced (the names were checked when the template was loaded). */
 export function fill(text: string, variables: Readonly<Record<string, string>>): string {
   return text.replace(PLACEHOLDER, (_, variable: string) => variables[variable] ?? '');
+}
+
+/** Whether the template's messages use the variable `name`. */
+export function usesVariable(template: Pick<PromptTemplate, 'messages'>, name: string): boolean {
+  return template.messages.some((message) => [...message.content.matchAll(PLACEHOLDER)].some(([, variable]) => variable === name));
 }
 
 /** The messages to send for one observation. */
