@@ -17,7 +17,7 @@
  * the host that starts the agent hands its reader in (`FewShotSource`).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Draw, seedRng } from '../../../engine/rng';
 import type { GameState } from '../../../engine/state';
 import { parseLog } from '../../../log/replay';
@@ -88,7 +88,8 @@ export function fewShotFor(
   if (!config.fewShotLogs) throw new FewShotError(`few-shot-k ${config.fewShotK} needs few-shot-logs: the logged games the examples are drawn from`);
   if (!source) throw new FewShotError('few-shot-k: the examples cannot be drawn here (what starts this agent reads no logs; a study arm takes no few-shot-k yet)');
   const exclude = [...new Set(source.excludeGames ?? [])].sort();
-  const key = JSON.stringify([config.fewShotLogs.map((path) => resolve(path)), config.fewShotK, config.fewShotSeed, exclude]);
+  // The logs as given (the records name them so), and where relative paths start from.
+  const key = JSON.stringify([process.cwd(), config.fewShotLogs, config.fewShotK, config.fewShotSeed, exclude]);
   let fewShot = drawn.get(key);
   if (!fewShot) {
     fewShot = drawFewShot(config.fewShotLogs, config.fewShotK, config.fewShotSeed, source.readGame, new Set(exclude));
