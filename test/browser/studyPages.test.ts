@@ -127,6 +127,20 @@ const answer = (page: Page | Frame, question: number, choice: number) => page.ch
 
 const heading = (page: Page | Frame) => page.textContent('main h1');
 
+/** Reloads the page with its game code held back a moment, and waits for it to say it joins (its seat kept from before). */
+async function reloadJoining(page: Page): Promise<void> {
+  await page.route(
+    '**/assets/session-*.js',
+    async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  await page.reload();
+  await page.waitForSelector('.waiting h1:has-text("Joining")');
+}
+
 test('a Prolific worker: consent, rules, the tutorial, the quiz failed then passed, the wait kept across a refresh, and the noPartner ending', async () => {
   const pid = '5f0c1e2d3b4a59687766554a';
   const { page, errors } = await openPage(browser, `${server.url}/study/pilot?PROLIFIC_PID=${pid}&STUDY_ID=S1&SESSION_ID=SESS1`);
@@ -203,16 +217,7 @@ test('a Prolific worker: consent, rules, the tutorial, the quiz failed then pass
   };
   await page.waitForFunction((limit) => Number(document.querySelector('.wait-clock')?.textContent?.split(':')[1]) < limit, WAIT_SECONDS - 1);
   // While the page joins again (its game code held back a moment here), the time left shows already.
-  await page.route(
-    '**/assets/session-*.js',
-    async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      await route.continue();
-    },
-    { times: 1 },
-  );
-  await page.reload();
-  await page.waitForSelector('.waiting h1:has-text("Joining")');
+  await reloadJoining(page);
   expect(await clock()).toBeLessThan(WAIT_SECONDS - 1);
   await page.waitForSelector('.waiting h1:has-text("You are the follower")');
   expect(await clock()).toBeLessThan(WAIT_SECONDS - 1);
@@ -504,16 +509,7 @@ test('P-146: in a study with arms the play page says "a partner", and as nobody 
     const kept = JSON.parse(localStorage.getItem('cerealbar.study.agents')!);
     localStorage.setItem('cerealbar.study.agents', JSON.stringify({ ...kept, waitStartedAt: kept.waitStartedAt - (wait + 1) * 1000 }));
   }, WAIT_SECONDS);
-  await page.route(
-    '**/assets/session-*.js',
-    async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      await route.continue();
-    },
-    { times: 1 },
-  );
-  await page.reload();
-  await page.waitForSelector('.waiting h1:has-text("Joining")');
+  await reloadJoining(page);
   expect(await page.locator('.wait-clock').count()).toBe(0);
   expect(await page.textContent('.waiting')).not.toMatch(/another participant|person|nobody arrives/i);
   await accessible(page, 'joining, with arms');
