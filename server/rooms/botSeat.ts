@@ -8,10 +8,11 @@
  * again when the plan ends, when the moment it was made for has passed (the follower's current
  * instruction changed, the leader's feedback came) or when the game refused an action. An agent
  * that throws, does not answer before its turn ends, or keeps answering actions the game refuses
- * fails, and the server's log says why. A leader agent that fails loses only its turn: the seat
- * passes and the turn runs out, as a human's would. A follower agent is asked again, and after
- * failing twice in a row on one instruction its seat marks that instruction done, through the same
- * checks as any action, so that no game waits on an agent that cannot follow an instruction.
+ * fails: the server's log says why, and the game's log records it (P-147). A leader agent that
+ * fails loses only its turn: the seat passes and the turn runs out, as a human's would. A follower
+ * agent is asked again, and after failing twice in a row on one instruction its seat marks that
+ * instruction done, through the same checks as any action (recorded in the game's log too), so
+ * that no game waits on an agent that cannot follow an instruction.
  */
 import type { Clock, Delayed } from '@colyseus/core';
 import { currentInstruction, seatAdapterFor, type SeatAdapter, type SeatMove } from '../../shared/agents/seatAdapter';
@@ -21,6 +22,7 @@ import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
 import type { PlayerView } from '../../shared/engine/playerView';
 import type { Role } from '../../shared/engine/state';
+import type { AgentSeatFact, AgentSeatFailure } from '../../shared/log/format';
 import type { Notice } from '../../shared/protocol/messages';
 
 /** An agent ready to take a seat, with who it is for the log header. */
@@ -41,6 +43,8 @@ export interface SeatHost {
   tellPartner(message: string): void;
   /** A line in the server's log. */
   log(line: string): void;
+  /** A line in the game's log: what the seat did about its agent, for the researcher (P-147). */
+  record(fact: AgentSeatFact): void;
 }
 
 /** Refusals in a row after which the seat passes the rest of its turn: an agent that keeps answering what the game refuses must not spin. */
@@ -118,6 +122,7 @@ export class AgentSeat {
         () => true,
         (error: Error) => {
           host.log(`${this.name} could not be reset: ${error.message}; its seat passes every turn`);
+          this.recordFailure('error');
           return false;
         },
       );
@@ -138,6 +143,7 @@ export class AgentSeat {
     if (!this.waitsForLate) return this.schedule(this.host.stepMs);
     const why = `has not answered yet since its turn ${this.awaited}`;
     // A turn that ended unanswered is a failure: the instruction is marked done after too many.
+    this.recordFailure('late');
     if (this.countFailure() === 'give up') this.giveUp(why);
     else this.host.log(`${this.name} ${why}; its turn ${this.turn} waits for that answer`);
   }
@@ -210,16 +216,22 @@ export class AgentSeat {
   }
 
   private failed(turn: number, error: Error): void {
+    // A failure after its turn was recorded as late when its next turn began.
     if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
-    this.failure(`failed: ${error.message}`);
+    this.failure('error', `failed: ${error.message}`);
+  }
+
+  private recordFailure(reason: AgentSeatFailure): void {
+    this.host.record({ role: this.role, type: 'failed', reason });
   }
 
   /**
-   * The agent failed in its turn (`why`, for the log): a leader's seat passes the rest of the turn;
-   * a follower's seat asks again at the next step, or marks the instruction done after
-   * MAX_FAILURES_ON_AN_INSTRUCTION failures in a row on it.
+   * The agent failed in its turn (`reason` in the game's log, `why` in the server's): a leader's
+   * seat passes the rest of the turn; a follower's seat asks again at the next step, or marks the
+   * instruction done after MAX_FAILURES_ON_AN_INSTRUCTION failures in a row on it.
    */
-  private failure(why: string): void {
+  private failure(reason: AgentSeatFailure, why: string): void {
+    this.recordFailure(reason);
     const verdict = this.countFailure();
     if (verdict === 'give up') return this.giveUp(why);
     if (verdict === 'pass') {
@@ -265,6 +277,7 @@ export class AgentSeat {
           const marked = refusal ? `could not mark it done: ${refusal.code}: ${refusal.message}` : 'marks it done';
           this.host.log(`${this.name} ${why}; after ${count} failures in a row on the instruction ${JSON.stringify(current.text)} its seat ${marked}`);
           if (refusal) return void (this.passing = true);
+          this.host.record({ role: this.role, type: 'markedDone', instruction });
           this.host.tellPartner(failedInstructionNote(current.text));
           if (turn === this.turn) this.schedule(this.host.stepMs);
         }, this.host.stepMs);
@@ -290,7 +303,7 @@ export class AgentSeat {
   private refused(why: string | null): void {
     this.adapter.refused();
     this.refusals += 1;
-    if (this.refusals >= MAX_REFUSALS_IN_A_ROW) return this.failure(`${why ?? 'kept moving into obstacles'}; after ${this.refusals} refusals in a row`);
+    if (this.refusals >= MAX_REFUSALS_IN_A_ROW) return this.failure('refused', `${why ?? 'kept moving into obstacles'}; after ${this.refusals} refusals in a row`);
     if (why !== null) this.host.log(`${this.name} ${why}`);
     this.schedule(this.host.stepMs);
   }

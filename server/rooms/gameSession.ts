@@ -12,7 +12,7 @@ import type { ActionError } from '../../shared/engine/errors';
 import { checkPlayerAction } from '../../shared/engine/legal';
 import { drawSetup, MAX_SEED, type Role } from '../../shared/engine/state';
 import type { Outcome } from '../../shared/engine/transition';
-import type { EndReason, LogLine } from '../../shared/log/format';
+import type { AgentSeatFact, EndReason, LogLine } from '../../shared/log/format';
 import { GameRecorder, makeHeader } from '../../shared/log/recorder';
 import { generateMap } from '../../shared/maps/generate';
 import type { Notice } from '../../shared/protocol/messages';
@@ -113,6 +113,7 @@ export class GameSession {
         if (!this.parts.study.armGame) seats.notifyPartner(seated.role, { kind: 'followerGaveUp', message });
       },
       log: (line) => logger.warn(`game room ${room.roomId}: ${line}`),
+      record: (fact) => this.recordAgentSeat(fact),
     });
     return seats.seat({ role: seated.role, client: null, record: agentSeatRecord(seated), connected: true, reconnection: null, feed });
   }
@@ -240,19 +241,29 @@ export class GameSession {
   }
 
   /**
-   * Applies an action: logged first, then each player is sent what it may know of the result. An
-   * action the log cannot take ends the game, which is all a storage failure may end.
+   * Writes through the recorder, at the game's time now. A line the log cannot take ends the game,
+   * which is all a storage failure may end: then null.
    */
-  private apply(action: Action): void {
-    let result;
+  private logged<T>(write: (recorder: GameRecorder, t: number) => T): T | null {
     try {
-      result = this.recorder!.apply(action, this.parts.now() - this.startedAt);
+      return write(this.recorder!, this.parts.now() - this.startedAt);
     } catch (error) {
       if (!(error instanceof LogNotWritten)) throw error;
       logger.error(`game room ${this.parts.room.roomId}: the game ends because its log could not be written:`, error.cause);
-      return this.finish('storage-failed');
+      this.finish('storage-failed');
+      return null;
     }
-    if (!result.ok) return;
+  }
+
+  /** What the agent's seat did about its agent, in the game's log (P-147), while the game is played. */
+  private recordAgentSeat(fact: AgentSeatFact): void {
+    if (this.current === 'playing') this.logged((recorder, t) => recorder.agentSeat(fact, t));
+  }
+
+  /** Applies an action: logged first, then each player is sent what it may know of the result. */
+  private apply(action: Action): void {
+    const result = this.logged((recorder, t) => recorder.apply(action, t));
+    if (!result?.ok) return;
     this.parts.services.metrics?.actions.inc({ actor: action.actor, type: action.type });
     for (const seat of this.parts.seats.values()) seat.feed.witness(result.state);
     for (const { to, notice } of outcomeNotices(action, result.outcome, result.state.config)) this.tell(to, notice);

@@ -391,7 +391,7 @@ class LogFileWriter implements GameLogWriter {
     private readonly onFinished: (writer: LogFileWriter, failed: boolean) => void,
   ) {}
 
-  /** Appends an event; an end line is handed to end(), as GameRecorder writes it like any other line. */
+  /** Appends an event (or an agent seat's line); an end line is handed to end(), as GameRecorder writes it like any other line. */
   append(line: LogLine): void {
     if (line.kind === 'header') throw new Error(`game ${this.gameId}: the header is written by startGame, not append`);
     if (line.kind === 'end') return this.end(line);
@@ -399,7 +399,7 @@ class LogFileWriter implements GameLogWriter {
     const bytes = this.write(line);
     if (this.syncEachAction) this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
     // The index keeps the score current for lists of live games, but only touches the row when it changes.
-    if (line.outcome.score !== this.score) {
+    if (line.kind === 'event' && line.outcome.score !== this.score) {
       this.attempt('the index could not be updated', () => this.index.setScore(this.gameId, line.outcome.score));
       this.score = line.outcome.score;
     }

@@ -1,6 +1,7 @@
 /**
  * The game log: JSON Lines with a self-contained header, one line per accepted action with the
- * outcome the engine produced, and an end line. docs/log-format.md describes it for readers.
+ * outcome the engine produced (and, between them, what a server's agent seat did about its agent),
+ * and an end line. docs/log-format.md describes it for readers.
  */
 import { z } from 'zod';
 import { COLORS, COUNTS, SHAPES } from '../engine/cards';
@@ -106,6 +107,20 @@ export const eventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...eventBase, type: z.literal('timeout'), actor: z.literal('server'), payload: z.strictObject({ role: roleSchema }) }),
 ]);
 
+/** How an agent failed in its seat (P-119): it threw, its turn ended before it answered, or the game refused its answers too many times in a row. */
+export const AGENT_SEAT_FAILURES = ['error', 'late', 'refused'] as const;
+export type AgentSeatFailure = (typeof AGENT_SEAT_FAILURES)[number];
+
+/**
+ * What the server's seat of an agent did about it (P-147), for the researcher: the agent failed
+ * (`reason`), or its seat marked the follower's instruction `instruction` done after the agent
+ * failed on it twice in a row (P-140). Not an action: replay passes over it, and no player is sent it.
+ */
+export const agentSeatSchema = z.discriminatedUnion('type', [
+  z.strictObject({ kind: z.literal('agentSeat'), t: nonNegative, role: roleSchema, type: z.literal('failed'), reason: z.enum(AGENT_SEAT_FAILURES) }),
+  z.strictObject({ kind: z.literal('agentSeat'), t: nonNegative, role: roleSchema, type: z.literal('markedDone'), instruction: nonNegative }),
+]);
+
 export const endSchema = z.strictObject({
   kind: z.literal('end'),
   t: nonNegative,
@@ -115,8 +130,11 @@ export const endSchema = z.strictObject({
 
 export type LogHeader = z.output<typeof headerSchema>;
 export type LogEvent = z.output<typeof eventSchema>;
+export type LogAgentSeat = z.output<typeof agentSeatSchema>;
+/** An agent seat's line as its seat tells it: the log adds the kind and the time. */
+export type AgentSeatFact = LogAgentSeat extends infer Line ? (Line extends LogAgentSeat ? Omit<Line, 'kind' | 't'> : never) : never;
 export type LogEnd = z.output<typeof endSchema>;
-export type LogLine = LogHeader | LogEvent | LogEnd;
+export type LogLine = LogHeader | LogEvent | LogAgentSeat | LogEnd;
 
 /** The engine action an event line records. */
 export function eventAction(event: LogEvent): Action {

@@ -5,7 +5,7 @@ import { startGame, type GameState, type InitialSetup } from '../engine/state';
 import type { Action } from '../engine/actions';
 import { step, type StepOptions, type StepResult } from '../engine/transition';
 import { ENGINE_VERSION } from '../engine/version';
-import { LOG_FORMAT, LOG_FORMAT_VERSION, eventLine, type EndReason, type LogEnd, type LogHeader, type LogLine } from './format';
+import { LOG_FORMAT, LOG_FORMAT_VERSION, eventLine, type AgentSeatFact, type EndReason, type LogEnd, type LogHeader, type LogLine } from './format';
 
 export interface HeaderFields {
   readonly gameId: string;
@@ -84,6 +84,14 @@ export class GameRecorder {
       this.seq += 1;
     }
     return result;
+  }
+
+  /** Writes what an agent's seat did at `t` ms since the start (clamped as an action's time); the game's state stays as it is. */
+  agentSeat(fact: AgentSeatFact, t: number): void {
+    if (this.ended) throw new Error('the log is closed');
+    const at = Math.max(this.lastT, Math.round(t));
+    this.write({ kind: 'agentSeat', t: at, ...fact });
+    this.lastT = at;
   }
 
   /** Closes the log; a game that is over always ends with 'turns-exhausted'. */

@@ -1,13 +1,14 @@
 /**
  * Reading logs back: parse checks every line's shape, replay re-simulates the events through the
- * engine and checks every recorded outcome. Problems are LogErrors naming the line (1-based).
+ * engine and checks every recorded outcome (an agent seat's lines are no action: they are kept
+ * for their readers and passed over). Problems are LogErrors naming the line (1-based).
  */
 import type { z } from 'zod';
 import { GameSetupError } from '../engine/errors';
 import type { GameState } from '../engine/state';
 import { step } from '../engine/transition';
 import { ENGINE_VERSION } from '../engine/version';
-import { endSchema, eventAction, eventSchema, headerSchema, type LogEnd, type LogEvent, type LogHeader } from './format';
+import { agentSeatSchema, endSchema, eventAction, eventSchema, headerSchema, type LogAgentSeat, type LogEnd, type LogEvent, type LogHeader } from './format';
 import { stateFromHeader } from './recorder';
 
 export class LogError extends Error {
@@ -25,6 +26,8 @@ export interface ParsedLog {
   readonly header: LogHeader;
   /** Events with the line each came from. */
   readonly events: readonly { readonly line: number; readonly event: LogEvent }[];
+  /** What the server's agent seats did about their agents (P-147), in order. */
+  readonly agentSeats: readonly LogAgentSeat[];
   /** Null when the log stops without an end line. */
   readonly end: { readonly line: number; readonly end: LogEnd } | null;
 }
@@ -60,7 +63,13 @@ export function parseLog(text: string): ParsedLog {
   if (!header.success) throw new LogError(1, `bad header: ${describeIssues(header.error)}`);
 
   const events: { line: number; event: LogEvent }[] = [];
+  const agentSeats: LogAgentSeat[] = [];
   let end: ParsedLog['end'] = null;
+  /** The last event's time: no later line may be before it. */
+  const lastEventT = () => events.at(-1)?.event.t ?? 0;
+  const notBeforeLastEvent = (t: number, lineNo: number) => {
+    if (t < lastEventT()) throw new LogError(lineNo, `time goes backwards: ${t} ms after ${lastEventT()} ms`);
+  };
   for (let i = 1; i < lines.length; i++) {
     const lineNo = i + 1;
     if (end) throw new LogError(lineNo, `content after the end line (line ${end.line})`);
@@ -71,14 +80,17 @@ export function parseLog(text: string): ParsedLog {
       if (!parsed.success) throw new LogError(lineNo, `bad event: ${describeIssues(parsed.error)}`);
       const expectedSeq = events.length + 1;
       if (parsed.data.seq !== expectedSeq) throw new LogError(lineNo, `event seq is ${parsed.data.seq}, expected ${expectedSeq}`);
-      const previousT = events.length > 0 ? events[events.length - 1].event.t : 0;
-      if (parsed.data.t < previousT) throw new LogError(lineNo, `time goes backwards: ${parsed.data.t} ms after ${previousT} ms`);
+      notBeforeLastEvent(parsed.data.t, lineNo);
       events.push({ line: lineNo, event: parsed.data });
+    } else if (value.kind === 'agentSeat') {
+      const parsed = agentSeatSchema.safeParse(value);
+      if (!parsed.success) throw new LogError(lineNo, `bad agent seat line: ${describeIssues(parsed.error)}`);
+      notBeforeLastEvent(parsed.data.t, lineNo);
+      agentSeats.push(parsed.data);
     } else if (value.kind === 'end') {
       const parsed = endSchema.safeParse(value);
       if (!parsed.success) throw new LogError(lineNo, `bad end line: ${describeIssues(parsed.error)}`);
-      const lastT = events.length > 0 ? events[events.length - 1].event.t : 0;
-      if (parsed.data.t < lastT) throw new LogError(lineNo, `the end time ${parsed.data.t} ms is before the last event (${lastT} ms)`);
+      if (parsed.data.t < lastEventT()) throw new LogError(lineNo, `the end time ${parsed.data.t} ms is before the last event (${lastEventT()} ms)`);
       end = { line: lineNo, end: parsed.data };
     } else if (value.kind === 'header') {
       throw new LogError(lineNo, 'a second header');
@@ -86,7 +98,7 @@ export function parseLog(text: string): ParsedLog {
       throw new LogError(lineNo, `unknown line kind ${JSON.stringify(value.kind)}`);
     }
   }
-  return { header: header.data, events, end };
+  return { header: header.data, events, agentSeats, end };
 }
 
 interface Difference {
@@ -134,6 +146,8 @@ export interface ReplayResult {
   readonly final: GameState;
   readonly events: number;
   readonly end: LogEnd | null;
+  /** The log's agent seat lines, as parseLog read them. */
+  readonly agentSeats: readonly LogAgentSeat[];
   /** The log came from another engine version, so the recorded replacement cards were used. */
   readonly usedRecordedCards: boolean;
 }
@@ -176,5 +190,5 @@ export function replay(text: string, options: ReplayOptions = {}): ReplayResult 
       throw new LogError(line, `the end line says the turns ran out, but ${state.turnsLeft} turns are left`);
     }
   }
-  return { header: log.header, final: state, events: log.events.length, end: log.end?.end ?? null, usedRecordedCards };
+  return { header: log.header, final: state, events: log.events.length, end: log.end?.end ?? null, agentSeats: log.agentSeats, usedRecordedCards };
 }

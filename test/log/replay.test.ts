@@ -30,6 +30,10 @@ function tamper(edit: (lines: Record<string, any>[]) => void): string {
 
 const event = (lines: Record<string, any>[], seq: number) => lines[seq] as LogEvent & Record<string, any>;
 
+/** What a server's agent seat records (P-147), at the time of the sample's 8th event (the follower's DONE). */
+const seatFailure = { kind: 'agentSeat', t: 8000, role: 'follower', type: 'failed', reason: 'error' } as const;
+const seatMarkedDone = { kind: 'agentSeat', t: 8000, role: 'follower', type: 'markedDone', instruction: 0 } as const;
+
 describe('replay of a consistent log', () => {
   test('re-simulates every event and reports the final state', () => {
     const { text, lines } = sampleLog();
@@ -117,6 +121,28 @@ describe('R-57: logs written before the queue had a cap', () => {
   });
 });
 
+describe("P-147: an agent seat's lines", () => {
+  test('are kept by replay, which passes over them: the game is the same', () => {
+    const text = tamper((l) => void l.splice(9, 0, seatFailure, seatMarkedDone));
+    const result = replay(text);
+    expect(result.agentSeats).toEqual([seatFailure, seatMarkedDone]);
+    expect({ ...result, agentSeats: [] }).toEqual(replay(sampleLog().text));
+  });
+
+  test("are written by the recorder at a time not before the last action's, and change nothing", () => {
+    const lines: LogLine[] = [];
+    const start = makeState();
+    const setup = { leader: start.leader, follower: start.follower, cards: start.cards, rng: start.rng };
+    const recorder = new GameRecorder(makeHeader({ gameId: 'seat', startedAt: new Date(0), seed: 1, config: start.config, map: start.world.map, setup }), (line) => lines.push(line));
+    expect(recorder.apply({ type: 'instruction', actor: 'leader', text: 'go' }, 500).ok).toBe(true);
+    const before = recorder.state;
+    recorder.agentSeat({ role: 'follower', type: 'failed', reason: 'late' }, 400);
+    expect(lines.at(-1)).toEqual({ kind: 'agentSeat', t: 500, role: 'follower', type: 'failed', reason: 'late' });
+    expect(recorder.state).toBe(before);
+    expect(recorder.events).toBe(1);
+  });
+});
+
 describe('replay refuses corrupt logs, naming the line', () => {
   const cases: [string, () => string, number, RegExp][] = [
     ['an empty file', () => '', 0, /the log is empty/],
@@ -154,6 +180,9 @@ describe('replay refuses corrupt logs, naming the line', () => {
     ['an end time before the last event', () => tamper((l) => { l[17].t = 5; }), 18, /end time 5 ms is before the last event/],
     ['turns said to run out while some are left', () => tamper((l) => { l[17].reason = 'turns-exhausted'; }), 18, /turns ran out, but 8 turns are left/],
     ['an unknown end reason', () => tamper((l) => { l[17].reason = 'bored'; }), 18, /bad end line: reason/],
+    ['an agent seat line of an unknown failure', () => tamper((l) => { l.splice(9, 0, { ...seatFailure, reason: 'bored' }); }), 10, /bad agent seat line: reason/],
+    ['an agent seat line with an unknown field', () => tamper((l) => { l.splice(9, 0, { ...seatFailure, message: 'the model is down' }); }), 10, /bad agent seat line: .*message/],
+    ['an agent seat line before the last event', () => tamper((l) => { l.splice(9, 0, { ...seatFailure, t: 10 }); }), 10, /time goes backwards: 10 ms after 8000 ms/],
   ];
 
   test.each(cases)('%s', (_name, make, line, pattern) => expectLogError(make(), line, pattern));

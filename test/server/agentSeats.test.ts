@@ -1,8 +1,9 @@
 /**
  * Agents in the seats the server fills (botFollower, botLeader), over real WebSockets: they see
  * only their seat's view, play plans, never hold up the room, and an agent that throws, hangs or
- * answers what the game refuses fails, said in the server's log: a leader agent loses its turn, a
- * follower agent is asked again, and its instruction is marked done after two failures in a row.
+ * answers what the game refuses fails, said in the server's log and recorded in the game's: a
+ * leader agent loses its turn, a follower agent is asked again, and its instruction is marked done
+ * after two failures in a row.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,10 @@ function serverLog(): () => string[] {
 const logText = (lines: readonly LogLine[]) => lines.map((line) => `${serializeLine(line)}\n`).join('');
 const followerEvents = (lines: readonly LogLine[]) => lines.filter((l: any) => l.kind === 'event' && l.actor === 'follower') as any[];
 const notices = (player: Player, kind: string) => player.messages.filter((m) => m.type === 'notice' && m.payload.kind === kind);
+/** The game log's agent seat lines (P-147), without their times. */
+const seatLines = (lines: readonly LogLine[]) => lines.filter((line) => line.kind === 'agentSeat').map(({ kind: _kind, t: _t, ...fact }) => fact);
+const failed = (reason: string, role = 'follower') => ({ role, type: 'failed', reason });
+const markedDone = (instruction: number) => ({ role: 'follower', type: 'markedDone', instruction });
 
 /** A leader with the server's agent follower, once the game has started. */
 async function leaderWithAgent(url: string): Promise<Player> {
@@ -151,7 +156,7 @@ describe('P-119: an agent follower seated by the server', () => {
     await waitFor(() => followerEvents(logs[0]).length === 1, 'its answer to be played');
   });
 
-  test("P-140: that always throws is asked again; failing twice in a row on an instruction, its seat marks it done, says why in the server's log and tells the leader; the game goes on", async () => {
+  test("P-140, P-147: that always throws is asked again; failing twice in a row on an instruction, its seat marks it done, says why in the server's log, records it in the game's and tells the leader; the game goes on", async () => {
     const log = serverLog();
     const agent = follower(() => {
       throw new Error('the model is down');
@@ -178,7 +183,13 @@ describe('P-119: an agent follower seated by the server', () => {
     await waitFor(() => notices(leader, 'followerGaveUp').length === 2, 'the leader to be told twice', 5000);
     expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('first'), failedInstructionNote('second')]);
     expect(leader.phase).toBe('playing');
-    expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);
+    // The game's log has each failure and each instruction marked done, among the events; replay passes over them.
+    expect(seatLines(logs[0])).toEqual([failed('error'), failed('error'), markedDone(0), failed('error'), failed('error'), markedDone(1)]);
+    const replayed = replay(logText(logs[0]), { allowOpen: true });
+    expect(replayed.final.turnsLeft).toBe(5);
+    expect(replayed.agentSeats.map(({ kind: _kind, t: _t, ...fact }) => fact)).toEqual(seatLines(logs[0]));
+    // The seat's own lines go to the log alone: no player is sent them.
+    expect(JSON.stringify(leader.messages)).not.toMatch(/agentSeat|markedDone/);
     // The next turn, it is asked again.
     instruct(leader, 'again');
     await waitFor(() => agent.asked.length === 6, 'the agent to be asked again', 5000);
@@ -200,9 +211,10 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(log().length).toBeGreaterThan(0);
     expect(log().every((line) => line.endsWith('failed: now and then; it is asked again'))).toBe(true);
     expect(notices(leader, 'followerGaveUp')).toEqual([]);
+    expect(seatLines(logs[0])).toEqual(log().map(() => failed('error')));
   });
 
-  test('P-140: an agent that never answers: after two turns ended unanswered on one instruction, its seat marks it done', async () => {
+  test('P-140, P-147: an agent that never answers: after two turns ended unanswered on one instruction, its seat marks it done; the game\'s log records each late answer', async () => {
     const log = serverLog();
     const agent = follower(() => new Promise<AgentAction>(() => {}));
     const { url, logs } = await agentServer(seatFollower(agent), { followerTurnSeconds: 1 });
@@ -222,6 +234,7 @@ describe('P-119: an agent follower seated by the server', () => {
     ]);
     await waitFor(() => notices(leader, 'followerGaveUp').length === 1, 'the leader to be told', 5000);
     expect(notices(leader, 'followerGaveUp').map((n) => n.payload.message)).toEqual([failedInstructionNote('one')]);
+    expect(seatLines(logs[0])).toEqual([failed('late'), failed('late'), markedDone(0)]);
   });
 
   test('that hangs: its turn runs out; the next waits for its answer, then goes on from it', async () => {
@@ -240,6 +253,8 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(log()).toContainEqual(expect.stringMatching(/the follower agent "test" answered after its turn 1 had ended; the answer is dropped$/));
     // The late MF was not played: the second turn's answer (DONE, for "one") was.
     expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
+    // Late once: the answer that came after its turn is not counted again.
+    expect(seatLines(logs[0])).toEqual([failed('late')]);
   });
 
   test(`P-140: that keeps answering what is not a follower's action fails after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; failing twice, its seat marks the instruction done`, async () => {
@@ -255,6 +270,7 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(log()[MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; it is asked again$`));
     expect(log()[2 * MAX_REFUSALS_IN_A_ROW - 1]).toMatch(new RegExp(`after ${MAX_REFUSALS_IN_A_ROW} refusals in a row; after 2 failures in a row on the instruction "fly" its seat marks it done$`));
     expect(followerEvents(logs[0]).map((e) => e.type)).toEqual(['done']);
+    expect(seatLines(logs[0])).toEqual([failed('refused'), failed('refused'), markedDone(0)]);
     expect(notices(leader, 'timeout')).toEqual([]);
     expect(leader.phase).toBe('playing');
   });
@@ -317,6 +333,7 @@ describe("P-117: a follower with the server's agent leader", () => {
     expect(log()[0]).toMatch(/the leader agent "test" answered an instruction of 1000 characters; at most 300$/);
     expect(log()).toHaveLength(MAX_REFUSALS_IN_A_ROW);
     expect(logs[0].filter((l: any) => l.kind === 'event' && l.actor === 'leader')).toEqual([]);
+    expect(seatLines(logs[0])).toEqual([failed('refused', 'leader')]);
     expect(human.phase).toBe('playing');
   });
 });

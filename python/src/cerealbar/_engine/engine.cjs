@@ -20910,6 +20910,11 @@ var eventSchema = external_exports.discriminatedUnion("type", [
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("cancel"), actor: roleSchema, payload: external_exports.strictObject({}) }),
   external_exports.strictObject({ ...eventBase, type: external_exports.literal("timeout"), actor: external_exports.literal("server"), payload: external_exports.strictObject({ role: roleSchema }) })
 ]);
+var AGENT_SEAT_FAILURES = ["error", "late", "refused"];
+var agentSeatSchema = external_exports.discriminatedUnion("type", [
+  external_exports.strictObject({ kind: external_exports.literal("agentSeat"), t: nonNegative, role: roleSchema, type: external_exports.literal("failed"), reason: external_exports.enum(AGENT_SEAT_FAILURES) }),
+  external_exports.strictObject({ kind: external_exports.literal("agentSeat"), t: nonNegative, role: roleSchema, type: external_exports.literal("markedDone"), instruction: nonNegative })
+]);
 var endSchema = external_exports.strictObject({
   kind: external_exports.literal("end"),
   t: nonNegative,
@@ -20977,7 +20982,12 @@ function parseLog(text) {
   const header = headerSchema.safeParse(first);
   if (!header.success) throw new LogError(1, `bad header: ${describeIssues(header.error)}`);
   const events = [];
+  const agentSeats = [];
   let end = null;
+  const lastEventT = () => events.at(-1)?.event.t ?? 0;
+  const notBeforeLastEvent = (t, lineNo) => {
+    if (t < lastEventT()) throw new LogError(lineNo, `time goes backwards: ${t} ms after ${lastEventT()} ms`);
+  };
   for (let i = 1; i < lines.length; i++) {
     const lineNo = i + 1;
     if (end) throw new LogError(lineNo, `content after the end line (line ${end.line})`);
@@ -20988,14 +20998,17 @@ function parseLog(text) {
       if (!parsed.success) throw new LogError(lineNo, `bad event: ${describeIssues(parsed.error)}`);
       const expectedSeq = events.length + 1;
       if (parsed.data.seq !== expectedSeq) throw new LogError(lineNo, `event seq is ${parsed.data.seq}, expected ${expectedSeq}`);
-      const previousT = events.length > 0 ? events[events.length - 1].event.t : 0;
-      if (parsed.data.t < previousT) throw new LogError(lineNo, `time goes backwards: ${parsed.data.t} ms after ${previousT} ms`);
+      notBeforeLastEvent(parsed.data.t, lineNo);
       events.push({ line: lineNo, event: parsed.data });
+    } else if (value.kind === "agentSeat") {
+      const parsed = agentSeatSchema.safeParse(value);
+      if (!parsed.success) throw new LogError(lineNo, `bad agent seat line: ${describeIssues(parsed.error)}`);
+      notBeforeLastEvent(parsed.data.t, lineNo);
+      agentSeats.push(parsed.data);
     } else if (value.kind === "end") {
       const parsed = endSchema.safeParse(value);
       if (!parsed.success) throw new LogError(lineNo, `bad end line: ${describeIssues(parsed.error)}`);
-      const lastT = events.length > 0 ? events[events.length - 1].event.t : 0;
-      if (parsed.data.t < lastT) throw new LogError(lineNo, `the end time ${parsed.data.t} ms is before the last event (${lastT} ms)`);
+      if (parsed.data.t < lastEventT()) throw new LogError(lineNo, `the end time ${parsed.data.t} ms is before the last event (${lastEventT()} ms)`);
       end = { line: lineNo, end: parsed.data };
     } else if (value.kind === "header") {
       throw new LogError(lineNo, "a second header");
@@ -21003,7 +21016,7 @@ function parseLog(text) {
       throw new LogError(lineNo, `unknown line kind ${JSON.stringify(value.kind)}`);
     }
   }
-  return { header: header.data, events, end };
+  return { header: header.data, events, agentSeats, end };
 }
 function findDifference(recorded, replayed) {
   if (Object.is(recorded, replayed)) return null;
@@ -21062,7 +21075,7 @@ function replay(text, options = {}) {
       throw new LogError(line, `the end line says the turns ran out, but ${state.turnsLeft} turns are left`);
     }
   }
-  return { header: log.header, final: state, events: log.events.length, end: log.end?.end ?? null, usedRecordedCards };
+  return { header: log.header, final: state, events: log.events.length, end: log.end?.end ?? null, agentSeats: log.agentSeats, usedRecordedCards };
 }
 
 // shared/eval/recording.ts
