@@ -187,7 +187,9 @@ export function registerStudyCommands(program: Command): void {
       const store = checkStoreUrl(options.store);
       const { games, unreadable } = store === undefined ? await readDataDirLogs(resolve(options.data)) : await readDatabaseLogs(store, loaded.pool);
       const bootstrap = { resamples: options.bootstrap, seed: options.bootstrapSeed, level: DEFAULT_BOOTSTRAP.level };
-      const report = studyReport(loaded, games, resolve(options.llmRecords ?? join(options.data, 'llm')), bootstrap);
+      // The worker store counts every draw, those after the last logged one too (P-148); without it the logs say what they can.
+      const drawTotals = await withWorkerStore(resolve(options.data), store, (workers) => workers.armTotals(loaded.id));
+      const report = studyReport(loaded, games, resolve(options.llmRecords ?? join(options.data, 'llm')), bootstrap, { drawTotals });
       const files: [string, string][] = [
         ['report.json', `${JSON.stringify(report, null, 2)}\n`],
         ['arms.csv', armsCsv(report)],
@@ -213,17 +215,25 @@ type ListedWorker = WorkerRecord & { gameList: WorkerGame[] };
 
 /** The study's workers with their games, from the database at `storeUrl` or else the data directory (none when it has no worker store). */
 async function readWorkers(study: Study, dataDir: string, storeUrl: string | undefined): Promise<ListedWorker[]> {
+  const listed = await withWorkerStore(dataDir, storeUrl, async (store) => {
+    const workers = await store.list(study.id);
+    return Promise.all(workers.map(async (worker) => ({ ...worker, gameList: await store.games(study.id, worker.participantId) })));
+  });
+  return listed ?? [];
+}
+
+/** What `read` reads from the worker store of the database at `storeUrl`, or else of the data directory (opened read-only, then closed); null when the data directory has none. */
+async function withWorkerStore<T>(dataDir: string, storeUrl: string | undefined, read: (store: WorkerStore) => Promise<T> | T): Promise<T | null> {
   let store: WorkerStore;
   try {
     if (storeUrl !== undefined) store = await PgWorkerStore.open(storeUrl, { readonly: true });
     else if (existsSync(join(dataDir, WORKERS_FILE))) store = SqliteWorkerStore.open(dataDir, { readonly: true });
-    else return [];
+    else return null;
   } catch (error) {
     throw new CliError(`${storeUrl === undefined ? dataDir : redactUrl(storeUrl)}: cannot open the worker store: ${(error as Error).message}`);
   }
   try {
-    const workers = await store.list(study.id);
-    return await Promise.all(workers.map(async (worker) => ({ ...worker, gameList: await store.games(study.id, worker.participantId) })));
+    return await read(store);
   } finally {
     await store.close();
   }

@@ -2,12 +2,13 @@
  * `cerealbar study report`: a study's arms compared from its game logs. Each log whose header
  * names the study and an arm (`meta.arm`) is replayed, and its figures are summed by arm: draws
  * and games (intention to treat beside per protocol), how they ended, participants met, minutes
- * played and the bonus a minute, the agent seat's timeouts, the score with a per-game and a
- * per-participant bootstrap interval (and a warning where an interval says little), instructions,
- * the share followed (marked done), cancellations, the leader's feedback, and an LLM arm's call
- * failures from its call records; then each pair of arms' difference in mean score with both
- * intervals, a permutation p-value and Holm's adjustment, and the games per arm a study needs.
- * docs/study-arms.md ("The figures") defines every figure.
+ * played and the bonus a minute, the agent seat's timeouts and the failures its seat recorded, the
+ * score with a per-game and a per-participant bootstrap interval (and a warning where an interval
+ * says little), instructions, the share followed (marked done), cancellations, the leader's
+ * feedback, and an LLM arm's call failures from its call records; then each pair of arms'
+ * difference in mean score with both intervals, a permutation p-value and Holm's adjustment, and
+ * the games per arm a study needs. The arms' draws are the worker store's when it is given, else
+ * the logs'. docs/study-arms.md ("The figures") defines every figure.
  */
 import { existsSync } from 'node:fs';
 import { bootstrapInterval, differenceInterval, mean, type BootstrapOptions, type Interval } from '../../shared/eval/bootstrap';
@@ -17,15 +18,29 @@ import { holmAdjusted, permutationPValue } from '../../shared/eval/multipleCompa
 import { findRecordFile, readRecords } from '../../shared/agents/node/llm/records';
 import type { AgentIdentity } from '../../shared/agents/types';
 import { replay } from '../../shared/log/replay';
-import type { LogEvent } from '../../shared/log/format';
+import type { AgentSeatFailure, LogAgentSeat, LogEvent } from '../../shared/log/format';
 import { armSeat, LLM_ARM_AGENT, type ArmMeta } from '../../shared/study/arms';
 import { csvField } from '../../shared/study/csv';
+import type { ArmTotals } from '../../shared/study/overview';
 import type { Study } from '../../shared/study/studyFile';
 import type { LogFile } from '../../server/study/gameLogs';
 import { armOfDraw } from '../../server/study/arms';
 import { detectableDifference, gamesPerArm, pilotVariance, PLANNED_POWER, type PilotVariance } from './sampleSize';
 
 export const STUDY_REPORT_VERSION = 1;
+
+/**
+ * What the arm's seat recorded of its agent (the log's agentSeat lines, P-147): its failures by
+ * reason (`error`: it threw; `refused`: the game refused its answers 10 times in a row; `late`: its
+ * next turn began before it answered) and the instructions it marked done after the agent failed
+ * on them twice in a row (P-140).
+ */
+export interface AgentFailureCounts {
+  readonly error: number;
+  readonly refused: number;
+  readonly late: number;
+  readonly markedDone: number;
+}
 
 /** One game of an arm, as its log (and its call records) tell it. */
 export interface ArmGame {
@@ -47,6 +62,7 @@ export interface ArmGame {
   readonly feedback: { readonly positive: number; readonly negative: number };
   /** Turns of the arm's seat that ran out: the server's `timeout` events for the seat the agent played. */
   readonly agentTimeouts: number;
+  readonly agentFailures: AgentFailureCounts;
   /** The agent in the arm's seat as the header records it (`meta.agents`), or null when it does not. */
   readonly agent: AgentIdentity | null;
   /** An LLM arm's call records of this game by status; null for another arm, or when the game's records are not there. */
@@ -73,11 +89,15 @@ export interface ArmSummary {
   readonly id: string;
   readonly agent: string;
   readonly weight: number;
-  /** Draws of the arm (the intention-to-treat denominator): its games and its draws never started. */
+  /**
+   * Draws of the arm (the intention-to-treat denominator): the worker store's count when the report
+   * was given it (`drawSource`), else its games and its draws never started.
+   */
   readonly draws: number;
   /**
-   * The arm's draw numbers that have no log: their game never started (the seat was never taken,
-   * or the agent could not start). Known from the logs up to the study's last logged draw.
+   * The draw numbers of the arm (the study file's draw for the number) that have no log: their game
+   * never started (the seat was never taken, or the agent could not start). Up to the study's last
+   * draw in the worker store, else to its last logged draw.
    */
   readonly neverStarted: readonly number[];
   /** Games whose log names the arm (the per-protocol denominator). */
@@ -101,6 +121,8 @@ export interface ArmSummary {
   readonly bonusPerMinute: number | null;
   /** Turns of the arm's seat that ran out, over the ended games. */
   readonly agentTimeouts: number;
+  /** What the arm's seat recorded of its agent, over the ended games. */
+  readonly agentFailures: AgentFailureCounts;
   /** The agents that played the arm's seat (name, version, spec), each with its games: more than one means the agent changed during the study. */
   readonly agents: readonly (AgentIdentity & { readonly games: number })[];
   /** Over the ended games, however they ended; null (and no interval) with none. */
@@ -176,6 +198,8 @@ export interface StudyReport {
   readonly createdAt: string;
   /** The seat the arms play. */
   readonly armSeat: 'leader' | 'follower';
+  /** Where the arms' draws come from: the worker store's exact counts, or the logs (which know no draw after the last logged one). */
+  readonly drawSource: 'worker store' | 'logs';
   /** The currency of the bonus a minute. */
   readonly currency: string;
   readonly bootstrap: BootstrapOptions & { readonly method: 'percentile' };
@@ -202,6 +226,12 @@ function participantOf(meta: Readonly<Record<string, unknown>>): string | null {
   return typeof worker === 'string' ? worker : null;
 }
 
+/** A game's agentSeat lines of the arm's seat, counted. */
+function agentFailureCounts(lines: readonly LogAgentSeat[]): AgentFailureCounts {
+  const failed = (reason: AgentSeatFailure) => lines.filter((line) => line.type === 'failed' && line.reason === reason).length;
+  return { error: failed('error'), refused: failed('refused'), late: failed('late'), markedDone: lines.filter((line) => line.type === 'markedDone').length };
+}
+
 /** A game's figures from its log (replayed: a log that does not replay is an error naming it). */
 function gameFigures(log: LogFile, arm: ArmMeta, seat: 'leader' | 'follower'): Omit<ArmGame, 'llmCalls' | 'llmFallbacks'> {
   const events: LogEvent[] = [];
@@ -221,6 +251,7 @@ function gameFigures(log: LogFile, arm: ArmMeta, seat: 'leader' | 'follower'): O
     cancelled: events.reduce((sum, event) => sum + (event.outcome.cancelled?.length ?? 0), 0),
     feedback: { positive: signals.filter((s) => s === 'positive').length, negative: signals.filter((s) => s === 'negative').length },
     agentTimeouts: events.filter((event) => event.type === 'timeout' && (event.payload as { role: string }).role === seat).length,
+    agentFailures: agentFailureCounts(result.agentSeats.filter((line) => line.role === seat)),
     agent: agents?.[seat] ?? null,
   };
 }
@@ -284,7 +315,7 @@ function agentsOf(games: readonly ArmGame[]): ArmSummary['agents'] {
   return [...tally.values()];
 }
 
-function summarizeArm(study: Study, arm: NonNullable<Study['arms']>[number], games: readonly ArmGame[], neverStarted: readonly number[], bootstrap: BootstrapOptions): ArmSummary {
+function summarizeArm(study: Study, arm: NonNullable<Study['arms']>[number], games: readonly ArmGame[], neverStarted: readonly number[], drawn: number | null, bootstrap: BootstrapOptions): ArmSummary {
   const ended = games.filter((game) => game.endReason !== null);
   const scores = ended.map((game) => game.score);
   const byParticipant = [...scoresByParticipant(ended).values()];
@@ -293,16 +324,18 @@ function summarizeArm(study: Study, arm: NonNullable<Study['arms']>[number], gam
   const negative = sumOf(ended, (game) => game.feedback.negative);
   const playedToEnd = ended.filter((game) => game.endReason === 'turns-exhausted').length;
   const minutesPlayed = sumOf(ended, (game) => game.minutes);
+  const draws = drawn ?? games.length + neverStarted.length;
+  const failures = (count: keyof AgentFailureCounts) => sumOf(ended, (game) => game.agentFailures[count]);
   return {
     id: arm.id,
     agent: arm.agent,
     weight: arm.weight,
-    draws: games.length + neverStarted.length,
+    draws,
     neverStarted,
     games: games.length,
     ended: ended.length,
     playedToEnd,
-    playedToEndShare: { ofDraws: ratio(playedToEnd, games.length + neverStarted.length), ofGames: ratio(playedToEnd, games.length) },
+    playedToEndShare: { ofDraws: ratio(playedToEnd, draws), ofGames: ratio(playedToEnd, games.length) },
     abandoned: ended.filter((game) => game.endReason === 'abandoned').length,
     otherEnds: ended.filter((game) => game.endReason !== 'turns-exhausted' && game.endReason !== 'abandoned').length,
     notEnded: games.length - ended.length,
@@ -310,6 +343,7 @@ function summarizeArm(study: Study, arm: NonNullable<Study['arms']>[number], gam
     minutesPlayed,
     bonusPerMinute: ratio(study.pay.bonusPerPoint * sumOf(scores, (score) => score), minutesPlayed),
     agentTimeouts: sumOf(ended, (game) => game.agentTimeouts),
+    agentFailures: { error: failures('error'), refused: failures('refused'), late: failures('late'), markedDone: failures('markedDone') },
     agents: agentsOf(games),
     meanScore: scores.length === 0 ? null : mean(scores),
     scoreInterval: bootstrapInterval(scores, bootstrap),
@@ -381,12 +415,23 @@ function studyFileIdentity(headerHashes: readonly (string | null)[], ofFileGiven
   return { sha256: ofFileGiven, source: ofFileGiven === null ? 'unknown' : 'study file', inHeaders, ofFileGiven };
 }
 
+export interface StudyReportOptions {
+  /**
+   * The worker store's draws of the study by arm (WorkerStore.armTotals): each arm's draws, exactly
+   * (the intention-to-treat denominators), and how many draws there were, so that draws after the
+   * last logged one are known. Without them (null), draws are known from the logs alone.
+   */
+  readonly drawTotals?: readonly ArmTotals[] | null;
+  readonly now?: Date;
+}
+
 /**
  * The study's report from its logs (those of other studies are left out). `recordsDir` is where
  * the LLM arms' call records are. The arms are in the study file's order. A study as loaded from
  * its file carries the file's SHA-256 (`fileSha256`), which the report names when no header does.
  */
-export function studyReport(study: Study & { readonly fileSha256?: string }, logs: readonly LogFile[], recordsDir: string, bootstrap: BootstrapOptions, now = new Date()): StudyReport {
+export function studyReport(study: Study & { readonly fileSha256?: string }, logs: readonly LogFile[], recordsDir: string, bootstrap: BootstrapOptions, options: StudyReportOptions = {}): StudyReport {
+  const { drawTotals, now = new Date() } = options;
   const arms = study.arms ?? [];
   const seat = armSeat(study);
   const byArm = new Map<string, ArmGame[]>(arms.map((arm) => [arm.id, []]));
@@ -410,12 +455,15 @@ export function studyReport(study: Study & { readonly fileSha256?: string }, log
     const records = meta.arm.agent === LLM_ARM_AGENT ? callRecords(findRecordFile(recordsDir, figures.gameId, seat)) : null;
     games.push({ ...figures, llmCalls: records?.byStatus ?? null, llmFallbacks: records?.fallbacks ?? null });
   }
-  // A draw below the last one logged that has no log never started: the file says its arm.
+  // A draw without a log never started: the file says its arm. The store numbers its draws from 0
+  // without gaps, so its count bounds them; the logs alone know them up to the last one logged.
+  const drawCount = Math.max(sumOf(drawTotals ?? [], (arm) => arm.drawn), ...[...drawsLogged].map((d) => d + 1));
   const neverStarted = new Map<string, number[]>(arms.map((arm) => [arm.id, []]));
-  for (let draw = 0; draw < Math.max(0, ...[...drawsLogged].map((d) => d + 1)); draw++) {
+  for (let draw = 0; draw < drawCount; draw++) {
     if (!drawsLogged.has(draw)) neverStarted.get(armOfDraw(study.id, arms, draw).id)!.push(draw);
   }
-  const summaries = arms.map((arm) => summarizeArm(study, arm, byArm.get(arm.id)!.sort((a, b) => a.draw - b.draw), neverStarted.get(arm.id)!, bootstrap));
+  const drawn = (id: string) => (drawTotals ? (drawTotals.find((totals) => totals.arm === id)?.drawn ?? 0) : null);
+  const summaries = arms.map((arm) => summarizeArm(study, arm, byArm.get(arm.id)!.sort((a, b) => a.draw - b.draw), neverStarted.get(arm.id)!, drawn(arm.id), bootstrap));
   const { differences, comparisons } = comparePairs(summaries, bootstrap);
   return {
     kind: 'study-arms',
@@ -424,6 +472,7 @@ export function studyReport(study: Study & { readonly fileSha256?: string }, log
     studyFile: studyFileIdentity(headerHashes, study.fileSha256 ?? null),
     createdAt: now.toISOString(),
     armSeat: seat,
+    drawSource: drawTotals ? 'worker store' : 'logs',
     currency: study.pay.currency,
     bootstrap: { ...bootstrap, method: 'percentile' },
     arms: summaries,
@@ -466,6 +515,16 @@ const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
 const range = (interval: Interval | null) => (interval ? `${shown(interval.low)} to ${shown(interval.high)}` : 'n/a');
 const warned = (warning: string | null) => (warning ? ` [${warning}]` : '');
 
+/** What an arm's seat recorded of its agent, in words (the table and the page). */
+export function agentFailuresText(counts: AgentFailureCounts): string {
+  return `errors ${counts.error}, refused ${counts.refused}, late ${counts.late}, instructions marked done ${counts.markedDone}`;
+}
+
+/** Where the draws come from, in words. */
+export function drawSourceText(source: StudyReport['drawSource']): string {
+  return source === 'worker store' ? "draws from the worker store's counts" : 'draws known from the logs, up to the last logged draw';
+}
+
 /** Where the study file's SHA-256 comes from, and whether the file given is the games' own. */
 function studyFileLine(file: StudyFileIdentity): string {
   const from = { 'log headers': 'from the log headers', 'study file': 'of the study file given: no log header records one', unknown: 'not known: no log header records it, and the study was given without it' }[file.source];
@@ -488,7 +547,7 @@ function sampleSizeLine(report: StudyReport): string {
 export function formatStudyReport(report: StudyReport): string {
   const level = Math.round(report.bootstrap.level * 100);
   const lines = [
-    `Study ${report.study}: ${report.arms.length} arm(s) in the ${report.armSeat}'s seat; score intervals (${level}%): percentile bootstrap over games and over participants, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`,
+    `Study ${report.study}: ${report.arms.length} arm(s) in the ${report.armSeat}'s seat; ${drawSourceText(report.drawSource)}; score intervals (${level}%): percentile bootstrap over games and over participants, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`,
     studyFileLine(report.studyFile),
   ];
   for (const arm of report.arms) {
@@ -500,7 +559,7 @@ export function formatStudyReport(report: StudyReport): string {
         `${shown(arm.minutesPlayed, 1)} minutes, bonus ${shown(arm.bonusPerMinute, 3)} ${report.currency} a minute; mean score ${shown(arm.meanScore)} ` +
         `(${range(arm.scoreInterval)} over games${warned(arm.scoreIntervalWarning)}, ${range(arm.scoreIntervalByParticipant)} over participants${warned(arm.scoreIntervalByParticipantWarning)}); ` +
         `${shown(arm.instructionsPerGame, 1)} instructions a game, ${shown(arm.followedShare, 3)} followed, ${shown(arm.cancellationRate, 3)} cancelled; feedback ${arm.feedback.negative} negative to ${arm.feedback.positive} positive; ` +
-        `agent ${agents}, ${arm.agentTimeouts} of its turns timed out${llm}`,
+        `agent ${agents}, ${arm.agentTimeouts} of its turns timed out, its seat's failures: ${agentFailuresText(arm.agentFailures)}${llm}`,
     );
   }
   report.differences.forEach((d, i) => {

@@ -7,7 +7,7 @@
  */
 import type { Interval } from '../../shared/eval/bootstrap';
 import { escape, fmt } from '../eval/html';
-import type { ArmSummary, StudyReport } from './report';
+import { agentFailuresText, drawSourceText, type ArmSummary, type StudyReport } from './report';
 
 const hue = (index: number) => `hsl(${(index * 137) % 360} 60% 42%)`;
 
@@ -77,7 +77,7 @@ function takeUpRows(report: StudyReport): string {
       return (
         `<tr><td style="color:${hue(i)}"><b>${escape(arm.id)}</b></td><td>${arm.draws}</td><td title="${escape(arm.neverStarted.join(' '))}">${arm.neverStarted.length}</td><td>${arm.games}</td>` +
         `<td>${share(arm.playedToEndShare.ofDraws)}</td><td>${share(arm.playedToEndShare.ofGames)}</td><td>${arm.participants}</td><td>${fmt(arm.minutesPlayed)}</td><td>${fmt(arm.bonusPerMinute)}</td>` +
-        `<td>${arm.agentTimeouts}</td><td>${agents}</td></tr>`
+        `<td>${arm.agentTimeouts}</td><td>${agentFailuresText(arm.agentFailures)}</td><td>${agents}</td></tr>`
       );
     })
     .join('\n');
@@ -130,11 +130,11 @@ ${studyFileNote(report)}
 ${armRows(report)}
 </tbody></table>
 <h2>Draws, participants and time</h2>
-<table><thead><tr><th>arm</th><th>draws</th><th>never started</th><th>games</th><th>played to the end, of draws</th><th>played to the end, of games</th><th>participants</th><th>minutes played</th><th>bonus a minute (${escape(report.currency)})</th><th>agent's turns timed out</th><th>agent: games</th></tr></thead>
+<table><thead><tr><th>arm</th><th>draws</th><th>never started</th><th>games</th><th>played to the end, of draws</th><th>played to the end, of games</th><th>participants</th><th>minutes played</th><th>bonus a minute (${escape(report.currency)})</th><th>agent's turns timed out</th><th>agent's failures, as its seat recorded them</th><th>agent: games</th></tr></thead>
 <tbody>
 ${takeUpRows(report)}
 </tbody></table>
-<p class="note">Draws are the intention-to-treat denominator (a draw whose game never started counts in its arm), games the per-protocol one. Draws never started are known from the logs up to the study's last logged draw.</p>
+<p class="note">Draws are the intention-to-treat denominator (a draw whose game never started counts in its arm), games the per-protocol one: ${drawSourceText(report.drawSource)}.</p>
 ${distributions(report.arms, level)}
 <h2>Differences in mean score</h2>
 ${report.differences.length === 0 ? '<p>Fewer than two arms with ended games.</p>' : `<table><thead><tr><th>arms</th><th>difference</th><th>${level}% interval over games</th><th>${level}% interval over participants</th><th>permutation p</th><th>Holm's p</th></tr></thead><tbody>\n${differenceRows(report)}\n</tbody></table>`}

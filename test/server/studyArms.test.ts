@@ -4,7 +4,8 @@
  * follower on a stub endpoint). The games are split between the arms as the weights say, across a
  * restart; the log headers name the arm and the study file's SHA-256; nothing a participant
  * receives names either; and `study
- * report` gives what a recomputation from the raw log lines and call records gives.
+ * report` gives what a recomputation from the raw log lines and call records gives, with each
+ * arm's draws from the worker store.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -231,7 +232,7 @@ describe("a study's arms", () => {
     await call('GET', `/api/studies/${STUDY}/public`);
     const seen = JSON.stringify([received, players.map((player) => player.messages)]);
     expect(players.every((player) => player.messages.some((m) => m.type === 'view'))).toBe(true);
-    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight', 'followerGaveUp', fileSha256, 'Sha256']) expect(seen).not.toContain(secret);
+    for (const secret of [HEURISTIC_ARM, LLM_ARM, 'heuristic', '"llm', STUB_MODEL, stub.url, '"arm"', 'weight', 'followerGaveUp', 'agentSeat', fileSha256, 'Sha256']) expect(seen).not.toContain(secret);
   });
 
   test('study report computes from the logs what a recomputation from their lines gives', async () => {
@@ -242,11 +243,12 @@ describe("a study's arms", () => {
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
 
     // The recomputation: each log's raw lines, and each LLM game's call records, counted by arm.
-    const expected = new Map<string, { scores: number[]; games: number; toEnd: number; abandoned: number; instructions: number; done: number; cancelled: number; positive: number; negative: number; records: number; failures: number; fallbacks: number }>();
+    type SeatFailures = { error: number; refused: number; late: number; markedDone: number };
+    const expected = new Map<string, { scores: number[]; games: number; toEnd: number; abandoned: number; instructions: number; done: number; cancelled: number; positive: number; negative: number; records: number; failures: number; fallbacks: number; seat: SeatFailures }>();
     for (const file of readdirSync(join(dir, 'data', 'logs'))) {
       const lines = readFileSync(join(dir, 'data', 'logs', file), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
       const arm = lines[0].meta.arm.id as string;
-      const figures = expected.get(arm) ?? { scores: [], games: 0, toEnd: 0, abandoned: 0, instructions: 0, done: 0, cancelled: 0, positive: 0, negative: 0, records: 0, failures: 0, fallbacks: 0 };
+      const figures = expected.get(arm) ?? { scores: [], games: 0, toEnd: 0, abandoned: 0, instructions: 0, done: 0, cancelled: 0, positive: 0, negative: 0, records: 0, failures: 0, fallbacks: 0, seat: { error: 0, refused: 0, late: 0, markedDone: 0 } };
       expected.set(arm, figures);
       const end = lines.find((line) => line.kind === 'end');
       const events = lines.filter((line) => line.kind === 'event');
@@ -259,6 +261,7 @@ describe("a study's arms", () => {
       figures.cancelled += events.reduce((sum, event) => sum + (event.outcome.cancelled?.length ?? 0), 0);
       figures.positive += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'positive').length;
       figures.negative += events.filter((event) => event.type === 'feedback' && event.payload.signal === 'negative').length;
+      for (const line of lines.filter((candidate) => candidate.kind === 'agentSeat' && candidate.role === 'follower')) figures.seat[line.type === 'markedDone' ? 'markedDone' : (line.reason as keyof SeatFailures)]++;
       const records = join(dir, 'data', 'llm', `${lines[0].gameId}.follower.llm.ndjson`);
       if (arm === LLM_ARM) {
         const calls = readFileSync(records, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.kind === 'llm-call');
@@ -275,6 +278,7 @@ describe("a study's arms", () => {
 
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     expect(report.arms.map((arm: any) => arm.id)).toEqual([HEURISTIC_ARM, LLM_ARM]);
+    expect(report.drawSource).toBe('worker store');
     for (const arm of report.arms) {
       const want = expected.get(arm.id)!;
       expect(arm).toMatchObject({
@@ -287,6 +291,8 @@ describe("a study's arms", () => {
         followedShare: want.done / want.instructions,
         cancellationRate: want.cancelled / want.instructions,
         feedback: { positive: want.positive, negative: want.negative, negativePerPositive: want.positive === 0 ? null : want.negative / want.positive },
+        agentFailures: want.seat,
+        draws: workers.armTotals(STUDY).find((totals) => totals.arm === arm.id)!.drawn,
       });
       expect([...arm.scores].sort()).toEqual([...want.scores].sort());
       expect(arm.meanScore).toBeCloseTo(mean(want.scores), 10);
@@ -314,6 +320,24 @@ describe("a study's arms", () => {
     expect(html).toContain('<svg');
     expect(html).not.toMatch(/<script|src=|href="http/);
     expect(run.stdout).toMatch(new RegExp(`${LLM_ARM} - ${HEURISTIC_ARM}: [+-]\\d`));
+  });
+
+  test("P-148: study report takes each arm's draws from the worker store: a draw after the last logged one, whose seat was never taken, never started in its arm", async () => {
+    // W4 asks to play and never takes its seat: draw 7 has no game, and no log comes after it.
+    const token = await readyLeader('W4');
+    expect((await call('POST', `/api/studies/${STUDY}/play`, {}, token)).status).toBe(200);
+    const totals = workers.armTotals(STUDY);
+    expect(totals.reduce((sum, arm) => sum + arm.drawn, 0)).toBe(8);
+    const out = join(dir, 'report-draws');
+    expect(await cerealbar('study', 'report', '--study', studyFile, '--data', join(dir, 'data'), '--out', out, '--bootstrap', '200')).toMatchObject({ status: 0, stderr: '' });
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(report.drawSource).toBe('worker store');
+    const lastArm = armOfDraw(STUDY, study.arms!, 7).id;
+    for (const arm of report.arms) {
+      expect(arm.draws).toBe(totals.find((candidate) => candidate.arm === arm.id)!.drawn);
+      expect(arm.neverStarted).toEqual(arm.id === lastArm ? [7] : []);
+      expect(arm.draws).toBe(arm.games + arm.neverStarted.length);
+    }
   });
 
   test('study report refuses a study without arms', async () => {

@@ -1,7 +1,8 @@
 /**
  * The arms report with the rigour of a trial's: draws never started beside games (intention to
- * treat and per protocol), participants met, minutes and the bonus a minute, the agent seat's
- * timed-out turns and versions, intervals over participants beside those over games, warnings
+ * treat and per protocol; the draws from the worker store's counts when it is given), participants
+ * met, minutes and the bonus a minute, the agent seat's timed-out turns, the failures its seat
+ * recorded and the agent's versions, intervals over participants beside those over games, warnings
  * instead of a bare "0 to 0", permutation p-values with Holm's adjustment across three arms, the
  * study file's SHA-256, and the games per arm a study needs. The games are self-play games given a
  * study, an arm and a participant in their headers.
@@ -15,11 +16,12 @@ import { gamesPerArm, pilotVariance } from '../../cli/study/sampleSize';
 import { DEFAULT_BOOTSTRAP } from '../../shared/eval/bootstrap';
 import { clusterBootstrapInterval, clusterDifferenceInterval } from '../../shared/eval/clusterBootstrap';
 import { holmAdjusted, permutationPValue } from '../../shared/eval/multipleComparisons';
-import type { LogLine } from '../../shared/log/format';
+import type { AgentSeatFact, LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { parseLog } from '../../shared/log/replay';
 import { generateMap } from '../../shared/maps/generate';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
+import type { ArmTotals } from '../../shared/study/overview';
 import type { Study } from '../../shared/study/studyFile';
 import { armOfDraw } from '../../server/study/arms';
 import type { LogFile } from '../../server/study/gameLogs';
@@ -85,6 +87,13 @@ function armGame(draw: number, { armId, ...meta }: Record<string, unknown> = {},
   return { header: log.header, end: log.end?.end ?? null, name: log.header.gameId, text };
 }
 
+/** The log with agent seat lines after its header (at time 0, before any event). */
+function withSeatLines(log: LogFile, facts: readonly AgentSeatFact[]): LogFile {
+  const [header, ...rest] = log.text.trim().split('\n');
+  const text = `${[header, ...facts.map((fact) => JSON.stringify({ kind: 'agentSeat', t: 0, ...fact })), ...rest].join('\n')}\n`;
+  return { ...log, text };
+}
+
 const draws = Array.from({ length: 16 }, (_, draw) => draw).filter((draw) => !NEVER_STARTED.includes(draw));
 const logs = () => draws.map((draw) => (draw === RETIRED_DRAW ? armGame(draw, { armId: 'retired' }) : armGame(draw)));
 const linesOf = (log: LogFile) => log.text.trim().split('\n').map((line) => JSON.parse(line));
@@ -116,6 +125,59 @@ describe('the arms report, with the rigour of a trial', () => {
     // The retired arm's game keeps its draw: it is no draw never started.
     expect(report.otherGames).toEqual([{ gameId: `g${RETIRED_DRAW}`, arm: 'retired' }]);
     expect(report.arms.some((arm) => arm.neverStarted.length > 0 && arm.playedToEndShare.ofDraws! < arm.playedToEndShare.ofGames!)).toBe(true);
+  });
+
+  test("P-148: given the worker store's draws, each arm's draws are its count, and draws after the last logged one never started", () => {
+    // The store made 20 draws: 16 to 19 after the last logged one, and 12 of the retired arm.
+    const armOf = (draw: number) => (draw === RETIRED_DRAW ? 'retired' : armOfDraw(study.id, study.arms!, draw).id);
+    const drawTotals: ArmTotals[] = ['a', 'b', 'c', 'retired'].map((arm) => {
+      const drawn = Array.from({ length: 20 }, (_, draw) => draw).filter((draw) => armOf(draw) === arm);
+      const games = drawn.filter((draw) => draws.includes(draw)).length;
+      return { arm, drawn: drawn.length, games, live: 0, ended: games, abandoned: 0 };
+    });
+    const stored = studyReport(study, all, dir, BOOTSTRAP, { drawTotals });
+    expect(stored.drawSource).toBe('worker store');
+    for (const arm of stored.arms) {
+      const totals = drawTotals.find((candidate) => candidate.arm === arm.id)!;
+      expect(arm.draws).toBe(totals.drawn);
+      expect(arm.neverStarted).toEqual([...NEVER_STARTED, 16, 17, 18, 19].filter((draw) => armOf(draw) === arm.id));
+      expect(arm.draws).toBe(arm.games + arm.neverStarted.length);
+      expect(arm.playedToEndShare.ofDraws).toBe(arm.playedToEnd / totals.drawn);
+    }
+    expect(formatStudyReport(stored)).toContain("draws from the worker store's counts");
+    expect(studyReportHtml(stored)).toContain("draws from the worker store's counts");
+    // From the logs alone, draws after the last logged one are not known.
+    expect(report.drawSource).toBe('logs');
+    expect(report.arms.flatMap((arm) => arm.neverStarted).sort()).toEqual(NEVER_STARTED);
+    expect(formatStudyReport(report)).toContain('draws known from the logs, up to the last logged draw');
+  });
+
+  test("P-147: the failures the agent's seat recorded in each game's log, counted for the arm's seat alone", () => {
+    const [first, second] = [0, 1].map((draw) => all.find((log) => log.header.gameId === `g${draw}`)!);
+    const failed = (reason: 'error' | 'late' | 'refused', role: 'leader' | 'follower' = 'follower') => ({ role, type: 'failed', reason }) as const;
+    const logs = [
+      withSeatLines(first, [failed('error'), failed('error'), { role: 'follower', type: 'markedDone', instruction: 0 }, failed('late'), failed('error', 'leader')]),
+      withSeatLines(second, [failed('refused'), failed('late')]),
+    ];
+    const seated = studyReport(study, logs, dir, BOOTSTRAP);
+    const game = (id: string) => seated.arms.flatMap((arm) => arm.gameList).find((candidate) => candidate.gameId === id)!;
+    expect(game('g0').agentFailures).toEqual({ error: 2, refused: 0, late: 1, markedDone: 1 });
+    expect(game('g1').agentFailures).toEqual({ error: 0, refused: 1, late: 1, markedDone: 0 });
+    for (const arm of seated.arms) {
+      const own = arm.gameList.map((candidate) => candidate.agentFailures);
+      expect(arm.agentFailures).toEqual({
+        error: own.reduce((sum, counts) => sum + counts.error, 0),
+        refused: own.reduce((sum, counts) => sum + counts.refused, 0),
+        late: own.reduce((sum, counts) => sum + counts.late, 0),
+        markedDone: own.reduce((sum, counts) => sum + counts.markedDone, 0),
+      });
+    }
+    const withFailures = seated.arms.find((arm) => arm.gameList.some((candidate) => candidate.gameId === 'g0'))!;
+    const { error, refused, late, markedDone } = withFailures.agentFailures;
+    expect(formatStudyReport(seated)).toContain(`its seat's failures: errors ${error}, refused ${refused}, late ${late}, instructions marked done ${markedDone}`);
+    expect(studyReportHtml(seated)).toContain(`<td>errors ${error}, refused ${refused}, late ${late}, instructions marked done ${markedDone}</td>`);
+    // Logs without such lines (older ones, or agents that never failed) count none.
+    expect(report.arms.every((arm) => Object.values(arm.agentFailures).every((count) => count === 0))).toBe(true);
   });
 
   test("minutes played and the bonus a minute; the agent seat's turns that timed out; the agents' versions", () => {
