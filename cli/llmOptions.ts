@@ -4,14 +4,14 @@
  * template loaded, the endpoint checked) or stops the command with one line and exit 2.
  */
 import { Option, type Command } from 'commander';
-import { LlmAgent, LlmEndpointError, LlmKeyError } from '../shared/agents/node/llm/agent';
+import { LlmAgent, LlmEndpointError, LlmKeyError, RunSpend } from '../shared/agents/node/llm/agent';
 import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
 import { FewShotError } from '../shared/agents/node/llm/fewShot';
 import { loadRecording } from '../shared/eval/recording';
-import { LLM_AGENT } from '../shared/agents/catalogue';
-import type { LlmCounts } from '../shared/eval/llmSummary';
+import { catalogueEntry, LLM_AGENT } from '../shared/agents/catalogue';
+import { formatCost, type LlmCounts } from '../shared/eval/llmSummary';
 import type { Role } from '../shared/engine/state';
 import { CliError } from './errors';
 import { integerOption } from './options';
@@ -19,6 +19,10 @@ import { integerOption } from './options';
 /** What commander gives for the options (camel-cased names). */
 export interface LlmCliOptions {
   llmConfig?: string;
+  llmPricePerMillionInput?: number;
+  llmPricePerMillionOutput?: number;
+  /** Dollars the run's LLM calls may cost (selfplay and eval only, addLlmRunOptions). */
+  llmMaxCost?: number;
   llmBaseUrl?: string;
   llmModel?: string;
   llmApiKeyEnv?: string;
@@ -62,6 +66,8 @@ export function addLlmOptions(command: Command): Command {
     new Option('--llm-max-retries <n>', `retries of a 408, 409, 429, 5xx or lost connection (default ${LLM_DEFAULTS.maxRetries})`).argParser(integerOption('--llm-max-retries', 0, 10)),
     new Option('--llm-max-calls <n>', `chat calls allowed per game; then the agent falls back (default ${LLM_DEFAULTS.maxCalls})`).argParser(integerOption('--llm-max-calls', 1, 1_000_000)),
     new Option('--llm-max-tokens <n>', 'the longest reply, in tokens').argParser(integerOption('--llm-max-tokens', 1, 1_000_000)),
+    new Option('--llm-price-per-million-input <dollars>', 'what a million prompt tokens cost, for the call records and reports (default: unknown)').argParser(numberOption('--llm-price-per-million-input', 0, 1_000_000)),
+    new Option('--llm-price-per-million-output <dollars>', 'what a million completion tokens cost (default: unknown)').argParser(numberOption('--llm-price-per-million-output', 0, 1_000_000)),
     new Option('--llm-max-consecutive-failures <n>', `chat calls in a row without a reply (backend errors, timeouts) that stop the run, exit non-zero (default ${LLM_DEFAULTS.maxConsecutiveFailures})`).argParser(
       integerOption('--llm-max-consecutive-failures', 1, 1_000_000),
     ),
@@ -76,19 +82,41 @@ export function addLlmOptions(command: Command): Command {
   return command;
 }
 
+/** The option that bounds a whole run of games (selfplay, eval): what its LLM calls may cost. */
+export function addLlmRunOptions(command: Command): Command {
+  return command.addOption(
+    new Option('--llm-max-cost <dollars>', "what the run's LLM calls may cost, every seat and game together (needs the prices); once reached no call is sent and the run stops, exit 1").argParser(
+      numberOption('--llm-max-cost', 0, 1_000_000, false),
+    ),
+  );
+}
+
 /** Whether any --llm-* option was given (they mean nothing without an llm agent). */
 export function givesLlmOptions(options: LlmCliOptions): boolean {
   return Object.entries(options).some(([key, value]) => key.startsWith('llm') && value !== undefined);
 }
 
-/** The configuration the options describe, over the --llm-config file; a problem is a CliError (exit 2). */
-export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
+/** What a seat has of its own: its role (the --llm-config file's section) and its own config file (`llm@FILE`). */
+export interface LlmSeat {
+  readonly role: Role;
+  readonly file?: string;
+}
+
+/**
+ * The configuration the options describe for `seat`, from the run's settings to the seat's own, each
+ * over the one before: the defaults, the --llm-config file's top level, the --llm-* options, that
+ * file's section for the seat's role, the seat's own file (its top level, then its section for the
+ * role). Without a seat, the run's settings alone. A problem is a CliError (exit 2).
+ */
+export function llmConfigFromOptions(options: LlmCliOptions, seat?: LlmSeat): LlmConfig {
   try {
     const fromFile: PartialLlmConfig = options.llmConfig ? readLlmConfigFile(options.llmConfig) : {};
     const given = {
       baseUrl: options.llmBaseUrl,
       model: options.llmModel,
       apiKeyEnv: options.llmApiKeyEnv,
+      pricePerMillionInput: options.llmPricePerMillionInput,
+      pricePerMillionOutput: options.llmPricePerMillionOutput,
       temperature: options.llmTemperature,
       seed: options.llmSeed,
       timeoutS: options.llmTimeoutS,
@@ -103,7 +131,15 @@ export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
       keepHistory: options.llmKeepHistory,
     };
     const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-    return resolveLlmConfig(fromFile, checkPartial(defined, (key) => `--llm-${LLM_CONFIG_KEYS[key]}`));
+    const own = !seat
+      ? []
+      : [...(options.llmConfig ? [readLlmConfigFile(options.llmConfig, seat.role)] : []), ...(seat.file ? [readLlmConfigFile(seat.file), readLlmConfigFile(seat.file, seat.role)] : [])];
+    const config = resolveLlmConfig(fromFile, checkPartial(defined, (key) => `--llm-${LLM_CONFIG_KEYS[key]}`), ...own);
+    // A limit on what the run spends needs each seat's cost: unknown prices would let it spend without count.
+    if (options.llmMaxCost !== undefined && config.pricePerMillionInput === undefined) {
+      throw new CliError(`--llm-max-cost needs the prices of every llm seat${seat ? `, and the ${seat.role} has none` : ''}: give price-per-million-input and price-per-million-output (--llm-config, or the --llm-price-per-million-* options)`);
+    }
+    return config;
   } catch (error) {
     if (error instanceof LlmConfigError) throw new CliError(error.message);
     throw error;
@@ -115,12 +151,12 @@ export function llmConfigFromOptions(options: LlmCliOptions): LlmConfig {
  * `defaultRecordDir`. Any reason it cannot start (configuration, template, worked examples,
  * endpoint, key) is one line and exit 2, before any game.
  */
-export async function startLlmFromOptions(role: 'follower', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmFollower>;
-export async function startLlmFromOptions(role: 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmLeader>;
-export async function startLlmFromOptions(role: 'follower' | 'leader', options: LlmCliOptions, defaultRecordDir: string): Promise<LlmFollower | LlmLeader> {
-  const config = llmConfigFromOptions(options);
+export async function startLlmFromOptions(role: 'follower', options: LlmCliOptions, defaultRecordDir: string, run?: LlmRun): Promise<LlmFollower>;
+export async function startLlmFromOptions(role: 'leader', options: LlmCliOptions, defaultRecordDir: string, run?: LlmRun): Promise<LlmLeader>;
+export async function startLlmFromOptions(role: 'follower' | 'leader', options: LlmCliOptions, defaultRecordDir: string, run: LlmRun = {}): Promise<LlmFollower | LlmLeader> {
+  const config = llmConfigFromOptions(options, { role, file: run.files?.[role] });
   const fewShot = { readGame: loadRecording, excludeGames: options.evaluatedGames };
-  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir, notice: noticeOnce, fewShot };
+  const agentOptions = { config, recordDir: options.llmRecords ?? defaultRecordDir, notice: noticeOnce, fewShot, spend: run.spend };
   try {
     return role === 'leader' ? await startLlmLeader(agentOptions) : await startLlmFollower(agentOptions);
   } catch (error) {
@@ -137,9 +173,67 @@ function noticeOnce(line: string): void {
   process.stderr.write(`cerealbar: ${line}\n`);
 }
 
-/** How a command starts the LLM agent for a seat (the registry's `startLlm`): as the options say, its records in --llm-records, else `defaultRecordDir`. */
-export function llmStarter(options: LlmCliOptions, defaultRecordDir: string): (role: Role) => Promise<LlmFollower | LlmLeader> {
-  return (role) => (role === 'leader' ? startLlmFromOptions(role, options, defaultRecordDir) : startLlmFromOptions(role, options, defaultRecordDir));
+/** What a run's LLM agents share beside the options, and what each seat has of its own. */
+export interface LlmRun {
+  /** What the run's calls have cost and may cost (--llm-max-cost), shared by every agent the run starts; absent: no limit. */
+  readonly spend?: RunSpend | null;
+  /** A seat's own config file (`llm@FILE`), by role. */
+  readonly files?: Partial<Record<Role, string>>;
+}
+
+/**
+ * The run's spend, limited by --llm-max-cost when it is given: one per run, that is per parsed
+ * options, so that every LLM agent the run starts (one per slot with --concurrency) spends from it.
+ */
+export function runSpend(options: LlmCliOptions): RunSpend | null {
+  if (!spends.has(options)) spends.set(options, options.llmMaxCost === undefined ? null : new RunSpend(options.llmMaxCost));
+  return spends.get(options)!;
+}
+const spends = new WeakMap<LlmCliOptions, RunSpend | null>();
+
+/**
+ * How a command starts the LLM agent for a seat (the registry's `startLlm`): as the options say, its
+ * records in --llm-records, else `defaultRecordDir`; the agents it starts share `run`'s spend.
+ */
+export function llmStarter(options: LlmCliOptions, defaultRecordDir: string, run: LlmRun = { spend: runSpend(options) }): (role: Role) => Promise<LlmFollower | LlmLeader> {
+  return (role) => (role === 'leader' ? startLlmFromOptions(role, options, defaultRecordDir, run) : startLlmFromOptions(role, options, defaultRecordDir, run));
+}
+
+/** A seat as a command names it: its agent and, for the llm agent, its own config file. */
+export interface SeatSpec {
+  readonly agent: string;
+  readonly llmConfig?: string;
+}
+
+/**
+ * A seat's spec: an agent, or `llm@FILE`, the llm agent with its own config file over the run's
+ * settings. A built-in agent with `@FILE` is refused (only llm has settings); any other spec is a
+ * program's command line, `@` and all.
+ */
+export function seatSpec(text: string): SeatSpec {
+  const at = /^([\w.-]+)@(.*)$/s.exec(text);
+  if (!at) return { agent: text };
+  const [, agent, file] = at;
+  if (agent === LLM_AGENT) {
+    if (file.trim() === '') throw new CliError(`${JSON.stringify(text)}: give the llm seat's config file after the @, as in llm@configs/warm.yaml`);
+    return { agent, llmConfig: file.trim() };
+  }
+  if (catalogueEntry(agent)) throw new CliError(`${JSON.stringify(text)}: a config file is for an llm seat only; ${agent} has no settings (give llm@FILE, or ${agent} alone)`);
+  return { agent: text };
+}
+
+/** A seat as given, its config file included: how labels and run.json name it. */
+export const seatLabel = (seat: SeatSpec): string => (seat.llmConfig === undefined ? seat.agent : `${seat.agent}@${seat.llmConfig}`);
+
+/** The seats' own config files, by role (none for a seat without one): what their agents start with (`LlmRun.files`). */
+export function seatFiles(seats: Readonly<Record<Role, SeatSpec>>): Partial<Record<Role, string>> {
+  return Object.fromEntries((['leader', 'follower'] as const).flatMap((role) => (seats[role].llmConfig === undefined ? [] : [[role, seats[role].llmConfig]])));
+}
+
+/** The configuration of each seat the llm agent plays, by role, for run.json and --resume (none for the others). */
+export function llmSeatConfigs(options: LlmCliOptions, seats: Readonly<Record<Role, SeatSpec>>): Partial<Record<Role, LlmConfig>> {
+  const roles = (['leader', 'follower'] as const).filter((role) => seats[role].agent === LLM_AGENT);
+  return Object.fromEntries(roles.map((role) => [role, llmConfigFromOptions(options, { role, file: seats[role].llmConfig })]));
 }
 
 /** --llm-* options with no seat played by the llm agent are a mistake: one line, exit 2. */
@@ -154,7 +248,7 @@ export function llmReport(agents: Readonly<Partial<Record<'leader' | 'follower',
     .join('');
 }
 
-/** One line of an LLM agent's counts for a command's report: calls, statuses, fallbacks, tokens, latency. */
+/** One line of an LLM agent's counts for a command's report: calls, statuses, fallbacks, tokens, latency, cost. */
 export function describeLlmStats(label: string, stats: LlmCounts): string {
   const statuses = Object.entries(stats.byStatus)
     .filter(([, n]) => n > 0)
@@ -166,6 +260,6 @@ export function describeLlmStats(label: string, stats: LlmCounts): string {
   const mean = stats.calls > 0 ? Math.round(stats.latencyMs.total / stats.calls) : 0;
   return (
     `${label}: ${stats.calls} calls (${statuses || 'none'}), ${stats.fallbacks} fallbacks${fallbacks ? ` (${fallbacks})` : ''}, ` +
-    `${stats.httpRetries} HTTP retries, ${stats.tokens.prompt} prompt + ${stats.tokens.completion} completion tokens, mean latency ${mean} ms`
+    `${stats.httpRetries} HTTP retries, ${stats.tokens.prompt} prompt + ${stats.tokens.completion} completion tokens, mean latency ${mean} ms, cost ${formatCost(stats.cost)}`
   );
 }

@@ -8,7 +8,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
 import { AgentRunStopped } from '../../shared/agents/types';
-import { describeLlmSettings, summarizeLlm } from '../../shared/eval/llmSummary';
+import { costPer, describeLlmSettings, summarizeLlm } from '../../shared/eval/llmSummary';
 import { findRecordFile } from '../../shared/agents/node/llm/records';
 import { loggedGameIds } from '../../shared/agents/node/llm/fewShot';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EpisodeResult, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
@@ -17,7 +17,7 @@ import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../ev
 import { renderHtmlReport } from '../eval/html';
 import { collect, evaluatePairs, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
-import { addLlmOptions, checkLlmOptionsUsed, describeLlmStats } from '../llmOptions';
+import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, describeLlmStats } from '../llmOptions';
 import { readLlmSeat } from '../eval/llmRecords';
 import { integerOption } from '../options';
 
@@ -65,7 +65,7 @@ function progress(total: number): { tick: () => void; end: () => void } {
 /** The options of the evaluation over logged games (refused in agent-vs-agent evaluation), by commander's key. */
 const FOLLOWER_EVAL_OPTIONS = { agent: '--agent', logs: '--logs', mode: '--mode', cascade: '--cascade', maxActions: '--max-actions', successThreshold: '--success-threshold', html: '--html', workers: '--workers', viewerUrl: '--viewer-url' };
 /** The options of agent-vs-agent evaluation (refused over logged games). */
-const PAIRS_OPTIONS = { games: '--games', seed: '--seed', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed', resume: '--resume', overwrite: '--overwrite' };
+const PAIRS_OPTIONS = { games: '--games', seed: '--seed', repeat: '--repeat', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed', resume: '--resume', overwrite: '--overwrite' };
 
 export function registerEvalCommand(program: Command): void {
   const command = program
@@ -95,6 +95,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--pair <leader:follower>', 'agent-vs-agent: one pair, the leader and the follower split at the first colon (repeatable)', collect)
     .option('--games <n>', 'agent-vs-agent: games per pair', integerOption('--games', 1, 100_000), 10)
     .option('--seed <s>', 'agent-vs-agent: seed of the first game; game i of every pair uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--repeat <r>', 'agent-vs-agent: games on each seed, for the sampling variance of agents that draw (ids eval-<seed>-r<k>)', integerOption('--repeat', 1, 1000), 1)
     .option('--bootstrap <n>', 'agent-vs-agent: bootstrap resamples for the 95% intervals', integerOption('--bootstrap', 100, 1_000_000), 10_000)
     .option('--resume', 'agent-vs-agent: continue the run in --out (its run.json must have the same settings): its finished games are kept, the rest played')
     .option('--overwrite', 'agent-vs-agent: replace the run in --out (its logs, call records and reports)')
@@ -160,12 +161,12 @@ export function registerEvalCommand(program: Command): void {
       if (cli.out) writeOutput(cli.out, JSON.stringify(report, null, 1));
       if (cli.html) writeOutput(cli.html, renderHtmlReport(report, cli.viewerUrl));
     });
-  addLlmOptions(command);
+  addLlmRunOptions(addLlmOptions(command));
 }
 
 /** The LLM follower's figures for the report, from its call records (one file per episode); their folder relative to the report's. */
 function llmOverLogs(episodes: readonly EpisodeResult[], recordDir: string, out: string | undefined): NonNullable<EvalReport['llm']> {
   const { counts, settings } = readLlmSeat(episodes.map((episode) => findRecordFile(recordDir, episode.episodeId, 'follower')));
   const records = relative(out ? dirname(resolve(out)) : resolve('.'), recordDir) || '.';
-  return { ...summarizeLlm(counts, settings, records), tokensPerEpisode: episodes.length === 0 ? 0 : counts.tokens.total / episodes.length };
+  return { ...summarizeLlm(counts, settings, records), tokensPerEpisode: episodes.length === 0 ? 0 : counts.tokens.total / episodes.length, costPerEpisode: costPer(counts.cost, episodes.length) };
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
+import { agentNames } from '../../shared/agents/catalogue';
 import { SeatStartError, startPair as startAgentPair, type AgentPair } from '../../shared/agents/node/registry';
 import { DEFAULT_CONFIG } from '../../shared/engine/config';
 import type { GameMap } from '../../shared/engine/map';
@@ -17,7 +17,7 @@ import { generateMap } from '../../shared/maps/generate';
 import { playAgentGame } from '../../shared/agents/agentGame';
 import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
-import { addLlmOptions, checkLlmOptionsUsed, llmConfigFromOptions, llmReport, llmStarter, type LlmCliOptions } from '../llmOptions';
+import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, llmReport, llmSeatConfigs, llmStarter, runSpend, seatFiles, seatSpec, type LlmCliOptions, type SeatSpec } from '../llmOptions';
 import { integerOption } from '../options';
 import { endManifest, startManifest, writeManifest } from '../runManifest';
 import { readMapFile } from './maps';
@@ -37,9 +37,11 @@ export const SCRIPTED_FOLLOWER = 'scripted';
 /** The agents of an agent pair, started once for all the games. */
 type Pair = AgentPair;
 
-/** What decides the games, for run.json: the agents (who they said they are), the seeds, the map, the LLM settings (never a key). */
-function runSettings(options: SelfPlayOptions, pair: Pair | null): Record<string, unknown> {
-  const llm = options.leader === LLM_AGENT || options.follower === LLM_AGENT ? llmConfigFromOptions(options) : null;
+/** The seats as given: `llm@FILE` is the llm agent with its own config file (two models in one game). */
+type Seats = Readonly<Record<Role, SeatSpec>>;
+
+/** What decides the games, for run.json: the agents (who they said they are), the seeds, the map, each llm seat's settings (never a key). */
+function runSettings(options: SelfPlayOptions, seats: Seats, pair: Pair | null): Record<string, unknown> {
   return {
     kind: 'selfplay',
     leader: options.leader,
@@ -48,7 +50,7 @@ function runSettings(options: SelfPlayOptions, pair: Pair | null): Record<string
     games: options.games,
     seed: options.seed,
     map: options.map ?? null,
-    llm,
+    llm: llmSeatConfigs(options, seats),
   };
 }
 
@@ -70,8 +72,9 @@ export function registerSelfPlayCommand(program: Command): void {
       SCRIPTED_FOLLOWER,
     )
     .action(async (options: SelfPlayOptions) => {
+      const seats: Seats = { leader: seatSpec(options.leader), follower: seatSpec(options.follower) };
       const fixedMap: GameMap | undefined = options.map ? readMapFile(options.map) : undefined;
-      if (options.follower === SCRIPTED_FOLLOWER && options.leader !== 'scripted') {
+      if (seats.follower.agent === SCRIPTED_FOLLOWER && seats.leader.agent !== 'scripted') {
         throw new CliError(`--follower ${SCRIPTED_FOLLOWER} plays only with --leader scripted (it is told which card each instruction means); try --follower heuristic`);
       }
       try {
@@ -79,10 +82,10 @@ export function registerSelfPlayCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`${options.out}: cannot create the directory: ${(error as Error).message}`);
       }
-      checkLlmOptionsUsed(options, [options.leader, options.follower], '--leader or --follower');
-      const pair = options.follower === SCRIPTED_FOLLOWER ? null : await startPair(options);
+      checkLlmOptionsUsed(options, [seats.leader.agent, seats.follower.agent], '--leader or --follower');
+      const pair = seats.follower.agent === SCRIPTED_FOLLOWER ? null : await startPair(options, seats);
       const play: PlayGame = pair ? agentGame(pair) : scriptedGame;
-      const manifest = startManifest(runSettings(options, pair));
+      const manifest = startManifest(runSettings(options, seats, pair));
       writeManifest(options.out, manifest);
       try {
         await playGames(options, fixedMap, play, pair);
@@ -92,7 +95,7 @@ export function registerSelfPlayCommand(program: Command): void {
         await pair?.follower.close?.();
       }
     });
-  addLlmOptions(command);
+  addLlmRunOptions(addLlmOptions(command));
 }
 
 async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined, play: PlayGame, pair: Pair | null): Promise<void> {
@@ -138,10 +141,10 @@ function agentGame(pair: Pair): PlayGame {
 }
 
 /** Starts both agents (a program's handshake included); one that cannot start stops the command before any game. */
-async function startPair(options: SelfPlayOptions): Promise<Pair> {
-  const context = { setting: 'game', startLlm: llmStarter(options, options.out) } as const;
+async function startPair(options: SelfPlayOptions, seats: Seats): Promise<Pair> {
+  const context = { setting: 'game', startLlm: llmStarter(options, options.out, { spend: runSpend(options), files: seatFiles(seats) }) } as const;
   try {
-    return await startAgentPair(options, context);
+    return await startAgentPair({ leader: seats.leader.agent, follower: seats.follower.agent }, context);
   } catch (error) {
     if (!(error instanceof SeatStartError)) throw error;
     throw new CliError(`cannot start the ${error.role} ${JSON.stringify(error.spec)}: ${(error.cause as Error).message}`);

@@ -3,7 +3,7 @@
  * curves over the instructions, and every episode with a link to its place in the replay viewer.
  * Plots are inline SVG; nothing is loaded from elsewhere. All text from logs is escaped.
  */
-import { describeLlmSettings } from '../../shared/eval/llmSummary';
+import { describeCost, describeLlmSettings } from '../../shared/eval/llmSummary';
 import { describeCancelled, describeMode, describePointsPossible, describeProfiles, type EvalReport } from '../../shared/eval/report';
 import type { EpisodeResult } from '../../shared/eval/runner';
 
@@ -49,8 +49,8 @@ function llmSection(llm: NonNullable<EvalReport['llm']>): string {
   const failures = Object.entries(llm.failures).map(([status, n]) => `${n} ${status}`).join(', ') || 'none';
   return (
     `<h2>LLM follower</h2><p class="llm-settings">${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</p>` +
-    `<table><tr><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per episode</th><th>latency ms (mean / max)</th><th>call records</th></tr>` +
-    `<tr><td>${llm.calls}</td><td>${escape(failures)}</td><td>${llm.fallbacks}</td><td>${llm.httpRetries}</td><td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerEpisode)}</td>` +
+    `<table><tr><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per episode</th><th>cost</th><th>latency ms (mean / max)</th><th>call records</th></tr>` +
+    `<tr><td>${llm.calls}</td><td>${escape(failures)}</td><td>${llm.fallbacks}</td><td>${llm.httpRetries}</td><td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerEpisode)}</td><td class="cost">${describeCost(llm.cost, llm.costPerEpisode, 'an episode')}</td>` +
     `<td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td></tr></table>`
   );
 }

@@ -10,10 +10,10 @@ import type { PairGame } from '../../shared/eval/pairs';
 
 export const PAIR_PROGRESS_FILE = 'games.ndjson';
 
-/** The games `dir` (a pair's folder under `out`) holds as finished, by seed. */
-export function finishedGames(out: string, dir: string): Map<number, PairGame> {
+/** The games `dir` (a pair's folder under `out`) holds as finished, by id (a seed played more than once has an id per game). */
+export function finishedGames(out: string, dir: string): Map<string, PairGame> {
   const path = join(out, dir, PAIR_PROGRESS_FILE);
-  const games = new Map<number, PairGame>();
+  const games = new Map<string, PairGame>();
   if (!existsSync(path)) return games;
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     let game: PairGame;
@@ -22,7 +22,7 @@ export function finishedGames(out: string, dir: string): Map<number, PairGame> {
     } catch {
       continue; // the empty tail, or a line cut short by a kill
     }
-    if (existsSync(join(out, game.log))) games.set(game.seed, game);
+    if (existsSync(join(out, game.log))) games.set(game.gameId, game);
   }
   return games;
 }

@@ -14,8 +14,8 @@ import type { BootstrapOptions } from '../../shared/eval/bootstrap';
 import {
   compareWithFirst,
   formatPairsTable,
-  pairGameId,
   PAIRS_REPORT_VERSION,
+  plannedGames,
   playPairGames,
   summarizePair,
   type PairGame,
@@ -23,10 +23,11 @@ import {
   type PairsReport,
   type PairToPlay,
 } from '../../shared/eval/pairs';
-import { summarizeLlm } from '../../shared/eval/llmSummary';
+import { costPer, summarizeLlm } from '../../shared/eval/llmSummary';
 import { writeFileAtomically } from '../atomicFile';
 import { CliError } from '../errors';
-import { checkLlmOptionsUsed, llmConfigFromOptions, llmStarter, type LlmCliOptions } from '../llmOptions';
+import { checkLlmOptionsUsed, llmSeatConfigs, llmStarter, runSpend, seatFiles, seatLabel, seatSpec, type LlmCliOptions, type SeatSpec } from '../llmOptions';
+import type { RunSpend } from '../../shared/agents/node/llm/agent';
 import { endManifest, firstDifference, readManifest, RUN_MANIFEST, startManifest, writeManifest, type RunManifest } from '../runManifest';
 import { readLlmSeat } from './llmRecords';
 import { finishedGames, recordFinishedGame } from './pairProgress';
@@ -42,15 +43,18 @@ export interface PairsCliOptions extends LlmCliOptions {
   bootstrap: number;
   bootstrapSeed?: number;
   agentTimeout: number;
+  /** Times each seed is played (sampling variance). */
+  repeat: number;
   /** Continue the run in --out: its finished games are kept, the rest played. */
   resume?: boolean;
   /** Replace the run in --out. */
   overwrite?: boolean;
 }
 
+/** A pair's seats as given: an agent each, and an llm seat's own config file (`llm@FILE`). */
 export interface PairSpec {
-  readonly leader: string;
-  readonly follower: string;
+  readonly leader: SeatSpec;
+  readonly follower: SeatSpec;
 }
 
 /** The 95% of every interval. */
@@ -71,16 +75,16 @@ export function pairSpecs(options: Pick<PairsCliOptions, 'leader' | 'follower' |
   const pairs: PairSpec[] = (options.pair ?? []).map((value) => {
     const colon = value.indexOf(':');
     if (colon <= 0 || colon === value.length - 1) throw new CliError(`--pair must be LEADER:FOLLOWER, got ${JSON.stringify(value)}`);
-    return { leader: value.slice(0, colon).trim(), follower: value.slice(colon + 1).trim() };
+    return { leader: seatSpec(value.slice(0, colon).trim()), follower: seatSpec(value.slice(colon + 1).trim()) };
   });
   if ((options.leader === undefined) !== (options.follower === undefined)) {
     throw new CliError(options.leader ? '--leader needs --follower (or give whole pairs with --pair LEADER:FOLLOWER)' : '--follower needs --leader (or give whole pairs with --pair LEADER:FOLLOWER)');
   }
-  for (const leader of options.leader ?? []) for (const follower of options.follower ?? []) pairs.push({ leader, follower });
+  for (const leader of options.leader ?? []) for (const follower of options.follower ?? []) pairs.push({ leader: seatSpec(leader), follower: seatSpec(follower) });
   const seen = new Set<string>();
   for (const pair of pairs) {
-    checkSeat(pair.leader, 'leader');
-    checkSeat(pair.follower, 'follower');
+    checkSeat(pair.leader.agent, 'leader');
+    checkSeat(pair.follower.agent, 'follower');
     const label = pairLabel(pair);
     if (seen.has(label)) throw new CliError(`the pair ${label} is given twice`);
     seen.add(label);
@@ -88,7 +92,8 @@ export function pairSpecs(options: Pick<PairsCliOptions, 'leader' | 'follower' |
   return pairs;
 }
 
-export const pairLabel = (pair: PairSpec) => `${pair.leader}:${pair.follower}`;
+/** The pair as given, each llm seat's config file included: two configurations of one model are two pairs. */
+export const pairLabel = (pair: PairSpec) => `${seatLabel(pair.leader)}:${seatLabel(pair.follower)}`;
 
 /** An agent that cannot play the seat in a new game (a built-in of the other seat, an oracle). */
 function checkSeat(spec: string, role: Role): void {
@@ -100,6 +105,8 @@ interface StartedPair extends PairToPlay {
   readonly spec: PairSpec;
   readonly index: number;
   readonly dir: string;
+  /** What the run's LLM calls have cost, shared by all its pairs' agents (--llm-max-cost); null: no limit. */
+  readonly spend: RunSpend | null;
 }
 
 const pairDir = (index: number) => `pair-${index}`;
@@ -112,13 +119,14 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   const out = options.out;
   // A relative --llm-records is the working directory's: resolved now, so that the report links it from DIR.
   if (options.llmRecords !== undefined) options = { ...options, llmRecords: resolve(options.llmRecords) };
-  checkLlmOptionsUsed(options, specs.flatMap((pair) => [pair.leader, pair.follower]), '--leader, --follower or --pair');
+  checkLlmOptionsUsed(options, specs.flatMap((pair) => [pair.leader.agent, pair.follower.agent]), '--leader, --follower or --pair');
   const bootstrap: BootstrapOptions = { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed, level: INTERVAL_LEVEL };
   const manifest = startManifest(runSettings(specs, options));
   const resumed = prepareOut(out, manifest, options);
   const started: StartedPair[] = [];
   try {
-    for (const [i, spec] of specs.entries()) started.push(await startPairOf(spec, i + 1, out, options));
+    const spend = runSpend(options);
+    for (const [i, spec] of specs.entries()) started.push(await startPairOf(spec, i + 1, out, options, spend));
     for (const pair of started) makeDirectory(join(out, pair.dir));
     writeManifest(out, manifest);
     const played: { result: PairResult; resumed: number }[] = [];
@@ -130,6 +138,7 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
       createdAt: new Date().toISOString(),
       games: options.games,
       seed: options.seed,
+      repeat: options.repeat,
       bootstrap: { ...bootstrap, method: 'percentile' },
       pairs,
       differences: compareWithFirst(pairs, bootstrap),
@@ -144,14 +153,20 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   }
 }
 
-/** What decides a run's results, for run.json and for `--resume` to check: the pairs, the seeds, the LLM settings (never a key). */
+/**
+ * What decides a run's results, for run.json and for `--resume` to check: the pairs, the seeds, each
+ * llm seat's settings by pair (its own config file's included, never a key). Not --llm-max-cost: a
+ * run it stopped goes on with a larger one.
+ */
 function runSettings(specs: readonly PairSpec[], options: PairsCliOptions): Record<string, unknown> {
-  const llm = specs.some((pair) => pair.leader === LLM_AGENT || pair.follower === LLM_AGENT) ? llmConfigFromOptions(options) : null;
+  const llmPairs = specs.filter((pair) => llmRoles(pair).length > 0);
+  const llm = llmPairs.length === 0 ? null : Object.fromEntries(llmPairs.map((pair) => [pairLabel(pair), llmSeatConfigs(options, pair)]));
   return {
     kind: 'agent-pairs',
     pairs: specs.map(pairLabel),
     games: options.games,
     seed: options.seed,
+    repeat: options.repeat,
     bootstrap: { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed },
     agentTimeoutMs: options.agentTimeout,
     llm,
@@ -192,18 +207,20 @@ const RUN_OUTPUT = /^(pair-\d+|report\.json|report\.html|run\.json)$/;
 
 async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: BootstrapOptions, out: string, resume: boolean): Promise<{ result: PairResult; resumed: number }> {
   const label = pairLabel(pair.spec);
-  const seeds = Array.from({ length: options.games }, (_, i) => options.seed + i);
-  const kept = resume ? finishedGames(out, pair.dir) : new Map<number, PairGame>();
+  const planned = plannedGames(options.seed, options.games, options.repeat);
+  const kept = resume ? finishedGames(out, pair.dir) : new Map<string, PairGame>();
   const records = recordDir(options, pair.dir, out);
-  const toPlay = seeds.filter((seed) => !kept.has(seed));
+  const toPlay = planned.filter((game) => !kept.has(game.gameId));
   // A game not finished before is played again from its start: what it left (its log, call records) goes first.
-  for (const seed of toPlay) removeGameFiles(out, pair.dir, records, pairGameId(seed));
+  for (const game of toPlay) removeGameFiles(out, pair.dir, records, game.gameId);
+  // The games kept count towards --llm-max-cost: a resumed run stops where an uninterrupted one would.
+  for (const role of llmRoles(pair.spec)) pair.spend?.add(seatRecords(records, [...kept.values()], role).counts.cost);
   if (kept.size > 0) process.stderr.write(`pair ${pair.index} (${label}): ${kept.size} games kept from the run before, ${toPlay.length} to play\n`);
   let played;
   try {
     played = await playPairGames(
       pair,
-      { seeds: toPlay },
+      { toPlay },
       (gameId, text) => {
         const log = join(pair.dir, `${gameId}.jsonl`);
         writeFileAtomically(join(out, log), text);
@@ -214,18 +231,23 @@ async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: 
   } catch (error) {
     throw new CliError(`pair ${pair.index} (${label}), ${oneLine((error as Error).message)}`, 1);
   }
-  const byGame = new Map([...kept.values(), ...played].map((game) => [game.seed, game]));
-  const games = seeds.map((seed) => byGame.get(seed)!);
+  const byGame = new Map([...kept.values(), ...played].map((game) => [game.gameId, game]));
+  const games = planned.map((game) => byGame.get(game.gameId)!);
   const summary = summarizePair(games, bootstrap);
   process.stderr.write(`pair ${pair.index} (${label}): ${games.length} games, mean score ${summary.meanScore.toFixed(2)}\n`);
   const llm: PairResult['llm'] = {};
-  for (const role of ['leader', 'follower'] as const) {
-    if (pair.spec[role] !== LLM_AGENT) continue;
-    const { counts, settings } = readLlmSeat(games.map((game) => findRecordFile(records, game.gameId, role)));
-    llm[role] = { ...summarizeLlm(counts, settings, relative(out, records) || '.'), tokensPerGame: counts.tokens.total / games.length };
+  for (const role of llmRoles(pair.spec)) {
+    const { counts, settings } = seatRecords(records, games, role);
+    llm[role] = { ...summarizeLlm(counts, settings, relative(out, records) || '.'), tokensPerGame: counts.tokens.total / games.length, costPerGame: costPer(counts.cost, games.length) };
   }
-  return { result: { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, dir: pair.dir, summary, llm, games }, resumed: kept.size };
+  return { result: { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, configs: seatFiles(pair.spec), dir: pair.dir, summary, llm, games }, resumed: kept.size };
 }
+
+/** The seats an llm agent plays. */
+const llmRoles = (spec: PairSpec): Role[] => (['leader', 'follower'] as const).filter((role) => spec[role].agent === LLM_AGENT);
+
+/** An llm seat's counts and settings over `games`, from their call records in `records`. */
+const seatRecords = (records: string, games: readonly PairGame[], role: Role) => readLlmSeat(games.map((game) => findRecordFile(records, game.gameId, role)));
 
 /** A game's log and call records, left by a run that did not finish it. */
 function removeGameFiles(out: string, dir: string, records: string, gameId: string): void {
@@ -239,12 +261,13 @@ function recordDir(options: PairsCliOptions, dir: string, out: string): string {
 }
 
 /** Both agents of a pair, started (a program's handshake done, an LLM endpoint checked). */
-async function startPairOf(spec: PairSpec, index: number, out: string, options: PairsCliOptions): Promise<StartedPair> {
+async function startPairOf(spec: PairSpec, index: number, out: string, options: PairsCliOptions, spend: RunSpend | null): Promise<StartedPair> {
   const dir = pairDir(index);
   const llmOptions = { ...options, llmRecords: options.llmRecords ? recordDir(options, dir, out) : undefined };
-  const context: AgentContext = { setting: 'game', process: { stepTimeoutMs: options.agentTimeout }, startLlm: llmStarter(llmOptions, join(out, dir)) };
+  const startLlm = llmStarter(llmOptions, join(out, dir), { spend, files: seatFiles(spec) });
+  const context: AgentContext = { setting: 'game', process: { stepTimeoutMs: options.agentTimeout }, startLlm };
   try {
-    return { spec, index, dir, ...(await startPair(spec, context)) };
+    return { spec, index, dir, spend, ...(await startPair({ leader: spec.leader.agent, follower: spec.follower.agent }, context)) };
   } catch (error) {
     if (!(error instanceof SeatStartError)) throw error;
     if (error.cause instanceof CliError) throw error.cause;

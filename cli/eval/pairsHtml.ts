@@ -4,8 +4,8 @@
  * seed (the pairs share seeds), the differences from the first pair, the LLM seats' counts, and
  * every game linked to its log. Inline SVG; nothing loaded from elsewhere; all text escaped.
  */
-import { describeLlmSettings } from '../../shared/eval/llmSummary';
-import type { PairResult, PairsReport } from '../../shared/eval/pairs';
+import { describeCost, describeLlmSettings } from '../../shared/eval/llmSummary';
+import { comparedUnit, describeGames, seatName, type PairResult, type PairsReport } from '../../shared/eval/pairs';
 import { escape, fmt } from './html';
 
 const hue = (index: number) => `hsl(${((index - 1) * 137) % 360} 60% 42%)`;
@@ -59,7 +59,7 @@ function pairRows(pairs: readonly PairResult[]): string {
     .map((p) => {
       const s = p.summary;
       return (
-        `<tr><td style="color:${hue(p.index)}">${p.index}</td><td>${escape(p.leader.name)}<br><small>${escape(p.leader.spec)}</small></td><td>${escape(p.follower.name)}<br><small>${escape(p.follower.spec)}</small></td>` +
+        `<tr><td style="color:${hue(p.index)}">${p.index}</td><td>${escape(seatName(p, 'leader'))}<br><small>${escape(p.leader.spec)}</small></td><td>${escape(seatName(p, 'follower'))}<br><small>${escape(p.follower.spec)}</small></td>` +
         `<td>${s.games}</td><td><b>${fmt(s.meanScore)}</b></td><td>${fmt(s.scoreInterval.low)} to ${fmt(s.scoreInterval.high)}${warning(s.intervalWarning)}</td><td>${fmt(s.minScore)} to ${fmt(s.maxScore)}</td>` +
         `<td>${fmt(s.instructionsPerGame)}</td><td>${fmt(s.doneShare)}</td><td>${fmt(s.stepsPerInstruction)}</td><td>${s.refused.leader} / ${s.refused.follower}</td></tr>`
       );
@@ -80,7 +80,7 @@ function llmRows(pairs: readonly PairResult[]): string {
         const fallbacks = Object.entries(llm.fallbacksBy).map(([status, n]) => `${n} after ${status}`).join(', ');
         return [
           `<tr><td>${p.index}</td><td>${role}</td><td>${llm.calls}</td><td class="failures">${escape(failures)}</td><td>${llm.fallbacks}${fallbacks ? ` (${escape(fallbacks)})` : ''}</td><td>${llm.httpRetries}</td>` +
-            `<td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerGame)}</td><td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td><td><small>${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</small></td></tr>`,
+            `<td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerGame)}</td><td class="cost">${describeCost(llm.cost, llm.costPerGame, 'a game')}</td><td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td><td><small>${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</small></td></tr>`,
         ];
       }),
     )
@@ -111,7 +111,7 @@ table { border-collapse: collapse; margin-bottom: 1em; } td, th { padding: 2px 8
 figure { display: inline-block; margin: 0 1em 1em 0; } figcaption { font-size: 12px; } small { color: #666; }
 </style></head><body>
 <h1>Agent-vs-agent evaluation</h1>
-<p>${report.pairs.length} pairs, ${report.games} games each on seeds ${report.seed} to ${report.seed + report.games - 1} (every pair plays the same seeds, so the same maps); ${escape(report.createdAt)}.
+<p>${report.pairs.length} pairs, ${describeGames(report)} (every pair plays the same seeds, so the same maps); ${escape(report.createdAt)}.
 Score intervals: ${level}% percentile bootstrap over the games, ${b.resamples} resamples, seed ${b.seed}.</p>
 <h2>Pairs</h2>
 <table><tr><th>pair</th><th>leader</th><th>follower</th><th>games</th><th>mean score</th><th>${level}% interval</th><th>min to max</th><th>instructions per game</th><th>DONE share</th><th>steps per instruction</th><th>refused (leader / follower)</th></tr>
@@ -119,8 +119,8 @@ ${pairRows(report.pairs)}
 </table>
 ${intervalPlot(report.pairs, b.level)}
 ${bySeedPlot(report.pairs)}
-${differences ? `<h2>Against pair 1, seed by seed</h2><table><tr><th>pairs</th><th>mean difference</th><th>${level}% interval</th><th>seeds more / same / less</th></tr>${differences}</table>` : ''}
-${llm ? `<h2>LLM seats</h2><table><tr><th>pair</th><th>seat</th><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per game</th><th>latency ms (mean / max)</th><th>call records</th><th>settings</th></tr>${llm}</table>` : ''}
+${differences ? `<h2>Against pair 1, seed by seed</h2><table><tr><th>pairs</th><th>mean difference</th><th>${level}% interval</th><th>${comparedUnit(report)} more / same / less</th></tr>${differences}</table>` : ''}
+${llm ? `<h2>LLM seats</h2><table><tr><th>pair</th><th>seat</th><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per game</th><th>cost</th><th>latency ms (mean / max)</th><th>call records</th><th>settings</th></tr>${llm}</table>` : ''}
 <h2>Games</h2>
 ${games}
 </body></html>

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { LLM_CONFIG_KEYS, partialLlmConfigSchema, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
+import { LLM_CONFIG_KEYS, partialLlmConfigSchema, pricesProblem, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader } from '../../shared/agents/node/llm/seats';
 import { LLM_AGENT, seatProblem, unknownNameProblem } from '../../shared/agents/catalogue';
 import type { Role } from '../../shared/engine/state';
@@ -28,7 +28,7 @@ function llmSettings(llm: Readonly<Record<string, unknown>>): { renamed: Record<
   return { renamed, problems };
 }
 
-/** What is wrong with an LLM arm's settings: unknown keys, bad values, no model, a prompt that is not there. */
+/** What is wrong with an LLM arm's settings: unknown keys, bad values, no model, one price without the other, a prompt that is not there. */
 function llmProblems(llm: Readonly<Record<string, unknown>>, studyDir: string): ArmProblem[] {
   const { renamed, problems } = llmSettings(llm);
   const parsed = partialLlmConfigSchema.safeParse(renamed);
@@ -39,6 +39,8 @@ function llmProblems(llm: Readonly<Record<string, unknown>>, studyDir: string): 
     return problems;
   }
   if (parsed.data.model === undefined) problems.push({ path: ['llm'], message: 'needs model: the model to ask (docs/llm.md)' });
+  const prices = pricesProblem(parsed.data);
+  if (prices) problems.push({ path: ['llm'], message: prices });
   const prompt = parsed.data.prompt;
   if (prompt !== undefined && !existsSync(resolve(studyDir, prompt))) problems.push({ path: ['llm', 'prompt'], message: `${prompt}: no such file (a prompt template, relative to the study file)` });
   return problems;

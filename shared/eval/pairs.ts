@@ -16,10 +16,10 @@ import { playAgentGame } from '../agents/agentGame';
 import { bootstrapInterval, mean, type BootstrapOptions, type Interval } from './bootstrap';
 import { intervalWarning } from './intervalWarning';
 import { loadRecording } from './recording';
-import { describeLlmSettings, type LlmSummary } from './llmSummary';
+import { describeCost, describeLlmSettings, type LlmSummary } from './llmSummary';
 
 /** An LLM seat's counts over a pair's games. */
-export type LlmSeatSummary = LlmSummary & { readonly tokensPerGame: number };
+export type LlmSeatSummary = LlmSummary & { readonly tokensPerGame: number; readonly costPerGame: number | null };
 
 export const PAIRS_REPORT_VERSION = 1;
 
@@ -68,6 +68,8 @@ export interface PairResult {
   readonly label: string;
   readonly leader: AgentIdentity;
   readonly follower: AgentIdentity;
+  /** Each llm seat's own config file (`llm@FILE`), as given; empty when none has one. */
+  readonly configs: Readonly<Partial<Record<Role, string>>>;
   /** The pair's directory (its logs and call records), relative to the report. */
   readonly dir: string;
   readonly summary: PairSummary;
@@ -97,6 +99,8 @@ export interface PairsReport {
   readonly games: number;
   /** Game i of every pair is played on seed + i. */
   readonly seed: number;
+  /** Times each seed is played (`games` × `repeat` games a pair). */
+  readonly repeat: number;
   readonly bootstrap: BootstrapOptions & { readonly method: 'percentile' };
   readonly pairs: readonly PairResult[];
   readonly differences: readonly PairDifference[];
@@ -108,22 +112,35 @@ export interface PairToPlay {
   readonly agents: { readonly leader: AgentIdentity; readonly follower: AgentIdentity };
 }
 
-/** The game id of seed `seed`: the same in every pair, so that agents seeded from it draw alike. */
-export const pairGameId = (seed: number) => `eval-${seed}`;
+/** A game to play: its seed (its map) and its id, the same in every pair. */
+export interface PlannedGame {
+  readonly seed: number;
+  readonly gameId: string;
+}
 
 /**
- * Plays the pair's games on `seeds`, in order, and hands each game's log text to `save` (which
+ * A pair's games in order: the seeds from `seed`, `games` of them, each `repeat` times in a row. The
+ * ids are the same in every pair, so that agents seeded from them draw alike: `eval-<seed>`, or
+ * `eval-<seed>-r<k>` (k from 1) when each seed is played more than once.
+ */
+export function plannedGames(seed: number, games: number, repeat = 1): PlannedGame[] {
+  return Array.from({ length: games }, (_, i) => seed + i).flatMap((s) =>
+    Array.from({ length: repeat }, (_, k) => ({ seed: s, gameId: repeat === 1 ? `eval-${s}` : `eval-${s}-r${k + 1}` })),
+  );
+}
+
+/**
+ * Plays the pair's games `toPlay`, in order, and hands each game's log text to `save` (which
  * returns its file name); the figures are read back from that text.
  */
 export async function playPairGames(
   pair: PairToPlay,
-  options: { readonly seeds: readonly number[]; readonly config?: GameConfig },
+  options: { readonly toPlay: readonly PlannedGame[]; readonly config?: GameConfig },
   save: (gameId: string, text: string) => string,
   onGame: (game: PairGame) => void = () => {},
 ): Promise<PairGame[]> {
   const games: PairGame[] = [];
-  for (const seed of options.seeds) {
-    const gameId = pairGameId(seed);
+  for (const { seed, gameId } of options.toPlay) {
     const lines: LogLine[] = [];
     let result;
     try {
@@ -179,13 +196,13 @@ export function summarizePair(games: readonly PairGame[], bootstrap: BootstrapOp
 }
 
 
-/** Each pair after the first against the first, on the seeds both played. */
+/** Each pair after the first against the first, on the games both played (the same seed, and repeat, by their id). */
 export function compareWithFirst(pairs: readonly Pick<PairResult, 'index' | 'games'>[], bootstrap: BootstrapOptions): PairDifference[] {
   if (pairs.length < 2) return [];
   const [first, ...others] = pairs;
-  const baseline = new Map(first.games.map((game) => [game.seed, game.score]));
+  const baseline = new Map(first.games.map((game) => [game.gameId, game.score]));
   return others.map((pair) => {
-    const differences = pair.games.filter((game) => baseline.has(game.seed)).map((game) => game.score - baseline.get(game.seed)!);
+    const differences = pair.games.filter((game) => baseline.has(game.gameId)).map((game) => game.score - baseline.get(game.gameId)!);
     return {
       pair: pair.index,
       against: first.index,
@@ -201,25 +218,38 @@ export function compareWithFirst(pairs: readonly Pick<PairResult, 'index' | 'gam
 
 const fixed = (value: number | null, digits: number) => (value === null ? 'n/a' : value.toFixed(digits));
 
+/** Each pair's games: `8 games each on seeds 1 to 8`, or with --repeat `24 games each: seeds 1 to 8, 3 times each`. */
+export function describeGames(report: Pick<PairsReport, 'games' | 'seed' | 'repeat'>): string {
+  const seeds = `seeds ${report.seed} to ${report.seed + report.games - 1}`;
+  return report.repeat > 1 ? `${report.games * report.repeat} games each: ${seeds}, ${report.repeat} times each` : `${report.games} games each on ${seeds}`;
+}
+
+/** What pairs are compared on: seeds, or with --repeat games (a seed and a repeat). */
+export const comparedUnit = (report: Pick<PairsReport, 'repeat'>): string => (report.repeat > 1 ? 'games' : 'seeds');
+
+/** A seat's agent, with its own config file when it has one: the rows of two configurations read apart. */
+export const seatName = (pair: Pick<PairResult, 'leader' | 'follower' | 'configs'>, role: Role): string =>
+  pair.configs[role] === undefined ? pair[role].name : `${pair[role].name}@${pair.configs[role]}`;
+
 /** The report as a terminal table: a line per pair, then the differences and the LLM seats' counts. */
 export function formatPairsTable(report: PairsReport): string {
   const b = report.bootstrap;
   const head = ['pair', 'leader', 'follower', 'games', 'mean score', `${Math.round(b.level * 100)}% interval`, 'instr/game', 'DONE share', 'steps/instr'];
   const rows = report.pairs.map((p) => {
     const s = p.summary;
-    return [String(p.index), p.leader.name, p.follower.name, String(s.games), fixed(s.meanScore, 2), `${fixed(s.scoreInterval.low, 2)} to ${fixed(s.scoreInterval.high, 2)}`, fixed(s.instructionsPerGame, 1), fixed(s.doneShare, 3), fixed(s.stepsPerInstruction, 2)];
+    return [String(p.index), seatName(p, 'leader'), seatName(p, 'follower'), String(s.games), fixed(s.meanScore, 2), `${fixed(s.scoreInterval.low, 2)} to ${fixed(s.scoreInterval.high, 2)}`, fixed(s.instructionsPerGame, 1), fixed(s.doneShare, 3), fixed(s.stepsPerInstruction, 2)];
   });
   const widths = head.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) => `  ${cells.map((cell, column) => (column <= 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ')}`;
   const out = [
-    `agent-vs-agent evaluation: ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}, ${report.games} games each on seeds ${report.seed} to ${report.seed + report.games - 1}; ` +
+    `agent-vs-agent evaluation: ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}, ${describeGames(report)}; ` +
       `score intervals: percentile bootstrap, ${b.resamples} resamples, seed ${b.seed}`,
     line(head),
     ...rows.map(line),
   ];
   for (const p of report.pairs) if (p.summary.intervalWarning) out.push(`  pair ${p.index}: the interval is not to be trusted: ${p.summary.intervalWarning}`);
   for (const d of report.differences) {
-    out.push(`  pair ${d.pair} - pair ${d.against}: ${d.meanDifference >= 0 ? '+' : ''}${d.meanDifference.toFixed(2)} points a game (${fixed(d.interval.low, 2)} to ${fixed(d.interval.high, 2)}); more on ${d.wins} seeds, the same on ${d.ties}, less on ${d.losses}${d.intervalWarning ? `; the interval is not to be trusted: ${d.intervalWarning}` : ''}`);
+    out.push(`  pair ${d.pair} - pair ${d.against}: ${d.meanDifference >= 0 ? '+' : ''}${d.meanDifference.toFixed(2)} points a game (${fixed(d.interval.low, 2)} to ${fixed(d.interval.high, 2)}); more on ${d.wins} ${comparedUnit(report)}, the same on ${d.ties}, less on ${d.losses}${d.intervalWarning ? `; the interval is not to be trusted: ${d.intervalWarning}` : ''}`);
   }
   for (const p of report.pairs) {
     for (const role of ['leader', 'follower'] as const) {
@@ -228,7 +258,8 @@ export function formatPairsTable(report: PairsReport): string {
       const failures = Object.entries(llm.failures).map(([status, n]) => `${n} ${status}`).join(', ');
       out.push(
         `  pair ${p.index} llm ${role}: ${llm.calls} calls, failures ${failures || 'none'}, ${llm.fallbacks} fallbacks, ` +
-          `${llm.tokens.prompt} prompt + ${llm.tokens.completion} completion tokens, mean latency ${fixed(llm.latencyMs.mean, 0)} ms (max ${Math.round(llm.latencyMs.max)})`,
+          `${llm.tokens.prompt} prompt + ${llm.tokens.completion} completion tokens, mean latency ${fixed(llm.latencyMs.mean, 0)} ms (max ${Math.round(llm.latencyMs.max)}), ` +
+          `cost ${describeCost(llm.cost, llm.costPerGame, 'a game')}`,
       );
       if (llm.settings) out.push(`    ${describeLlmSettings(llm.settings)}`);
     }

@@ -26,7 +26,7 @@ export interface EvalReport {
   readonly undefinedCounts: Record<string, number>;
   readonly episodes: readonly EpisodeResult[];
   /** When the LLM agent was evaluated: its counts over the run (its call records, one file per episode, are in `records`). */
-  readonly llm?: LlmSummary & { readonly tokensPerEpisode: number };
+  readonly llm?: LlmSummary & { readonly tokensPerEpisode: number; readonly costPerEpisode: number | null };
 }
 
 /** A value a mean can use: a finite number. Infinity, NaN and null are undefined. */

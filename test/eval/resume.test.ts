@@ -89,7 +89,7 @@ test('E-43, E-44, E-45: --resume after a SIGKILL in the middle of a 20-game run 
     kind: 'cerealbar-run',
     command: ['cerealbar', ...args(killed, '--resume')],
     software: { node: process.version, packages: expect.objectContaining({ zod: expect.any(String) }) },
-    settings: { pairs: ['scripted:llm'], games: 20, seed: 7, llm: { model: STUB_MODEL, baseUrl: stub.url, apiKeyEnv: 'RESUME_TEST_KEY', maxCalls: 25 } },
+    settings: { pairs: ['scripted:llm'], games: 20, seed: 7, llm: { 'scripted:llm': { follower: { model: STUB_MODEL, baseUrl: stub.url, apiKeyEnv: 'RESUME_TEST_KEY', maxCalls: 25 } } } },
     covered: { pairs: [{ label: 'scripted:llm', games: 20, keptFromBefore: kept }] },
   });
   expect(Date.parse(manifest.endedAt)).toBeGreaterThanOrEqual(Date.parse(manifest.startedAt));

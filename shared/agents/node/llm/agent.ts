@@ -14,7 +14,7 @@ import { AgentRunStopped, type ActContext, type AgentIdentity, type EpisodeStart
 import { MOVES } from '../../../engine/actions';
 import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './chat';
 import type { LlmConfig } from './config';
-import { CALL_RECORD_VERSION, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
+import { CALL_RECORD_VERSION, callCost, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
 import { illegality, parseReply, type ParsedReply, type ReplyAction, type ReplyCheck } from './reply';
 import { fewShotFor, type FewShot, type FewShotSource } from './fewShot';
 import { Conversation } from './history';
@@ -49,6 +49,8 @@ export interface LlmAgentOptions {
   readonly retryBaseMs?: number;
   /** Where the preflight says what it could not check, in one line (default: standard error). */
   readonly notice?: (line: string) => void;
+  /** What the run's LLM calls have cost, shared by all its agents, and the most they may (absent: no limit). */
+  readonly spend?: RunSpend | null;
   /** How the worked examples of few-shot-k are read from logs; without it, few-shot-k above 0 is refused. */
   readonly fewShot?: FewShotSource;
 }
@@ -77,6 +79,36 @@ export class LlmKeyError extends Error {
  */
 export class LlmFailingError extends AgentRunStopped {
   override name = 'LlmFailingError';
+}
+
+/** The agent stopped its run: the run's calls cost its max cost. Every later act throws it again, without a call. */
+export class LlmCostLimitError extends AgentRunStopped {
+  override name = 'LlmCostLimitError';
+}
+
+/**
+ * What a run's LLM calls have cost in dollars, over every agent it started (both seats, every pair,
+ * games played at once), and the most they may cost (`--llm-max-cost`). Once it is reached no agent
+ * sends another call: the run stops, as it does when the endpoint stops answering, rather than
+ * score games its model did not play. A call's cost is known only when it returns, so the last
+ * calls (those on their way at once) may go past it.
+ */
+export class RunSpend {
+  private dollars = 0;
+
+  constructor(readonly maxCost: number) {}
+
+  get spent(): number {
+    return this.dollars;
+  }
+
+  get reached(): boolean {
+    return this.dollars >= this.maxCost;
+  }
+
+  add(cost: number | null): void {
+    this.dollars += cost ?? 0;
+  }
 }
 
 /** The statuses of a call that got no reply from the model: they count towards max-consecutive-failures. */
@@ -131,7 +163,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   private lines = 0;
   /** Chat calls in a row, over the agent's life, that got no reply; and why the agent stopped, once it has. */
   private failuresInRow = 0;
-  private stoppedBecause: string | null = null;
+  private stopped: AgentRunStopped | null = null;
   /** The plan last answered in this episode, when the host told the event it was asked at. */
   private lastPlan: AnsweredPlan | null = null;
   private counts = NO_CALLS;
@@ -188,6 +220,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
         maxRetries: config.maxRetries,
         maxCalls: config.maxCalls,
         maxConsecutiveFailures: config.maxConsecutiveFailures,
+        pricePerMillionInput: config.pricePerMillionInput ?? null,
+        pricePerMillionOutput: config.pricePerMillionOutput ?? null,
         apiKeyEnv: config.apiKeyEnv,
       },
       time: new Date().toISOString(),
@@ -196,7 +230,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
 
   async act(observation: O, context?: ActContext): Promise<A[]> {
     if (!this.writer) throw new Error(`the llm agent was asked to act before its episode began (reset)`);
-    if (this.stoppedBecause) throw new LlmFailingError(this.stoppedBecause);
+    if (this.stopped) throw this.stopped;
     const check = this.seat.check(observation);
     const event = context?.event;
     const { messages, carried } = this.conversation.around(observation, render(this.template, { ...this.seat.variables(observation), examples: this.fewShot.text }));
@@ -217,18 +251,23 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
       ask = 2;
     }
     const plan = exchange.parsed?.status === 'ok' ? (exchange.parsed.actions as A[]) : null;
-    const maxFailures = this.options.config.maxConsecutiveFailures;
-    // The call that reaches the limit is on record, with no fallback: the run stops instead.
-    const stops = this.failuresInRow >= maxFailures;
-    const fallback = plan || stops ? null : this.seat.fallback(observation);
+    // The call that reaches a limit is on record, with no fallback: the run stops instead.
+    const stop = this.stop(exchange);
+    const fallback = plan || stop ? null : this.seat.fallback(observation);
     this.record(asked, ask, exchange, fallback);
     this.conversation.keep(exchange.request?.messages, exchange.answer.reply);
     this.lastPlan = plan && event !== undefined ? { call: this.lines, actions: plan, event, ...this.moment(observation) } : null;
-    if (stops) {
-      this.stoppedBecause = `the llm ${this.seat.role} stopped: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${exchange.answer.error}`;
-      throw new LlmFailingError(this.stoppedBecause);
-    }
+    if (stop) throw (this.stopped = stop);
     return plan ?? fallback!;
+  }
+
+  /** Why the run stops after this exchange, if it does: the run's max cost, or too many calls in a row without a reply. */
+  private stop({ status, answer }: Exchange): AgentRunStopped | null {
+    const stopped = `the llm ${this.seat.role} stopped`;
+    if (status === 'cost_limit') return new LlmCostLimitError(`${stopped}: ${answer.error}`);
+    const maxFailures = this.options.config.maxConsecutiveFailures;
+    if (this.failuresInRow < maxFailures) return null;
+    return new LlmFailingError(`${stopped}: ${maxFailures} chat calls in a row got no reply (max-consecutive-failures ${maxFailures}); the last: ${answer.error}`);
   }
 
   stats(): LlmStats {
@@ -251,13 +290,11 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     };
   }
 
-  /** One chat call, or none when the budget is spent; its reply read against `check`. */
+  /** One chat call, or none when the run's max cost is reached or the episode's budget spent; its reply read against `check`. */
   private async exchange(messages: ChatMessage[], check: ReplyCheck): Promise<Exchange> {
-    const { config } = this.options;
-    if (this.calls >= config.maxCalls) {
-      const error = `the budget of ${config.maxCalls} calls for ${this.episode} is spent`;
-      return { request: null, status: 'budget', parsed: null, answer: { reply: null, error, attempts: [], latencyMs: 0, tokens: null, requestId: null, responseId: null } };
-    }
+    const { config, spend } = this.options;
+    if (spend?.reached) return unsent('cost_limit', `the run's LLM calls have cost $${spend.spent.toFixed(4)}, which reaches its max cost of $${spend.maxCost}`);
+    if (this.calls >= config.maxCalls) return unsent('budget', `the budget of ${config.maxCalls} calls for ${this.episode} is spent`);
     this.calls++;
     const request = this.request(messages);
     const { status, ...answer } = await chat(this.client, request, {
@@ -317,8 +354,10 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
       error: parsed && parsed.status !== 'ok' ? parsed.message : error,
       ...http,
       fallback: fallback ? { actions: fallback } : null,
+      cost: callCost(answer.tokens, this.options.config),
       time: new Date().toISOString(),
     };
+    this.options.spend?.add(line.cost ?? null);
     this.counts = countCall(this.counts, line);
     this.writer!.write(line);
   }
@@ -326,6 +365,11 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   private redact(text: string): string {
     return this.apiKey ? text.split(this.apiKey).join(KEY_PLACEHOLDER) : text;
   }
+}
+
+/** An ask that sent nothing (`budget`, `cost_limit`), and why. */
+function unsent(status: CallStatus, error: string): Exchange {
+  return { request: null, status, parsed: null, answer: { reply: null, error, attempts: [], latencyMs: 0, tokens: null, requestId: null, responseId: null } };
 }
 
 /** The key from its variable (unset or empty: none), the template loaded, the endpoint checked. */

@@ -1,12 +1,14 @@
 /**
  * How the LLM agent reaches its model: the `--llm-*` options, or the same keys in a YAML file
  * (`--llm-config`). The file's keys are the options' names without `--llm-` (`base-url`, `model`,
- * ...); options given on the command line win over the file. The API key itself is never part of
- * the configuration: only the name of the environment variable that holds it.
+ * ...); options given on the command line win over the file's top level, and a seat's own section
+ * of the file (`leader:`, `follower:`) wins over both. The API key itself is never part of the
+ * configuration: only the name of the environment variable that holds it.
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { LlmRole } from './templates';
 
 export interface LlmConfig {
   /** The OpenAI-compatible endpoint, up to and including its `/v1`. */
@@ -37,6 +39,9 @@ export interface LlmConfig {
   readonly maxTokens?: number;
   /** Chat calls in a row that got no reply (backend errors, timeouts) after which the agent stops the run. */
   readonly maxConsecutiveFailures: number;
+  /** Dollars a million prompt tokens and a million completion tokens cost; absent: the cost is unknown (never taken as free). */
+  readonly pricePerMillionInput?: number;
+  readonly pricePerMillionOutput?: number;
 }
 
 export const LLM_DEFAULTS = {
@@ -69,6 +74,8 @@ export const LLM_CONFIG_KEYS = {
   keepHistory: 'keep-history',
   maxTokens: 'max-tokens',
   maxConsecutiveFailures: 'max-consecutive-failures',
+  pricePerMillionInput: 'price-per-million-input',
+  pricePerMillionOutput: 'price-per-million-output',
 } as const satisfies Record<keyof LlmConfig, string>;
 
 const httpUrl = z
@@ -95,6 +102,8 @@ export const partialLlmConfigSchema = z.strictObject({
   keepHistory: z.boolean().optional(),
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),
+  pricePerMillionInput: z.number().min(0, 'must not be negative').max(1_000_000).optional(),
+  pricePerMillionOutput: z.number().min(0, 'must not be negative').max(1_000_000).optional(),
 });
 export type PartialLlmConfig = z.infer<typeof partialLlmConfigSchema>;
 
@@ -102,8 +111,15 @@ export class LlmConfigError extends Error {
   override name = 'LlmConfigError';
 }
 
-/** The file's configuration, with its keys renamed to the config's; any problem is one line naming the file. */
-export function readLlmConfigFile(path: string): PartialLlmConfig {
+/** The sections of a config file that hold one seat's own settings, over the file's top level. */
+export const LLM_SEAT_SECTIONS: readonly LlmRole[] = ['leader', 'follower'];
+
+/**
+ * The file's configuration, with its keys renamed to the config's: its top level, or with `section`
+ * that seat's section alone (`leader:`, `follower:`; empty when the file has none). Every part of the
+ * file is checked either way; any problem is one line naming the file.
+ */
+export function readLlmConfigFile(path: string, section?: LlmRole): PartialLlmConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -116,16 +132,38 @@ export function readLlmConfigFile(path: string): PartialLlmConfig {
   } catch (error) {
     throw new LlmConfigError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new LlmConfigError(`${path}: must be a mapping of keys (${Object.values(LLM_CONFIG_KEYS).join(', ')})`);
+  const { sections, keys } = splitSections(mapping(data, path));
+  const seats = new Map(Object.entries(sections).map(([role, value]) => [role, configKeys(mapping(value, `${path}: ${role}`), path, role)]));
+  const top = configKeys(keys, path);
+  return section ? (seats.get(section) ?? {}) : top;
+}
+
+function mapping(data: unknown, where: string): Record<string, unknown> {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new LlmConfigError(`${where}: must be a mapping of keys (${Object.values(LLM_CONFIG_KEYS).join(', ')})`);
+  return data as Record<string, unknown>;
+}
+
+/** A file's top level: the seats' sections apart from the keys. */
+function splitSections(data: Record<string, unknown>): { sections: Record<string, unknown>; keys: Record<string, unknown> } {
+  const sections: Record<string, unknown> = {};
+  const keys: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(data)) ((LLM_SEAT_SECTIONS as readonly string[]).includes(name) ? sections : keys)[name] = value;
+  return { sections, keys };
+}
+
+/** The keys of the file's top level, or of its `section`, renamed to the config's and checked. */
+function configKeys(data: Record<string, unknown>, path: string, section?: string): PartialLlmConfig {
   const byFileKey = new Map<string, keyof LlmConfig>(Object.entries(LLM_CONFIG_KEYS).map(([key, fileKey]) => [fileKey, key as keyof LlmConfig]));
+  const at = section ? `${section}.` : '';
   const renamed: Record<string, unknown> = {};
   for (const [fileKey, value] of Object.entries(data)) {
-    if (/api.?key$/i.test(fileKey)) throw new LlmConfigError(`${path}: ${fileKey}: the key itself never goes in a file; name the variable that holds it with api-key-env`);
+    if (/api.?key$/i.test(fileKey)) throw new LlmConfigError(`${path}: ${at}${fileKey}: the key itself never goes in a file; name the variable that holds it with api-key-env`);
     const key = byFileKey.get(fileKey);
-    if (!key) throw new LlmConfigError(`${path}: unknown key ${JSON.stringify(fileKey)} (known: ${[...byFileKey.keys()].join(', ')})`);
+    const known = [...byFileKey.keys(), ...(section ? [] : LLM_SEAT_SECTIONS.map((role) => `${role} (a section)`))];
+    if (!key) throw new LlmConfigError(`${path}: ${section ? `${section}: ` : ''}unknown key ${JSON.stringify(fileKey)} (known: ${known.join(', ')})`);
     renamed[key] = value;
   }
-  return checkPartial(renamed, (key) => `${path}: ${LLM_CONFIG_KEYS[key]}`);
+  return checkPartial(renamed, (key) => `${path}: ${at}${LLM_CONFIG_KEYS[key]}`);
 }
 
 /** The options' values checked with the same rules as a file's. */
@@ -142,5 +180,14 @@ export function resolveLlmConfig(...layers: PartialLlmConfig[]): LlmConfig {
   const merged: PartialLlmConfig = {};
   for (const layer of layers) for (const [key, value] of Object.entries(layer)) if (value !== undefined) Object.assign(merged, { [key]: value });
   if (merged.model === undefined) throw new LlmConfigError('the LLM agent needs a model: give --llm-model, or model in the --llm-config file');
+  const prices = pricesProblem(merged);
+  if (prices) throw new LlmConfigError(prices);
   return { ...LLM_DEFAULTS, ...merged, model: merged.model };
+}
+
+/** A call's cost needs both prices: one without the other is a mistake, not half a price. */
+export function pricesProblem(config: PartialLlmConfig): string | null {
+  if ((config.pricePerMillionInput === undefined) === (config.pricePerMillionOutput === undefined)) return null;
+  const [given, missing] = config.pricePerMillionInput === undefined ? ['output', 'input'] : ['input', 'output'];
+  return `price-per-million-${given} is given without price-per-million-${missing}: give both prices, or neither (the cost is then unknown)`;
 }

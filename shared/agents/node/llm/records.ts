@@ -9,6 +9,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatRequest, ChatResult } from './chat';
+import type { LlmConfig } from './config';
 import type { LlmRole } from './templates';
 import type { ReplyAction, ReplyCheck } from './reply';
 
@@ -17,7 +18,7 @@ export const CALL_RECORD_VERSION = 1;
 /** What stands for the API key wherever it would have been written. */
 export const KEY_PLACEHOLDER = '[the API key]';
 
-export const CALL_STATUSES = ['ok', 'format_error', 'illegal', 'empty_plan', 'backend_error', 'timeout', 'budget'] as const;
+export const CALL_STATUSES = ['ok', 'format_error', 'illegal', 'empty_plan', 'backend_error', 'timeout', 'budget', 'cost_limit'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export interface RecordHeader {
@@ -46,6 +47,9 @@ export interface RecordHeader {
     readonly maxCalls: number;
     /** Calls in a row without a reply after which the run stops (absent in records written before it). */
     readonly maxConsecutiveFailures?: number;
+    /** Dollars a million prompt and completion tokens; null: unknown (absent in records written before prices). */
+    readonly pricePerMillionInput?: number | null;
+    readonly pricePerMillionOutput?: number | null;
     /** The variable's name only. */
     readonly apiKeyEnv: string;
   };
@@ -102,6 +106,8 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly error: string | null;
   /** On the last call for an observation that gave no plan: what the agent played instead. */
   readonly fallback: { readonly actions: readonly ReplyAction[] } | null;
+  /** Dollars, from the tokens the server counted and the header's prices; null when either is unknown (absent in records written before prices). */
+  readonly cost?: number | null;
   readonly time: string;
 }
 
@@ -120,6 +126,8 @@ export interface CallCounts {
   readonly httpRetries: number;
   readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
   readonly latencyMs: { readonly total: number; readonly max: number };
+  /** Dollars: the sum of the lines' known costs (as `tokens` is of the counted tokens); null when no line's cost is known. */
+  readonly cost: number | null;
 }
 
 /** The counts before any call. */
@@ -131,6 +139,7 @@ export const NO_CALLS: CallCounts = {
   httpRetries: 0,
   tokens: { prompt: 0, completion: 0, total: 0 },
   latencyMs: { total: 0, max: 0 },
+  cost: null,
 };
 
 /** `counts` and one more call line: the one place that says what a line counts for (`lines.reduce(countCall, NO_CALLS)`). */
@@ -144,7 +153,15 @@ export function countCall(counts: CallCounts, call: CallRecord): CallCounts {
     httpRetries: counts.httpRetries + Math.max(0, call.attempts.length - 1),
     tokens: tokens ? { prompt: counts.tokens.prompt + tokens.prompt, completion: counts.tokens.completion + tokens.completion, total: counts.tokens.total + tokens.total } : counts.tokens,
     latencyMs: { total: counts.latencyMs.total + latencyMs, max: Math.max(counts.latencyMs.max, latencyMs) },
+    cost: call.cost == null ? counts.cost : (counts.cost ?? 0) + call.cost,
   };
+}
+
+/** A call's cost in dollars: the tokens the server counted at the prices a million; null when either is unknown. */
+export function callCost(tokens: CallRecord['tokens'], prices: Pick<LlmConfig, 'pricePerMillionInput' | 'pricePerMillionOutput'>): number | null {
+  const { pricePerMillionInput: input, pricePerMillionOutput: output } = prices;
+  if (!tokens || input === undefined || output === undefined) return null;
+  return (tokens.prompt * input + tokens.completion * output) / 1_000_000;
 }
 
 /** The suffix of a record file: not `.jsonl`, which names game logs. */
