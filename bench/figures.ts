@@ -117,7 +117,7 @@ const instructionEpisodes = (episodes: readonly EpisodeResult[]): number => epis
 export async function cascadedThroughput(files: readonly string[], workers: number): Promise<{ examples: number; instructions: number; seconds: number }> {
   const options = { ...DEFAULT_EVAL_OPTIONS, mode: 'cascaded' as const };
   const start = performance.now();
-  const result = workers === 1 ? await evaluateFiles({ spec: 'oracle' }, files, options) : await evaluateInWorkers({ spec: 'oracle' }, files, options, workers, () => {});
+  const result = workers === 1 ? await evaluateFiles({ spec: 'oracle' }, files, options) : await evaluateInWorkers({ spec: 'oracle' }, files, options, workers);
   const seconds = (performance.now() - start) / 1000;
   return { examples: result.episodes.length, instructions: instructionEpisodes(result.episodes), seconds };
 }

@@ -33,6 +33,8 @@ export interface LlmCliOptions {
   llmMaxCalls?: number;
   llmMaxTokens?: number;
   llmMaxConsecutiveFailures?: number;
+  llmRpm?: number;
+  llmTpm?: number;
   llmPrompt?: string;
   llmRecords?: string;
   llmFewShotLogs?: string[];
@@ -71,6 +73,8 @@ export function addLlmOptions(command: Command): Command {
     new Option('--llm-max-consecutive-failures <n>', `chat calls in a row without a reply (backend errors, timeouts) that stop the run, exit non-zero (default ${LLM_DEFAULTS.maxConsecutiveFailures})`).argParser(
       integerOption('--llm-max-consecutive-failures', 1, 1_000_000),
     ),
+    new Option('--llm-rpm <n>', 'requests a minute to the endpoint, shared by every llm agent of the run (concurrent games included); default: no limit').argParser(integerOption('--llm-rpm', 1, 1_000_000)),
+    new Option('--llm-tpm <n>', 'tokens a minute to the endpoint, likewise; default: no limit').argParser(integerOption('--llm-tpm', 1, 1_000_000_000)),
     new Option('--llm-prompt <file>', "a prompt template file (default: the role's template, shipped in shared/agents/prompts)"),
     new Option('--llm-few-shot-logs <paths...>', "logs of people's games (files or folders) the follower's worked examples are drawn from; never a game being evaluated"),
     new Option('--llm-few-shot-k <n>', `worked examples in the follower's prompt, drawn once per run (default ${LLM_DEFAULTS.fewShotK}: none)`).argParser(integerOption('--llm-few-shot-k', 0, 1000)),
@@ -124,6 +128,8 @@ export function llmConfigFromOptions(options: LlmCliOptions, seat?: LlmSeat): Ll
       maxCalls: options.llmMaxCalls,
       maxTokens: options.llmMaxTokens,
       maxConsecutiveFailures: options.llmMaxConsecutiveFailures,
+      rpm: options.llmRpm,
+      tpm: options.llmTpm,
       prompt: options.llmPrompt,
       fewShotLogs: options.llmFewShotLogs,
       fewShotK: options.llmFewShotK,

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINE_VERSION } from '../shared/engine/version';
-import { writeFileAtomically } from './atomicFile';
+import { writeFileAtomically } from './durableFiles';
 
 export const RUN_MANIFEST = 'run.json';
 export const RUN_MANIFEST_VERSION = 1;
@@ -87,9 +87,9 @@ export function startManifest(settings: unknown, command: readonly string[] = ['
   return { kind: 'cerealbar-run', v: RUN_MANIFEST_VERSION, command, software: runSoftware(), settings, startedAt: new Date().toISOString(), endedAt: null, covered: null };
 }
 
-/** Writes the manifest into `dir` (whole or not at all). */
-export function writeManifest(dir: string, manifest: RunManifest): void {
-  writeFileAtomically(join(dir, RUN_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
+/** Writes the manifest to `path` (whole or not at all): `<outputs>/run.json`, or `<report>.run.json` beside a report over logs. */
+export function writeManifest(path: string, manifest: RunManifest): void {
+  writeFileAtomically(path, `${JSON.stringify(manifest, null, 1)}\n`);
 }
 
 /** The manifest with the run's end and what it covered. */
@@ -97,9 +97,8 @@ export function endManifest(manifest: RunManifest, covered: unknown): RunManifes
   return { ...manifest, endedAt: new Date().toISOString(), covered };
 }
 
-/** The manifest in `dir`, or null when there is none; one that does not parse is an Error naming the file. */
-export function readManifest(dir: string): RunManifest | null {
-  const path = join(dir, RUN_MANIFEST);
+/** The manifest at `path`, or null when there is none; one that does not parse is an Error naming the file. */
+export function readManifest(path: string): RunManifest | null {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -107,7 +106,12 @@ export function readManifest(dir: string): RunManifest | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const manifest = JSON.parse(text) as RunManifest;
+  let manifest: RunManifest;
+  try {
+    manifest = JSON.parse(text) as RunManifest;
+  } catch {
+    throw new Error(`${path}: not a run manifest (not JSON)`);
+  }
   if (manifest?.kind !== 'cerealbar-run') throw new Error(`${path}: not a run manifest`);
   return manifest;
 }

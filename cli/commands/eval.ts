@@ -4,6 +4,7 @@
  * (agent-vs-agent evaluation, cli/eval/pairs.ts).
  */
 import { availableParallelism } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
@@ -13,11 +14,15 @@ import { findRecordFile } from '../../shared/agents/node/llm/records';
 import { loggedGameIds } from '../../shared/agents/node/llm/fewShot';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EpisodeResult, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
-import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs } from '../eval/evaluate';
+import { countEpisodes, evaluateFiles, evaluateInWorkers, findLogs, inFileOrder } from '../eval/evaluate';
+import { finishedEpisodes, overLogsFiles } from '../eval/episodeProgress';
+import { appendJsonLine } from '../durableFiles';
+import { INTERRUPTED_EXIT, RunInterrupt } from '../interrupt';
+import { endManifest, firstDifference, readManifest, startManifest, writeManifest, type RunManifest } from '../runManifest';
 import { renderHtmlReport } from '../eval/html';
-import { collect, evaluatePairs, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
+import { collect, evaluatePairs, makeDirectory, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
-import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, describeLlmStats } from '../llmOptions';
+import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, describeLlmStats, llmConfigFromOptions } from '../llmOptions';
 import { readLlmSeat } from '../eval/llmRecords';
 import { integerOption } from '../options';
 
@@ -65,7 +70,7 @@ function progress(total: number): { tick: () => void; end: () => void } {
 /** The options of the evaluation over logged games (refused in agent-vs-agent evaluation), by commander's key. */
 const FOLLOWER_EVAL_OPTIONS = { agent: '--agent', logs: '--logs', mode: '--mode', cascade: '--cascade', maxActions: '--max-actions', successThreshold: '--success-threshold', html: '--html', workers: '--workers', viewerUrl: '--viewer-url' };
 /** The options of agent-vs-agent evaluation (refused over logged games). */
-const PAIRS_OPTIONS = { games: '--games', seed: '--seed', repeat: '--repeat', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed', resume: '--resume', overwrite: '--overwrite' };
+const PAIRS_OPTIONS = { games: '--games', seed: '--seed', repeat: '--repeat', bootstrap: '--bootstrap', bootstrapSeed: '--bootstrap-seed' };
 
 export function registerEvalCommand(program: Command): void {
   const command = program
@@ -84,6 +89,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--out <path>', 'over logs: write the full report as JSON to this file; agent-vs-agent: the directory for report.json, report.html, the logs and call records')
     .option('--html <file>', 'write a self-contained HTML report with plots')
     .option('--workers <n>', 'worker threads (default: one per core)', integerOption('--workers', 1, 256), availableParallelism())
+    .option('--concurrency <k>', 'concurrent games (agent-vs-agent) or episodes (over logs), each with its own agent, in one thread: for agents that wait on a server, such as llm (the report is the same as with 1)', integerOption('--concurrency', 1, 256), 1)
     .option('--agent-timeout <ms>', 'how long a command-line agent may take to answer one observation', integerOption('--agent-timeout', 10, 600_000), 5000)
     .option('--viewer-url <url>', "replay viewer links in the HTML report point here", 'http://localhost:2567/replay')
     .option(
@@ -97,8 +103,8 @@ export function registerEvalCommand(program: Command): void {
     .option('--seed <s>', 'agent-vs-agent: seed of the first game; game i of every pair uses seed + i', integerOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--repeat <r>', 'agent-vs-agent: games on each seed, for the sampling variance of agents that draw (ids eval-<seed>-r<k>)', integerOption('--repeat', 1, 1000), 1)
     .option('--bootstrap <n>', 'agent-vs-agent: bootstrap resamples for the 95% intervals', integerOption('--bootstrap', 100, 1_000_000), 10_000)
-    .option('--resume', 'agent-vs-agent: continue the run in --out (its run.json must have the same settings): its finished games are kept, the rest played')
-    .option('--overwrite', 'agent-vs-agent: replace the run in --out (its logs, call records and reports)')
+    .option('--resume', 'continue the run in --out (its run.json must have the same settings): its finished games or episodes are kept, the rest played')
+    .option('--overwrite', 'replace the run in --out (agent-vs-agent: its logs, call records and reports; over logs: the report and what the run kept beside it)')
     .option('--bootstrap-seed <s>', 'agent-vs-agent: seed of the bootstrap resampling (default: --seed)', integerOption('--bootstrap-seed', 0, 2 ** 31 - 1))
     .action(async (cli: EvalCliOptions) => {
       const given = (key: string) => command.getOptionValueSource(key) === 'cli';
@@ -122,24 +128,58 @@ export function registerEvalCommand(program: Command): void {
         throw new CliError(`--cascade must be ${CASCADE_CONVENTIONS.join(' or ')}, got ${JSON.stringify(cli.cascade)}`);
       }
       const options: EvalOptions = { mode: cli.mode, cascade: cli.cascade, maxActions: cli.maxActions, successThreshold: cli.successThreshold };
+      if ((cli.resume || cli.overwrite) && !cli.out) throw new CliError(`${cli.resume ? '--resume' : '--overwrite'} needs --out FILE: the report, beside which the finished episodes are kept`);
       const files = findLogs(cli.logs);
-      const bar = progress(countEpisodes(files));
+      if (cli.workers > 1 && given('workers') && cli.concurrency > 1) throw new CliError('--workers and --concurrency: give one (threads for agents that compute, episodes at once in one thread for agents that wait on a server)');
       // The LLM agent's call records: --llm-records, else beside the report, else here.
       const recordDir = resolve(cli.llmRecords ?? (cli.out ? dirname(cli.out) : '.'));
+      const settings = { kind: 'eval-logs', agent: cli.agent, logs: files.map((file) => resolve(file)), options, llm: llm ? llmConfigFromOptions(cli, { role: 'follower' }) : null, llmRecords: llm ? recordDir : null };
+      const manifest = startManifest(settings);
+      const kept = cli.out ? prepareReportOut(cli.out, manifest, cli) : new Map<string, EpisodeResult>();
+      const saved = cli.out ? overLogsFiles(cli.out) : null;
+      if (saved) {
+        makeDirectory(dirname(resolve(saved.manifest)));
+        writeManifest(saved.manifest, manifest);
+      }
+      if (kept.size > 0) process.stderr.write(`${kept.size} episodes kept from the run before\n`);
+      const bar = progress(countEpisodes(files) - kept.size);
       // The games evaluated are never the LLM follower's worked examples (few-shot-k).
       const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout, ...(llm && { llm: { options: { ...cli, evaluatedGames: loggedGameIds(files) }, recordDir } }) };
+      // Ctrl-C: the episodes under way end and are kept; a second Ctrl-C discards what they left (call records).
+      const inFlight = new Set<string>();
+      const interrupt = new RunInterrupt(
+        () => inFlight.forEach((episodeId) => llm && rmSync(findRecordFile(recordDir, episodeId, 'follower'), { force: true })),
+        saved ? 'The same command with --resume continues from the episodes finished.' : 'Nothing was kept: give --out to keep finished episodes for --resume.',
+      );
+      const run = {
+        done: new Set(kept.keys()),
+        concurrency: cli.concurrency,
+        stop: () => interrupt.requested,
+        onStart: (episodeId: string) => inFlight.add(episodeId),
+        onEpisode: (episode: EpisodeResult) => {
+          if (saved) appendJsonLine(saved.progress, episode);
+          inFlight.delete(episode.episodeId);
+          bar.tick();
+        },
+      };
+      const stopListening = interrupt.listen();
       let result;
       try {
         result =
-          cli.workers > 1 && files.length > 1 && !llm
-            ? await evaluateInWorkers(choice, files, options, cli.workers, bar.tick)
-            : await evaluateFiles(choice, files, options, bar.tick);
+          cli.workers > 1 && files.length > 1 && !llm && cli.concurrency === 1
+            ? await evaluateInWorkers(choice, files, options, cli.workers, run)
+            : await evaluateFiles(choice, files, options, run);
       } catch (error) {
-        if (error instanceof AgentRunStopped) throw new CliError(error.message, 1);
+        // A run that stopped before any episode ended (its agent could not start) leaves nothing to resume.
+        if (saved && kept.size === 0 && !existsSync(saved.progress)) rmSync(saved.manifest, { force: true });
+        if (error instanceof AgentRunStopped) throw new CliError(`${error.message}${saved ? `; the episodes finished are kept: the same command with --resume continues` : ''}`, 1);
         throw error;
       } finally {
+        stopListening();
         bar.end();
       }
+      if (interrupt.requested) throw new CliError(`interrupted: ${saved ? `the episodes finished are kept beside ${cli.out}; the same command with --resume continues` : 'no report written'}`, INTERRUPTED_EXIT);
+      result = { ...result, episodes: inFileOrder([...kept.values(), ...result.episodes], files) };
       const report: EvalReport = {
         version: REPORT_VERSION,
         agent: cli.agent,
@@ -159,6 +199,10 @@ export function registerEvalCommand(program: Command): void {
       for (const e of errors.slice(0, 5)) process.stdout.write(`  agent error in ${e.episodeId}: ${e.error}\n`);
       if (errors.length > 5) process.stdout.write(`  ... and ${errors.length - 5} more agent errors (see the JSON report)\n`);
       if (cli.out) writeOutput(cli.out, JSON.stringify(report, null, 1));
+      if (saved) {
+        writeManifest(saved.manifest, endManifest(manifest, { episodes: report.episodes.length, keptFromBefore: kept.size, concurrency: cli.concurrency }));
+        rmSync(saved.progress, { force: true });
+      }
       if (cli.html) writeOutput(cli.html, renderHtmlReport(report, cli.viewerUrl));
     });
   addLlmRunOptions(addLlmOptions(command));
@@ -169,4 +213,31 @@ function llmOverLogs(episodes: readonly EpisodeResult[], recordDir: string, out:
   const { counts, settings } = readLlmSeat(episodes.map((episode) => findRecordFile(recordDir, episode.episodeId, 'follower')));
   const records = relative(out ? dirname(resolve(out)) : resolve('.'), recordDir) || '.';
   return { ...summarizeLlm(counts, settings, records), tokensPerEpisode: episodes.length === 0 ? 0 : counts.tokens.total / episodes.length, costPerEpisode: costPer(counts.cost, episodes.length) };
+}
+
+/**
+ * Readies the report's place: a report, its kept episodes or its manifest from a run before stop
+ * the command unless --resume (the manifest's settings must be the same; its finished episodes are
+ * returned, to be kept) or --overwrite (they are removed). Returns the episodes kept.
+ */
+function prepareReportOut(out: string, manifest: RunManifest, cli: EvalCliOptions): Map<string, EpisodeResult> {
+  if (cli.resume && cli.overwrite) throw new CliError('--resume and --overwrite cannot go together: continue the run in --out, or replace it');
+  const { progress, manifest: manifestPath } = overLogsFiles(out);
+  const used = [out, progress, manifestPath].filter((path) => existsSync(path));
+  if (used.length === 0) return new Map();
+  if (cli.overwrite) {
+    for (const path of used) rmSync(path, { force: true });
+    return new Map();
+  }
+  if (!cli.resume) throw new CliError(`${used.join(', ')}: a run was written here before: give --resume to continue it, --overwrite to replace it, or another --out`);
+  let before: RunManifest | null;
+  try {
+    before = readManifest(manifestPath);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  if (!before) throw new CliError(`--resume: there is no ${manifestPath}, so no run to continue`);
+  const difference = firstDifference(before.settings, manifest.settings);
+  if (difference) throw new CliError(`--resume: the run of ${out} had other settings (${difference} differs); give the same options, or --overwrite`);
+  return finishedEpisodes(progress);
 }

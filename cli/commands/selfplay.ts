@@ -3,7 +3,7 @@
  * the scripted follower (self-play's pair, which knows which card each instruction means); with
  * `--leader A --follower B` any two agents, built in or programs, played by playAgentGame.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { agentNames } from '../../shared/agents/catalogue';
@@ -19,7 +19,10 @@ import { playSelfPlayGame } from '../../shared/selfplay/game';
 import { CliError } from '../errors';
 import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, llmReport, llmSeatConfigs, llmStarter, runSpend, seatFiles, seatSpec, type LlmCliOptions, type SeatSpec } from '../llmOptions';
 import { integerOption } from '../options';
-import { endManifest, startManifest, writeManifest } from '../runManifest';
+import { endManifest, RUN_MANIFEST, startManifest, writeManifest } from '../runManifest';
+import { writeFileAtomically } from '../durableFiles';
+import { INTERRUPTED_EXIT, RunInterrupt } from '../interrupt';
+import { findRecordFile } from '../../shared/agents/node/llm/records';
 import { readMapFile } from './maps';
 
 interface SelfPlayOptions extends LlmCliOptions {
@@ -86,10 +89,10 @@ export function registerSelfPlayCommand(program: Command): void {
       const pair = seats.follower.agent === SCRIPTED_FOLLOWER ? null : await startPair(options, seats);
       const play: PlayGame = pair ? agentGame(pair) : scriptedGame;
       const manifest = startManifest(runSettings(options, seats, pair));
-      writeManifest(options.out, manifest);
+      writeManifest(join(options.out, RUN_MANIFEST), manifest);
       try {
         await playGames(options, fixedMap, play, pair);
-        writeManifest(options.out, endManifest(manifest, { games: options.games, seeds: [options.seed, options.seed + options.games - 1] }));
+        writeManifest(join(options.out, RUN_MANIFEST), endManifest(manifest, { games: options.games, seeds: [options.seed, options.seed + options.games - 1] }));
       } finally {
         await pair?.leader.close?.();
         await pair?.follower.close?.();
@@ -102,8 +105,24 @@ async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined
   const started = performance.now();
   let totalScore = 0;
   const refused: Record<Role, number> = { leader: 0, follower: 0 };
-  for (let i = 0; i < options.games; i++) {
-    const seed = options.seed + i;
+  // Ctrl-C: the game under way ends and its log is written; a second Ctrl-C discards its call records instead.
+  let playing: number | null = null;
+  const recordDir = options.llmRecords ?? options.out;
+  const interrupt = new RunInterrupt(() => {
+    if (playing !== null) for (const role of ['leader', 'follower'] as const) rmSync(findRecordFile(recordDir, `selfplay-${playing}`, role), { force: true });
+  }, `The logs of the games finished are in ${options.out}.`);
+  const stopListening = interrupt.listen();
+  try {
+    for (let i = 0; i < options.games && !interrupt.requested; i++) {
+      const seed = (playing = options.seed + i);
+      await playOne(seed);
+    }
+  } finally {
+    stopListening();
+  }
+  if (interrupt.requested) throw new CliError(`interrupted: the logs of the games finished are in ${options.out}, whole`, INTERRUPTED_EXIT);
+
+  async function playOne(seed: number): Promise<void> {
     const lines: LogLine[] = [];
     let result: Awaited<ReturnType<PlayGame>>;
     try {
@@ -114,7 +133,7 @@ async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined
     totalScore += result.score;
     refused.leader += result.refused?.leader ?? 0;
     refused.follower += result.refused?.follower ?? 0;
-    writeFileSync(join(options.out, `selfplay-${seed}.jsonl`), lines.map((line) => `${serializeLine(line)}\n`).join(''));
+    writeFileAtomically(join(options.out, `selfplay-${seed}.jsonl`), lines.map((line) => `${serializeLine(line)}\n`).join(''));
   }
   const seconds = (performance.now() - started) / 1000;
   const agents = pair

@@ -23,7 +23,7 @@ import { CliError } from '../errors';
 import { checkStoreUrl, integerOption } from '../options';
 import { armsCsv, differencesCsv, formatStudyReport, studyReport } from '../study/report';
 import { studyReportHtml } from '../study/reportHtml';
-import { endManifest, startManifest, writeManifest } from '../runManifest';
+import { endManifest, RUN_MANIFEST, startManifest, writeManifest } from '../runManifest';
 import { EXAMPLE_CONSENT, EXAMPLE_CONSENT_FILE, EXAMPLE_ROLES, EXAMPLE_STUDY_FILE, exampleStudyYaml } from '../study/example';
 import { humanPartnerWarnings } from '../study/partnerWording';
 
@@ -200,7 +200,7 @@ export function registerStudyCommands(program: Command): void {
         mkdirSync(options.out, { recursive: true });
         for (const [name, text] of files) writeFileSync(join(options.out, name), text);
         const settings = { kind: 'study-report', study: resolve(options.study), studyFileSha256: loaded.fileSha256, games: store === undefined ? resolve(options.data) : 'the database of --store', llmRecords: resolve(options.llmRecords ?? join(options.data, 'llm')), bootstrap };
-        writeManifest(options.out, endManifest(startManifest(settings), { games: games.length, unreadable: unreadable.length }));
+        writeManifest(join(options.out, RUN_MANIFEST), endManifest(startManifest(settings), { games: games.length, unreadable: unreadable.length }));
       } catch (error) {
         throw new CliError(`${options.out}: cannot write the report: ${(error as Error).message}`);
       }

@@ -10,8 +10,8 @@ import { startFollower } from '../../shared/agents/node/registry';
 import type { FollowerAgent } from '../../shared/agents/types';
 import { isRecordFileName } from '../../shared/agents/node/llm/records';
 import { LogError } from '../../shared/log/replay';
-import { loadRecording } from '../../shared/eval/recording';
-import { runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
+import { loadRecording, type Recording } from '../../shared/eval/recording';
+import { episodeIdOf, runEpisode, type EpisodeResult, type EvalOptions } from '../../shared/eval/runner';
 import { CliError } from '../errors';
 import { llmStarter, type LlmCliOptions } from '../llmOptions';
 
@@ -50,33 +50,46 @@ export interface AgentChoice {
   readonly llm?: { readonly options: LlmCliOptions; readonly recordDir: string };
 }
 
-/** Runs every episode of `files` with a fresh agent, in this thread. `onEpisode` counts progress. */
+/** How an evaluation over logs is run in this thread. */
+export interface EvalRun {
+  /** Counts progress. */
+  readonly onEpisode?: (result: EpisodeResult) => void;
+  /** Episodes played at once, each slot with its own agent (for agents that wait on a server). */
+  readonly concurrency?: number;
+  /** Episodes already evaluated (a resumed run): not played again. */
+  readonly done?: ReadonlySet<string>;
+  /** Asked before each episode: true stops the slots from taking more (those under way end). */
+  readonly stop?: () => boolean;
+  /** Told as each episode begins. */
+  readonly onStart?: (episodeId: string) => void;
+}
 
-export async function evaluateFiles(
-  choice: AgentChoice,
-  files: readonly string[],
-  options: EvalOptions,
-  onEpisode: () => void = () => {},
-): Promise<EvalBatchResult> {
-  let agent = await startAgent(choice);
-  const episodes: EpisodeResult[] = [];
+/**
+ * Runs every episode of `files` (but those `done`) in this thread, `concurrency` at once, each slot
+ * with its own agent; returns them in file order, then instruction order. Logs are read one at a
+ * time, as the slots reach them.
+ */
+export async function evaluateFiles(choice: AgentChoice, files: readonly string[], options: EvalOptions, run: EvalRun = {}): Promise<EvalBatchResult> {
   const skippedLogs: { file: string; error: string }[] = [];
   let instructionsCancelled = 0;
-  try {
-    for (const file of files) {
-      let recording;
-      try {
-        recording = loadRecording(readFileSync(file, 'utf8'));
-      } catch (error) {
-        if (!(error instanceof LogError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
-        skippedLogs.push({ file, error: (error as Error).message });
-        continue;
-      }
-      instructionsCancelled += recording.cancelledIds.length;
-      for (let index = 0; index < recording.instructions.length; index++) {
-        const result = await runEpisode(agent, recording, index, options);
-        episodes.push({ ...result, file } as EpisodeResult);
-        onEpisode();
+  const tasks = episodeTasks(files, run.done ?? new Set(), (file, error) => skippedLogs.push({ file, error }), (cancelled) => (instructionsCancelled += cancelled));
+  const episodes: EpisodeResult[] = [];
+  let stopped = false;
+  const slot = async (): Promise<void> => {
+    let agent = await startAgent(choice);
+    try {
+      for (let task = tasks.next(); !stopped && !run.stop?.() && !task.done; task = tasks.next()) {
+        const { file, recording, index } = task.value;
+        run.onStart?.(episodeIdOf(recording, index));
+        let result: EpisodeResult;
+        try {
+          result = { ...(await runEpisode(agent, recording, index, options)), file } as EpisodeResult;
+        } catch (error) {
+          stopped = true; // the run stops (AgentRunStopped): no slot takes another episode
+          throw error;
+        }
+        episodes.push(result);
+        run.onEpisode?.(result);
         // A failed agent (crashed, hung, out of step) starts afresh for the next example; the LLM
         // agent keeps nothing between episodes and counts its calls over the run.
         if (result.error && !(agent instanceof LlmAgent)) {
@@ -84,11 +97,44 @@ export async function evaluateFiles(
           agent = await startAgent(choice);
         }
       }
+    } finally {
+      await agent.close?.();
     }
-  } finally {
-    await agent.close?.();
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: Math.max(1, run.concurrency ?? 1) }, slot));
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  return { episodes: inFileOrder(episodes, files), skippedLogs, instructionsCancelled };
+}
+
+/** The episodes of the logs, one log read at a time; a log that does not replay is reported and skipped. */
+function* episodeTasks(
+  files: readonly string[],
+  done: ReadonlySet<string>,
+  skip: (file: string, error: string) => void,
+  cancelled: (count: number) => void,
+): Generator<{ readonly file: string; readonly recording: Recording; readonly index: number }> {
+  for (const file of files) {
+    let recording: Recording;
+    try {
+      recording = loadRecording(readFileSync(file, 'utf8'));
+    } catch (error) {
+      if (!(error instanceof LogError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+      skip(file, (error as Error).message);
+      continue;
+    }
+    cancelled(recording.cancelledIds.length);
+    for (let index = 0; index < recording.instructions.length; index++) {
+      if (!done.has(episodeIdOf(recording, index))) yield { file, recording, index };
+    }
   }
-  return { episodes, skippedLogs, instructionsCancelled };
+}
+
+/** Episodes in the order of `files`, then of their instructions. */
+export function inFileOrder(episodes: readonly EpisodeResult[], files: readonly string[]): EpisodeResult[] {
+  const order = new Map(files.map((file, i) => [file, i]));
+  const fileOf = (episode: EpisodeResult) => (episode as unknown as { file: string }).file;
+  return [...episodes].sort((a, b) => order.get(fileOf(a))! - order.get(fileOf(b))! || a.index - b.index);
 }
 
 async function startAgent(choice: AgentChoice): Promise<FollowerAgent> {
@@ -114,14 +160,8 @@ export function countEpisodes(files: readonly string[]): number {
   return total;
 }
 
-/** Splits the logs over `workers` threads, largest first, and merges what they return in file order. */
-export async function evaluateInWorkers(
-  choice: AgentChoice,
-  files: readonly string[],
-  options: EvalOptions,
-  workers: number,
-  onEpisode: () => void,
-): Promise<EvalBatchResult> {
+/** Splits the logs over `workers` threads, largest first, and merges what they return in file order; each episode is told to `run.onEpisode` as it ends. */
+export async function evaluateInWorkers(choice: AgentChoice, files: readonly string[], options: EvalOptions, workers: number, run: EvalRun = {}): Promise<EvalBatchResult> {
   const shares: string[][] = Array.from({ length: Math.min(workers, files.length) }, () => []);
   const sizes = shares.map(() => 0);
   for (const file of [...files].sort((a, b) => statSync(b).size - statSync(a).size)) {
@@ -129,22 +169,37 @@ export async function evaluateInWorkers(
     shares[smallest].push(file);
     sizes[smallest] += statSync(file).size;
   }
-  const results = await Promise.all(shares.map((share) => runWorker(choice, share, options, onEpisode)));
-  const order = new Map(files.map((file, i) => [file, i]));
-  const episodes = results
-    .flatMap((r) => r.episodes)
-    .sort((a, b) => order.get((a as unknown as { file: string }).file)! - order.get((b as unknown as { file: string }).file)! || a.index - b.index);
-  return { episodes, skippedLogs: results.flatMap((r) => r.skippedLogs), instructionsCancelled: results.reduce((sum, r) => sum + r.instructionsCancelled, 0) };
+  const results = await Promise.all(shares.map((share) => runWorker(choice, share, options, run)));
+  return {
+    episodes: inFileOrder(results.flatMap((r) => r.episodes), files),
+    skippedLogs: results.flatMap((r) => r.skippedLogs),
+    instructionsCancelled: results.reduce((sum, r) => sum + r.instructionsCancelled, 0),
+  };
 }
 
-function runWorker(choice: AgentChoice, files: string[], options: EvalOptions, onEpisode: () => void): Promise<EvalBatchResult> {
+/** What a worker thread is given: the run's options but its callback. */
+export interface WorkerData {
+  readonly choice: AgentChoice;
+  readonly files: readonly string[];
+  readonly options: EvalOptions;
+  readonly done: readonly string[];
+}
+
+/** What a worker thread posts: each episode as it ends, then its batch, or why it failed. */
+export type WorkerMessage = { kind: 'episode'; result: EpisodeResult } | { kind: 'done'; result: EvalBatchResult } | { kind: 'failed'; error: string };
+
+function runWorker(choice: AgentChoice, files: string[], options: EvalOptions, run: EvalRun): Promise<EvalBatchResult> {
   const script = join(__dirname, `worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   // Under tsx the worker must load TypeScript too.
   const execArgv = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
-  const worker = new Worker(script, { workerData: { choice, files, options }, execArgv });
+  const workerData: WorkerData = { choice, files, options, done: [...(run.done ?? [])] };
+  const worker = new Worker(script, { workerData, execArgv });
+  // A run asked to stop (Ctrl-C) tells its workers, which end the episodes under way.
+  const watch = setInterval(() => run.stop?.() && worker.postMessage('stop'), 200);
+  worker.once('exit', () => clearInterval(watch));
   return new Promise((resolve, reject) => {
-    worker.on('message', (message: { kind: 'episode' } | { kind: 'done'; result: EvalBatchResult } | { kind: 'failed'; error: string }) => {
-      if (message.kind === 'episode') onEpisode();
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.kind === 'episode') run.onEpisode?.(message.result);
       else if (message.kind === 'done') resolve(message.result);
       else reject(new CliError(message.error));
     });

@@ -4,37 +4,20 @@
  * line cut short by a kill, or a line whose log is missing, is not a finished game; the game is
  * played again from its start.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PairGame } from '../../shared/eval/pairs';
+import { appendJsonLine, readJsonLines } from '../durableFiles';
 
 export const PAIR_PROGRESS_FILE = 'games.ndjson';
 
 /** The games `dir` (a pair's folder under `out`) holds as finished, by id (a seed played more than once has an id per game). */
 export function finishedGames(out: string, dir: string): Map<string, PairGame> {
-  const path = join(out, dir, PAIR_PROGRESS_FILE);
-  const games = new Map<string, PairGame>();
-  if (!existsSync(path)) return games;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    let game: PairGame;
-    try {
-      game = JSON.parse(line) as PairGame;
-    } catch {
-      continue; // the empty tail, or a line cut short by a kill
-    }
-    if (existsSync(join(out, game.log))) games.set(game.gameId, game);
-  }
-  return games;
+  const games = readJsonLines<PairGame>(join(out, dir, PAIR_PROGRESS_FILE)).filter((game) => existsSync(join(out, game.log)));
+  return new Map(games.map((game) => [game.gameId, game]));
 }
 
 /** Appends a finished game's line and flushes it. */
 export function recordFinishedGame(out: string, dir: string, game: PairGame): void {
-  const fd = openSync(join(out, dir, PAIR_PROGRESS_FILE), 'a');
-  try {
-    // A line cut short before it (a kill mid-write) ends here, so that this one parses on its own.
-    writeSync(fd, `\n${JSON.stringify(game)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendJsonLine(join(out, dir, PAIR_PROGRESS_FILE), game);
 }

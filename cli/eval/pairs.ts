@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join, relative, resolve } from 'node:path';
 import { LLM_AGENT, seatProblem } from '../../shared/agents/catalogue';
 import { findRecordFile } from '../../shared/agents/node/llm/records';
-import { SeatStartError, startPair, type AgentContext } from '../../shared/agents/node/registry';
+import { SeatStartError, startPair, type AgentContext, type AgentPair } from '../../shared/agents/node/registry';
 import type { Role } from '../../shared/engine/state';
 import type { BootstrapOptions } from '../../shared/eval/bootstrap';
 import {
@@ -21,10 +21,9 @@ import {
   type PairGame,
   type PairResult,
   type PairsReport,
-  type PairToPlay,
 } from '../../shared/eval/pairs';
 import { costPer, summarizeLlm } from '../../shared/eval/llmSummary';
-import { writeFileAtomically } from '../atomicFile';
+import { writeFileAtomically } from '../durableFiles';
 import { CliError } from '../errors';
 import { checkLlmOptionsUsed, llmSeatConfigs, llmStarter, runSpend, seatFiles, seatLabel, seatSpec, type LlmCliOptions, type SeatSpec } from '../llmOptions';
 import type { RunSpend } from '../../shared/agents/node/llm/agent';
@@ -32,6 +31,7 @@ import { endManifest, firstDifference, readManifest, RUN_MANIFEST, startManifest
 import { readLlmSeat } from './llmRecords';
 import { finishedGames, recordFinishedGame } from './pairProgress';
 import { renderPairsHtml } from './pairsHtml';
+import { INTERRUPTED_EXIT, RunInterrupt } from '../interrupt';
 
 export interface PairsCliOptions extends LlmCliOptions {
   leader?: string[];
@@ -43,6 +43,8 @@ export interface PairsCliOptions extends LlmCliOptions {
   bootstrap: number;
   bootstrapSeed?: number;
   agentTimeout: number;
+  /** Games each pair plays at once, each with its own agents. */
+  concurrency: number;
   /** Times each seed is played (sampling variance). */
   repeat: number;
   /** Continue the run in --out: its finished games are kept, the rest played. */
@@ -101,10 +103,12 @@ function checkSeat(spec: string, role: Role): void {
   if (problem) throw new CliError(problem);
 }
 
-interface StartedPair extends PairToPlay {
+interface StartedPair {
   readonly spec: PairSpec;
   readonly index: number;
   readonly dir: string;
+  /** The pair's agents once per game played at once (--concurrency): agents keep a game's state. */
+  readonly slots: readonly AgentPair[];
   /** What the run's LLM calls have cost, shared by all its pairs' agents (--llm-max-cost); null: no limit. */
   readonly spend: RunSpend | null;
 }
@@ -124,13 +128,18 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   const manifest = startManifest(runSettings(specs, options));
   const resumed = prepareOut(out, manifest, options);
   const started: StartedPair[] = [];
+  // Ctrl-C: the games under way end and are kept; a second Ctrl-C discards what they left.
+  const inFlight = new Map<string, () => void>();
+  const interrupt = new RunInterrupt(() => inFlight.forEach((discard) => discard()), `The same command with --resume continues from the games finished in ${out}.`);
+  const stopListening = interrupt.listen();
   try {
     const spend = runSpend(options);
     for (const [i, spec] of specs.entries()) started.push(await startPairOf(spec, i + 1, out, options, spend));
     for (const pair of started) makeDirectory(join(out, pair.dir));
-    writeManifest(out, manifest);
+    writeManifest(join(out, RUN_MANIFEST), manifest);
     const played: { result: PairResult; resumed: number }[] = [];
-    for (const pair of started) played.push(await playPair(pair, options, bootstrap, out, resumed));
+    for (const pair of started) if (!interrupt.requested) played.push(await playPair(pair, options, bootstrap, out, resumed, interrupt, inFlight));
+    if (interrupt.requested) throw new CliError(`interrupted: the games finished are kept in ${out}; the same command with --resume continues`, INTERRUPTED_EXIT);
     const pairs = played.map((pair) => pair.result);
     const report: PairsReport = {
       kind: 'agent-pairs',
@@ -146,10 +155,11 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
     process.stdout.write(`${formatPairsTable(report)}\n`);
     writeOutput(join(out, 'report.json'), JSON.stringify(report, null, 1));
     writeOutput(join(out, 'report.html'), renderPairsHtml(report));
-    writeManifest(out, endManifest(manifest, { pairs: played.map(({ result, resumed }) => ({ label: result.label, games: result.games.length, keptFromBefore: resumed })) }));
+    writeManifest(join(out, RUN_MANIFEST), endManifest(manifest, { concurrency: options.concurrency, pairs: played.map(({ result, resumed }) => ({ label: result.label, games: result.games.length, keptFromBefore: resumed })) }));
     return report;
   } finally {
-    for (const pair of started) await Promise.all([pair.leader.close?.(), pair.follower.close?.()]);
+    stopListening();
+    for (const pair of started) await closeSlots(pair.slots);
   }
 }
 
@@ -189,7 +199,7 @@ function prepareOut(out: string, manifest: RunManifest, options: PairsCliOptions
   }
   let before: RunManifest | null;
   try {
-    before = readManifest(out);
+    before = readManifest(join(out, RUN_MANIFEST));
   } catch (error) {
     throw new CliError(`${out}: ${(error as Error).message}`);
   }
@@ -205,7 +215,15 @@ function prepareOut(out: string, manifest: RunManifest, options: PairsCliOptions
 /** The files and folders an agent-vs-agent run writes into --out (and --overwrite removes). */
 const RUN_OUTPUT = /^(pair-\d+|report\.json|report\.html|run\.json)$/;
 
-async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: BootstrapOptions, out: string, resume: boolean): Promise<{ result: PairResult; resumed: number }> {
+async function playPair(
+  pair: StartedPair,
+  options: PairsCliOptions,
+  bootstrap: BootstrapOptions,
+  out: string,
+  resume: boolean,
+  interrupt: RunInterrupt,
+  inFlight: Map<string, () => void>,
+): Promise<{ result: PairResult; resumed: number }> {
   const label = pairLabel(pair.spec);
   const planned = plannedGames(options.seed, options.games, options.repeat);
   const kept = resume ? finishedGames(out, pair.dir) : new Map<string, PairGame>();
@@ -219,20 +237,28 @@ async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: 
   let played;
   try {
     played = await playPairGames(
-      pair,
-      { toPlay },
+      pair.slots,
+      {
+        toPlay,
+        stop: () => interrupt.requested,
+        onStart: (gameId) => inFlight.set(`${pair.dir}/${gameId}`, () => removeGameFiles(out, pair.dir, records, gameId)),
+      },
       (gameId, text) => {
         const log = join(pair.dir, `${gameId}.jsonl`);
         writeFileAtomically(join(out, log), text);
         return log;
       },
-      (game) => recordFinishedGame(out, pair.dir, game),
+      (game) => {
+        recordFinishedGame(out, pair.dir, game);
+        inFlight.delete(`${pair.dir}/${game.gameId}`);
+      },
     );
   } catch (error) {
     throw new CliError(`pair ${pair.index} (${label}), ${oneLine((error as Error).message)}`, 1);
   }
   const byGame = new Map([...kept.values(), ...played].map((game) => [game.gameId, game]));
-  const games = planned.map((game) => byGame.get(game.gameId)!);
+  const games = planned.flatMap((game) => byGame.get(game.gameId) ?? []);
+  if (games.length === 0) throw new CliError(`interrupted before pair ${pair.index} finished a game; the same command with --resume continues`, INTERRUPTED_EXIT);
   const summary = summarizePair(games, bootstrap);
   process.stderr.write(`pair ${pair.index} (${label}): ${games.length} games, mean score ${summary.meanScore.toFixed(2)}\n`);
   const llm: PairResult['llm'] = {};
@@ -240,7 +266,8 @@ async function playPair(pair: StartedPair, options: PairsCliOptions, bootstrap: 
     const { counts, settings } = seatRecords(records, games, role);
     llm[role] = { ...summarizeLlm(counts, settings, relative(out, records) || '.'), tokensPerGame: counts.tokens.total / games.length, costPerGame: costPer(counts.cost, games.length) };
   }
-  return { result: { index: pair.index, label, leader: pair.agents.leader, follower: pair.agents.follower, configs: seatFiles(pair.spec), dir: pair.dir, summary, llm, games }, resumed: kept.size };
+  const { agents } = pair.slots[0];
+  return { result: { index: pair.index, label, leader: agents.leader, follower: agents.follower, configs: seatFiles(pair.spec), dir: pair.dir, summary, llm, games }, resumed: kept.size };
 }
 
 /** The seats an llm agent plays. */
@@ -260,19 +287,26 @@ function recordDir(options: PairsCliOptions, dir: string, out: string): string {
   return options.llmRecords ? join(options.llmRecords, dir) : join(out, dir);
 }
 
-/** Both agents of a pair, started (a program's handshake done, an LLM endpoint checked). */
+/** Both agents of a pair, once per game played at once, started (a program's handshake done, an LLM endpoint checked). */
 async function startPairOf(spec: PairSpec, index: number, out: string, options: PairsCliOptions, spend: RunSpend | null): Promise<StartedPair> {
   const dir = pairDir(index);
   const llmOptions = { ...options, llmRecords: options.llmRecords ? recordDir(options, dir, out) : undefined };
   const startLlm = llmStarter(llmOptions, join(out, dir), { spend, files: seatFiles(spec) });
   const context: AgentContext = { setting: 'game', process: { stepTimeoutMs: options.agentTimeout }, startLlm };
+  const slots: AgentPair[] = [];
   try {
-    return { spec, index, dir, spend, ...(await startPair({ leader: spec.leader.agent, follower: spec.follower.agent }, context)) };
+    for (let slot = 0; slot < Math.min(options.concurrency, options.games * options.repeat); slot++) slots.push(await startPair({ leader: spec.leader.agent, follower: spec.follower.agent }, context));
+    return { spec, index, dir, slots, spend };
   } catch (error) {
+    await closeSlots(slots);
     if (!(error instanceof SeatStartError)) throw error;
     if (error.cause instanceof CliError) throw error.cause;
     throw new CliError(`cannot start the ${error.role} ${JSON.stringify(error.spec)} of pair ${index}: ${oneLine((error.cause as Error).message)}`);
   }
+}
+
+async function closeSlots(slots: readonly AgentPair[]): Promise<void> {
+  await Promise.all(slots.flatMap((slot) => [slot.leader.close?.(), slot.follower.close?.()]));
 }
 
 /** An error's message on one line: a program's last stderr lines, if any, follow its reason. */
@@ -284,7 +318,7 @@ function oneLine(message: string): string {
     .join(' ');
 }
 
-function makeDirectory(dir: string): void {
+export function makeDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {

@@ -9,6 +9,7 @@ import { LLM_CONFIG_KEYS, partialLlmConfigSchema, pricesProblem, resolveLlmConfi
 import { startLlmFollower, startLlmLeader } from '../../shared/agents/node/llm/seats';
 import { LLM_AGENT, seatProblem, unknownNameProblem } from '../../shared/agents/catalogue';
 import type { Role } from '../../shared/engine/state';
+import { loadRecording } from '../../shared/eval/recording';
 import { type Arm, type ArmProblem, type CheckArm } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
 import { startSeatAgent } from '../rooms/seatAgents';
@@ -62,11 +63,19 @@ export function armChecker(studyDir: string): CheckArm {
   };
 }
 
-/** An LLM arm's prompt, relative to the study file, made absolute: the server may run from anywhere. */
+/** An LLM arm's prompt and few-shot logs, relative to the study file, made absolute: the server may run from anywhere. */
 export function withStudyPaths(arm: Arm, studyDir: string): Arm {
-  const prompt = arm.llm?.prompt;
-  if (typeof prompt !== 'string' || isAbsolute(prompt)) return arm;
-  return { ...arm, llm: { ...arm.llm, prompt: resolve(studyDir, prompt) } };
+  if (!arm.llm) return arm;
+  const absolute = (path: unknown) => (typeof path === 'string' && !isAbsolute(path) ? resolve(studyDir, path) : path);
+  const { prompt, 'few-shot-logs': fewShotLogs } = arm.llm;
+  return {
+    ...arm,
+    llm: {
+      ...arm.llm,
+      ...(prompt !== undefined && { prompt: absolute(prompt) }),
+      ...(fewShotLogs !== undefined && { 'few-shot-logs': Array.isArray(fewShotLogs) ? fewShotLogs.map(absolute) : absolute(fewShotLogs) }),
+    },
+  };
 }
 
 /** The configuration of an LLM arm (its settings checked when the study was loaded). */
@@ -76,6 +85,7 @@ export function armLlmConfig(arm: Arm): LlmConfig {
 
 /** Starts an arm's agent for one game's seat; an LLM arm's call records go to `recordDir`, one file per game. */
 export async function startArmAgent(arm: Arm, seat: Role, recordDir: string): Promise<SeatedAgent> {
-  const llmOptions = () => ({ config: armLlmConfig(arm), recordDir });
+  // An arm's follower may carry worked examples from logged games (few-shot-logs, relative to the study file).
+  const llmOptions = () => ({ config: armLlmConfig(arm), recordDir, fewShot: { readGame: loadRecording } });
   return startSeatAgent(seat, arm.agent, (role) => (role === 'leader' ? startLlmLeader(llmOptions()) : startLlmFollower(llmOptions())));
 }

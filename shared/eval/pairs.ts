@@ -130,31 +130,53 @@ export function plannedGames(seed: number, games: number, repeat = 1): PlannedGa
 }
 
 /**
- * Plays the pair's games `toPlay`, in order, and hands each game's log text to `save` (which
- * returns its file name); the figures are read back from that text.
+ * Plays the pair's games `toPlay` and hands each game's log text to `save` (which returns its
+ * file name); the figures are read back from that text. Each of `slots` (the pair's agents,
+ * started once per slot) plays one game at a time, taking the next game in order: with one slot the
+ * games are played in order, with K slots K at once. The games come back in the order of `toPlay`
+ * (those played, when `stop` stopped them early).
  */
 export async function playPairGames(
-  pair: PairToPlay,
-  options: { readonly toPlay: readonly PlannedGame[]; readonly config?: GameConfig },
+  slots: readonly PairToPlay[],
+  options: {
+    readonly toPlay: readonly PlannedGame[];
+    readonly config?: GameConfig;
+    /** Asked before each game: true stops the slots from taking more (the games under way end). */
+    readonly stop?: () => boolean;
+    /** Told as each game begins. */
+    readonly onStart?: (gameId: string) => void;
+  },
   save: (gameId: string, text: string) => string,
   onGame: (game: PairGame) => void = () => {},
 ): Promise<PairGame[]> {
-  const games: PairGame[] = [];
-  for (const { seed, gameId } of options.toPlay) {
-    const lines: LogLine[] = [];
-    let result;
-    try {
-      result = await playAgentGame({ seed, map: generateMap(seed), config: options.config ?? DEFAULT_CONFIG, gameId, ...pair }, (line) => lines.push(line));
-    } catch (error) {
-      throw new Error(`game ${seed}: ${(error as Error).message}`);
+  const games = new Map<string, PairGame>();
+  let next = 0;
+  let failed = false;
+  const playSlot = async (pair: PairToPlay): Promise<void> => {
+    // A failed game stops the slots from taking more: the error is the run's.
+    while (!failed && !options.stop?.() && next < options.toPlay.length) {
+      const { seed, gameId } = options.toPlay[next++];
+      options.onStart?.(gameId);
+      const lines: LogLine[] = [];
+      let result;
+      try {
+        result = await playAgentGame({ seed, map: generateMap(seed), config: options.config ?? DEFAULT_CONFIG, gameId, ...pair }, (line) => lines.push(line));
+      } catch (error) {
+        failed = true;
+        throw new Error(`game ${seed}: ${(error as Error).message}`);
+      }
+      const text = lines.map((line) => `${serializeLine(line)}\n`).join('');
+      const log = save(gameId, text);
+      const game: PairGame = { seed, gameId, log, ...gameFigures(text), refused: result.refused, refusalPasses: result.refusalPasses };
+      games.set(gameId, game);
+      onGame(game);
     }
-    const text = lines.map((line) => `${serializeLine(line)}\n`).join('');
-    const log = save(gameId, text);
-    const game: PairGame = { seed, gameId, log, ...gameFigures(text), refused: result.refused, refusalPasses: result.refusalPasses };
-    games.push(game);
-    onGame(game);
-  }
-  return games;
+  };
+  const outcomes = await Promise.allSettled(slots.map(playSlot));
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  // Stopped early, only the games played.
+  return options.toPlay.flatMap((planned) => games.get(planned.gameId) ?? []);
 }
 
 /** A game's figures, from its log: the final score, the instructions written and done, the follower's steps on those done. */

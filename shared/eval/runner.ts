@@ -184,8 +184,11 @@ function turnsOf(recording: Recording): Turns {
 
 /** The episodes of a recording: one per instruction the follower started on. */
 export function episodeIds(recording: Recording): string[] {
-  return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
+  return recording.instructions.map((_, index) => episodeIdOf(recording, index));
 }
+
+/** The id of the episode of the recording's `index`-th instruction: `<gameId>#<index>`. */
+export const episodeIdOf = (recording: Recording, index: number): string => `${recording.header.gameId}#${index}`;
 
 class AgentFailure extends Error {}
 
@@ -195,7 +198,7 @@ class AgentFailure extends Error {}
  */
 export async function runEpisode(agent: FollowerAgent, recording: Recording, index: number, options: EvalOptions): Promise<EpisodeResult> {
   const target = recording.instructions[index];
-  const episodeId = `${recording.header.gameId}#${index}`;
+  const episodeId = episodeIdOf(recording, index);
   // An agent learns the world from its observations; only oracles get the static map and the recording.
   const start: EpisodeStart = {
     episodeId,

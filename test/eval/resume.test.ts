@@ -115,7 +115,7 @@ test('E-43: --resume with other settings, --resume with --overwrite, and --overw
   writeFileSync(join(foreign, 'x.txt'), '');
   const nothing = await cerealbar('eval', '--leader', 'scripted', '--follower', 'heuristic', '--out', foreign, '--resume');
   expect(nothing.stderr).toBe(`cerealbar: --resume: ${foreign} has no run.json, so it holds no run to continue\n`);
-  // Over logs, the options are refused.
+  // Over logs, they need the report they are about.
   const overLogs = await cerealbar('eval', '--agent', 'heuristic', '--logs', out, '--overwrite');
-  expect(overLogs.stderr).toBe('cerealbar: --overwrite is for agent-vs-agent evaluation: give --leader and --follower, or --pair\n');
+  expect(overLogs.stderr).toBe('cerealbar: --overwrite needs --out FILE: the report, beside which the finished episodes are kept\n');
 });

@@ -49,6 +49,8 @@ export interface StubOptions {
   /** Instead of `replies`: the reply to the n-th chat request (0, 1, ...), from its body. */
   readonly respond?: (body: ChatBody, n: number) => StubReply;
   readonly key?: string;
+  /** How long each chat completion takes to answer, as a remote model's latency (default none). */
+  readonly delayMs?: number;
   /** What GET /v1/models answers: the ids listed (default [STUB_MODEL]), or an HTTP error. */
   readonly models?: readonly string[] | { readonly status: number };
 }
@@ -116,6 +118,7 @@ export async function startStubLlm(options: StubOptions = {}): Promise<StubLlm> 
     const promptTokens = typeof reply === 'object' ? (reply.promptTokens ?? 100) : 100;
     const completionTokens = typeof reply === 'object' ? (reply.completionTokens ?? 10) : 10;
     log(requestId);
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     res.setHeader('x-request-id', requestId);
     json(res, 200, {
       id: `chatcmpl-${n + 1}`,

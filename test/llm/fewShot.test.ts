@@ -7,7 +7,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { resolveLlmConfig, type PartialLlmConfig } from '../../shared/agents/node/llm/config';
 import { fewShotFor, FewShotError } from '../../shared/agents/node/llm/fewShot';
 import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
@@ -15,7 +15,7 @@ import { startLlmFollower, startLlmLeader, type LlmFollower } from '../../shared
 import { loadTemplate } from '../../shared/agents/node/llm/templates';
 import { loadRecording, type Recording } from '../../shared/eval/recording';
 import { DEFAULT_EVAL_OPTIONS, runEpisode } from '../../shared/eval/runner';
-import { armChecker, armLlmConfig, startArmAgent } from '../../server/study/armAgents';
+import { armChecker, armLlmConfig, startArmAgent, withStudyPaths } from '../../server/study/armAgents';
 import { cerealbar } from '../cli/run';
 import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm } from '../helpers/stubLlm';
 
@@ -205,12 +205,15 @@ test('the call lines of a run with examples carry them in every request', async 
   expect(header.fewShotExamples).toHaveLength(2);
 });
 
-test("a study arm's llm block takes the keys through the config's table; an arm with few-shot-k cannot start yet", async () => {
+test("a study arm's llm block takes the keys through the config's table; its few-shot-logs are the study file's, and its follower carries the examples", async () => {
   stub = await startStubLlm({});
-  const arm = { id: 'llm-a', agent: 'llm', weight: 1, llm: { model: STUB_MODEL, 'base-url': stub.url, 'few-shot-logs': logs, 'few-shot-k': 2, 'few-shot-seed': 4, 'keep-history': true } };
-  expect(armChecker(dir)(arm, 'follower')).toEqual([]);
+  const studyDir = dirname(logs);
+  const arm = withStudyPaths({ id: 'llm-a', agent: 'llm', weight: 1, llm: { model: STUB_MODEL, 'base-url': stub.url, 'few-shot-logs': basename(logs), 'few-shot-k': 2, 'few-shot-seed': 4, 'keep-history': true } }, studyDir);
+  expect(armChecker(studyDir)(arm, 'follower')).toEqual([]);
   expect(armLlmConfig(arm)).toMatchObject({ fewShotLogs: [logs], fewShotK: 2, fewShotSeed: 4, keepHistory: true });
-  // The server's arms give the agent no reader of logs (server/study/armAgents.ts).
-  await expect(startArmAgent(arm, 'follower', dir)).rejects.toThrow(new FewShotError('few-shot-k: the examples cannot be drawn here (what starts this agent reads no logs; a study arm takes no few-shot-k yet)'));
-  expect(stub.requests).toEqual([]);
+  const seated = await startArmAgent(arm, 'follower', join(dir, 'arm-records'));
+  await seated.agent.reset({ episodeId: 'arm-game' });
+  await seated.agent.close?.();
+  const [header] = readRecords(join(dir, 'arm-records', 'arm-game.follower.llm.ndjson'));
+  expect((header as { fewShotExamples?: unknown[] }).fewShotExamples).toHaveLength(2);
 });

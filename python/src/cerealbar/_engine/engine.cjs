@@ -22116,8 +22116,9 @@ function turnsOf(recording) {
   return turns;
 }
 function episodeIds(recording) {
-  return recording.instructions.map((_, index) => `${recording.header.gameId}#${index}`);
+  return recording.instructions.map((_, index) => episodeIdOf(recording, index));
 }
+var episodeIdOf = (recording, index) => `${recording.header.gameId}#${index}`;
 function followerTimeout(state) {
   const result = step(state, { type: "timeout", actor: "server", role: "follower" });
   if (!result.ok) throw new Error(`the follower's timeout is refused: ${result.error.message}`);

@@ -13,6 +13,7 @@ import { APIConnectionError, APIError } from 'openai';
 import { AgentRunStopped, type ActContext, type AgentIdentity, type EpisodeStart } from '../../types';
 import { MOVES } from '../../../engine/actions';
 import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './chat';
+import { sharedRateLimiter } from './rateLimit';
 import type { LlmConfig } from './config';
 import { CALL_RECORD_VERSION, callCost, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
 import { illegality, parseReply, type ParsedReply, type ReplyAction, type ReplyCheck } from './reply';
@@ -222,6 +223,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
         maxConsecutiveFailures: config.maxConsecutiveFailures,
         pricePerMillionInput: config.pricePerMillionInput ?? null,
         pricePerMillionOutput: config.pricePerMillionOutput ?? null,
+        ...(config.rpm !== undefined && { rpm: config.rpm }),
+        ...(config.tpm !== undefined && { tpm: config.tpm }),
         apiKeyEnv: config.apiKeyEnv,
       },
       time: new Date().toISOString(),
@@ -302,6 +305,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
       maxRetries: config.maxRetries,
       retryBaseMs: this.options.retryBaseMs,
       redact: (text) => this.redact(text),
+      limiter: sharedRateLimiter(config.baseUrl, config.model, { rpm: config.rpm, tpm: config.tpm }),
     });
     this.failuresInRow = FAILED_CALL_STATUSES.has(status) ? this.failuresInRow + 1 : 0;
     const parsed = answer.reply === null ? null : parseReply(answer.reply, check);

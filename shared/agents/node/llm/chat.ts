@@ -7,6 +7,7 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ChatMessage } from './templates';
+import { estimatedTokens, type RateLimiter } from './rateLimit';
 
 /** One HTTP attempt of a call: its status (null when no response came) and how long it took. */
 export interface Attempt {
@@ -53,6 +54,8 @@ export interface ChatOptions {
   readonly retryBaseMs?: number;
   /** Removes the API key from any text that is kept (error messages). */
   readonly redact: (text: string) => string;
+  /** The requests and tokens a minute shared with the process's other agents of the endpoint; each attempt waits for room. */
+  readonly limiter?: RateLimiter | null;
 }
 
 export const DEFAULT_RETRY_BASE_MS = 500;
@@ -80,12 +83,15 @@ export function chatClient(baseUrl: string, apiKey: string | null): OpenAI {
 }
 
 export async function chat(client: OpenAI, request: ChatRequest, options: ChatOptions): Promise<ChatResult> {
-  const started = performance.now();
+  let started = performance.now();
   const attempts: Attempt[] = [];
   const done = (result: Omit<ChatResult, 'attempts' | 'latencyMs'>): ChatResult => ({ ...result, attempts, latencyMs: Math.round(performance.now() - started) });
   const failure = (status: 'backend_error' | 'timeout', error: string, made: Provenance = {}) =>
     done({ status, reply: null, error: options.redact(error), tokens: null, requestId: null, responseId: null, ...made });
   for (let attempt = 0; ; attempt++) {
+    const settle = options.limiter ? await options.limiter.take(estimatedTokens(request)) : () => {};
+    // The wait for the first attempt's turn is the rate limit's, not the endpoint's latency.
+    if (attempt === 0) started = performance.now();
     const attemptStarted = performance.now();
     const took = () => Math.round(performance.now() - attemptStarted);
     // Our own timer, over the headers and the body: the package's timeout error is not told apart
@@ -102,6 +108,7 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
       // A refusal by a content filter, for one, comes without a message: its finish_reason says so.
       if (typeof content !== 'string') return failure('backend_error', 'the response is not a chat completion with a message', provenance(completion));
       const usage = completion.usage;
+      settle(usage?.total_tokens ?? null);
       return done({
         status: 'ok',
         reply: content,
@@ -122,6 +129,8 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
         return failure('backend_error', `the response cannot be read: ${messageOf(error)}`);
       }
       const status = error instanceof APIConnectionError ? null : (error.status ?? null);
+      // A request the server answered with an error used no tokens; one lost on the way may have.
+      if (status !== null) settle(0);
       const why = status === null ? `cannot reach the endpoint: ${causeOf(error)}` : `HTTP ${status}: ${error.message}`;
       attempts.push({ status, ms: took(), error: options.redact(why) });
       if (!(status === null || RETRIED_STATUSES.has(status) || status >= 500) || attempt >= options.maxRetries) {

@@ -42,6 +42,10 @@ export interface LlmConfig {
   /** Dollars a million prompt tokens and a million completion tokens cost; absent: the cost is unknown (never taken as free). */
   readonly pricePerMillionInput?: number;
   readonly pricePerMillionOutput?: number;
+  /** Requests a minute to the endpoint, over every agent of the process asking it for the model (rateLimit.ts); absent: no limit. */
+  readonly rpm?: number;
+  /** Tokens a minute, likewise. */
+  readonly tpm?: number;
 }
 
 export const LLM_DEFAULTS = {
@@ -76,6 +80,8 @@ export const LLM_CONFIG_KEYS = {
   maxConsecutiveFailures: 'max-consecutive-failures',
   pricePerMillionInput: 'price-per-million-input',
   pricePerMillionOutput: 'price-per-million-output',
+  rpm: 'rpm',
+  tpm: 'tpm',
 } as const satisfies Record<keyof LlmConfig, string>;
 
 const httpUrl = z
@@ -104,6 +110,8 @@ export const partialLlmConfigSchema = z.strictObject({
   maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),
   pricePerMillionInput: z.number().min(0, 'must not be negative').max(1_000_000).optional(),
   pricePerMillionOutput: z.number().min(0, 'must not be negative').max(1_000_000).optional(),
+  rpm: z.number().int().min(1).max(1_000_000).optional(),
+  tpm: z.number().int().min(1).max(1_000_000_000).optional(),
 });
 export type PartialLlmConfig = z.infer<typeof partialLlmConfigSchema>;
 

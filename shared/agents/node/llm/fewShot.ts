@@ -86,7 +86,7 @@ export function fewShotFor(
   }
   if (!usesVariable(template, 'examples')) throw new FewShotError(`few-shot-k ${config.fewShotK}: the prompt template ${template.path} has no {{examples}}, so the examples would not be sent`);
   if (!config.fewShotLogs) throw new FewShotError(`few-shot-k ${config.fewShotK} needs few-shot-logs: the logged games the examples are drawn from`);
-  if (!source) throw new FewShotError('few-shot-k: the examples cannot be drawn here (what starts this agent reads no logs; a study arm takes no few-shot-k yet)');
+  if (!source) throw new FewShotError('few-shot-k: the examples cannot be drawn here (what starts this agent reads no logs)');
   const exclude = [...new Set(source.excludeGames ?? [])].sort();
   // The logs as given (the records name them so), and where relative paths start from.
   const key = JSON.stringify([process.cwd(), config.fewShotLogs, config.fewShotK, config.fewShotSeed, exclude]);

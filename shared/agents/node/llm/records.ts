@@ -50,6 +50,9 @@ export interface RecordHeader {
     /** Dollars a million prompt and completion tokens; null: unknown (absent in records written before prices). */
     readonly pricePerMillionInput?: number | null;
     readonly pricePerMillionOutput?: number | null;
+    /** Requests and tokens a minute, when limited (rateLimit.ts). */
+    readonly rpm?: number;
+    readonly tpm?: number;
     /** The variable's name only. */
     readonly apiKeyEnv: string;
   };
