@@ -12,7 +12,7 @@ import { chat, chatClient } from '../../shared/agents/node/llm/chat';
 import { estimatedTokens, RateLimiter, sharedRateLimiter } from '../../shared/agents/node/llm/rateLimit';
 import type { EvalReport } from '../../shared/eval/report';
 import { cerealbar } from '../cli/run';
-import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm, type StubReply } from '../helpers/stubLlm';
+import { followerByContent, startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 
 jest.setTimeout(600_000);
 
@@ -23,7 +23,7 @@ let stub: StubLlm;
 let logs: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'eval-concurrency-'));
-  stub = await startStubLlm({ respond: byContent });
+  stub = await startStubLlm({ respond: followerByContent });
   logs = join(dir, 'logs');
   expect((await cerealbar('selfplay', '--games', '6', '--seed', '40', '--out', logs)).status).toBe(0);
 });
@@ -32,15 +32,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A reply that depends on the request alone, so that a game or episode played twice, or in another order, goes the same way. */
-function byContent(body: ChatBody): StubReply {
-  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-  const legal = /Actions allowed now: (.*)\.$/m.exec(user)![1].split(', ');
-  let hash = 0;
-  for (let i = 0; i < user.length; i++) hash = (Math.imul(hash, 31) + user.charCodeAt(i)) >>> 0;
-  const action = hash % 4 === 0 && legal.includes('DONE') ? 'DONE' : legal[hash % legal.length];
-  return { content: JSON.stringify({ actions: [action] }), promptTokens: 50 + (hash % 50), completionTokens: 5 };
-}
 
 const llm = () => ['--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-calls', '20'];
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PairsReport } from '../../shared/eval/pairs';
 import { cerealbar } from '../cli/run';
-import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm, type StubReply } from '../helpers/stubLlm';
+import { followerByContent, startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 
 jest.setTimeout(600_000);
 
@@ -21,22 +21,13 @@ let dir: string;
 let stub: StubLlm;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'eval-resume-'));
-  stub = await startStubLlm({ respond: byContent, key: KEY });
+  stub = await startStubLlm({ respond: followerByContent, key: KEY });
 });
 afterAll(async () => {
   await stub.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A reply that depends on the request alone, so that a game played twice goes the same way: one legal action chosen by a hash of the prompt. */
-function byContent(body: ChatBody): StubReply {
-  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-  const legal = /Actions allowed now: (.*)\.$/m.exec(user)![1].split(', ');
-  let hash = 0;
-  for (let i = 0; i < user.length; i++) hash = (Math.imul(hash, 31) + user.charCodeAt(i)) >>> 0;
-  const action = hash % 4 === 0 && legal.includes('DONE') ? 'DONE' : legal[hash % legal.length];
-  return { content: JSON.stringify({ actions: [action] }), promptTokens: 50 + (hash % 50), completionTokens: 5 };
-}
 
 const args = (out: string, ...more: string[]) => [
   'eval', '--leader', 'scripted', '--follower', 'llm', '--games', '20', '--seed', '7', '--bootstrap', '500', '--out', out,

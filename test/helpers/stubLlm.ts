@@ -160,3 +160,25 @@ function readBody(req: IncomingMessage): Promise<string> {
 function json(res: ServerResponse, status: number, data: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
 }
+
+/** The actions the request's (last) observation allows, from its text ("Actions allowed now: MF, RR, DONE."). */
+export function legalActionsOf(body: ChatBody): string[] {
+  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const lines = user.match(/^Actions allowed now: (.*)\.$/gm)!;
+  return lines[lines.length - 1].replace(/^Actions allowed now: /, '').replace(/\.$/, '').split(', ');
+}
+
+/**
+ * A follower's reply that depends on the request alone, so that a game or an episode played twice,
+ * or in another order, goes the same way: one legal action chosen by a hash of the prompt (DONE a
+ * quarter of the time it is allowed), with token counts from the same hash.
+ */
+export function followerByContent(body: ChatBody): StubReply {
+  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const legal = legalActionsOf(body);
+  let hash = 0;
+  for (let i = 0; i < user.length; i++) hash = (Math.imul(hash, 31) + user.charCodeAt(i)) >>> 0;
+  const action = hash % 4 === 0 && legal.includes('DONE') ? 'DONE' : legal[hash % legal.length];
+  return { content: JSON.stringify({ actions: [action] }), promptTokens: 50 + (hash % 50), completionTokens: 5 };
+}
+
