@@ -51,7 +51,7 @@ function llmSection(llm: NonNullable<EvalReport['llm']>): string {
     `<h2>LLM follower</h2><p class="llm-settings">${llm.settings ? escape(describeLlmSettings(llm.settings)) : 'no call made'}</p>` +
     `<table><tr><th>calls</th><th>failures by status</th><th>fallbacks</th><th>HTTP retries</th><th>tokens (prompt + completion)</th><th>tokens per episode</th><th>cost</th><th>latency ms (mean / max)</th><th>call records</th></tr>` +
     `<tr><td>${llm.calls}</td><td>${escape(failures)}</td><td>${llm.fallbacks}</td><td>${llm.httpRetries}</td><td>${llm.tokens.prompt} + ${llm.tokens.completion}</td><td>${fmt(llm.tokensPerEpisode)}</td><td class="cost">${describeCost(llm.cost, llm.costPerEpisode, 'an episode')}</td>` +
-    `<td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${escape(llm.records)}</a></td></tr></table>`
+    `<td>${fmt(llm.latencyMs.mean)} / ${fmt(llm.latencyMs.max)}</td><td><a href="${escape(llm.records)}/">${llm.records === '.' ? 'beside this report' : escape(llm.records)}</a></td></tr></table>`
   );
 }
 
