@@ -216,20 +216,19 @@ function llmOverLogs(episodes: readonly EpisodeResult[], recordDir: string, out:
 }
 
 /**
- * Readies the report's place: a report, its kept episodes or its manifest from a run before stop
- * the command unless --resume (the manifest's settings must be the same; its finished episodes are
- * returned, to be kept) or --overwrite (they are removed). Returns the episodes kept.
+ * Readies the report's place. A report is one file, written whole: a finished run's is replaced,
+ * as before. A run that did not finish (its kept episodes are there) stops the command unless
+ * --resume (the manifest's settings must be the same; its finished episodes are returned, to be
+ * kept) or --overwrite (they are removed). Returns the episodes kept.
  */
 function prepareReportOut(out: string, manifest: RunManifest, cli: EvalCliOptions): Map<string, EpisodeResult> {
   if (cli.resume && cli.overwrite) throw new CliError('--resume and --overwrite cannot go together: continue the run in --out, or replace it');
   const { progress, manifest: manifestPath } = overLogsFiles(out);
-  const used = [out, progress, manifestPath].filter((path) => existsSync(path));
-  if (used.length === 0) return new Map();
-  if (cli.overwrite) {
-    for (const path of used) rmSync(path, { force: true });
+  if (cli.overwrite || (!cli.resume && !existsSync(progress))) {
+    for (const path of [out, progress, manifestPath]) rmSync(path, { force: true });
     return new Map();
   }
-  if (!cli.resume) throw new CliError(`${used.join(', ')}: a run was written here before: give --resume to continue it, --overwrite to replace it, or another --out`);
+  if (!cli.resume) throw new CliError(`${progress}: a run of ${out} did not finish: give --resume to continue it, --overwrite to replace it, or another --out`);
   let before: RunManifest | null;
   try {
     before = readManifest(manifestPath);

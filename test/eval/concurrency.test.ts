@@ -141,7 +141,7 @@ async function signalled(args: string[], ready: () => boolean, signals: NodeJS.S
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length : 0);
 
-test('E-62: an evaluation over logs killed on the way resumes, and gives the report of a run never stopped', async () => {
+test('E-62: an evaluation over logs killed on the way resumes, and gives the report of a run never stopped; a finished one is replaced', async () => {
   const args = (out: string) => ['eval', '--agent', 'llm', '--logs', logs, '--mode', 'cascaded', '--max-actions', '5', '--out', out, ...llm()];
   const whole = join(dir, 'whole', 'report.json');
   expect((await cerealbar(...args(whole))).status).toBe(0);
@@ -151,13 +151,16 @@ test('E-62: an evaluation over logs killed on the way resumes, and gives the rep
   expect(signal).toBe('SIGKILL');
   const kept = lines(progress);
   const refused = await cerealbar(...args(killed));
-  expect(refused.stderr).toMatch(/a run was written here before: give --resume to continue it, --overwrite to replace it, or another --out\n$/);
+  expect(refused.stderr).toMatch(/report\.episodes\.ndjson: a run of .*report\.json did not finish: give --resume to continue it, --overwrite to replace it, or another --out\n$/);
   const resumed = await cerealbar(...args(killed), '--resume');
   expect(resumed.status).toBe(0);
   expect(resumed.stderr).toMatch(new RegExp(`^${kept} episodes kept from the run before\\n`));
   expect(comparable(killed)).toEqual(comparable(whole));
   expect(existsSync(progress)).toBe(false);
   expect(JSON.parse(readFileSync(join(dir, 'killed', 'report.run.json'), 'utf8')).covered).toMatchObject({ keptFromBefore: kept });
+  // A finished run's report is one file, written whole: the same command replaces it.
+  expect((await cerealbar(...args(killed))).status).toBe(0);
+  expect(comparable(killed)).toEqual(comparable(whole));
 });
 
 test('E-63: Ctrl-C ends the games under way and keeps them; a second Ctrl-C discards them whole; --resume finishes the run', async () => {
