@@ -95,19 +95,11 @@ describe('a folder selfplay wrote with an llm seat is a folder of game logs', ()
     const replayed = await cerealbar('replay', ...glob(out));
     expect({ status: replayed.status, stderr: replayed.stderr }).toEqual({ status: 0, stderr: '' });
     expect(replayed.stdout.trim().split('\n')).toHaveLength(2);
-    const report = join(dir, 'report.json');
-    const evaluated = await cerealbar('eval', '--agent', 'heuristic', '--logs', out, '--workers', '1', '--out', report);
-    expect(evaluated.status).toBe(0);
-    const json = JSON.parse(readFileSync(report, 'utf8'));
-    expect(json.logs).toEqual([join(out, 'selfplay-4.jsonl'), join(out, 'selfplay-5.jsonl')]);
-    expect(json.skippedLogs).toEqual([]);
-    const stats = await cerealbar('dataset', 'stats', '--data', out, '--json');
-    expect({ status: stats.status, stderr: stats.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(JSON.parse(stats.stdout).games).toBe(2);
+    await expectTakenForLogsAlone();
   });
 
-  test("an older run's call records (<game>.<role>.llm.jsonl beside the logs) are not taken for logs by eval --logs or dataset stats", async () => {
-    for (const game of ['selfplay-4', 'selfplay-5']) renameSync(join(out, `${game}.follower.llm.ndjson`), join(out, `${game}.follower.llm.jsonl`));
+  /** eval --logs and dataset stats take the folder's two games, and nothing else, for logs. */
+  async function expectTakenForLogsAlone(): Promise<void> {
     const report = join(dir, 'report.json');
     expect((await cerealbar('eval', '--agent', 'heuristic', '--logs', out, '--workers', '1', '--out', report)).status).toBe(0);
     const json = JSON.parse(readFileSync(report, 'utf8'));
@@ -116,6 +108,11 @@ describe('a folder selfplay wrote with an llm seat is a folder of game logs', ()
     const stats = await cerealbar('dataset', 'stats', '--data', out, '--json');
     expect({ status: stats.status, stderr: stats.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(stats.stdout).games).toBe(2);
+  }
+
+  test("an older run's call records (<game>.<role>.llm.jsonl beside the logs) are not taken for logs by eval --logs or dataset stats", async () => {
+    for (const game of ['selfplay-4', 'selfplay-5']) renameSync(join(out, `${game}.follower.llm.ndjson`), join(out, `${game}.follower.llm.jsonl`));
+    await expectTakenForLogsAlone();
   });
 });
 
