@@ -37,11 +37,13 @@ export function buildProgram(): Command {
  * A reader that stops early (`cerealbar replay ... --json | head`) closes the pipe: the command
  * then stops quietly with status 0, as Unix tools do, instead of an EPIPE stack trace.
  */
-let watchingThePipe = false;
+// Marked on the process, not in this module: a test runner loads the module afresh for each test file in one process.
+const WATCHING_THE_PIPE = Symbol.for('cerealbar.watchingThePipe');
 function stopQuietlyOnClosedPipe(): void {
   // Once per process: tests run many commands in one.
-  if (watchingThePipe) return;
-  watchingThePipe = true;
+  const marked = process as unknown as Record<symbol, boolean>;
+  if (marked[WATCHING_THE_PIPE]) return;
+  marked[WATCHING_THE_PIPE] = true;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     process.stderr.write(`cerealbar: cannot write the output: ${error.message}\n`);
