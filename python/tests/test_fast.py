@@ -1,14 +1,18 @@
 """`FastFollowerVectorEnv`: the same trajectories as `FollowerVectorEnv(description=False)` (same
 seeds, same actions, seed draws, autoresets and seeds that give no game included), and with logs
 as `FollowerEnv(logs=...)`s in Gymnasium's SyncVectorEnv (self-play logs, one on a wider map, and
-the imported CB2 games of the fixtures); Gymnasium's vector API, the shared file's arrays, and bad
-use."""
+the imported CB2 games of the fixtures); Gymnasium's vector API, the shared file's arrays, that
+no name leads to the file (and that one a killed maker left is removed), new processes after a
+crash, seeded resets crossing a seed with no game, and bad use."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -86,7 +90,9 @@ def check_arrays(env, observation, rewards, terminations, truncations) -> None:
 @pytest.mark.parametrize("reward, processes, levels", [("sparse", 1, None), ("distance", 1, None), ("distance", 2, None), ("distance", 1, NO_GAME_LEVEL + 1), ("sparse", 2, NO_GAME_LEVEL + 1)])
 def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game_included(reward, processes, levels):
     """With `levels`, every game is one of them (the batch starting those it kept by copying), and a
-    level with no game is drawn again."""
+    level with no game is drawn again. An int seed whose environments' seeds cross one with no
+    game replaces it by the next seed after them in both (with 1,190 levels there is none: both
+    say so)."""
     n, options = 5, {"reward": reward, "gamma": 0.9, "max_steps": 6, "levels": levels}
     no_game = NO_GAME if levels is None else NO_GAME_LEVEL
     env = FastFollowerVectorEnv(n, processes=processes, **options)
@@ -102,18 +108,30 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
             assert refused.value.kind == "setup"
         with pytest.raises(EpisodeOverError):
             env.step(np.zeros(n, dtype=np.int64))
+        if levels is not None:
+            # Seeds 1185 to 1189, and 1189 gives no game: no level is left to replace it.
+            for either in (env, vector):
+                with pytest.raises(InvalidRequestError, match=r"seed 1185: the 1190 levels from 1185 on give fewer than 5 episodes") as refused:
+                    either.reset(seed=NO_GAME_LEVEL - 4)
+                assert refused.value.kind == "setup"
+                with pytest.raises(EpisodeOverError):
+                    either.step(np.zeros(n, dtype=np.int64))
 
         rng = np.random.default_rng(3)
         ended = starts = 0
         forced = []
         played = []
-        for run, seed in enumerate((11, None)):
+        # Without levels, seeds 1187 to 1191 but 1189, which gives no game: environment 2 plays 1192.
+        for run, seed in enumerate((11, None) if levels is not None else (11, None, NO_GAME_LEVEL - 2)):
             if seed is None:
                 # Drawn seeds with no game are drawn again: at reset here, at an autoreset below.
                 forced += [force_draws(either, 1, 7, [no_game]) for either in (env, vector)]
             result, expected = env.reset(seed=seed), vector.reset(seed=seed)
             assert_same_step((result[0], result[1]), (expected[0], expected[1]), f"reset {run}")
             assert list(result[1]["episode_id"]) == [f"selfplay-{seed}" for seed in env._seeds]
+            if seed is not None:
+                expected_seeds = [seed + i for i in range(n)] if seed != NO_GAME_LEVEL - 2 else [1187, 1188, 1192, 1190, 1191]
+                assert list(result[1]["episode_id"]) == list(expected[1]["episode_id"]) == [f"selfplay-{single}" for single in expected_seeds]
             played += list(result[1]["episode_id"])
             check_arrays(env, result[0], np.zeros(n), np.zeros(n, bool), np.zeros(n, bool))
             previous_ended = np.zeros(n, dtype=np.bool_)
@@ -134,7 +152,7 @@ def test_the_same_games_as_follower_vector_env_autoresets_and_seeds_with_no_game
                     played += list(infos["episode_id"][previous_ended])
                 previous_ended = terminations | truncations
                 ended += int(previous_ended.sum())
-        # Episodes of at most 6 steps: many ended and started again; every forced seed was drawn.
+        # Episodes of at most 6 steps: many ended and started again (after the replaced seed too, from its generator); every forced seed was drawn.
         assert ended >= 100 and starts >= 100
         assert all(not generator.forced for generator in forced)
         if levels is not None:
@@ -260,22 +278,31 @@ def test_copy_false_gives_the_same_arrays_every_step_and_copy_true_gives_new_one
     assert first["terrain"].shape == (3, 25, 25) and int(first["terrain"].sum()) > 0
 
 
-def test_close_stops_the_process_and_leaves_no_file(monkeypatch):
-    made = []
-    real = fast.tempfile.mkstemp
+def memory_files(pid: int | str = "self") -> list[int]:
+    """The inode of each descriptor of process `pid` that leads to a batch's anonymous memory file."""
+    inodes = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:cerealbar-batch"):
+                inodes.append(os.stat(f"/proc/{pid}/fd/{fd}").st_ino)
+    return inodes
 
-    def recording(*args, **kwargs):
-        fd, path = real(*args, **kwargs)
-        made.append(path)
-        return fd, path
 
-    monkeypatch.setattr(fast.tempfile, "mkstemp", recording)
+def named_files(directory: str = fast._SHARED_MEMORY) -> set[str]:
+    return {name for name in os.listdir(directory) if name.startswith("cerealbar-batch-")} if os.path.isdir(directory) else set()
+
+
+needs_memfd = pytest.mark.skipif(not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"), reason="needs Linux's anonymous memory files and /proc")
+
+
+@needs_memfd
+def test_close_stops_the_process_and_the_file_never_has_a_name():
+    before = named_files()
     env = FastFollowerVectorEnv(3, processes=2)
     pids = env.engine_pids
-    # One file for both processes, in memory where there is /dev/shm.
-    assert len(set(pids)) == 2 and len(made) == 1 and os.path.dirname(made[0]) == ("/dev/shm" if os.path.isdir("/dev/shm") else os.path.dirname(made[0]))
-    # Removed as soon as every process and Python have it open.
-    assert not os.path.exists(made[0])
+    # One file for both processes and Python: an anonymous memory file each inherited, named nowhere.
+    assert len(set(pids)) == 2 and all(set(memory_files(pid)) == {os.fstat(env._file).st_ino} for pid in pids)
+    assert named_files() == before
     env.reset(seed=1)
     env.step(np.array([0, 0, 0]))
     env.close()
@@ -289,9 +316,11 @@ def test_close_stops_the_process_and_leaves_no_file(monkeypatch):
         env.reset(seed=1)
 
 
+@needs_memfd
 def test_processes_that_lay_the_shared_file_out_differently_are_refused_and_stopped(monkeypatch):
-    made, started = [], []
-    real_make, real_mkstemp = fast._Part.make, fast.tempfile.mkstemp
+    started = []
+    real_make = fast._Part.make
+    held = len(memory_files())
 
     def make(part, options, size):
         started.append(part.engine.pid)
@@ -299,19 +328,180 @@ def test_processes_that_lay_the_shared_file_out_differently_are_refused_and_stop
         # The second process answers another size, as an engine with another layout would.
         return {**answer, "bytes": answer["bytes"] + 8} if part.start > 0 else answer
 
-    def mkstemp(*args, **kwargs):
-        fd, path = real_mkstemp(*args, **kwargs)
-        made.append(path)
-        return fd, path
-
     monkeypatch.setattr(fast._Part, "make", make)
-    monkeypatch.setattr(fast.tempfile, "mkstemp", mkstemp)
     with pytest.raises(EngineError, match="laid the shared file out differently"):
         FastFollowerVectorEnv(4, processes=2)
-    assert len(started) == 2 and len(made) == 1 and not os.path.exists(made[0])
+    # Python holds the file no more, and the processes that held it are gone.
+    assert len(started) == 2 and len(memory_files()) == held
     for pid in started:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+#: A Python that makes a FastFollowerVectorEnv(N, processes=2) and prints a line at the moment to be killed:
+#: "making <pids>" once the processes have made their batches on the file, before it is mapped (memfd), or
+#: "made <path>" once the named file is made, before it is removed (named: a system without memfd_create).
+MAKER = """
+import os, sys, time
+from cerealbar import fast
+
+fast._SHARED_MEMORY = sys.argv[1]
+if sys.argv[2] == "named":
+    del os.memfd_create
+
+    def unlink(path):
+        print("made", path, flush=True)
+        time.sleep(60)
+
+    os.unlink = unlink
+else:
+    start_parts = fast.FastFollowerVectorEnv._start_parts
+
+    def paused(self):
+        made = start_parts(self)
+        print("making", *[part.engine.pid for part in self._parts], flush=True)
+        time.sleep(60)
+        return made
+
+    fast.FastFollowerVectorEnv._start_parts = paused
+fast.FastFollowerVectorEnv(int(sys.argv[3]), processes=2)
+"""
+
+
+def killed_while_making(directory, mode: str, n: int) -> tuple[int, list[str]]:
+    """Runs MAKER, SIGKILLs it once it printed its line; its pid and the line's words."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", MAKER, str(directory), mode, str(n)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)},
+    )
+    try:
+        line = child.stdout.readline().split()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        _, stderr = child.communicate()
+    assert child.returncode == -signal.SIGKILL and line, stderr
+    return child.pid, line
+
+
+def ended(pid: int, within: float = 5.0) -> bool:
+    """Whether process `pid` has exited within `within` seconds (a zombie nobody reaped yet has: it holds no file)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@needs_memfd
+def test_a_python_killed_while_it_makes_the_env_leaves_no_file(tmp_path):
+    """SIGKILLed once its two processes have sized the file (31 MB at N = 4,096) and before it maps
+    it: the file never had a name, and the processes, its last holders, end with their stdin."""
+    before = named_files()
+    _, line = killed_while_making(tmp_path, "memfd", 4096)
+    assert line[0] == "making" and len(line) == 3, line
+    assert all(ended(int(pid)) for pid in line[1:])
+    assert os.listdir(tmp_path) == [] and named_files() == before
+
+
+def test_a_named_file_left_by_a_maker_killed_before_it_removed_it_is_removed_at_the_next_start(tmp_path, monkeypatch):
+    """Without memfd_create the file is named, with its maker's pid and start time, and removed at
+    once: a maker killed in between leaves it, and the next environment made removes it."""
+    pid, line = killed_while_making(tmp_path, "named", 2)
+    assert line[0] == "made", line
+    left = line[1]
+    assert os.path.dirname(left) == str(tmp_path) and os.path.basename(left).startswith(f"cerealbar-batch-{pid}-") and os.path.exists(left)
+    monkeypatch.setattr(fast, "_SHARED_MEMORY", str(tmp_path))
+    FastFollowerVectorEnv(1).close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_only_the_files_of_makers_that_are_gone_are_removed(tmp_path):
+    me = os.getpid()
+    started = fast._start_time(me)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    names = {
+        "mine": f"cerealbar-batch-{me}-{started}-a1b2",  # its maker runs: kept
+        "reused": f"cerealbar-batch-{me}-{started + 1}-a1b2",  # this pid, but a process started at another time made it: removed
+        "dead": f"cerealbar-batch-{dead.pid}-{started}-a1b2",  # no process has that pid: removed
+        "older": "cerealbar-batch-k3j4h5x_",  # no maker named (an older version's name): kept
+        "other": "not-cerealbar-batch-1-2-x",  # kept
+    }
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"x")
+    removed = fast.remove_stale_files(str(tmp_path))
+    assert sorted(removed) == sorted(str(tmp_path / names[key]) for key in ("reused", "dead"))
+    assert sorted(os.listdir(tmp_path)) == sorted(names[key] for key in ("mine", "older", "other"))
+
+
+def test_without_memfd_create_the_named_file_is_removed_at_once_and_plays_the_same_games(tmp_path, monkeypatch):
+    memory = FastFollowerVectorEnv(3)
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    monkeypatch.setattr(fast, "_SHARED_MEMORY", str(tmp_path))
+    named = FastFollowerVectorEnv(3, processes=2)
+    try:
+        assert os.listdir(tmp_path) == []
+        result, expected = named.reset(seed=4), memory.reset(seed=4)
+        assert_same_step((result[0], result[1]), (expected[0], expected[1]), "reset")
+        for step in range(20):
+            actions = np.array([step % 5, 2, 0])
+            assert_same_step(named.step(actions), memory.step(actions), f"step {step}")
+    finally:
+        named.close()
+        memory.close()
+
+
+def test_after_a_process_died_the_next_reset_starts_new_ones_on_the_same_arrays():
+    env = FastFollowerVectorEnv(4, processes=2, copy=False)
+    fresh = FastFollowerVectorEnv(4)
+    try:
+        observation, _ = env.reset(seed=1)
+        old = env.engine_pids
+        os.kill(old[1], signal.SIGKILL)
+        with pytest.raises(EngineCrashedError, match=r"exited \(code -9\)"):
+            env.step(np.zeros(4, dtype=np.int64))
+        with pytest.raises(EpisodeOverError):
+            env.step(np.zeros(4, dtype=np.int64))
+        again, infos = env.reset(seed=1)
+        # Two new processes (the one still running was stopped), writing into the file Python mapped.
+        assert set(env.engine_pids).isdisjoint(old) and ended(old[0])
+        assert again is observation and all(again[key] is observation[key] for key in observation)
+        expected, expected_infos = fresh.reset(seed=1)
+        assert_same_step((again, infos), (expected, expected_infos), "reset")
+        for step in range(30):
+            actions = np.array([step % 5, 2, 0, 4 - step % 5])
+            assert_same_step(env.step(actions), fresh.step(actions), f"step {step}")
+    finally:
+        env.close()
+        fresh.close()
+
+
+def test_a_seeded_reset_of_more_environments_than_the_seeds_before_one_with_no_game():
+    """reset(seed=0) at N = 1,200: seed 1189 gives no game, so environment 1189 plays seed 1200, the
+    first after the others'; FollowerVectorEnv gives the same seeds and the same games."""
+    n = 1200
+    env = FastFollowerVectorEnv(n)
+    vector = FollowerVectorEnv(n, description=False)
+    try:
+        result, expected = env.reset(seed=0), vector.reset(seed=0)
+        seeds = [*range(NO_GAME_LEVEL), n, *range(NO_GAME_LEVEL + 1, n)]
+        assert list(result[1]["episode_id"]) == list(expected[1]["episode_id"]) == [f"selfplay-{seed}" for seed in seeds]
+        assert_same_step((result[0], result[1]), (expected[0], expected[1]), "reset")
+        rng = np.random.default_rng(5)
+        for step in range(3):
+            actions = rng.integers(0, 5, size=n)
+            assert_same_step(env.step(actions), vector.step(actions), f"step {step}")
+    finally:
+        env.close()
+        vector.close()
 
 
 def test_a_process_that_dies_is_reported_and_the_others_stop_at_close():
@@ -340,7 +530,7 @@ def test_make_vec_builds_it_and_the_sync_mode_plays_the_same_games(logs, mode):
         if mode == "levels":
             # Both were given the levels: seeds 6, 7 and 8 are not all among them.
             for either in (vector, sync):
-                with pytest.raises(ValueError, match="with 8 levels a seed is one of them"):
+                with pytest.raises(ValueError, match=r"one of the 8 levels, an integer from 0 to 7 \(Python ints or numpy integers, not bools\)"):
                     either.reset(seed=6)
         observation, _ = vector.reset(seed=5)
         expected, _ = sync.reset(seed=5)
@@ -369,7 +559,7 @@ def test_bad_use_gets_clear_errors_and_changes_nothing():
         with pytest.raises(EpisodeOverError):
             env.step(np.array([0, 0]))
         for bad in (-1, 2**32, 1.5, "7"):
-            with pytest.raises(InvalidRequestError, match="seeds are integers"):
+            with pytest.raises(InvalidRequestError, match=r"seed\[1\] must be None or an integer from 0 to 4294967295"):
                 env.reset(seed=[1, bad])
         with pytest.raises(ValueError, match="one seed per environment"):
             env.reset(seed=[1, 2, 3])

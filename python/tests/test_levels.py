@@ -53,7 +53,7 @@ def test_a_seed_outside_the_levels_is_refused_and_changes_nothing(kind):
         # A seed of 3 or more, given alone, in a list, or as the int that gives environment i seed + i.
         outside = [3, np.int64(7), 2**32 - 1, -1, 1.5] if single else [[0, 3], [None, np.int64(7)], 2]
         for seed in outside:
-            with pytest.raises(ValueError, match=r"with 3 levels a seed is one of them, an integer from 0 to 2, got"):
+            with pytest.raises(InvalidRequestError, match=r"one of the 3 levels, an integer from 0 to 2 \(Python ints or numpy integers, not bools\)[,;] got"):
                 env.reset(seed=seed)
         # Nothing moved: the episodes go on, and the draws of the next ones are a fresh environment's.
         starts = 0

@@ -90,14 +90,15 @@ def start_engine(make_options: dict, timeout: float) -> tuple["EngineProcess", d
 class EngineProcess:
     """One Node process serving environments. Not thread-safe: one request at a time."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, pass_fds: tuple[int, ...] = ()):
+        """`pass_fds`: descriptors the process inherits, at the same numbers (`/dev/fd/<n>` there)."""
         if not BUNDLE.is_file():
             raise NodeUnavailableError(f"the engine bundle {BUNDLE} is missing: run `npm run build:python` in the repository")
         node = find_node()
         self.timeout = timeout
         self._stderr = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
-            [node, str(BUNDLE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=0
+            [node, str(BUNDLE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=0, pass_fds=pass_fds
         )
         # A process nobody closed is stopped when its owner is collected, or at exit.
         self._finalizer = weakref.finalize(self, _stop, self._process, self._stderr)

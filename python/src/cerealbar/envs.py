@@ -12,7 +12,7 @@ import json
 import operator
 import os
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +98,10 @@ class _EngineEnv(_Env):
         return self._engine.pid
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """`seed`: None, or a Python or numpy integer from 0 to 2**32 - 1 (with `levels`, one of
+        them); anything else raises InvalidRequestError and changes nothing."""
         self._check_open()
-        check_level(seed, self._levels)
+        seed = checked_seed(seed, self._levels)
         super().reset(seed=seed)
         if not self._engine.alive:  # it died or was killed: a new episode can start on a new one
             self._start_engine()
@@ -307,21 +309,70 @@ def seed_bound(levels: int | None) -> int:
     return SEED_LIMIT if levels is None else levels
 
 
-def integer_below(value, bound: int) -> int | None:
-    """`value` as an int when it is an integer from 0 to bound - 1, else None."""
-    try:
-        number = operator.index(value)
-    except TypeError:
+_INTEGERS = "Python ints or numpy integers, not bools"
+
+
+def _seeds_among(levels: int | None) -> str:
+    """The seeds, in words."""
+    return f"an integer from 0 to {SEED_LIMIT - 1}" if levels is None else f"one of the {levels} levels, an integer from 0 to {levels - 1}"
+
+
+def _given(value) -> str:
+    return f"{value!r} (type {type(value).__name__})"
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def checked_seed(seed, levels: int | None = None, what: str = "seed") -> int | None:
+    """A reset's seed as an int (None stays None): a Python or numpy integer, not a bool, from 0 to
+    2**32 - 1, or with `levels` one of them (a given seed outside them would play a game the
+    learner is not meant to see). Anything else raises InvalidRequestError (a ValueError) saying
+    what was given and what is accepted."""
+    if seed is None:
         return None
-    return number if 0 <= number < bound else None
+    if _is_integer(seed) and 0 <= seed < seed_bound(levels):
+        return int(seed)
+    raise InvalidRequestError(f"{what} must be None or {_seeds_among(levels)} ({_INTEGERS}), got {_given(seed)}")
 
 
-def check_level(seed, levels: int | None) -> None:
-    """Refuses a given seed outside the levels: it would play a game the learner is not meant to see."""
-    if levels is None or seed is None:
-        return
-    if integer_below(seed, levels) is None:
-        raise ValueError(f"with {levels} levels a seed is one of them, an integer from 0 to {levels - 1}, got {seed!r}")
+def vector_seeds(seed, size: int, levels: int | None = None) -> tuple[list[int | None], int | None]:
+    """A vector environment's reset seed for `size` environments: one seed or None (drawn) per
+    environment, and the first seed when `seed` is an int (environment i then plays seed + i, or
+    if that gives no episode a replacement: see `replacement_seeds`). `seed` is None, a Python or
+    numpy integer, or a sequence (a list, a tuple, a 1-D numpy array...) of one seed or None per
+    environment; anything else (a bool, a float, a string, a wrong length or nesting, a seed out of
+    range) raises InvalidRequestError saying what was given and what is accepted, before anything
+    changes."""
+    if seed is None:
+        return [None] * size, None
+    highest = seed_bound(levels) - size
+    first = (
+        f"an integer s from 0 to {highest} (environment i plays seed s + i)"
+        if highest >= 0
+        else f"no integer (environment i would play seed s + i, and {size} environments need more than the {levels} levels)"
+    )
+    accepted = f"None, {first}, or a sequence of one seed per environment ({size}), each None or {_seeds_among(levels)} ({_INTEGERS})"
+    if _is_integer(seed):
+        if 0 <= seed <= highest:
+            return [int(seed) + i for i in range(size)], int(seed)
+        raise InvalidRequestError(f"seed must be {accepted}; got {_given(seed)}")
+    if isinstance(seed, (str, bytes, bytearray)) or not isinstance(seed, (Sequence, np.ndarray)) or getattr(seed, "ndim", 1) != 1:
+        raise InvalidRequestError(f"seed must be {accepted}; got {_given(seed)}")
+    if len(seed) != size:
+        raise InvalidRequestError(f"seed must be {accepted}; got a {type(seed).__name__} of {len(seed)}")
+    return [checked_seed(single, levels, f"seed[{i}]") for i, single in enumerate(seed)], None
+
+
+def replacement_seeds(first: int, size: int, levels: int | None) -> Iterator[int]:
+    """The seeds that replace, in the order of their environments, those of an int seed `first`
+    (environment i plays first + i) that give no episode: first + size, first + size + 1, ...
+    (each tried in turn; one that gives no episode is skipped), up to the last seed, or level;
+    past it, InvalidRequestError (kind "setup")."""
+    yield from range(first + size, seed_bound(levels))
+    among = "seeds" if levels is None else f"{levels} levels"
+    raise InvalidRequestError(f"seed {first}: the {among} from {first} on give fewer than {size} episodes, one per environment", "setup")
 
 
 def check_levels_left(failed: set[int], levels: int | None) -> None:

@@ -1,7 +1,9 @@
 """`FastFollowerVectorEnv`: N follower environments played by the engine's batched follower
 environment (`FollowerBatch`, docs/env.md) in a Node process (or a few, each with its share),
 whose arrays reach Python through one file that Node writes after each change (each process its
-environments' rows of every field) and Python maps (Node cannot map a file): a step is one small
+environments' rows of every field) and Python maps (Node cannot map a file). The file has no name:
+Python makes it (an anonymous memory file) and the processes inherit its descriptor, so it cannot
+outlive them and Python, however they end. A step is one small
 request per process (the actions, and the seeds of the environments starting a new game) and one
 small answer, and the observations, rewards and infos are numpy views of the file, read without
 decoding or copying anything.
@@ -21,15 +23,17 @@ import json
 import mmap
 import operator
 import os
+import re
 import struct
 import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
-from .envs import _SEED_DRAWS, SEED_LIMIT, check_level, check_levels_left, checked_levels, integer_below, log_files, seed_bound
+from .envs import _SEED_DRAWS, check_levels_left, checked_levels, log_files, replacement_seeds, seed_bound, vector_seeds
 from .errors import CerealBarError, EngineError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
@@ -44,8 +48,11 @@ except ImportError:  # pragma: no cover - the error says what to install
 _U32 = struct.Struct("<I")
 #: The most levels whose starts a batch keeps (shared/env/servedBatch.ts's MAX_KEPT_STARTS); with more, the least recently started are made again.
 _MOST_KEPT_STARTS = 65_536
-#: Where the shared file is made: memory, on Linux. Elsewhere the temporary directory.
+#: Where the shared file is made when the system has no anonymous memory files (memfd_create, Linux): memory where there is /dev/shm, else the temporary directory.
 _SHARED_MEMORY = "/dev/shm"
+#: The start of the shared file's name: a memory file's, or a named file's with its maker's pid and start time after it.
+_FILE_PREFIX = "cerealbar-batch-"
+_MADE_BY = re.compile(re.escape(_FILE_PREFIX) + r"(\d+)-(\d+)-")
 
 
 class FastFollowerVectorEnv(VectorEnv):
@@ -90,28 +97,28 @@ class FastFollowerVectorEnv(VectorEnv):
         self.copy = copy
         self._closed = False
         self._running = False
+        self._timeout = timeout
         options: dict[str, Any] = {"reward": reward, "gamma": gamma, "maxSteps": max_steps}
         if logs is not None:
             options["logs"] = log_files(logs)
         if self._levels is not None:
             # The levels come round again: the batch starts them by copying what it kept of their first start.
             options["keptStarts"] = min(self._levels, _MOST_KEPT_STARTS)
-        bounds = np.linspace(0, num_envs, processes + 1).astype(int)
+        self._options = options
+        self._bounds = np.linspace(0, num_envs, processes + 1).astype(int)
         self._parts: list[_Part] = []
+        # The file, with no name: the processes inherit it, Python maps it and keeps it for the processes a reset starts after a crash.
+        self._file = _shared_file()
+        self._close_file = weakref.finalize(self, os.close, self._file)
         try:
-            for start, stop in zip(bounds[:-1], bounds[1:]):
-                self._parts.append(_Part(timeout, int(start), int(stop)))
-            # The processes are running: the file lives only while they make their batches.
-            with _shared_file() as path:
-                answers = [part.make({**options, "file": path}, num_envs) for part in self._parts]
-                made = answers[0]
-                if any((answer["bytes"], answer["regions"]) != (made["bytes"], made["regions"]) for answer in answers):
-                    raise EngineError("the engine processes laid the shared file out differently")
-                #: Each field of all N environments by (group, name): read-only views of the file.
-                self._fields = _mapped_fields(path, made, num_envs)
+            made = self._start_parts()
+            #: Each field of all N environments by (group, name): read-only views of the file.
+            self._fields = _mapped_fields(self._file, made, num_envs)
         except BaseException:
             self._close_parts()
+            self._close_file()
             raise
+        self._file_layout = (made["bytes"], made["regions"])
         self.layout = Layout(made["layout"])
         self._episodes: list[str] | None = made["episodes"]
         self._episode_index = {episode: i for i, episode in enumerate(self._episodes or [])}
@@ -139,24 +146,26 @@ class FastFollowerVectorEnv(VectorEnv):
         return self._episodes
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment. A
-        given seed whose game cannot start raises InvalidRequestError (kind "setup"); a drawn one is
-        drawn again. With `levels`, a given seed outside them raises ValueError.
+        """`seed`: None (drawn), an int s (environment i plays seed s + i; the rare seeds among them
+        that give no episode are replaced, in the order of their environments, by the seeds from
+        s + num_envs on that give one, as `FollowerVectorEnv` does), or one per environment (None:
+        drawn). A seed of the list whose game cannot start raises InvalidRequestError (kind
+        "setup"); a drawn one is drawn again. Python and numpy integers are seeds; anything else,
+        and with `levels` a seed outside them, raises InvalidRequestError (a ValueError) and
+        changes nothing. After an engine process died or was killed, new ones are started.
 
-        With logs, `seed` seeds each environment's generator, which draws its episodes as a
-        `FollowerEnv`'s does, and `options={"episode": e}` starts environments on given episodes:
-        `e` an episode id or index for every environment (as `SyncVectorEnv` passes the same options
-        to each `FollowerEnv`), or a list of one per environment (None: drawn)."""
+        With logs, `seed` seeds each environment's generator (an int s: environment i's with
+        s + i), which draws its episodes as a `FollowerEnv`'s does, and `options={"episode": e}`
+        starts environments on given episodes: `e` an episode id or index for every environment
+        (as `SyncVectorEnv` passes the same options to each `FollowerEnv`), or a list of one per
+        environment (None: drawn)."""
         self._check_open()
         episodes = self._reset_episodes(dict(options or {}))
-        seeds = [None] * self.num_envs if seed is None else [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
-        if len(seeds) != self.num_envs:
-            raise ValueError(f"reset needs one seed per environment ({self.num_envs}), got {len(seeds)}")
-        given = [None if single is None else _checked_seed(single) for single in seeds]
-        for single in given:
-            check_level(single, self._levels)
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        given, first = vector_seeds(seed, self.num_envs, self._levels)
+        super().reset(seed=first)
         self._running = False
+        if not self._parts or not all(part.engine.alive for part in self._parts):
+            self._restart()
         for i, single in enumerate(given):
             if single is not None:
                 self._generators[i] = np.random.default_rng(single)
@@ -165,10 +174,14 @@ class FastFollowerVectorEnv(VectorEnv):
         self._seeds[:] = [self._draw(i) if start is None else start for i, start in enumerate(starts)]
         seed_bytes = self._seeds.astype("<u4")
         failed = self._exchange(OP_BATCH_RESET, lambda part: seed_bytes[part.start : part.stop].tobytes())
-        for slot in failed:
-            if starts[slot] is not None:
-                raise InvalidRequestError(f"seed {given[slot]}: its game ends before the follower's first turn, so it gives no episode", "setup")
-        self._start_again(failed)
+        if first is not None:
+            # From an int seed: the environments whose seed gives no episode play the next seeds that give one.
+            self._replace(failed, replacement_seeds(first, self.num_envs, self._levels))
+        else:
+            for slot in failed:
+                if starts[slot] is not None:
+                    raise InvalidRequestError(f"seed {given[slot]}: its game ends before the follower's first turn, so it gives no episode", "setup")
+            self._start_again(failed)
         self._autoreset[:] = False
         self._running = True
         infos = self._infos()
@@ -205,10 +218,10 @@ class FastFollowerVectorEnv(VectorEnv):
         return self._observe(), rewards, terminations, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
-        """Stops the Node processes, which close their side of the file (VectorEnv.close calls
-        this once). The file itself was removed as soon as every process and Python had it open;
-        its memory goes with the last array that maps it."""
+        """Stops the Node processes and closes Python's descriptor of the file (VectorEnv.close
+        calls this once). The file has no name: its memory goes with the last array that maps it."""
         self._close_parts()
+        self._close_file()
         self._closed = True
         self._running = False
 
@@ -288,15 +301,55 @@ class FastFollowerVectorEnv(VectorEnv):
 
     def _started_on_a_new_draw(self, slot: int) -> int:
         """Starts environment `slot`, whose seed gave no game, on the next drawn seed that gives one."""
-        part = next(part for part in self._parts if part.start <= slot < part.stop)
         failed = {int(self._seeds[slot])}
         for _ in range(_SEED_DRAWS):
             check_levels_left(failed, self._levels)
             seed = self._draw(slot)
-            if part.engine.request(bytes([OP_BATCH_RESET_AT]) + part.batch + _U32.pack(slot - part.start) + _U32.pack(seed))[0] == 1:
+            if self._started_at(slot, seed):
                 return seed
             failed.add(seed)
         raise InvalidRequestError(f"none of {_SEED_DRAWS} drawn seeds gives a game", "setup")
+
+    def _replace(self, slots: list[int], replacements: Iterator[int]) -> None:
+        """Starts the environments `slots` (in their order), whose seeds of an int seed give no
+        episode, on the next of `replacements` that give one, each seeding its generator."""
+        for slot in sorted(slots):
+            for seed in replacements:
+                if self._started_at(slot, seed):
+                    self._seeds[slot] = seed
+                    self._generators[slot] = np.random.default_rng(seed)
+                    break
+
+    def _started_at(self, slot: int, seed: int) -> bool:
+        """Starts environment `slot` on `seed`: whether its game could start."""
+        part = next(part for part in self._parts if part.start <= slot < part.stop)
+        return part.engine.request(bytes([OP_BATCH_RESET_AT]) + part.batch + _U32.pack(slot - part.start) + _U32.pack(seed))[0] == 1
+
+    def _start_parts(self) -> dict:
+        """Starts the Node processes, each inheriting the file, and makes each one's batch of its
+        rows on it (the first sizes it, the others find it sized and all zeros); the first answer."""
+        self._parts = []
+        for start, stop in zip(self._bounds[:-1], self._bounds[1:]):
+            self._parts.append(_Part(self._timeout, int(start), int(stop), self._file))
+        answers = [part.make({**self._options, "file": f"/dev/fd/{self._file}"}, self.num_envs) for part in self._parts]
+        made = answers[0]
+        if any((answer["bytes"], answer["regions"]) != (made["bytes"], made["regions"]) for answer in answers):
+            raise EngineError("the engine processes laid the shared file out differently")
+        return made
+
+    def _restart(self) -> None:
+        """New Node processes in place of those of which one died or was killed, their batches on the
+        same file (so the arrays mapped before stay the environment's), the others stopped first."""
+        self._close_parts()
+        # A batch takes a file another one sized only while it is all zeros, as before any batch wrote into it.
+        _zero(self._file, self._file_layout[0])
+        try:
+            made = self._start_parts()
+            if (made["bytes"], made["regions"]) != self._file_layout:
+                raise EngineError("the new engine processes laid the shared file out differently from the first ones")
+        except BaseException:
+            self._close_parts()
+            raise
 
     def _field(self, key: tuple[str, str]) -> np.ndarray:
         """A field of all N environments: as `copy` asks, the mapped array or a copy of it."""
@@ -331,9 +384,9 @@ class _Part:
     """One Node process, for environments `start` to `stop` of the vector environment: once `make`
     is called, a batch of them that writes into their rows of the shared file."""
 
-    def __init__(self, timeout: float, start: int, stop: int):
+    def __init__(self, timeout: float, start: int, stop: int, file: int):
         self.start, self.stop = start, stop
-        self.engine = EngineProcess(timeout)
+        self.engine = EngineProcess(timeout, pass_fds=(file,))
         self.batch = b""
 
     def make(self, options: dict, size: int) -> dict:
@@ -343,23 +396,82 @@ class _Part:
         return made
 
 
-@contextlib.contextmanager
-def _shared_file() -> Iterator[str]:
-    """The path of a new empty file for the batches to share, removed once every side has it open
-    (the processes at their batch's make, Python once it maps it): nothing is left behind, even
-    when a process dies."""
-    fd, path = tempfile.mkstemp(prefix="cerealbar-batch-", dir=_SHARED_MEMORY if os.path.isdir(_SHARED_MEMORY) else None)
-    os.close(fd)
+def _shared_file() -> int:
+    """A descriptor of a new empty file for the batches to share, which no name leads to, so that
+    it cannot outlive its users: an anonymous memory file (memfd_create, Linux), or where there are
+    none a file made in /dev/shm (or the temporary directory) and removed at once. That file's
+    name carries its maker's pid and start time: one left by a maker killed in between (a few
+    microseconds) is removed here the next time (on any system). The Node processes inherit the
+    descriptor and open it as /dev/fd/<n>."""
+    directory = _SHARED_MEMORY if os.path.isdir(_SHARED_MEMORY) else tempfile.gettempdir()
+    remove_stale_files(directory)
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is not None:
+        with contextlib.suppress(OSError):
+            return memfd_create(_FILE_PREFIX.rstrip("-"))
+    pid = os.getpid()
+    fd, path = tempfile.mkstemp(prefix=f"{_FILE_PREFIX}{pid}-{_start_time(pid) or 0}-", dir=directory)
+    os.unlink(path)
+    return fd
+
+
+def remove_stale_files(directory: str) -> list[str]:
+    """Removes the shared files in `directory` whose makers are gone (a pid no process has, or one
+    that another process, started at another time, has since taken); the paths removed."""
+    removed = []
     try:
-        yield path
-    finally:
-        os.unlink(path)
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        match = _MADE_BY.match(name)
+        if match is None or _running(int(match[1]), int(match[2])):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+            removed.append(os.path.join(directory, name))
+    return removed
 
 
-def _mapped_fields(path: str, made: dict, size: int) -> dict[tuple[str, str], np.ndarray]:
-    """The fields of the file at `path`, laid out as `made` says, each a read-only view with a leading axis of `size`."""
-    with open(path, "rb") as file:
-        memory = mmap.mmap(file.fileno(), made["bytes"], access=mmap.ACCESS_READ)
+def _running(pid: int, started: int) -> bool:
+    """Whether process `pid`, started at `started` (0: unknown), is still running."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's
+    except (OverflowError, ValueError):
+        return True  # no pid of this system: not ours to judge
+    now = _start_time(pid)
+    return started == 0 or now == 0 or now == started
+
+
+def _start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot, /proc/<pid>/stat's 22nd field): 0 on a
+    system without /proc, None when the process is gone."""
+    if not os.path.isdir("/proc/self"):
+        return 0
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+    except OSError:
+        return None
+    # The command name, in parentheses, may hold spaces: the fields after it are the 3rd on.
+    return int(fields[fields.rindex(b")") + 2 :].split()[19])
+
+
+def _zero(fd: int, size: int) -> None:
+    """Writes zeros over the first `size` bytes of file `fd`."""
+    zeros = memoryview(bytes(min(size, 1 << 20)))
+    position = 0
+    while position < size:
+        position += os.pwrite(fd, zeros[: size - position], position)
+
+
+def _mapped_fields(fd: int, made: dict, size: int) -> dict[tuple[str, str], np.ndarray]:
+    """The fields of file `fd`, laid out as `made` says, each a read-only view with a leading axis of `size`."""
+    memory = mmap.mmap(fd, made["bytes"], access=mmap.ACCESS_READ)
     raw = made["layout"]
     shapes = {(field["group"], field["name"]): tuple(field.get("shape", ())) for field in raw["scalars"] + raw["arrays"]}
     fields = {
@@ -372,11 +484,3 @@ def _mapped_fields(path: str, made: dict, size: int) -> dict[tuple[str, str], np
     for name in ("terminated", "truncated"):
         fields["step", name] = fields["step", name].view(np.bool_)
     return fields
-
-
-def _checked_seed(seed) -> int:
-    value = integer_below(seed, SEED_LIMIT)
-    if value is None:
-        raise InvalidRequestError(f"seeds are integers from 0 to {SEED_LIMIT - 1}, got {seed!r}")
-    return value
-

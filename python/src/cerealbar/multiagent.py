@@ -29,7 +29,7 @@ except ImportError as error:  # pragma: no cover - exercised by users without th
 from . import render as _render
 from . import spaces as _spaces
 from .engine import DEFAULT_TIMEOUT, OP_RENDER, OP_RESET, OP_STEP, start_engine
-from .envs import _ENV_ID, SEED_LIMIT, first_game, follower_action_bytes, leader_action_bytes, leader_mask
+from .envs import _ENV_ID, SEED_LIMIT, checked_seed, first_game, follower_action_bytes, leader_action_bytes, leader_mask
 from .errors import EngineCrashedError, EngineTimeoutError, EnvClosedError, EpisodeOverError
 from .layout import Layout, read_text
 
@@ -169,6 +169,7 @@ class _TwoPlayer:
         if options:
             # PettingZoo's API tests pass options; these environments have none.
             warnings.warn(f"cerealbar's two-player environments take no reset options; ignored {sorted(options)}", stacklevel=3)
+        seed = checked_seed(seed)
         if seed is not None:
             self._generator = np.random.default_rng(seed)
         turn, episode_id = self._game.reset(seed, self._generator)

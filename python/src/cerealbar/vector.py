@@ -4,21 +4,24 @@ environment whose episode ended is reset at the next step, which then returns it
 observation, reward 0 and no termination). Observations are written into arrays allocated once.
 
 It plays the same games as N `FollowerEnv`s in a `gymnasium.vector.SyncVectorEnv`, with the same
-seeds and actions (python/tests/test_vector.py checks it), in one process instead of N. It needs
-Gymnasium (its spaces and vector base class).
+seeds and actions (python/tests/test_vector.py checks it), in one process instead of N; but an int
+seed s whose seeds s + i cross one that gives no episode has it replaced (see `reset`), where the
+SyncVectorEnv raises. After its process died, the next reset starts a new one. It needs Gymnasium
+(its spaces and vector base class).
 """
 
 from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator
 from copy import deepcopy
 from typing import Any
 
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_MAKE, OP_RESET, OP_STEP_MANY, EngineProcess
-from .errors import EnvClosedError, EpisodeOverError, IllegalActionError
+from .errors import EngineCrashedError, EngineTimeoutError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout, Transition, read_text
 
 try:
@@ -29,7 +32,7 @@ except ImportError:  # pragma: no cover - the error says what to install
     gymnasium = None
     VectorEnv = object
 
-from .envs import check_level, checked_levels, first_game, seed_bound
+from .envs import checked_levels, first_game, replacement_seeds, seed_bound, vector_seeds
 
 _U32 = struct.Struct("<I")
 
@@ -60,15 +63,10 @@ class FollowerVectorEnv(VectorEnv):
         self.copy = copy
         self._closed = False
         self._running = False
-        self._engine = EngineProcess(timeout)
-        options = {"role": "follower", "reward": reward, "gamma": gamma, "maxSteps": max_steps, "description": description}
-        try:
-            made = [self._engine.request_json(bytes([OP_MAKE]) + json.dumps(options).encode()) for _ in range(num_envs)]
-        except BaseException:
-            self._engine.close()
-            raise
-        self._ids = [_U32.pack(answer["env"]) for answer in made]
-        self.layout = Layout(made[0]["layout"])
+        self._timeout = timeout
+        self._options = {"role": "follower", "reward": reward, "gamma": gamma, "maxSteps": max_steps, "description": description}
+        made = self._start_engine()
+        self.layout = Layout(made["layout"])
         from . import spaces as _spaces
 
         self.single_observation_space = _spaces.observation_space(self.layout)
@@ -83,19 +81,40 @@ class FollowerVectorEnv(VectorEnv):
         # Each environment draws its next game's seed as a FollowerEnv seeded the same way would.
         self._generators = [np.random.default_rng() for _ in range(num_envs)]
 
+    @property
+    def engine_pid(self) -> int:
+        """The process id of the Node process playing the games."""
+        return self._engine.pid
+
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """`seed`: None (drawn), an int (environment i plays seed + i) or one per environment; with
-        `levels`, each of them one of the levels (ValueError otherwise, and nothing changes)."""
+        """`seed`: None (drawn), an int s (environment i plays seed s + i; the rare seeds among them
+        that give no episode are replaced, in the order of their environments, by the seeds from
+        s + num_envs on that give one), or one per environment (None: drawn; a given seed that
+        gives no episode raises InvalidRequestError, kind "setup"). Python and numpy integers are
+        seeds; anything else, and with `levels` a seed outside them, raises InvalidRequestError
+        (a ValueError) and changes nothing. After the engine process died or was killed, a new
+        one is started."""
         self._check_open()
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the vector environment takes none")
-        seeds = [None] * self.num_envs if seed is None else [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
-        if len(seeds) != self.num_envs:
-            raise ValueError(f"reset needs one seed per environment ({self.num_envs}), got {len(seeds)}")
-        for single in seeds:
-            check_level(single, self._levels)
-        super().reset(seed=seed if isinstance(seed, int) else None)
-        transitions = [self._reset_one(i, single) for i, single in enumerate(seeds)]
+        seeds, first = vector_seeds(seed, self.num_envs, self._levels)
+        super().reset(seed=first)
+        self._running = False
+        if not self._engine.alive:  # it died or was killed: the new episodes start in a new one
+            self._start_engine()
+        transitions: list[Transition] = []
+        failed: list[int] = []
+        for i, single in enumerate(seeds):
+            try:
+                transitions.append(self._reset_one(i, single))
+            except InvalidRequestError as error:
+                if first is None or error.kind != "setup":
+                    raise
+                failed.append(i)
+                transitions.append(None)  # replaced below
+        replacements = replacement_seeds(first, self.num_envs, self._levels) if failed else iter(())
+        for i in failed:
+            transitions[i] = self._reset_replaced(i, replacements)
         self._terminations[:] = False
         self._truncations[:] = False
         self._autoreset[:] = False
@@ -116,7 +135,11 @@ class FollowerVectorEnv(VectorEnv):
         stepping = np.flatnonzero(~self._autoreset)
         if len(stepping) > 0:
             request = bytes([OP_STEP_MANY]) + _U32.pack(len(stepping)) + b"".join(self._ids[i] + bytes([int(actions[i])]) for i in stepping)
-            payload = self._engine.request(request)
+            try:
+                payload = self._engine.request(request)
+            except (EngineCrashedError, EngineTimeoutError):
+                self._running = False
+                raise
             position = 0
             for i in stepping:
                 (length,) = _U32.unpack_from(payload, position)
@@ -139,6 +162,28 @@ class FollowerVectorEnv(VectorEnv):
         self._engine.close()
         self._closed = True
         self._running = False
+
+    def _start_engine(self) -> dict:
+        """A new engine process with the N environments made in it; the first make's answer."""
+        engine = EngineProcess(self._timeout)
+        try:
+            made = [engine.request_json(bytes([OP_MAKE]) + json.dumps(self._options).encode()) for _ in range(self.num_envs)]
+        except BaseException:
+            engine.close()
+            raise
+        self._engine = engine
+        self._ids = [_U32.pack(answer["env"]) for answer in made]
+        return made[0]
+
+    def _reset_replaced(self, i: int, replacements: Iterator[int]) -> Transition:
+        """Environment i, whose seed (of an int seed) gives no episode, on the next replacement that gives one."""
+        for seed in replacements:
+            try:
+                return self._reset_one(i, seed)
+            except InvalidRequestError as error:
+                if error.kind != "setup":
+                    raise
+        raise AssertionError("replacement_seeds ends with an error")  # pragma: no cover
 
     def _reset_one(self, i: int, seed: int | None) -> Transition:
         if seed is not None:
