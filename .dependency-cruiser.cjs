@@ -10,7 +10,7 @@
 const LAYERS = [
   ['engine'],
   ['maps', 'log', 'protocol'],
-  ['nav', 'study', 'cb2'],
+  ['nav', 'study', 'cb2', 'frames'],
   // The scripted players below the agents: the scripted leader agent is self-play's leader.
   ['selfplay'],
   ['agents'],

@@ -10,8 +10,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { launchChromium } from '../test/browser/chromium';
-import { CLIENT_DIST, mountClient } from '../server/http/client';
+import { launchChromium } from '../shared/frames/node/chromium';
+import { CLIENT_DIST } from '../shared/frames/node/clientDist';
+import { mountClient } from '../server/http/client';
 import { startGameServer } from '../server/index';
 import { SqliteWorkerStore } from '../server/store/SqliteWorkerStore';
 import { loadStudyFile } from '../server/study/loadStudy';

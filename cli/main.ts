@@ -7,6 +7,7 @@ import { registerImportCommands } from './commands/import';
 import { registerLlmCommands } from './commands/llm';
 import { registerEvalCommand } from './commands/eval';
 import { registerMapsCommands } from './commands/maps';
+import { registerRenderCommand } from './commands/render';
 import { registerReplayCommand } from './commands/replay';
 import { registerSelfPlayCommand } from './commands/selfplay';
 import { registerServeCommand } from './commands/serve';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerReplayCommand(program);
+  registerRenderCommand(program);
   registerSelfPlayCommand(program);
   registerMapsCommands(program);
   registerServeCommand(program);

@@ -1,6 +1,7 @@
 /**
  * The browser client: four pages (the lobby with the game, the replay viewer, a study's
- * participant page and the researcher's admin page) built into client/dist, which the game server serves. In development
+ * participant page and the researcher's admin page), and the frames page that draws frames for
+ * models headless (shared/frames/node/renderer.ts), built into client/dist, which the game server serves. In development
  * (`npm run dev`) Vite serves them and forwards matchmaking, the rooms' websockets and the HTTP
  * API to the game server.
  */
@@ -34,7 +35,7 @@ export default defineConfig({
     // three alone is about 600 kB minified (150 kB gzipped); docs/benchmarks.md tracks the sizes.
     chunkSizeWarningLimit: 800,
     rollupOptions: {
-      input: { game: resolve(here, 'index.html'), replay: resolve(here, 'replay/index.html'), study: resolve(here, 'study/index.html'), admin: resolve(here, 'admin/index.html') },
+      input: { game: resolve(here, 'index.html'), replay: resolve(here, 'replay/index.html'), study: resolve(here, 'study/index.html'), admin: resolve(here, 'admin/index.html'), frames: resolve(here, 'frames/index.html') },
     },
   },
   server: {

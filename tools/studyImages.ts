@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium } from '../test/browser/chromium';
+import { launchChromium } from '../shared/frames/node/chromium';
 
 const ROOT = join(__dirname, '..');
 const WIDTH = 640;

@@ -22,6 +22,7 @@ import { endManifest, firstDifference, readManifest, startManifest, writeManifes
 import { renderHtmlReport } from '../eval/html';
 import { collect, evaluatePairs, makeDirectory, wantsPairs, writeOutput, type PairsCliOptions } from '../eval/pairs';
 import { CliError } from '../errors';
+import { progress } from '../progress';
 import { addLlmOptions, addLlmRunOptions, checkLlmOptionsUsed, describeLlmStats, llmConfigFromOptions } from '../llmOptions';
 import { readLlmSeat } from '../eval/llmRecords';
 import { integerOption } from '../options';
@@ -37,34 +38,6 @@ interface EvalCliOptions extends PairsCliOptions {
   workers: number;
   viewerUrl: string;
   agentTimeout: number;
-}
-
-/** A progress line on stderr: redrawn in place on a terminal, every 10% otherwise. */
-function progress(total: number): { tick: () => void; end: () => void } {
-  const started = Date.now();
-  const tty = process.stderr.isTTY;
-  let done = 0;
-  let lastDecile = -1;
-  const draw = () => {
-    const rate = done / Math.max(0.001, (Date.now() - started) / 1000);
-    const filled = total === 0 ? 30 : Math.round((30 * done) / total);
-    const line = `[${'='.repeat(filled)}${' '.repeat(30 - filled)}] ${done}/${total} episodes, ${rate.toFixed(0)}/s`;
-    if (tty) process.stderr.write(`\r${line}`);
-    else if (Math.floor((10 * done) / Math.max(1, total)) !== lastDecile) {
-      lastDecile = Math.floor((10 * done) / Math.max(1, total));
-      process.stderr.write(`${line}\n`);
-    }
-  };
-  return {
-    tick: () => {
-      done++;
-      if (tty ? done % 20 === 0 || done === total : true) draw();
-    },
-    end: () => {
-      draw();
-      if (tty) process.stderr.write('\n');
-    },
-  };
 }
 
 /** The options of the evaluation over logged games (refused in agent-vs-agent evaluation), by commander's key. */
@@ -142,7 +115,7 @@ export function registerEvalCommand(program: Command): void {
         writeManifest(saved.manifest, manifest);
       }
       if (kept.size > 0) process.stderr.write(`${kept.size} episodes kept from the run before\n`);
-      const bar = progress(countEpisodes(files) - kept.size);
+      const bar = progress(countEpisodes(files) - kept.size, 'episodes');
       // The games evaluated are never the LLM follower's worked examples (few-shot-k).
       const choice = { spec: cli.agent, stepTimeoutMs: cli.agentTimeout, ...(llm && { llm: { options: { ...cli, evaluatedGames: loggedGameIds(files) }, recordDir } }) };
       // Ctrl-C: the episodes under way end and are kept; a second Ctrl-C discards what they left (call records).

@@ -4,11 +4,9 @@
  * from its address), the researcher's admin page at /admin/. Without a build, every page says how to make one instead of failing silently.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import express from 'express';
-
-/** CEREALBAR_CLIENT_DIST serves a build made elsewhere (vite build --outDir DIR), for example one per test run. */
-export const CLIENT_DIST = process.env.CEREALBAR_CLIENT_DIST ? resolve(process.env.CEREALBAR_CLIENT_DIST) : resolve(__dirname, '../../client/dist');
+import { CLIENT_DIST } from '../../shared/frames/node/clientDist';
 
 /** A study's page: /study/<id>, with or without the final slash. */
 const STUDY_PAGE_ROUTES = ['/study/:id', '/study/:id/'];

@@ -1,5 +1,5 @@
 /**
- * Tests in a real browser: headless Chromium (test/browser/chromium.ts) driven by playwright-core, against a real game server
+ * Tests in a real browser: headless Chromium (shared/frames/node/chromium.ts) driven by playwright-core, against a real game server
  * that serves the built client (npm test builds it first) with a store in a temporary directory.
  * Screenshots go to test-artifacts/ for people to look at.
  */
@@ -7,9 +7,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { launchChromium } from '../../shared/frames/node/chromium';
 import { mountApi } from '../../server/http/api';
-import { CLIENT_DIST, mountClient } from '../../server/http/client';
+import { CLIENT_DIST } from '../../shared/frames/node/clientDist';
+import { mountClient } from '../../server/http/client';
 import { startGameServer, type GameServerOptions, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_DIST } from '../../server/http/client';
+import { CLIENT_DIST } from '../../shared/frames/node/clientDist';
 
 const ROOT = join(__dirname, '..', '..');
 const ASSETS = join(CLIENT_DIST, 'assets');

@@ -14,6 +14,7 @@ import { Banners } from '../ui/banners';
 import { h } from '../ui/dom';
 import { Sounds } from '../ui/sound';
 import { WorldRenderer } from '../world/WorldRenderer';
+import { showView } from '../world/showView';
 import { WorldScene } from '../world/WorldScene';
 import { CardInfo } from './cardInfo';
 import { cuesBetween } from './cues';
@@ -134,12 +135,7 @@ export class GameScreen {
     this.status.update(view);
     this.panel.update(view);
     this.cardInfo.update(view);
-    this.renderer.setFirstPersonPose(view.follower);
-    this.world.reveal(view.map);
-    this.world.setAvatar('follower', view.follower);
-    this.world.setAvatar('leader', view.leader);
-    this.world.setCards({ cards: [...view.cards, ...view.rememberedCards], invalid: new Set(view.invalidCards), setMade });
-    this.renderer.requestRender();
+    showView(this.world, this.renderer, view, setMade);
     (window as unknown as { __game: unknown }).__game = { role: this.role, view };
   }
 

@@ -3,8 +3,9 @@
  * replay is refused with its line, as `LogError`) and every state is kept, from the start (cursor 0)
  * to after the last event (cursor N), with each player's view at each of them.
  */
-import { emptyMemory, playerView, remember, type PlayerView } from '../../../shared/engine/playerView';
-import { ROLES, type GameState, type Role } from '../../../shared/engine/state';
+import type { PlayerView } from '../../../shared/engine/playerView';
+import type { GameState, Role } from '../../../shared/engine/state';
+import { playerViews } from '../../../shared/frames/views';
 import type { LogEnd, LogEvent, LogHeader } from '../../../shared/log/format';
 import { replay } from '../../../shared/log/replay';
 
@@ -22,20 +23,15 @@ export interface ReplayedGame {
 export function loadRecording(text: string): ReplayedGame {
   const events: LogEvent[] = [];
   const states: GameState[] = [];
-  const views: Record<Role, PlayerView[]> = { leader: [], follower: [] };
-  // Fed every state in order, each memory holds exactly what its player had seen by then.
-  const memories = { leader: emptyMemory('leader'), follower: emptyMemory('follower') };
   const result = replay(text, {
     allowOpen: true,
     onState: (state, event) => {
       if (event) events.push(event);
       states.push(state);
-      for (const role of ROLES) {
-        memories[role] = remember(memories[role], state);
-        views[role].push(playerView(state, role, memories[role]));
-      }
     },
   });
+  // Every state is wanted: each view is defined.
+  const views = { leader: playerViews(states, 'leader') as PlayerView[], follower: playerViews(states, 'follower') as PlayerView[] };
   return { header: result.header, end: result.end, events, states, views };
 }
 

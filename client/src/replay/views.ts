@@ -2,6 +2,7 @@
 import type { PlayerView } from '../../../shared/engine/playerView';
 import type { Role } from '../../../shared/engine/state';
 import type { CameraMode, WorldRenderer } from '../world/WorldRenderer';
+import { showView } from '../world/showView';
 import type { WorldScene } from '../world/WorldScene';
 
 export type ViewName = 'leader' | 'follower' | 'topdown';
@@ -24,20 +25,9 @@ export interface Frame {
   readonly setMade: boolean;
 }
 
-/**
- * Puts one point of the game on screen as `view` shows it, from the player's view alone: the
- * leader's views show the whole map, every card with the leader's marks (selected blue, an invalid
- * selection red) and both players; the follower's shows the cells it had seen, the cards it saw or
- * remembered, and the leader only when in view.
- */
+/** Puts one point of the game on screen as `view` shows it, from the player's view alone (`showView`). */
 export function showFrame(world: WorldScene, renderer: WorldRenderer, view: ViewName, frame: Frame): void {
-  const seen = frame.view;
-  world.reveal(seen.map);
-  world.setCards({ cards: [...seen.cards, ...seen.rememberedCards], invalid: new Set(seen.invalidCards), setMade: frame.setMade });
-  world.setAvatar('leader', seen.leader);
-  world.setAvatar('follower', seen.follower);
   renderer.setMode(CAMERAS[view]);
-  renderer.setFirstPersonPose(seen.follower);
   renderer.setInset(view === 'leader');
-  renderer.requestRender();
+  showView(world, renderer, frame.view, frame.setMade);
 }

@@ -1,8 +1,9 @@
 /**
  * Draws a WorldScene into a canvas from one of three cameras: the angled overhead view and the
  * top-down view of the whole map (the leader's, without perspective), and the follower's first-person view, whose
- * field of view and fog follow the engine's view cone. It renders on demand: after a change, and
- * on every frame only while an animation runs.
+ * field of view and fog follow the engine's view cone. On a page it renders on demand: after a
+ * change, and on every frame only while an animation runs; for frames for models (the frames page,
+ * client/src/frames/) `drawFrame` draws at once at a given size, every animation finished.
  */
 import { Box3, Fog, OrthographicCamera, PerspectiveCamera, Raycaster, Vector2, Vector3, WebGLRenderer, type Camera } from 'three';
 import type { Pose } from '../../../shared/engine/hex';
@@ -85,9 +86,17 @@ export class WorldRenderer {
   /** Frames drawn so far (tests wait for the first). */
   rendered = 0;
 
-  constructor(private readonly container: HTMLElement) {
-    this.renderer = new WebGLRenderer({ antialias: true });
-    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+  /**
+   * `pixelRatio`: drawing-buffer pixels per CSS pixel, by default the screen's (at most 2); frames
+   * for models use 1, so that a frame's size is its pixels on every screen. `antialias`: smoothed
+   * edges (the game's pages); frames are drawn without, as software WebGL draws them far faster so.
+   */
+  constructor(
+    private readonly container: HTMLElement,
+    { pixelRatio = Math.min(window.devicePixelRatio, 2), antialias = true }: { pixelRatio?: number; antialias?: boolean } = {},
+  ) {
+    this.renderer = new WebGLRenderer({ antialias });
+    this.renderer.setPixelRatio(pixelRatio);
     this.canvas = this.renderer.domElement;
     this.canvas.className = 'world-canvas';
     // The drawing buffer follows the container (setSize(..., false) leaves the CSS size alone).
@@ -198,13 +207,34 @@ export class WorldRenderer {
     this.insetCaption.remove();
   }
 
+  /**
+   * Draws the world now at `width` x `height` CSS pixels, every animation finished: a frame that
+   * depends on nothing but what was set (no clock). The pixels can be read back until the page
+   * returns to its event loop (`context`).
+   */
+  drawFrame(width: number, height: number): void {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    if (!this.world) return;
+    this.world.finishAnimations();
+    this.drawAt(this.world, width, height);
+  }
+
+  /** The WebGL context the world is drawn with (to read a frame's pixels). */
+  get context(): WebGLRenderingContext | WebGL2RenderingContext {
+    return this.renderer.getContext();
+  }
+
   private draw(now: number): void {
     this.frame = 0;
     const world = this.world;
     if (!world) return;
     const animating = world.tick(now);
-    const width = Math.max(1, this.container.clientWidth);
-    const height = Math.max(1, this.container.clientHeight);
+    this.drawAt(world, Math.max(1, this.container.clientWidth), Math.max(1, this.container.clientHeight));
+    if (animating) this.requestRender();
+  }
+
+  private drawAt(world: WorldScene, width: number, height: number): void {
     const size = this.renderer.getSize(new Vector2());
     if (size.x !== width || size.y !== height) this.renderer.setSize(width, height, false);
 
@@ -241,7 +271,6 @@ export class WorldRenderer {
       this.renderer.setScissorTest(false);
     }
     this.rendered++;
-    if (animating) this.requestRender();
   }
 
   private drawOverview(world: WorldScene, aspect: number): void {

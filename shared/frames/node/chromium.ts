@@ -1,7 +1,8 @@
 /**
- * Headless Chromium for the browser tests and the client benchmark: CHROMIUM_PATH when set, the
- * system's Chromium when there is one, else the build the @sparticuz/chromium package ships
- * (unpacked on first use), so that `npm ci && npm test` needs nothing but npm.
+ * Headless Chromium for the frame renderer, the browser tests and the client benchmark:
+ * CHROMIUM_PATH when set, the system's Chromium when there is one, else the build the
+ * @sparticuz/chromium package ships (unpacked on first use), so that nothing but npm is needed.
+ * WebGL then runs in software (SwiftShader).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,9 @@ import { chromium, type Browser } from 'playwright-core';
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** What to do when no Chromium starts. */
+export const CHROMIUM_HELP = 'run `npm ci` (it installs a packaged Chromium), install Chromium (Debian: apt-get install chromium), or set CHROMIUM_PATH';
 
 let found: string | null = null;
 
@@ -18,12 +22,12 @@ export function chromiumPath(): string {
 }
 
 /**
- * The package is an ES module that finds its archive through import.meta.url, which Jest's
- * CommonJS cannot load: a plain Node process unpacks it and says where.
+ * The package is an ES module that finds its archive through import.meta.url, which CommonJS (the
+ * CLI's build, Jest) cannot load: a plain Node process unpacks it and says where.
  */
 function packagedChromium(): string {
   const script = "import('@sparticuz/chromium').then(async ({ default: packaged }) => process.stdout.write(await packaged.executablePath()))";
-  return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: __dirname }).trim();
+  return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: __dirname, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 export function launchChromium(): Promise<Browser> {
