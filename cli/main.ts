@@ -6,6 +6,7 @@ import { registerDatasetCommands } from './commands/dataset';
 import { registerImportCommands } from './commands/import';
 import { registerLlmCommands } from './commands/llm';
 import { registerEvalCommand } from './commands/eval';
+import { registerFramesCommand } from './commands/frames';
 import { registerMapsCommands } from './commands/maps';
 import { registerRenderCommand } from './commands/render';
 import { registerReplayCommand } from './commands/replay';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerReplayCommand(program);
   registerRenderCommand(program);
+  registerFramesCommand(program);
   registerSelfPlayCommand(program);
   registerMapsCommands(program);
   registerServeCommand(program);

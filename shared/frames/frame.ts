@@ -6,8 +6,12 @@
  * A request holds only `frameView(view)`, the drawn part of one role's playerView, so a frame can
  * show nothing its player does not know.
  */
+import { z } from 'zod';
+import { COLORS, COUNTS, SHAPES } from '../engine/cards';
+import { HEADINGS } from '../engine/hex';
+import { poseSchema, PROP_TYPES } from '../engine/map';
 import type { PlayerView } from '../engine/playerView';
-import type { Role } from '../engine/state';
+import { ROLES, type Role } from '../engine/state';
 import type { ViewConfig } from '../engine/view';
 
 /**
@@ -52,6 +56,35 @@ export interface FrameRequest {
   readonly size: FrameSize;
   readonly format: FrameFormat;
 }
+
+const cell = { x: z.int().min(0).max(99), y: z.int().min(0).max(99) };
+const cardSchema = z.object({ id: z.int().min(0), ...cell, color: z.enum(COLORS), shape: z.enum(SHAPES), count: z.union(COUNTS.map((count) => z.literal(count))), selected: z.boolean() });
+
+/** A frame request from another program (`cerealbar frames`): checked whole before the page sees it. */
+export const frameRequestSchema = z.object({
+  world: z.string().max(200),
+  view: z.object({
+    role: z.enum(ROLES),
+    view: z.object({ fovDegrees: z.number().min(1).max(360), range: z.int().min(0).max(50) }),
+    map: z
+      .object({
+        width: z.int().min(1).max(100),
+        height: z.int().min(1).max(100),
+        terrain: z.array(z.string().regex(/^[GPWDH?]*$/, 'terrain rows use only the letters G P W D H and ? (unseen)')),
+        props: z.array(z.object({ ...cell, type: z.enum(PROP_TYPES), variant: z.string().max(40), rotation: z.enum(HEADINGS) })),
+        walls: z.array(z.object({ ...cell, side: z.enum(HEADINGS) })).optional(),
+      })
+      .refine((map) => map.terrain.length === map.height && map.terrain.every((row) => row.length === map.width), 'the terrain has one row of `width` letters for each of `height` rows'),
+    cards: z.array(cardSchema),
+    rememberedCards: z.array(cardSchema.extend({ seenAgo: z.int().min(0) })),
+    invalidCards: z.array(z.int().min(0)),
+    leader: poseSchema.nullable(),
+    follower: poseSchema,
+  }),
+  camera: z.enum(FRAME_CAMERAS),
+  size: z.object({ width: z.int().min(1).max(MAX_FRAME_SIDE), height: z.int().min(1).max(MAX_FRAME_SIDE) }),
+  format: z.enum(FRAME_FORMATS),
+});
 
 /** The drawn part of a player's view, and nothing else of it. */
 export function frameView(view: PlayerView): FrameView {
