@@ -166,6 +166,13 @@ export class WorldScene {
     }
     for (const card of update.cards) {
       let model = this.cards.get(card.id);
+      // A card is the same card while its id is: a model is only redrawn when what it shows changed
+      // (a frame of another state, or the ground under it better known), so that a view draws the same whatever came before.
+      if (model && !model.draws(card, this.groundAt(card))) {
+        this.cards.delete(card.id);
+        this.removeCard(model);
+        model = undefined;
+      }
       if (!model) {
         model = new CardModel(card, this.groundAt(card));
         this.cards.set(card.id, model);

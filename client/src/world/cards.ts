@@ -156,13 +156,22 @@ const MARK_COLOURS: Readonly<Record<Exclude<CardMark, 'none'>, string>> = { sele
 
 /** One card's meshes; `mark` switches the ring around it. */
 export class CardModel {
+  /** Whether this model draws `card` standing at `groundHeight` (its mark aside). */
+  draws(card: Card, groundHeight: number): boolean {
+    const { x, y, color, shape, count } = this.card;
+    return card.x === x && card.y === y && card.color === color && card.shape === shape && card.count === count && groundHeight === this.groundHeight;
+  }
+
   readonly group = new Group();
   /** The coloured symbols (not their rims). */
   readonly symbols: Mesh[] = [];
   private readonly mark: Mesh;
   private readonly markMaterial = new MeshBasicMaterial({ color: SELECTED_COLOUR });
 
-  constructor(readonly card: Card, groundHeight: number) {
+  constructor(
+    readonly card: Card,
+    readonly groundHeight: number,
+  ) {
     this.group.name = `card:${card.id}`;
     this.group.position.copy(cellPosition(card, groundHeight));
     this.mark = new Mesh(markGeometry, this.markMaterial);

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser } from 'playwright-core';
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
@@ -32,4 +33,16 @@ function packagedChromium(): string {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+}
+
+/** A browser and its process (the frame renderer watches its memory, and tests kill it). */
+export async function launchChromiumProcess(): Promise<{ browser: Browser; process: ChildProcess; close: () => Promise<void> }> {
+  const server = await chromium.launchServer({ executablePath: chromiumPath(), args: ARGS });
+  try {
+    const browser = await chromium.connect(server.wsEndpoint());
+    return { browser, process: server.process(), close: () => server.close() };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
 }

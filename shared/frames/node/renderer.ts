@@ -16,7 +16,7 @@ import { extname, join, normalize } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FRAME_FORMATS, rgbBytes, type FrameRequest } from '../frame';
-import { CHROMIUM_HELP, launchChromium } from './chromium';
+import { CHROMIUM_HELP, launchChromiumProcess } from './chromium';
 import { CLIENT_DIST } from './clientDist';
 
 /** How long a page may take to load and connect, and a frame to be drawn. */
@@ -42,6 +42,8 @@ interface Pending {
 /** One browser, its page and the socket to it: started together, and ended together. */
 interface Session {
   readonly browser: Browser;
+  readonly pid: number | undefined;
+  readonly closeBrowser: () => Promise<void>;
   readonly page: Page;
   readonly socket: WebSocket;
 }
@@ -94,7 +96,7 @@ export class FrameRenderer {
 
   /** The browser's process id (its renderer and GPU processes are its children), while it runs. */
   get browserPid(): number | null {
-    return (this.session?.browser as unknown as { process?: () => { pid?: number } | undefined } | undefined)?.process?.()?.pid ?? null;
+    return this.session?.pid ?? null;
   }
 
   async close(): Promise<void> {
@@ -102,7 +104,7 @@ export class FrameRenderer {
     const session = this.session;
     this.session = null;
     this.failPending(new FrameRendererError('the frame renderer was closed'));
-    await session?.browser.close().catch(() => undefined);
+    await session?.closeBrowser().catch(() => undefined);
     for (const client of this.sockets.clients) client.terminate();
     await new Promise<void>((done) => this.sockets.close(() => done()));
     await new Promise<void>((done) => this.server.close(() => done()));
@@ -127,7 +129,8 @@ export class FrameRenderer {
         reject(new SessionLost(`no frame within ${FRAME_MS / 1000} s`));
       }, FRAME_MS);
       this.pending.set(id, { resolve: resolveFrame, reject, timer });
-      socket.send(JSON.stringify({ id, request }));
+      // A socket closed under us fails the send: the frame is lost with the session, not left waiting.
+      socket.send(JSON.stringify({ id, request }), (error) => error && this.settle(id, (pending) => pending.reject(new SessionLost(`the frames page is gone (${error.message})`))));
     });
     if (request.format === 'rgb' && bytes.length !== rgbBytes(request.size)) {
       throw new FrameRendererError(`the page drew ${bytes.length} bytes, not the ${rgbBytes(request.size)} of a ${request.size.width}x${request.size.height} RGB frame`);
@@ -142,9 +145,10 @@ export class FrameRenderer {
   }
 
   private async startSession(): Promise<Session> {
-    const browser = await launchChromium().catch((error: unknown) => {
+    const launched = await launchChromiumProcess().catch((error: unknown) => {
       throw new FrameRendererError(`cannot start the frame renderer: Chromium did not start (${firstLine(error)}); ${CHROMIUM_HELP}`);
     });
+    const { browser } = launched;
     try {
       const page = await browser.newPage({ viewport: { width: 64, height: 64 }, deviceScaleFactor: 1 });
       const connected = new Promise<WebSocket>((done, fail) => {
@@ -159,7 +163,7 @@ export class FrameRenderer {
       const socket = await connected;
       const webgl = await page.evaluate(() => !!document.createElement('canvas').getContext('webgl2'));
       if (!webgl) throw new FrameRendererError(`cannot start the frame renderer: this Chromium has no WebGL 2 (software WebGL is needed); ${CHROMIUM_HELP}`);
-      const session: Session = { browser, page, socket };
+      const session: Session = { browser, pid: launched.process.pid, closeBrowser: launched.close, page, socket };
       socket.on('message', (data: Buffer, binary: boolean) => this.answer(data, binary));
       socket.on('close', () => void this.endSession(new SessionLost('the frames page closed its connection')));
       page.on('crash', () => void this.endSession(new SessionLost('the frames page crashed')));
@@ -167,7 +171,7 @@ export class FrameRenderer {
       this.session = session;
       return session;
     } catch (error) {
-      await browser.close().catch(() => undefined);
+      await launched.close().catch(() => undefined);
       throw error instanceof FrameRendererError ? error : new FrameRendererError(`cannot start the frame renderer: ${firstLine(error)}`);
     }
   }
@@ -195,7 +199,7 @@ export class FrameRenderer {
     this.session = null;
     this.failPending(reason);
     session.socket.terminate();
-    await session.browser.close().catch(() => undefined);
+    await session.closeBrowser().catch(() => undefined);
   }
 
   private failPending(error: Error): void {
