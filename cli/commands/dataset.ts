@@ -7,6 +7,8 @@ import type { DatasetFormat } from '../../shared/dataset/card';
 import { datasetLogFiles, exportDataset, readGames } from '../dataset/export';
 import { CliError } from '../errors';
 import { integerOption } from '../options';
+import { ROLES, type Role } from '../../shared/engine/state';
+import { parseSizeOption, startRenderer } from '../render/frameOptions';
 
 interface ExportCliOptions {
   data: string[];
@@ -17,7 +19,18 @@ interface ExportCliOptions {
   prune: PruningRule[] | false;
   minCompletionRate: number;
   maxActions: number;
+  frames?: Role[];
+  frameSize: string;
+  framesEveryStep?: boolean;
   json?: boolean;
+}
+
+/** `--frames`: follower, leader or both, comma-separated. */
+function framesOption(value: string): Role[] {
+  const roles = value.split(',').map((role) => role.trim());
+  const unknown = roles.find((role) => !(ROLES as readonly string[]).includes(role));
+  if (unknown !== undefined || roles.length === 0) throw new CliError(`--frames is follower, leader or follower,leader, not "${value}"`);
+  return [...new Set(roles as Role[])];
 }
 
 export function registerDatasetCommands(program: Command): void {
@@ -35,13 +48,26 @@ export function registerDatasetCommands(program: Command): void {
     .option('--no-prune', 'keep every game that replays')
     .option('--min-completion-rate <share>', 'low-completion-rate: the least share of instructions marked done', shareOption, DEFAULT_PRUNING.minCompletionRate)
     .option('--max-actions <n>', 'long-action-sequence: the most follower moves for one instruction', integerOption('--max-actions', 1, 1_000_000), DEFAULT_PRUNING.maxActionsPerInstruction)
+    .option('--frames <roles>', "add each instruction's frame at its start from these players' own views: follower, leader or follower,leader (docs/rendering.md)", framesOption)
+    .option('--frame-size <WxH>', 'the frames\' size in pixels', '320x240')
+    .option('--frames-every-step', "with --frames, also a frame at each pose of the instruction's path")
     .option('--json', 'print the export summary as JSON')
     .action(async (options: ExportCliOptions) => {
-      const summary = await exportDataset(datasetLogFiles(options.data), options.out, {
-        format: options.format,
-        pruning: { rules: options.prune === false ? [] : options.prune, minCompletionRate: options.minCompletionRate, maxActionsPerInstruction: options.maxActions },
-        splits: { fractions: options.splits, seed: options.seed },
-      });
+      const size = parseSizeOption(options.frameSize, '--frame-size');
+      if (options.framesEveryStep && !options.frames) throw new CliError('--frames-every-step needs --frames');
+      const files = datasetLogFiles(options.data);
+      const renderer = options.frames ? await startRenderer() : undefined;
+      let summary;
+      try {
+        summary = await exportDataset(files, options.out, {
+          format: options.format,
+          pruning: { rules: options.prune === false ? [] : options.prune, minCompletionRate: options.minCompletionRate, maxActionsPerInstruction: options.maxActions },
+          splits: { fractions: options.splits, seed: options.seed },
+          frames: renderer && options.frames ? { option: { roles: options.frames, size, everyStep: options.framesEveryStep ?? false }, renderer } : undefined,
+        });
+      } finally {
+        await renderer?.close();
+      }
       for (const { file, error } of summary.unreadable) process.stderr.write(`cerealbar: skipped ${file}: ${error}\n`);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

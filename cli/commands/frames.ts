@@ -7,8 +7,7 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { frameRequestSchema } from '../../shared/frames/frame';
-import { FrameRenderer, FrameRendererError } from '../../shared/frames/node/renderer';
-import { CliError } from '../errors';
+import { startRenderer } from '../render/frameOptions';
 
 const REFUSED = 0xffffffff;
 
@@ -28,9 +27,7 @@ export function registerFramesCommand(program: Command): void {
     .command('frames')
     .description('draw frames for another program: frame requests as JSON lines on stdin, frames on stdout (docs/rendering.md)')
     .action(async () => {
-      const renderer = await FrameRenderer.start().catch((error: unknown) => {
-        throw error instanceof FrameRendererError ? new CliError(error.message, 1) : error;
-      });
+      const renderer = await startRenderer();
       try {
         for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
           if (line.trim() === '') continue;

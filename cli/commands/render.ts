@@ -4,13 +4,14 @@
  */
 import type { Command } from 'commander';
 import { ROLES, type Role } from '../../shared/engine/state';
-import { defaultCamera, FRAME_CAMERAS, parseFrameSize, type FrameCamera, type FrameSize } from '../../shared/frames/frame';
-import { FrameRenderer, FrameRendererError } from '../../shared/frames/node/renderer';
+import { defaultCamera, FRAME_CAMERAS, type FrameCamera } from '../../shared/frames/frame';
 import type { FramePoints } from '../../shared/frames/views';
 import { findLogs } from '../eval/evaluate';
 import { CliError } from '../errors';
 import { integerOption } from '../options';
 import { progress } from '../progress';
+import { FrameRendererError } from '../../shared/frames/node/renderer';
+import { parseSizeOption, startRenderer } from '../render/frameOptions';
 import { logsToDraw, renderLogs } from '../render/renderLogs';
 import { ffmpegProblem } from '../render/video';
 
@@ -31,13 +32,6 @@ export function parseAt(text: string): FramePoints {
   const seqs = text.split(',').map((part) => part.trim());
   if (seqs.some((seq) => !/^\d+$/.test(seq))) throw new CliError(`--at is start, instructions, steps or event seqs separated by commas (e.g. 0,12,40), not "${text}"`);
   return seqs.map(Number);
-}
-
-/** `--size`, or the default. */
-export function parseSizeOption(text: string, option = '--size'): FrameSize {
-  const size = parseFrameSize(text);
-  if ('problem' in size) throw new CliError(`${option}: ${size.problem}`);
-  return size;
 }
 
 function choice<T extends string>(option: string, value: string, allowed: readonly T[]): T {
@@ -70,9 +64,7 @@ export function registerRenderCommand(program: Command): void {
       }
       const toDraw = logsToDraw(findLogs(logs), at);
       const total = toDraw.reduce((sum, log) => sum + log.points.length, 0);
-      const renderer = await FrameRenderer.start().catch((error: unknown) => {
-        throw error instanceof FrameRendererError ? new CliError(error.message, 1) : error;
-      });
+      const renderer = await startRenderer();
       const bar = progress(total, 'frames');
       try {
         const written = await renderLogs(toDraw, { role, camera, at, size, format, out: cli.out, videoFps: cli.video ? cli.fps : undefined }, renderer, bar.tick);

@@ -15,7 +15,9 @@ import { PRUNING_RULES, prunedBy, type PruningOptions, type PruningRule } from '
 import { recordsOf, type GameRecords } from '../../shared/dataset/records';
 import { assignSplits, SPLITS, type Split, type SplitOptions } from '../../shared/dataset/splits';
 import { datasetStats } from '../../shared/dataset/stats';
+import type { FrameRenderer } from '../../shared/frames/node/renderer';
 import { findLogs } from '../eval/evaluate';
+import { frameColumns, gameFrames, type FramesOption } from './frames';
 import { CliError } from '../errors';
 
 /** The logs among `paths`: log files, folders of them, or data directories of `serve` (their logs/ folder). */
@@ -64,6 +66,8 @@ export interface ExportOptions {
   readonly format: DatasetFormat;
   readonly pruning: PruningOptions;
   readonly splits: SplitOptions;
+  /** Frames of each instruction, drawn by `renderer`. */
+  readonly frames?: { readonly option: FramesOption; readonly renderer: FrameRenderer };
 }
 
 /** Writes the dataset into `out` (which must not exist or be empty) and returns what it wrote. */
@@ -98,18 +102,27 @@ export async function exportDataset(files: readonly string[], out: string, optio
     splitOptions: options.splits,
     splits,
     stats: { all: datasetStats(kept.map(({ records }) => records)), train: datasetStats(bySplit('train')) },
+    frames: options.frames ? { roles: options.frames.option.roles, size: options.frames.option.size, everyStep: options.frames.option.everyStep } : null,
   };
+  const fileOf = new Map(kept.map(({ file, records }) => [records.game.game_id, file]));
   mkdirSync(out, { recursive: true });
   for (const split of filledSplits(summary)) {
     const inSplit = bySplit(split).sort((a, b) => (a.game.game_id < b.game.game_id ? -1 : a.game.game_id > b.game.game_id ? 1 : 0));
+    const frames = new Map<string, Record<string, unknown>>();
+    if (options.frames) {
+      for (const records of inSplit) {
+        const recording = loadRecording(readFileSync(fileOf.get(records.game.game_id)!, 'utf8'));
+        for (const [id, columns] of await gameFrames(recording, records, split, options.frames.option, options.format, out, options.frames.renderer)) frames.set(id, columns);
+      }
+    }
     const rows: Record<DatasetConfig, Record<string, unknown>[]> = {
       games: inSplit.map(({ game }) => ({ ...game, split })),
-      instructions: inSplit.flatMap(({ instructions }) => instructions.map((instruction) => ({ ...instruction, split }))),
+      instructions: inSplit.flatMap(({ instructions }) => instructions.map((instruction) => ({ ...instruction, ...frames.get(instruction.id), split }))),
     };
     for (const config of Object.keys(rows) as DatasetConfig[]) {
       const path = join(out, dataFile(config, split, options.format));
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, options.format === 'jsonl' ? rows[config].map((row) => `${JSON.stringify(row)}\n`).join('') : parquetOf(config, rows[config]));
+      writeFileSync(path, options.format === 'jsonl' ? rows[config].map((row) => `${JSON.stringify(row)}\n`).join('') : parquetOf(config, rows[config], options.frames?.option));
     }
   }
   writeFileSync(join(out, 'README.md'), datasetCard(summary));
@@ -117,7 +130,7 @@ export async function exportDataset(files: readonly string[], out: string, optio
   return summary;
 }
 
-type Column = { readonly name: string; readonly kind: 'string' | 'int' | 'double' | 'bool' | 'strings' | 'ints' | 'json' };
+type Column = { readonly name: string; readonly kind: 'string' | 'int' | 'double' | 'bool' | 'strings' | 'ints' | 'json' | 'image' | 'images' };
 
 /** The Parquet columns of each configuration; nested values (poses, states, maps) are JSON text. */
 const COLUMNS: Record<DatasetConfig, readonly Column[]> = {
@@ -172,6 +185,15 @@ function schemaOf(column: Column): SchemaElement[] {
       return [{ name: column.name, type: 'DOUBLE', ...required }];
     case 'bool':
       return [{ name: column.name, type: 'BOOLEAN', ...required }];
+    case 'image':
+      return [{ name: column.name, repetition_type: 'OPTIONAL', num_children: 2 }, ...IMAGE_FIELDS];
+    case 'images':
+      return [
+        { name: column.name, converted_type: 'LIST', num_children: 1, ...required },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', num_children: 2, ...required },
+        ...IMAGE_FIELDS,
+      ];
     case 'strings':
     case 'ints':
       return [
@@ -182,8 +204,52 @@ function schemaOf(column: Column): SchemaElement[] {
   }
 }
 
-function parquetOf(config: DatasetConfig, rows: readonly Record<string, unknown>[]): Uint8Array {
-  const columns = COLUMNS[config];
+/** An image as the `datasets` library stores one (its Image feature): the file's bytes and its name. */
+const IMAGE_FIELDS: SchemaElement[] = [
+  { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
+  { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+];
+
+/** The instruction columns frames add, before `split`. */
+function withFrames(columns: readonly Column[], frames: FramesOption | undefined): readonly Column[] {
+  if (!frames) return columns;
+  const added = frameColumns(frames).map((name): Column => ({ name, kind: name.endsWith('_step_frames') ? 'images' : 'image' }));
+  return [...columns.slice(0, -1), ...added, columns[columns.length - 1]];
+}
+
+/**
+ * The `datasets` library's features of the columns, which it reads from a Parquet file's
+ * `huggingface` metadata: written with frames, so that `load_dataset` decodes the image columns
+ * to images (without it they would load as plain structs of bytes and a name).
+ */
+function huggingFaceFeatures(columns: readonly Column[]): string {
+  const value = (dtype: string) => ({ dtype, _type: 'Value' });
+  const feature = (kind: Column['kind']): unknown => {
+    switch (kind) {
+      case 'string':
+      case 'json':
+        return value('string');
+      case 'int':
+        return value('int64');
+      case 'double':
+        return value('float64');
+      case 'bool':
+        return value('bool');
+      case 'strings':
+        return { feature: value('string'), _type: 'Sequence' };
+      case 'ints':
+        return { feature: value('int64'), _type: 'Sequence' };
+      case 'image':
+        return { _type: 'Image' };
+      case 'images':
+        return { feature: { _type: 'Image' }, _type: 'Sequence' };
+    }
+  };
+  return JSON.stringify({ info: { features: Object.fromEntries(columns.map((column) => [column.name, feature(column.kind)])) } });
+}
+
+function parquetOf(config: DatasetConfig, rows: readonly Record<string, unknown>[], frames?: FramesOption): Uint8Array {
+  const columns = config === 'instructions' ? withFrames(COLUMNS[config], frames) : COLUMNS[config];
   const data = (column: Column) =>
     rows.map((row) => {
       const value = row[column.name];
@@ -197,7 +263,7 @@ function parquetOf(config: DatasetConfig, rows: readonly Record<string, unknown>
       columnData: columns.map((column) => ({ name: column.name, data: data(column) as never })),
       schema: [{ name: 'root', num_children: columns.length }, ...columns.flatMap(schemaOf)],
       createdBy: `cerealbar ${ENGINE_VERSION}`,
-      kvMetadata: [{ key: 'cerealbar.config', value: config }],
+      kvMetadata: [{ key: 'cerealbar.config', value: config }, ...(frames && config === 'instructions' ? [{ key: 'huggingface', value: huggingFaceFeatures(columns) }] : [])],
     }),
   );
 }

@@ -4,6 +4,7 @@
  * "instructions")` needs nothing else); the text gives the provenance, the pruning and the
  * statistics.
  */
+import type { Role } from '../engine/state';
 import type { PruningOptions, PruningRule } from './pruning';
 import { PRUNING_RULES } from './pruning';
 import type { Split, SplitOptions } from './splits';
@@ -27,6 +28,8 @@ export interface DatasetSummary {
   readonly splitOptions: SplitOptions;
   readonly splits: Readonly<Record<Split, { readonly games: number; readonly instructions: number; readonly meanScore: number }>>;
   readonly stats: { readonly all: DatasetStats; readonly train: DatasetStats };
+  /** The frames each instruction record has (`dataset export --frames`), or null. */
+  readonly frames: { readonly roles: readonly Role[]; readonly size: { readonly width: number; readonly height: number }; readonly everyStep: boolean } | null;
 }
 
 /** Where a configuration's split lies in the dataset's folder. */
@@ -141,6 +144,30 @@ export function datasetCard(summary: DatasetSummary): string {
     '`num_instructions`, `num_completed`, `num_cancelled`, `num_follower_actions`, `map` (the map format), `seed`,',
     '`split`.',
     '',
+    ...framesSection(summary),
   ];
   return lines.join('\n');
+}
+
+/** What the frame columns hold, when the export has them. */
+function framesSection(summary: DatasetSummary): string[] {
+  const frames = summary.frames;
+  if (!frames) return [];
+  const size = `${frames.size.width}x${frames.size.height}`;
+  const cell = summary.format === 'parquet' ? 'an image (the PNG, which `load_dataset` decodes to a PIL image)' : 'the path of a PNG file in this folder';
+  const what: Record<Role, string> = {
+    follower: "the follower's first-person view (its view cone and range, fog beyond)",
+    leader: "the leader's whole map from above",
+  };
+  return [
+    '### Frames',
+    '',
+    `Each instruction has frames of ${size} pixels, drawn headless by the game's own client from each player's own view (never from more than that player knew):`,
+    '',
+    ...frames.roles.flatMap((role) => [
+      `- \`${role}_frame\`: ${what[role]} at the instruction's start (the state of \`state_before\`), ${cell}; null when the follower never acted on it.`,
+      ...(frames.everyStep ? [`- \`${role}_step_frames\`: the same view at each pose of \`path\` (the start, then after each move), a list of ${summary.format === 'parquet' ? 'images' : 'paths'}.`] : []),
+    ]),
+    '',
+  ];
 }

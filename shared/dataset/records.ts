@@ -90,8 +90,7 @@ export interface GameRecords {
 export function recordsOf(recording: Recording): GameRecords {
   const { header, events, states } = recording;
   const gameId = header.gameId;
-  const followed = new Map<number, RecordedInstruction>();
-  for (const instruction of [...recording.instructions, ...recording.cancelled, ...(recording.unfinished ? [recording.unfinished] : [])]) followed.set(instruction.id, instruction);
+  const followed = followedInstructions(recording);
   const cancelled = new Set(recording.cancelledIds);
   const feedback = feedbackByInstruction(recording);
   const instructions: InstructionRecord[] = [];
@@ -142,6 +141,13 @@ export function recordsOf(recording: Recording): GameRecords {
   };
 }
 
+/** What the follower did with each instruction it acted on (done, cancelled, or the one the game ended on), by id. */
+export function followedInstructions(recording: Recording): Map<number, RecordedInstruction> {
+  const followed = new Map<number, RecordedInstruction>();
+  for (const instruction of [...recording.instructions, ...recording.cancelled, ...(recording.unfinished ? [recording.unfinished] : [])]) followed.set(instruction.id, instruction);
+  return followed;
+}
+
 /** The live feedback of the game by the instruction it was given on (the log's `outcome.feedback`). */
 function feedbackByInstruction(recording: Recording): Map<number, FeedbackRecord[]> {
   const byInstruction = new Map<number, FeedbackRecord[]>();
@@ -168,15 +174,33 @@ function stateRecord(state: GameState): StateRecord {
 
 /** The follower's poses from the instruction's start and after each of its moves for it, and the sets those made. */
 function followerSteps(recording: Recording, instruction: RecordedInstruction): { path: Pose[]; points: number } {
-  const path: Pose[] = [recording.states[instruction.start].follower];
+  const { states, events } = recording;
+  const path = instructionPathStates(recording, instruction).map((i) => states[i].follower);
   let points = 0;
+  forEachFollowerEvent(recording, instruction, (i) => {
+    if (events[i].outcome.set) points++;
+  });
+  return { path, points };
+}
+
+/**
+ * The indexes in `recording.states` of the states of an instruction's `path`: its start, and the
+ * state after each of the follower's moves for it (frames of the dataset are drawn at these).
+ */
+export function instructionPathStates(recording: Recording, instruction: RecordedInstruction): number[] {
+  const indexes = [instruction.start];
+  forEachFollowerEvent(recording, instruction, (i) => {
+    if (recording.events[i].type === 'move') indexes.push(i + 1);
+  });
+  return indexes;
+}
+
+/** Calls `visit(i)` for each event i of the follower's while the instruction was its current one. */
+function forEachFollowerEvent(recording: Recording, instruction: RecordedInstruction, visit: (i: number) => void): void {
   const last = instruction.end ?? recording.states.length - 1;
   for (let i = instruction.start; i < last; i++) {
-    const event = recording.events[i];
     // A cancelled instruction has no end: the follower's later moves are for others.
-    if (event.actor !== 'follower' || recording.states[i].queue[0]?.id !== instruction.id) continue;
-    if (event.type === 'move') path.push(recording.states[i + 1].follower);
-    if (event.outcome.set) points++;
+    if (recording.events[i].actor !== 'follower' || recording.states[i].queue[0]?.id !== instruction.id) continue;
+    visit(i);
   }
-  return { path, points };
 }

@@ -1,7 +1,8 @@
 /**
  * The frames page: draws frames for models with the game's own world (client/src/world/), headless,
  * for `FrameRenderer` (shared/frames/node/renderer.ts), which loads it with `?socket=PATH` and sends
- * frame requests over that WebSocket. Each answer is a binary message, the request's number (4 bytes,
+ * frame requests over that WebSocket. Each request is drawn and read back in one go (drawFrame's
+ * part before its first await), so requests sent together are drawn one after another. Each answer is a binary message, the request's number (4 bytes,
  * little-endian) then the frame's bytes, or a text message `{ id, error }`.
  */
 import type { FrameRequest } from '../../../shared/frames/frame';

@@ -2,7 +2,9 @@
  * A long-lived frame renderer: headless Chromium with the frames page (client/dist/frames/, built
  * by Vite beside the game's pages), which draws each frame with the game's own world code. Frames
  * travel over a WebSocket on the loopback address as binary messages (a request's JSON goes in,
- * raw RGB or an image file's bytes come out), one at a time.
+ * raw RGB or an image file's bytes come out). Requests are sent as they come and drawn in order:
+ * a caller with many frames to draw asks for several at once, so that the messages' way to the page
+ * and back overlaps the drawing (one at a time, a frame waits for both).
  *
  * A renderer that cannot start throws a `FrameRendererError` whose message is one line saying why
  * and what to do. If the browser or the page dies, the renderer starts again and the frame is tried
@@ -53,8 +55,6 @@ export class FrameRenderer {
   private starting: Promise<Session> | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  /** Frames are drawn one after another: each waits for the one before. */
-  private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Times the browser was started again after it died. */
   restarts = 0;
@@ -89,9 +89,7 @@ export class FrameRenderer {
   render(request: FrameRequest): Promise<Buffer> {
     if (this.closed) return Promise.reject(new FrameRendererError('the frame renderer is closed'));
     if (!FRAME_FORMATS.includes(request.format)) return Promise.reject(new FrameRendererError(`unknown frame format "${request.format}"`));
-    const frame = this.queue.then(() => this.renderOnce(request).catch((error: unknown) => this.retried(request, error)));
-    this.queue = frame.catch(() => undefined);
-    return frame;
+    return this.renderOnce(request).catch((error: unknown) => this.retried(request, error));
   }
 
   /** The browser's process id (its renderer and GPU processes are its children), while it runs. */
