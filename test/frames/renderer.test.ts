@@ -105,11 +105,13 @@ describe('golden frames of the tutorial map', () => {
 });
 
 test('a frame whose browser dies is drawn again in a new one, once', async () => {
-  const view = viewOf(tutorialState(), 'follower');
-  const before = await frame(view);
+  // A large frame, so that the browser surely dies while drawing it.
+  const request = { world: 'tutorial', view: frameView(viewOf(tutorialState(), 'follower')), camera: 'first-person', size: { width: 1200, height: 900 }, format: 'rgb' } as const;
+  const before = await renderer.render(request);
   const pid = renderer.browserPid!;
   expect(pid).toBeGreaterThan(0);
-  const again = frame(view);
+  const again = renderer.render(request);
+  await new Promise((resolve) => setTimeout(resolve, 20));
   process.kill(pid, 'SIGKILL');
   expect((await again).equals(before)).toBe(true);
   expect(renderer.restarts).toBe(1);

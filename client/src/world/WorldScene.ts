@@ -12,7 +12,7 @@ import type { Role } from '../../../shared/engine/state';
 import { buildAvatar, buildFooting } from './avatars';
 import { CardModel, type CardMark } from './cards';
 import { cellPosition, headingRotation } from './layout';
-import { buildProp } from './props';
+import { buildProps } from './props';
 import { buildTerrain, cellHeights } from './terrain';
 
 export const SKY_COLOUR = '#bfe3f5';
@@ -75,9 +75,7 @@ export class WorldScene {
   }
 
   private buildGround(): void {
-    const props = new Group();
-    props.name = 'props';
-    for (const prop of this.map.props) props.add(buildProp(prop, this.groundAt(prop)));
+    const props = buildProps(this.map.props.map((prop) => ({ prop, groundHeight: this.groundAt(prop) })));
     this.ground.add(buildTerrain(this.map, this.heights), props);
   }
 

@@ -14,6 +14,7 @@ import {
   SphereGeometry,
   type BufferGeometry,
 } from 'three';
+import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
 import type { Prop } from '../../../shared/engine/map';
 import { cellNoise, cellPosition, headingRotation } from './layout';
 
@@ -185,4 +186,33 @@ export function buildProp(prop: Prop, groundHeight: number): Group {
   // Same kind, slightly different sizes: a grove of one variant should not look stamped.
   group.scale.setScalar(0.9 + seed * 0.2);
   return group;
+}
+
+/**
+ * Every prop of a map as one mesh per material: the props' parts drawn in a few draw calls instead
+ * of one each (hundreds on a map), which is most of a frame's cost in software WebGL. The props
+ * never move, so their parts are baked where they stand.
+ */
+export function buildProps(props: readonly { readonly prop: Prop; readonly groundHeight: number }[]): Group {
+  const byMaterial = new Map<MeshStandardMaterial, BufferGeometry[]>();
+  for (const { prop, groundHeight } of props) {
+    const group = buildProp(prop, groundHeight);
+    group.updateMatrixWorld(true);
+    group.traverse((object) => {
+      const mesh = object as Mesh;
+      if (!mesh.isMesh) return;
+      // Polyhedra have no index and the other primitives one: merged, all have none.
+      const geometry = (mesh.geometry.index ? mesh.geometry.toNonIndexed() : mesh.geometry.clone()).applyMatrix4(mesh.matrixWorld);
+      const material = mesh.material as MeshStandardMaterial;
+      byMaterial.set(material, [...(byMaterial.get(material) ?? []), geometry]);
+      mesh.geometry.dispose();
+    });
+  }
+  const merged = new Group();
+  merged.name = 'props';
+  for (const [material, geometries] of byMaterial) {
+    merged.add(new Mesh(mergeGeometries(geometries), material));
+    for (const geometry of geometries) geometry.dispose();
+  }
+  return merged;
 }
