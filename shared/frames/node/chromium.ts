@@ -12,6 +12,13 @@ import { chromium, type Browser } from 'playwright-core';
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
+/**
+ * Signals are the process's own: a run's Ctrl-C finishes the games under way, serve drains.
+ * Playwright's handlers would close the browser and exit at once; the browser goes with the process
+ * all the same, when its pipe closes.
+ */
+const OWN_SIGNALS = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } as const;
+
 /** What to do when no Chromium starts. */
 export const CHROMIUM_HELP = 'run `npm ci` (it installs a packaged Chromium), install Chromium (Debian: apt-get install chromium), or set CHROMIUM_PATH';
 
@@ -32,12 +39,12 @@ function packagedChromium(): string {
 }
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+  return chromium.launch({ executablePath: chromiumPath(), args: ARGS, ...OWN_SIGNALS });
 }
 
 /** A browser and its process (the frame renderer watches its memory, and tests kill it). */
 export async function launchChromiumProcess(): Promise<{ browser: Browser; process: ChildProcess; close: () => Promise<void> }> {
-  const server = await chromium.launchServer({ executablePath: chromiumPath(), args: ARGS });
+  const server = await chromium.launchServer({ executablePath: chromiumPath(), args: ARGS, ...OWN_SIGNALS });
   try {
     const browser = await chromium.connect(server.wsEndpoint());
     return { browser, process: server.process(), close: () => server.close() };
