@@ -5,14 +5,16 @@
  */
 import { Option, type Command } from 'commander';
 import { LlmAgent, LlmEndpointError, LlmKeyError, RunSpend } from '../shared/agents/node/llm/agent';
-import { checkPartial, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
+import { checkPartial, IMAGE_DETAILS, LLM_CONFIG_KEYS, LLM_DEFAULTS, LlmConfigError, readLlmConfigFile, resolveLlmConfig, type LlmConfig, type PartialLlmConfig } from '../shared/agents/node/llm/config';
 import { startLlmFollower, startLlmLeader, type LlmFollower, type LlmLeader } from '../shared/agents/node/llm/seats';
 import { TemplateError } from '../shared/agents/node/llm/templates';
 import { FewShotError } from '../shared/agents/node/llm/fewShot';
+import { DEFAULT_IMAGE_DETAIL, DEFAULT_IMAGE_SIZE } from '../shared/agents/node/llm/images';
+import { FrameRendererError } from '../shared/frames/node/renderer';
 import { loadRecording } from '../shared/eval/recording';
 import { catalogueEntry, LLM_AGENT } from '../shared/agents/catalogue';
 import { formatCost, type LlmCounts } from '../shared/eval/llmSummary';
-import type { Role } from '../shared/engine/state';
+import { ROLES, type Role } from '../shared/engine/state';
 import { CliError } from './errors';
 import { integerOption } from './options';
 
@@ -41,6 +43,10 @@ export interface LlmCliOptions {
   llmFewShotK?: number;
   llmFewShotSeed?: number;
   llmKeepHistory?: boolean;
+  /** Which llm seats are sent their frame as an image (config `images`, per seat). */
+  llmImages?: ImageSeats;
+  llmImageSize?: string;
+  llmImageDetail?: string;
   /** Not an option: the ids of the games `eval --logs` evaluates, never drawn as worked examples. */
   evaluatedGames?: readonly string[];
 }
@@ -54,6 +60,18 @@ function numberOption(name: string, min: number, max: number, minIncluded = true
     return n;
   };
 }
+
+/** What `--llm-images` names: the seats whose llm agent is sent its frame. */
+export const IMAGE_SEATS = ['follower', 'leader', 'both', 'none'] as const;
+export type ImageSeats = (typeof IMAGE_SEATS)[number];
+
+function imageSeatsOption(value: string): ImageSeats {
+  if (!(IMAGE_SEATS as readonly string[]).includes(value)) throw new CliError(`--llm-images must be one of ${IMAGE_SEATS.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as ImageSeats;
+}
+
+/** Whether `--llm-images` sends a seat of `role` images; without a role (the run's settings alone), only `both` does. */
+const seesImages = (seats: ImageSeats, role: Role | undefined): boolean => seats === 'both' || seats === role;
 
 /** Adds the --llm-* options (no defaults here: a --llm-config file's values must show through). */
 export function addLlmOptions(command: Command): Command {
@@ -80,6 +98,9 @@ export function addLlmOptions(command: Command): Command {
     new Option('--llm-few-shot-k <n>', `worked examples in the follower's prompt, drawn once per run (default ${LLM_DEFAULTS.fewShotK}: none)`).argParser(integerOption('--llm-few-shot-k', 0, 1000)),
     new Option('--llm-few-shot-seed <n>', `seed of the examples' draw (default ${LLM_DEFAULTS.fewShotSeed})`).argParser(integerOption('--llm-few-shot-seed', 0, 2 ** 31 - 1)),
     new Option('--llm-keep-history', "send the follower's earlier calls for its current instruction again, with the model's replies"),
+    new Option('--llm-images <seats>', `send these llm seats their current frame, drawn from the seat's own view, as an image beside the text: one of ${IMAGE_SEATS.join(', ')} (default none)`).argParser(imageSeatsOption),
+    new Option('--llm-image-size <WxH>', `the images' size in pixels (default ${DEFAULT_IMAGE_SIZE.width}x${DEFAULT_IMAGE_SIZE.height})`),
+    new Option('--llm-image-detail <detail>', `the images' detail, how finely the model looks: one of ${IMAGE_DETAILS.join(', ')} (default ${DEFAULT_IMAGE_DETAIL})`),
     new Option('--llm-records <dir>', 'where the call records go, <game>.<role>.llm.ndjson (default: beside the game logs, else the current directory)'),
   ];
   for (const option of options) command.addOption(option);
@@ -135,6 +156,9 @@ export function llmConfigFromOptions(options: LlmCliOptions, seat?: LlmSeat): Ll
       fewShotK: options.llmFewShotK,
       fewShotSeed: options.llmFewShotSeed,
       keepHistory: options.llmKeepHistory,
+      images: options.llmImages === undefined ? undefined : seesImages(options.llmImages, seat?.role),
+      imageSize: options.llmImageSize,
+      imageDetail: options.llmImageDetail,
     };
     const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const own = !seat
@@ -166,7 +190,9 @@ export async function startLlmFromOptions(role: 'follower' | 'leader', options: 
   try {
     return role === 'leader' ? await startLlmLeader(agentOptions) : await startLlmFollower(agentOptions);
   } catch (error) {
-    if (error instanceof TemplateError || error instanceof LlmEndpointError || error instanceof LlmKeyError || error instanceof FewShotError) throw new CliError(error.message);
+    if (error instanceof TemplateError || error instanceof LlmEndpointError || error instanceof LlmKeyError || error instanceof FewShotError || error instanceof FrameRendererError) {
+      throw new CliError(error.message);
+    }
     throw error;
   }
 }
@@ -242,9 +268,20 @@ export function llmSeatConfigs(options: LlmCliOptions, seats: Readonly<Record<Ro
   return Object.fromEntries(roles.map((role) => [role, llmConfigFromOptions(options, { role, file: seats[role].llmConfig })]));
 }
 
-/** --llm-* options with no seat played by the llm agent are a mistake: one line, exit 2. */
-export function checkLlmOptionsUsed(options: LlmCliOptions, specs: readonly string[], seatOptions: string): void {
-  if (givesLlmOptions(options) && !specs.includes(LLM_AGENT)) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
+/** The agents a command names for each seat (several in agent-vs-agent evaluation; none for a seat it does not play). */
+export type SeatAgents = Readonly<Partial<Record<Role, readonly string[]>>>;
+
+/**
+ * --llm-* options with no seat played by the llm agent are a mistake, and so is --llm-images naming
+ * a seat the llm agent does not play (`both`: every seat it plays): one line, exit 2.
+ */
+export function checkLlmOptionsUsed(options: LlmCliOptions, seats: SeatAgents, seatOptions: string): void {
+  const llmSeats = ROLES.filter((role) => seats[role]?.includes(LLM_AGENT));
+  if (givesLlmOptions(options) && llmSeats.length === 0) throw new CliError(`the --llm-* options are for the llm agent: give ${seatOptions} llm`);
+  const images = options.llmImages;
+  if ((images === 'leader' || images === 'follower') && !llmSeats.includes(images)) {
+    throw new CliError(`--llm-images ${images}: the llm agent does not play the ${images} here (it plays the ${llmSeats.join(' and ')}); give --llm-images ${llmSeats.join(', ')}, both or none`);
+  }
 }
 
 /** A line for each seat the LLM agent played (its counts), for the end of a command's report. */

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { agentNames } from '../../shared/agents/catalogue';
 import { startAgent as startSeatAgent, type StartedAgent as SeatAgent } from '../../shared/agents/node/registry';
+import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { seatAdapterFor } from '../../shared/agents/seatAdapter';
 import { ROLES, type Role } from '../../shared/engine/state';
 import { ACTION_MESSAGE, applyViewMessage, joinOptionsSchema, noticeSchema, ROOM_NAME, type ClientView, type ViewMessage } from '../../shared/protocol/messages';
@@ -50,22 +51,25 @@ export function registerAgentCommand(program: Command): void {
       const partner = cli.botPartner ? { [cli.role === 'leader' ? 'botFollower' : 'botLeader']: true } : {};
       const options = joinOptionsSchema.safeParse({ role: cli.role, pool: cli.pool, code: cli.code, ...partner });
       if (!options.success) throw new CliError(`bad option: ${options.error.issues[0].path.join('.')}: ${options.error.issues[0].message}`);
-      checkLlmOptionsUsed(cli, [cli.agent], '--agent');
+      checkLlmOptionsUsed(cli, { [cli.role]: [cli.agent] }, '--agent');
       const seated = await startAgent(cli.agent, cli.role, cli);
-      let room: Room;
       try {
-        room = await new Client(cli.server).joinOrCreate(ROOM_NAME, options.data);
-      } catch (error) {
-        await seated.agent.close?.();
-        throw new CliError(`cannot join a game on ${cli.server}: ${(error as Error).message}`);
-      }
-      const say = (line: string) => process.stdout.write(`${line}\n`);
-      say(`joined ${room.roomId} as the ${cli.role}, played by ${seated.agent.name}; waiting for the ${partnerOf(cli.role)}`);
-      try {
-        await play(room, seated, say);
+        let room: Room;
+        try {
+          room = await new Client(cli.server).joinOrCreate(ROOM_NAME, options.data);
+        } catch (error) {
+          throw new CliError(`cannot join a game on ${cli.server}: ${(error as Error).message}`);
+        }
+        const say = (line: string) => process.stdout.write(`${line}\n`);
+        say(`joined ${room.roomId} as the ${cli.role}, played by ${seated.agent.name}; waiting for the ${partnerOf(cli.role)}`);
+        try {
+          await play(room, seated, say);
+        } finally {
+          process.stdout.write(llmReport({ [seated.role]: seated.agent }));
+        }
       } finally {
-        process.stdout.write(llmReport({ [seated.role]: seated.agent }));
         await seated.agent.close?.();
+        await closeSharedFrameRenderer();
       }
     });
   addLlmOptions(command);

@@ -10,7 +10,8 @@ import type { Command } from 'commander';
 import { agentNames, LLM_AGENT } from '../../shared/agents/catalogue';
 import { AgentRunStopped } from '../../shared/agents/types';
 import { costPer, describeLlmSettings, summarizeLlm } from '../../shared/eval/llmSummary';
-import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { findRecordFile, removeRecords } from '../../shared/agents/node/llm/records';
+import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { loggedGameIds } from '../../shared/agents/node/llm/fewShot';
 import { CASCADE_CONVENTIONS, DEFAULT_EVAL_OPTIONS, type CascadeConvention, type EpisodeResult, type EvalMode, type EvalOptions } from '../../shared/eval/runner';
 import { aggregate, countUndefined, formatTable, REPORT_VERSION, type EvalReport } from '../../shared/eval/report';
@@ -92,7 +93,7 @@ export function registerEvalCommand(program: Command): void {
       // Over logged games both stay required, with commander's own words as before.
       if (cli.agent === undefined) command.error("error: required option '--agent <agent>' not specified", { code: 'commander.missingMandatoryOptionValue' });
       if (cli.logs === undefined) command.error("error: required option '--logs <paths...>' not specified", { code: 'commander.missingMandatoryOptionValue' });
-      checkLlmOptionsUsed(cli, [cli.agent], '--agent');
+      checkLlmOptionsUsed(cli, { follower: [cli.agent] }, '--agent');
       const llm = cli.agent === LLM_AGENT;
       // One LLM agent counts the run's calls, spends its call budget and stops the run when its endpoint does.
       if (llm && given('workers') && cli.workers > 1) throw new CliError('--workers: the llm agent is evaluated in one thread; leave --workers out');
@@ -121,7 +122,7 @@ export function registerEvalCommand(program: Command): void {
       // Ctrl-C: the episodes under way end and are kept; a second Ctrl-C discards what they left (call records).
       const inFlight = new Set<string>();
       const interrupt = new RunInterrupt(
-        () => inFlight.forEach((episodeId) => llm && rmSync(findRecordFile(recordDir, episodeId, 'follower'), { force: true })),
+        () => inFlight.forEach((episodeId) => llm && removeRecords(recordDir, episodeId, 'follower')),
         saved ? 'The same command with --resume continues from the episodes finished.' : 'Nothing was kept: give --out to keep finished episodes for --resume.',
       );
       const run = {
@@ -150,6 +151,7 @@ export function registerEvalCommand(program: Command): void {
       } finally {
         stopListening();
         bar.end();
+        await closeSharedFrameRenderer();
       }
       if (interrupt.requested) throw new CliError(`interrupted: ${saved ? `the episodes finished are kept beside ${cli.out}; the same command with --resume continues` : 'no report written'}`, INTERRUPTED_EXIT);
       result = { ...result, episodes: inFileOrder([...kept.values(), ...result.episodes], files) };

@@ -3,7 +3,7 @@
  * the scripted follower (self-play's pair, which knows which card each instruction means); with
  * `--leader A --follower B` any two agents, built in or programs, played by playAgentGame.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { agentNames } from '../../shared/agents/catalogue';
@@ -22,7 +22,8 @@ import { integerOption } from '../options';
 import { endManifest, RUN_MANIFEST, startManifest, writeManifest } from '../runManifest';
 import { writeFileAtomically } from '../durableFiles';
 import { INTERRUPTED_EXIT, RunInterrupt } from '../interrupt';
-import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { removeRecords } from '../../shared/agents/node/llm/records';
+import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { readMapFile } from './maps';
 
 interface SelfPlayOptions extends LlmCliOptions {
@@ -85,7 +86,7 @@ export function registerSelfPlayCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`${options.out}: cannot create the directory: ${(error as Error).message}`);
       }
-      checkLlmOptionsUsed(options, [seats.leader.agent, seats.follower.agent], '--leader or --follower');
+      checkLlmOptionsUsed(options, { leader: [seats.leader.agent], follower: [seats.follower.agent] }, '--leader or --follower');
       const pair = seats.follower.agent === SCRIPTED_FOLLOWER ? null : await startPair(options, seats);
       const play: PlayGame = pair ? agentGame(pair) : scriptedGame;
       const manifest = startManifest(runSettings(options, seats, pair));
@@ -96,6 +97,7 @@ export function registerSelfPlayCommand(program: Command): void {
       } finally {
         await pair?.leader.close?.();
         await pair?.follower.close?.();
+        await closeSharedFrameRenderer();
       }
     });
   addLlmRunOptions(addLlmOptions(command));
@@ -109,7 +111,7 @@ async function playGames(options: SelfPlayOptions, fixedMap: GameMap | undefined
   let playing: number | null = null;
   const recordDir = options.llmRecords ?? options.out;
   const interrupt = new RunInterrupt(() => {
-    if (playing !== null) for (const role of ['leader', 'follower'] as const) rmSync(findRecordFile(recordDir, `selfplay-${playing}`, role), { force: true });
+    if (playing !== null) for (const role of ['leader', 'follower'] as const) removeRecords(recordDir, `selfplay-${playing}`, role);
   }, `The logs of the games finished are in ${options.out}.`);
   const stopListening = interrupt.listen();
   try {

@@ -20,6 +20,7 @@ import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } fro
 import type { Role } from '../../shared/engine/state';
 import { addLlmOptions, checkLlmOptionsUsed, llmStarter, type LlmCliOptions } from '../llmOptions';
 import { LLM_AGENT } from '../../shared/agents/catalogue';
+import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { startArmAgent } from '../../server/study/armAgents';
 import { loadStudyFiles, type LoadedStudy } from '../../server/study/loadStudy';
 import { armSeat } from '../../shared/study/arms';
@@ -173,7 +174,7 @@ export function registerServeCommand(program: Command): void {
       const seatAgents = { leader: options.botLeader, follower: options.botFollower };
       // --llm-records also says where the studies' LLM arms (configured in their study files) write their call records.
       const llmArms = studies.some((study) => study.arms?.some((arm) => arm.agent === LLM_AGENT));
-      checkLlmOptionsUsed(llmArms ? { ...options, llmRecords: undefined } : options, [options.botLeader, options.botFollower], '--bot-leader or --bot-follower');
+      checkLlmOptionsUsed(llmArms ? { ...options, llmRecords: undefined } : options, { leader: [options.botLeader], follower: [options.botFollower] }, '--bot-leader or --bot-follower');
       // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
       const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));
       await checkSeatAgents(seatAgents, startAgent);
@@ -347,6 +348,7 @@ export function registerServeCommand(program: Command): void {
           await store.close();
           unwritten = await server.unwrittenStudyRecords();
           await workers?.close();
+          await closeSharedFrameRenderer();
         } catch (error) {
           problem = ` (${(error as Error).message})`;
         }

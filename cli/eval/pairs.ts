@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { LLM_AGENT, seatProblem } from '../../shared/agents/catalogue';
-import { findRecordFile } from '../../shared/agents/node/llm/records';
+import { findRecordFile, removeRecords } from '../../shared/agents/node/llm/records';
+import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { SeatStartError, startPair, type AgentContext, type AgentPair } from '../../shared/agents/node/registry';
 import type { Role } from '../../shared/engine/state';
 import type { BootstrapOptions } from '../../shared/eval/bootstrap';
@@ -123,7 +124,7 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   const out = options.out;
   // A relative --llm-records is the working directory's: resolved now, so that the report links it from DIR.
   if (options.llmRecords !== undefined) options = { ...options, llmRecords: resolve(options.llmRecords) };
-  checkLlmOptionsUsed(options, specs.flatMap((pair) => [pair.leader.agent, pair.follower.agent]), '--leader, --follower or --pair');
+  checkLlmOptionsUsed(options, { leader: specs.map((pair) => pair.leader.agent), follower: specs.map((pair) => pair.follower.agent) }, '--leader, --follower or --pair');
   const bootstrap: BootstrapOptions = { resamples: options.bootstrap, seed: options.bootstrapSeed ?? options.seed, level: INTERVAL_LEVEL };
   const manifest = startManifest(runSettings(specs, options));
   const resumed = prepareOut(out, manifest, options);
@@ -160,6 +161,7 @@ export async function evaluatePairs(options: PairsCliOptions): Promise<PairsRepo
   } finally {
     stopListening();
     for (const pair of started) await closeSlots(pair.slots);
+    await closeSharedFrameRenderer();
   }
 }
 
@@ -279,7 +281,7 @@ const seatRecords = (records: string, games: readonly PairGame[], role: Role) =>
 /** A game's log and call records, left by a run that did not finish it. */
 function removeGameFiles(out: string, dir: string, records: string, gameId: string): void {
   rmSync(join(out, dir, `${gameId}.jsonl`), { force: true });
-  for (const role of ['leader', 'follower'] as const) rmSync(findRecordFile(records, gameId, role), { force: true });
+  for (const role of ['leader', 'follower'] as const) removeRecords(records, gameId, role);
 }
 
 /** Where a pair's call records go: its own directory (under `out`), or its own under --llm-records. */

@@ -49,6 +49,8 @@ export class ObservationTracker {
   private unbuilt: Moment[] = [];
   private witnessed = 0;
   private last: GameState | null = null;
+  /** The moment of the last observation. */
+  private observed: Moment | null = null;
   /** The instructions marked DONE, as the memory will have them: every observation names its instructions at once. */
   private done: readonly Instruction[] = [];
   private readonly feedback = new FeedbackHeard();
@@ -67,8 +69,9 @@ export class ObservationTracker {
   /** The follower's observation of `state`, after it witnessed it. */
   observe(state: GameState, options: ObserveOptions = {}): FollowerObservation {
     this.see(state);
-    const moment: Moment = { witnessed: this.witnessed, state, view: null };
+    const moment: Moment = { witnessed: this.witnessed, state, seen: null, view: null };
     this.unbuilt.push(moment);
+    this.observed = moment;
     const feedback = state.config.liveFeedback ? this.feedback.inTurn : null;
     const oracle = options.oracle ? oracleData(state) : undefined;
     if (options.view === false) return withExtras(new ViewOnRead(state, followerInstructions(state, this.done), () => moment.view ?? this.catchUp(moment)), feedback, oracle);
@@ -83,6 +86,19 @@ export class ObservationTracker {
       ...view,
     };
     return withExtras(observation, feedback, oracle);
+  }
+
+  /**
+   * The follower's playerView at its last observation (its memory then), built when called as a
+   * lazy observation's view is: what a picture of that view is drawn from (`ActContext.frame`).
+   */
+  lastView(): () => PlayerView {
+    const moment = this.observed;
+    if (!moment) throw new Error('the follower has made no observation yet');
+    return () => {
+      if (!moment.seen) this.catchUp(moment);
+      return moment.seen!;
+    };
   }
 
   private see(state: GameState): void {
@@ -103,7 +119,8 @@ export class ObservationTracker {
       // Observations made at the moment remembered last are built from the memory then.
       while (this.unbuilt.length > 0 && this.unbuilt[0].witnessed === remembered) {
         const made = this.unbuilt.shift()!;
-        made.view = viewFields(playerView(made.state, 'follower', this.memory));
+        made.seen = playerView(made.state, 'follower', this.memory);
+        made.view = viewFields(made.seen);
       }
       if (remembered >= moment.witnessed) break;
       this.memory = remember(this.memory, this.unremembered[next++]);
@@ -182,10 +199,11 @@ class ViewOnRead implements FollowerObservation {
   }
 }
 
-/** An observation's moment: how many were witnessed up to it, the state, and its view's fields once built. */
+/** An observation's moment: how many were witnessed up to it, the state, and its view (the playerView and its fields) once built. */
 interface Moment {
   readonly witnessed: number;
   readonly state: GameState;
+  seen: PlayerView | null;
   view: ViewFields | null;
 }
 

@@ -1,12 +1,14 @@
 /**
  * An agent in its seat, as every host plays it (a game played here, `playAgentGame`; the server's
  * agent seats; `cerealbar agent`): from the seat's view (its `playerView`, what a person in the
- * seat is shown) the role's observation; the agent asked when its plan needs it (PlanPlayer); and
+ * seat is shown) the role's observation, with the drawn part of that view for an agent shown
+ * pictures (`ActContext.frame`); the agent asked when its plan needs it (PlanPlayer); and
  * each action of its answer read as the agent protocol reads a program's (protocol.ts) and made
  * the game's. Whether the game accepts the action is for the host to find out, through the
  * engine's checks.
  */
 import type { PlayerAction } from '../engine/actions';
+import { frameView } from '../frames/frame';
 import type { InstructionView, PlayerView } from '../engine/playerView';
 import type { Role } from '../engine/state';
 import type { Notice } from '../protocol/messages';
@@ -65,7 +67,8 @@ abstract class PlannedSeat implements SeatAdapter {
 
   async next(view: PlayerView, ask: AskAgent = askNow): Promise<SeatMove> {
     const turn = this.turns;
-    const entry = await this.plans.next(this.situation(view), () => ask((context) => this.act(view, context)));
+    // The agent's context: the host's, and the view to draw for an agent that is shown pictures.
+    const entry = await this.plans.next(this.situation(view), () => ask((context) => this.act(view, { ...context, frame: () => frameView(view) })));
     if (turn !== this.turns) this.plans.turnEnded();
     return entry === null ? { kind: 'pass' } : this.move(entry, view);
   }
@@ -83,7 +86,7 @@ abstract class PlannedSeat implements SeatAdapter {
   /** The situation a plan is made in (PlanPlayer): a plan made in another is dropped. */
   protected abstract situation(view: PlayerView): string;
   /** The agent asked, with its observation of `view`. */
-  protected abstract act(view: PlayerView, context: ActContext | undefined): AgentAnswer;
+  protected abstract act(view: PlayerView, context: ActContext): AgentAnswer;
   /** The game's action an answer's entry stands for, or why it stands for none. */
   protected abstract move(entry: unknown, view: PlayerView): SeatMove;
 }
@@ -107,7 +110,7 @@ export class LeaderSeatAdapter extends PlannedSeat {
     return 'the leader turn';
   }
 
-  protected act(view: PlayerView, context: ActContext | undefined): AgentAnswer {
+  protected act(view: PlayerView, context: ActContext): AgentAnswer {
     return this.agent.act(leaderObservationFromView(view), context);
   }
 
@@ -149,7 +152,7 @@ export class FollowerSeatAdapter extends PlannedSeat {
     return followerSituation(currentInstruction(view), this.feedback.inTurn.length);
   }
 
-  protected act(view: PlayerView, context: ActContext | undefined): AgentAnswer {
+  protected act(view: PlayerView, context: ActContext): AgentAnswer {
     const oracle = this.agent.wantsOracleObservation ? this.oracle?.() : undefined;
     return this.agent.act(observationFromView(view, oracle, this.feedback.inTurn), context);
   }

@@ -8,6 +8,7 @@ import type { GameMap, WorldRules } from '../engine/map';
 import type { Instruction, Role } from '../engine/state';
 import type { FollowerCode } from '../engine/actions';
 import type { InstructionView, KnownMap, RememberedCard } from '../engine/playerView';
+import type { FrameView } from '../frames/frame';
 import type { LeaderFeedback } from './feedback';
 
 export const OBSERVATION_VERSION = 2;
@@ -158,6 +159,12 @@ export type Answer<A> = A | readonly A[];
 export interface ActContext {
   /** The index of the log event the answer's first action will be: events logged so far. */
   readonly event?: number;
+  /**
+   * The drawn part of the seat's own view now (`frameView` of the playerView the observation is
+   * made from, the follower's memory included), built when called: what a picture of the seat's
+   * view shows (the LLM agent's images). Read it while acting: the host's view moves on after.
+   */
+  readonly frame?: () => FrameView;
 }
 
 /** Who played a seat, for log headers and reports: the agent's name and version, and the spec that started it. */

@@ -21,6 +21,7 @@ import { worldRulesOf } from '../engine/config';
 import type { GameState } from '../engine/state';
 import { followerInstructionId } from '../engine/playerView';
 import type { Cell } from '../engine/hex';
+import { frameView } from '../frames/frame';
 import { ObservationTracker } from '../agents/observation';
 import { followerSituation, PlanPlayer } from '../agents/plans';
 import { AgentRunStopped, type AgentAction, type EpisodeStart, type FollowerAgent } from '../agents/types';
@@ -296,7 +297,8 @@ async function play(
       run.limitReached = true;
     } else {
       const observation = tracker.observe(state, { oracle: agent.wantsOracleObservation, view: agent.readsView });
-      const asked = plans.nextNow(followerSituation(observation.instruction), () => agent.act(observation));
+      const seen = tracker.lastView();
+      const asked = plans.nextNow(followerSituation(observation.instruction), () => agent.act(observation, { frame: () => frameView(seen()) }));
       const next = asked instanceof Promise ? await asked : asked;
       if (next === null) {
         // The agent passes: its turn runs out, as the server's timeout would end it.

@@ -6,6 +6,7 @@
 import { FollowerSeatAdapter, LeaderSeatAdapter, seatAdapterFor } from '../../shared/agents/seatAdapter';
 import type { ActContext, AgentAction, Answer, FollowerAgent, FollowerObservation, LeaderAgent, LeaderAgentAction, LeaderObservation } from '../../shared/agents/types';
 import { emptyMemory, playerView, remember, type PlayerView } from '../../shared/engine/playerView';
+import { frameView } from '../../shared/frames/frame';
 import type { Action } from '../../shared/engine/actions';
 import type { Role } from '../../shared/engine/state';
 import { makeState } from '../fixtures';
@@ -121,7 +122,9 @@ describe('a follower agent in its seat', () => {
     const agent = follower(() => 'DONE');
     const view = followerTurnView('follower');
     expect(await new FollowerSeatAdapter(agent).next(view, (act) => act({ event: 7 }))).toEqual({ kind: 'action', action: { type: 'done' } });
-    expect(agent.contexts).toEqual([{ event: 7 }]);
+    expect(agent.contexts).toEqual([{ event: 7, frame: expect.any(Function) }]);
+    // The view to draw for an agent shown pictures is the seat's own, the one its observation is made from.
+    expect(agent.contexts[0]!.frame!()).toEqual(frameView(view));
     expect(await new FollowerSeatAdapter(agent).next(view, () => [])).toEqual({ kind: 'pass' });
     expect(agent.asked).toHaveLength(1);
   });

@@ -4,7 +4,6 @@
  * asking one endpoint; an evaluation over logs resumes after a SIGKILL; Ctrl-C ends what is under
  * way, keeps it, and a second Ctrl-C leaves no call records without a log.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +11,10 @@ import { chat, chatClient } from '../../shared/agents/node/llm/chat';
 import { estimatedTokens, RateLimiter, sharedRateLimiter } from '../../shared/agents/node/llm/rateLimit';
 import type { EvalReport } from '../../shared/eval/report';
 import { cerealbar } from '../cli/run';
+import { signalled } from '../cli/signalled';
 import { followerByContent, startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 
 jest.setTimeout(600_000);
-
-const BIN = join(__dirname, '..', '..', 'bin', 'cerealbar.cjs');
 
 let dir: string;
 let stub: StubLlm;
@@ -123,21 +121,6 @@ describe('E-61: requests and tokens a minute, shared by the agents of an endpoin
     expect(bad.stderr).toBe('cerealbar: --llm-rpm must be between 1 and 1000000, got 0\n');
   });
 });
-
-/** Runs the command in a child process; resolves with its exit status once `ready` holds, after signalling it `signals` times. */
-async function signalled(args: string[], ready: () => boolean, signals: NodeJS.Signals[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 25));
-  for (const signal of signals) {
-    child.kill(signal);
-    // Signals are not queued: a second sent at once may arrive as one.
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-  return { ...(await exited), stderr };
-}
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length : 0);
 

@@ -55,10 +55,16 @@ export interface StubOptions {
   readonly models?: readonly string[] | { readonly status: number };
 }
 
-/** What the stub reads of a chat request. */
+/** What the stub reads of a chat request. A message with an image has parts for content (`messageText` reads its text). */
 export interface ChatBody {
   readonly model: string;
   readonly messages: readonly { readonly role: string; readonly content: string }[];
+}
+
+/** A message's text: its content, or its text parts when it carries an image. */
+export function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return (content as readonly { type: string; text?: string }[]).flatMap((part) => (part.type === 'text' ? [part.text!] : [])).join('\n');
 }
 
 export async function startStubLlm(options: StubOptions = {}): Promise<StubLlm> {
@@ -161,9 +167,15 @@ function json(res: ServerResponse, status: number, data: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
 }
 
+/** The images a chat request carried, in order: each PNG (decoded from its data URL) and its `detail`. */
+export function imagesOf(body: unknown): { readonly png: Buffer; readonly detail: string }[] {
+  const parts = (body as ChatBody).messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as { type: string; image_url?: { url: string; detail: string } }[]) : []));
+  return parts.flatMap((part) => (part.type === 'image_url' ? [{ png: Buffer.from(part.image_url!.url.replace(/^data:image\/png;base64,/, ''), 'base64'), detail: part.image_url!.detail }] : []));
+}
+
 /** The actions the request's (last) observation allows, from its text ("Actions allowed now: MF, RR, DONE."). */
 export function legalActionsOf(body: ChatBody): string[] {
-  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const user = body.messages.filter((m) => m.role === 'user').map((m) => messageText(m.content)).join('\n');
   const lines = user.match(/^Actions allowed now: (.*)\.$/gm)!;
   return lines[lines.length - 1].replace(/^Actions allowed now: /, '').replace(/\.$/, '').split(', ');
 }
@@ -174,7 +186,7 @@ export function legalActionsOf(body: ChatBody): string[] {
  * quarter of the time it is allowed), with token counts from the same hash.
  */
 export function followerByContent(body: ChatBody): StubReply {
-  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const user = body.messages.filter((m) => m.role === 'user').map((m) => messageText(m.content)).join('\n');
   const legal = legalActionsOf(body);
   let hash = 0;
   for (let i = 0; i < user.length; i++) hash = (Math.imul(hash, 31) + user.charCodeAt(i)) >>> 0;

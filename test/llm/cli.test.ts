@@ -93,6 +93,37 @@ describe('the --llm-* options', () => {
     expect(() => llmConfigFromOptions(parse('--llm-config', file))).toThrow(/bad\.yaml: not valid YAML/);
   });
 
+  test.each([
+    [['--llm-images', 'sideways'], '--llm-images must be one of follower, leader, both, none, got "sideways"'],
+    [['--llm-image-size', '0x0'], "--llm-image-size: a frame's sides are 1 to 4096 pixels, not 0x0"],
+    [['--llm-image-size', 'large'], '--llm-image-size: a frame size is WIDTHxHEIGHT in pixels, e.g. 320x240, not "large"'],
+    [['--llm-image-detail', 'max'], '--llm-image-detail: must be one of low, high, auto'],
+  ])('the image option %j is refused in one line', (args, message) => {
+    expect(() => llmConfigFromOptions(parse('--llm-model', 'm', ...args), { role: 'follower' })).toThrow(message);
+  });
+
+  test('--llm-images names the seats sent images; a seat\'s section or own file says images, image-size, image-detail over it', () => {
+    const images = (role: 'leader' | 'follower', ...args: string[]) => llmConfigFromOptions(parse('--llm-model', 'm', ...args), { role }).images;
+    expect([images('follower', '--llm-images', 'follower'), images('leader', '--llm-images', 'follower')]).toEqual([true, false]);
+    expect([images('follower', '--llm-images', 'both'), images('leader', '--llm-images', 'both')]).toEqual([true, true]);
+    expect([images('follower', '--llm-images', 'none'), images('leader', '--llm-images', 'leader')]).toEqual([false, true]);
+    // Not given: the configuration is as before images existed.
+    expect(llmConfigFromOptions(parse('--llm-model', 'm'), { role: 'follower' })).toEqual({ ...LLM_DEFAULTS, model: 'm' });
+    expect(llmConfigFromOptions(parse('--llm-model', 'm', '--llm-image-size', '320x240', '--llm-image-detail', 'low'), { role: 'leader' })).toMatchObject({ imageSize: { width: 320, height: 240 }, imageDetail: 'low' });
+    const config = join(dir, 'two.yaml');
+    writeFileSync(config, 'model: m\nimage-size: 160x120\nfollower:\n  images: true\n  image-detail: high\n');
+    const own = join(dir, 'leader.yaml');
+    writeFileSync(own, 'images: true\nimage-size: 64x48\n');
+    const options = parse('--llm-config', config, '--llm-images', 'none');
+    expect(llmConfigFromOptions(options, { role: 'follower' })).toMatchObject({ images: true, imageSize: { width: 160, height: 120 }, imageDetail: 'high' });
+    expect(llmConfigFromOptions(options, { role: 'leader' })).toMatchObject({ images: false, imageSize: { width: 160, height: 120 } });
+    expect(llmConfigFromOptions(options, { role: 'leader', file: own })).toMatchObject({ images: true, imageSize: { width: 64, height: 48 } });
+    writeFileSync(own, 'images: yes\n');
+    expect(() => llmConfigFromOptions(options, { role: 'leader', file: own })).toThrow(`${own}: images: Invalid input: expected boolean, received string`);
+    writeFileSync(own, 'leader:\n  image-detail: max\n');
+    expect(() => llmConfigFromOptions(options, { role: 'leader', file: own })).toThrow(`${own}: leader.image-detail: must be one of low, high, auto`);
+  });
+
   test('startLlmFromOptions: a template that does not exist and a refused key say why in one line', async () => {
     stub = await startStubLlm({ key: 'right' });
     const base = ['--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-api-key-env', 'CEREALBAR_TEST_NO_KEY'];

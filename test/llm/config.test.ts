@@ -69,6 +69,7 @@ describe('prompt templates', () => {
     expect(parseTemplate('a note {{nothing}}\n--- system ---\nBe brief.\n\n--- user ---\n{{observation}}\n', 'follower', 't')).toEqual({
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '{{observation}}' }],
       correction: DEFAULT_CORRECTION,
+      image: null,
     });
   });
 

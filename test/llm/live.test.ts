@@ -5,13 +5,14 @@
  * request log one to one.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
 import { replay } from '../../shared/log/replay';
 import { startTestServer, waitFor, type TestServer } from '../server/harness';
-import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm, type StubReply } from '../helpers/stubLlm';
+import { imagesOf, messageText, startStubLlm, STUB_MODEL, type ChatBody, type StubLlm, type StubReply } from '../helpers/stubLlm';
 
 jest.setTimeout(120_000);
 
@@ -30,7 +31,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const observationText = (body: ChatBody) => body.messages.find((m) => m.role === 'user')!.content;
+const observationText = (body: ChatBody) => messageText(body.messages.find((m) => m.role === 'user')!.content);
 
 /** One step (forward if it can, else a turn) and DONE; its second reply is not JSON. */
 function followerModel(body: ChatBody, n: number): StubReply {
@@ -49,10 +50,10 @@ function leaderModel(body: ChatBody, n: number): StubReply {
 }
 
 /** `cerealbar agent` in `role` with the llm agent and the server's agent as its partner, run to the game's end. */
-async function playLive(role: 'follower' | 'leader'): Promise<{ output: string; roomId: string; code: number | null }> {
+async function playLive(role: 'follower' | 'leader', options: readonly string[] = []): Promise<{ output: string; roomId: string; code: number | null }> {
   const records = join(dir, 'records');
   const args = [BIN, 'agent', '--role', role, '--server', server!.url, '--agent', 'llm', '--bot-partner',
-    '--llm-base-url', stub!.url, '--llm-model', STUB_MODEL, '--llm-api-key-env', 'CEREALBAR_LIVE_KEY', '--llm-records', records, '--llm-max-retries', '0'];
+    '--llm-base-url', stub!.url, '--llm-model', STUB_MODEL, '--llm-api-key-env', 'CEREALBAR_LIVE_KEY', '--llm-records', records, '--llm-max-retries', '0', ...options];
   const child = spawn(process.execPath, args, { env: { ...process.env, CEREALBAR_LIVE_KEY: KEY } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -105,4 +106,20 @@ test('the LLM leader plays a whole live game with the server\'s heuristic follow
   expect(calls.slice(0, 2).map((call) => [call.observation, call.ask, call.status])).toEqual([[0, 1, 'format_error'], [0, 2, 'ok']]);
   const instructions = log.split('\n').filter((line) => line.includes('"type":"instruction"'));
   expect(instructions.length).toBe(calls.filter((call) => call.status === 'ok' && typeof call.actions![0] === 'object').length);
+});
+
+test('the LLM follower with --llm-images plays a whole live game: each call sends the frame of its own view, kept beside the records', async () => {
+  stub = await startStubLlm({ respond: followerModel, key: KEY });
+  server = await startTestServer({ seed: 11, botStepMs: 0, leaderTurnSeconds: 30, followerTurnSeconds: 30 });
+  const { output, roomId, code } = await playLive('follower', ['--llm-images', 'follower', '--llm-image-size', '96x72']);
+  expect(code).toBe(0);
+  expect(output).toMatch(/game over \(turns-exhausted\), score \d+/);
+  const records = join(dir, 'records');
+  expect(readdirSync(records).sort()).toEqual([`${roomId}.follower.llm.images`, `${roomId}.follower.llm.ndjson`]);
+  const [header, ...calls] = readRecords(join(records, `${roomId}.follower.llm.ndjson`)) as [RecordHeader, ...CallRecord[]];
+  expect(header.settings).toMatchObject({ images: true, imageSize: '96x72', imageCamera: 'first-person' });
+  // Each request's one image (a re-ask sends the observation's again, before the correction).
+  const sent = stub.chatRequests().map((request) => createHash('sha256').update(imagesOf(request.body)[0].png).digest('hex'));
+  expect(calls.map((call) => call.images![0].sha256)).toEqual(sent);
+  for (const call of calls) expect(existsSync(join(records, call.images![0].file))).toBe(true);
 });

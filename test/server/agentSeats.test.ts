@@ -124,7 +124,7 @@ describe('P-119: an agent follower seated by the server', () => {
     expect(followerEvents(logs[0]).map((e) => e.payload?.move ?? e.type)).toEqual(['RR', 'RR', 'RL', 'done']);
     expect(agent.asked).toHaveLength(1);
     // Two leader events (the instruction, End Turn) came before: the follower's first is the third.
-    expect(agent.contexts).toEqual([{ event: 2 }]);
+    expect(agent.contexts).toEqual([{ event: 2, frame: expect.any(Function) }]);
     expect((logs[0][0] as any).meta.players.find((p: any) => p.role === 'follower')).toEqual({ role: 'follower', playerId: expect.any(String), kind: 'bot' });
     expect((logs[0][0] as any).meta.agents).toEqual({ follower: { name: 'test-follower', spec: 'test' } });
     expect(replay(logText(logs[0]), { allowOpen: true }).final.turnsLeft).toBe(5);

@@ -3,12 +3,13 @@
  * when serve starts (one that cannot play a live seat stops it, exit 2, with one line), and a
  * program agent is started for each game and stopped at its end.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { readRecords, type CallRecord, type RecordHeader } from '../../shared/agents/node/llm/records';
 import { replay } from '../../shared/log/replay';
-import { startStubLlm, STUB_MODEL, type ChatBody, type StubLlm } from '../helpers/stubLlm';
+import { imagesOf, startStubLlm, STUB_MODEL, type ChatBody, type StubLlm } from '../helpers/stubLlm';
 import { join, serveToExit, startServeProcess, stopServeProcess, waitFor, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
@@ -30,6 +31,7 @@ test.each([
   [['--bot-follower', 'scripted'], 'cerealbar: --bot-follower "scripted": "scripted" is a built-in leader, not a follower; the built-in followers are random, heuristic, llm'],
   [['--bot-follower', 'oracle'], 'cerealbar: --bot-follower "oracle": the oracle agent needs a recorded game; it can only be evaluated over logs (cerealbar eval --agent oracle --logs PATH)'],
   [['--llm-model', STUB_MODEL], 'cerealbar: the --llm-* options are for the llm agent: give --bot-leader or --bot-follower llm'],
+  [['--bot-follower', 'llm', '--llm-model', STUB_MODEL, '--llm-images', 'leader'], 'cerealbar: --llm-images leader: the llm agent does not play the leader here (it plays the follower); give --llm-images follower, both or none'],
   [['--bot-leader', 'llm'], /^cerealbar: --bot-leader "llm": .*--llm-model/],
   [['--bot-leader', 'no-such-agent-program'], /^cerealbar: --bot-leader "no-such-agent-program": agent "no-such-agent-program" exited with code 127 before sending its answer to hello; its last stderr lines: .*not found$/],
 ])('P-118: serve %j stops before it starts (exit 2), in one line, with nothing made', async (options, message) => {
@@ -117,5 +119,25 @@ describe('serve --bot-follower llm', () => {
     expect(calls.map((call) => call.requestId)).toEqual(stub.chatRequests().map((request) => request.requestId));
     // The game's events so far when it was asked: the leader's instruction and End Turn.
     expect(calls[0]).toMatchObject({ status: 'ok', event: 2 });
+  });
+
+  test('P-119: with --llm-images follower each call of the seated LLM follower sends the frame of its seat\'s view, kept beside its call records', async () => {
+    stub = await startStubLlm({ respond: () => JSON.stringify({ actions: ['RR', 'DONE'] }) });
+    const dataDir = joinPath(dir, 'data');
+    serve = await startServeProcess(dataDir, ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-images', 'follower', '--llm-image-size', '96x72']);
+    const leader = await join(serve.url, { role: 'leader', botFollower: true });
+    await waitFor(() => leader.phase === 'playing', 'the game to start');
+    leader.act({ type: 'instruction', text: 'look around' });
+    leader.act({ type: 'endTurn' });
+    await waitFor(() => leader.view!.instructions.some((i) => i.status === 'done'), 'the LLM follower to finish', 30_000);
+    await leader.room.leave(true);
+    const records = joinPath(dataDir, 'llm');
+    const file = readdirSync(records).find((name) => name.endsWith('.follower.llm.ndjson'))!;
+    const [header, ...calls] = readRecords(joinPath(records, file)) as [RecordHeader, ...CallRecord[]];
+    expect(header.settings).toMatchObject({ images: true, imageSize: '96x72', imageCamera: 'first-person' });
+    expect(calls[0].images).toEqual([expect.objectContaining({ width: 96, height: 72 })]);
+    const image = readFileSync(joinPath(records, calls[0].images![0].file));
+    expect(createHash('sha256').update(image).digest('hex')).toBe(calls[0].images![0].sha256);
+    expect(imagesOf(stub.chatRequests()[0].body).map((sent) => sent.png)).toEqual([image]);
   });
 });

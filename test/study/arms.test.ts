@@ -44,6 +44,9 @@ describe("a study file's arms", () => {
     const study = loadStudyFile(writeStudy(dir, armsStudy([HEURISTIC, { ...LLM, weight: undefined }])));
     expect(study.arms).toEqual([HEURISTIC, { ...LLM, weight: 1, llm: { ...LLM.llm, prompt: join(dir, 'follower-prompt.txt') } }]);
     expect(armLlmConfig(study.arms![1])).toMatchObject({ model: 'stub-model', baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'STUB_KEY', maxCalls: 30, prompt: join(dir, 'follower-prompt.txt'), temperature: 0 });
+    // The image settings are an arm's like any other.
+    const seeing = loadStudyFile(writeStudy(dir, armsStudy([{ ...LLM, llm: { ...LLM.llm, images: true, 'image-size': '320x240', 'image-detail': 'low' } }]))).arms![0];
+    expect(armLlmConfig(seeing)).toMatchObject({ images: true, imageSize: { width: 320, height: 240 }, imageDetail: 'low' });
     // Followers as participants: the arms lead.
     expect(loadStudyFile(writeStudy(dir, armsStudy([{ id: 'scripted', agent: 'scripted' }], { 'roles.newWorkersStartAs': 'follower' }))).arms).toEqual([{ id: 'scripted', agent: 'scripted', weight: 1 }]);
     // A program is a command line.
@@ -84,6 +87,9 @@ describe("a study file's arms", () => {
     ['a bad LLM setting', [{ ...LLM, llm: { ...LLM.llm, temperature: 5 } }], {}, /arms\[0\]\.llm\.temperature: /],
     ['a password in the base URL', [{ ...LLM, llm: { ...LLM.llm, 'base-url': 'http://me:pw@localhost/v1' } }], {}, /arms\[0\]\.llm\.base-url: must not hold a user or password/],
     ['a prompt that is not there', [{ ...LLM, llm: { ...LLM.llm, prompt: 'gone.txt' } }], {}, /arms\[0\]\.llm\.prompt: gone\.txt: no such file/],
+    ['an image size of nothing', [{ ...LLM, llm: { ...LLM.llm, images: true, 'image-size': '0x0' } }], {}, /arms\[0\]\.llm\.image-size: a frame's sides are 1 to 4096 pixels, not 0x0 \(line \d+\)/],
+    ['an image detail there is not', [{ ...LLM, llm: { ...LLM.llm, images: true, 'image-detail': 'max' } }], {}, /arms\[0\]\.llm\.image-detail: must be one of low, high, auto/],
+    ['images that are not true or false', [{ ...LLM, llm: { ...LLM.llm, images: 'follower' } }], {}, /arms\[0\]\.llm\.images: /],
     ['participants of either role', [HEURISTIC], { 'roles.newWorkersStartAs': 'either' }, /roles\.newWorkersStartAs: must be follower or leader in a study with arms/],
     ['a promotion rule', [{ id: 's', agent: 'scripted' }], { 'roles.newWorkersStartAs': 'follower', 'roles.promotion': { afterGames: 2, minMeanScore: 1 } }, /roles\.promotion: must be manual in a study with arms/],
   ])('%s is refused, naming the field and its line', (_what, arms, changes, message) => {

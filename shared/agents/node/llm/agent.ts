@@ -6,20 +6,22 @@
  * answered with the seat's fallback: the follower passes (an empty plan: its turn runs out), the
  * leader ends its turn when it may, else passes. Every call, and every fallback, is a line in the
  * episode's record file, and is counted in `stats()`; so is a plan the game cut short, on the next
- * call's line.
+ * call's line. With images on, each observation's message carries the seat's frame (images.ts).
  */
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError } from 'openai';
 import { AgentRunStopped, type ActContext, type AgentIdentity, type EpisodeStart } from '../../types';
 import { MOVES } from '../../../engine/actions';
-import { causeOf, chat, chatClient, type ChatRequest, type ChatResult } from './chat';
+import { FrameRendererError } from '../../../frames/node/renderer';
+import { causeOf, chat, chatClient, type ChatRequest, type ChatResult, type RequestMessage } from './chat';
 import { sharedRateLimiter } from './rateLimit';
 import type { LlmConfig } from './config';
-import { CALL_RECORD_VERSION, callCost, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type PlanCut } from './records';
+import { CALL_RECORD_VERSION, callCost, countCall, KEY_PLACEHOLDER, NO_CALLS, RecordWriter, type CallCounts, type CallRecord, type CallStatus, type ImageRef, type PlanCut } from './records';
 import { illegality, parseReply, type ParsedReply, type ReplyAction, type ReplyCheck } from './reply';
 import { fewShotFor, type FewShot, type FewShotSource } from './fewShot';
 import { Conversation } from './history';
-import { fill, loadTemplate, render, type ChatMessage, type LlmRole, type PromptTemplate } from './templates';
+import { drawImage, IMAGE_FORMAT, imageHeaderSettings, imageSettings, replaceImage, sharedFrameRenderer, withImage, type ImageSettings, type SeatImage } from './images';
+import { fill, loadTemplate, render, type LlmRole, type PromptTemplate } from './templates';
 
 /** What the agent itself reads of either seat's observation: the steps left in the turn, which each move costs one of. */
 export interface SeatObservation {
@@ -88,6 +90,14 @@ export class LlmCostLimitError extends AgentRunStopped {
 }
 
 /**
+ * The agent stopped its run: its image could not be drawn (the frame renderer failed, after its own
+ * retry). Games played on without the image the settings name would not be the ones asked for.
+ */
+export class LlmImageError extends AgentRunStopped {
+  override name = 'LlmImageError';
+}
+
+/**
  * What a run's LLM calls have cost in dollars, over every agent it started (both seats, every pair,
  * games played at once), and the most they may cost (`--llm-max-cost`). Once it is reached no agent
  * sends another call: the run stops, as it does when the endpoint stops answering, rather than
@@ -135,6 +145,8 @@ interface Asked {
   readonly planCut: PlanCut | null;
   /** With keep-history: the messages of earlier calls the requests carry. */
   readonly history?: number;
+  /** With images: the frame the observation's message carries. */
+  readonly image: SeatImage | null;
 }
 
 /** Where the seat stands in its turn, as far as a plan's progress shows in it. */
@@ -170,6 +182,10 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   private counts = NO_CALLS;
   private episodes = 0;
   private readonly conversation: Conversation<O>;
+  /** Null when images are off; else how they are drawn, what `{{image}}` says, and the episode's scene (a new one each reset). */
+  private readonly images: ImageSettings | null;
+  private readonly imageNote: string;
+  private world = '';
 
   constructor(
     private readonly seat: Seat<O, A, R>,
@@ -181,6 +197,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   ) {
     const { config } = options;
     this.conversation = new Conversation(config.keepHistory ? seat.conversation : undefined);
+    this.images = imageSettings(config, seat.role);
+    this.imageNote = this.images && template.image ? `\n\n${template.image}` : '';
     this.role = seat.role;
     this.version = `prompt ${template.sha256.slice(0, 12)}`;
     this.identity = { name: this.name, version: this.version, spec: `llm ${config.model} at ${config.baseUrl}` };
@@ -201,6 +219,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     this.lastPlan = null;
     this.conversation.clear();
     this.episodes++;
+    // A scene only ever adds the cells it is shown: each agent's each episode has its own.
+    this.world = `${start.episodeId}:${this.seat.role}:${++worlds}`;
     this.writer = RecordWriter.inDirectory(this.options.recordDir, start.episodeId, this.seat.role, this.apiKey);
     this.writer.write({
       kind: 'llm-header',
@@ -225,6 +245,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
         pricePerMillionOutput: config.pricePerMillionOutput ?? null,
         ...(config.rpm !== undefined && { rpm: config.rpm }),
         ...(config.tpm !== undefined && { tpm: config.tpm }),
+        ...imageHeaderSettings(this.images),
         apiKeyEnv: config.apiKeyEnv,
       },
       time: new Date().toISOString(),
@@ -236,13 +257,17 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     if (this.stopped) throw this.stopped;
     const check = this.seat.check(observation);
     const event = context?.event;
-    const { messages, carried } = this.conversation.around(observation, render(this.template, { ...this.seat.variables(observation), examples: this.fewShot.text }));
+    const variables = { ...this.seat.variables(observation), examples: this.fewShot.text, image: this.imageNote };
+    const { messages: rendered, carried } = this.conversation.around(observation, render(this.template, variables));
+    const image = await this.imageNow(context);
+    const messages: RequestMessage[] = image ? withImage(rendered, image) : rendered;
     const asked: Asked = {
       event: event ?? null,
       observation: this.observations++,
       check,
       planCut: this.planCut(observation, check, event),
       ...(carried !== null && { history: carried }),
+      image,
     };
     let exchange = await this.exchange(messages, check);
     let ask: 1 | 2 = 1;
@@ -264,6 +289,23 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     return plan ?? fallback!;
   }
 
+  /**
+   * The seat's frame now, drawn from the view the host gives (`context.frame`, read before anything
+   * is awaited: the host's view moves on after the answer); null when images are off, or when no
+   * call can be sent (the budget or the run's cost is spent).
+   */
+  private async imageNow(context: ActContext | undefined): Promise<SeatImage | null> {
+    if (!this.images || this.unsendable()) return null;
+    if (!context?.frame) throw new Error(`the llm ${this.seat.role} sends images, but its host gave it no view to draw (ActContext.frame)`);
+    const view = context.frame();
+    try {
+      return await drawImage(view, this.world, this.images);
+    } catch (error) {
+      if (!(error instanceof FrameRendererError)) throw error;
+      throw (this.stopped = new LlmImageError(`the llm ${this.seat.role} stopped: its image could not be drawn: ${error.message}`));
+    }
+  }
+
   /** Why the run stops after this exchange, if it does: the run's max cost, or too many calls in a row without a reply. */
   private stop({ status, answer }: Exchange): AgentRunStopped | null {
     const stopped = `the llm ${this.seat.role} stopped`;
@@ -282,7 +324,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     this.writer = null;
   }
 
-  private request(messages: ChatMessage[]): ChatRequest {
+  private request(messages: RequestMessage[]): ChatRequest {
     const { config } = this.options;
     return {
       model: config.model,
@@ -293,11 +335,19 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     };
   }
 
-  /** One chat call, or none when the run's max cost is reached or the episode's budget spent; its reply read against `check`. */
-  private async exchange(messages: ChatMessage[], check: ReplyCheck): Promise<Exchange> {
+  /** The exchange that sends nothing, when the run's max cost is reached or the episode's budget spent; else null. */
+  private unsendable(): Exchange | null {
     const { config, spend } = this.options;
     if (spend?.reached) return unsent('cost_limit', `the run's LLM calls have cost $${spend.spent.toFixed(4)}, which reaches its max cost of $${spend.maxCost}`);
     if (this.calls >= config.maxCalls) return unsent('budget', `the budget of ${config.maxCalls} calls for ${this.episode} is spent`);
+    return null;
+  }
+
+  /** One chat call, or none when the run's max cost is reached or the episode's budget spent; its reply read against `check`. */
+  private async exchange(messages: RequestMessage[], check: ReplyCheck): Promise<Exchange> {
+    const unsent = this.unsendable();
+    if (unsent) return unsent;
+    const { config } = this.options;
     this.calls++;
     const request = this.request(messages);
     const { status, ...answer } = await chat(this.client, request, {
@@ -340,9 +390,10 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
 
   /** The call's line, counted and written: the one place a call record is made. */
   private record(asked: Asked, ask: 1 | 2, { request, answer, status, parsed }: Exchange, fallback: readonly A[] | null): void {
-    const { planCut, ...shared } = asked;
+    const { planCut, image, ...shared } = asked;
     const { reply, error, ...http } = answer;
     const read = parsed && parsed.status !== 'format_error' ? parsed : null;
+    const sent = request && image ? this.imageOnRecord(request, image) : null;
     const line: CallRecord = {
       kind: 'llm-call',
       call: ++this.lines,
@@ -350,7 +401,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
       ...shared,
       ...(planCut && ask === 1 ? { planCut } : {}),
       ask,
-      request,
+      request: sent?.request ?? request,
+      ...(sent && { images: [sent.image] }),
       reply,
       status,
       actions: read ? read.actions : null,
@@ -366,10 +418,20 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     this.writer!.write(line);
   }
 
+  /** The request as the records keep it: the image a file beside them, its data URL replaced by the file's path. */
+  private imageOnRecord(request: ChatRequest, image: SeatImage): { request: ChatRequest; image: ImageRef } {
+    const file = this.writer!.saveImage(image.png, image.sha256, IMAGE_FORMAT);
+    const messages = replaceImage(request.messages, image, { ...image.part, image_url: { ...image.part.image_url, url: file } });
+    return { request: { ...request, messages }, image: { sha256: image.sha256, file, width: image.size.width, height: image.size.height, camera: image.camera } };
+  }
+
   private redact(text: string): string {
     return this.apiKey ? text.split(this.apiKey).join(KEY_PLACEHOLDER) : text;
   }
 }
+
+/** Scenes named so far in the process: each agent's each episode draws in its own. */
+let worlds = 0;
 
 /** An ask that sent nothing (`budget`, `cost_limit`), and why. */
 function unsent(status: CallStatus, error: string): Exchange {
@@ -391,6 +453,8 @@ export async function startLlmAgent<O extends SeatObservation, A extends ReplyAc
   const fewShot = fewShotFor(seat.role, template, config, options.fewShot, notice);
   if (config.keepHistory && !seat.conversation) notice(`keep-history: the llm ${seat.role} keeps no conversation (it is a follower's, by instruction)`);
   await preflight(client, config, (text) => (apiKey ? text.split(apiKey).join(KEY_PLACEHOLDER) : text), notice);
+  // Images need the frame renderer: one that cannot start stops the agent now, not at its first call.
+  if (imageSettings(config, seat.role)) await sharedFrameRenderer();
   return new LlmAgent(seat, template, client, apiKey, options, fewShot);
 }
 

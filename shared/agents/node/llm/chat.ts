@@ -5,8 +5,9 @@
  * (capped) or an exponential wait. Not retried: a timeout (the time is spent), other 4xx.
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
-import type { ChatMessage } from './templates';
+import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ImageDetail } from './config';
+import type { ChatRole } from './templates';
 import { estimatedTokens, type RateLimiter } from './rateLimit';
 
 /** One HTTP attempt of a call: its status (null when no response came) and how long it took. */
@@ -16,9 +17,26 @@ export interface Attempt {
   readonly error?: string;
 }
 
+export interface TextPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** An image in the OpenAI chat format: a data URL (`data:image/png;base64,...`), and how finely the model is to look. */
+export interface ImagePart {
+  readonly type: 'image_url';
+  readonly image_url: { readonly url: string; readonly detail: ImageDetail };
+}
+
+/** A message as sent: text, or text and an image (the observation's message when images are on). */
+export interface RequestMessage {
+  readonly role: ChatRole;
+  readonly content: string | readonly (TextPart | ImagePart)[];
+}
+
 export interface ChatRequest {
   readonly model: string;
-  readonly messages: readonly ChatMessage[];
+  readonly messages: readonly RequestMessage[];
   readonly temperature: number;
   readonly seed?: number;
   readonly max_tokens?: number;
@@ -100,7 +118,7 @@ export async function chat(client: OpenAI, request: ChatRequest, options: ChatOp
     const timeout = setTimeout(() => timer.abort(), options.timeoutMs);
     try {
       const { data, response, request_id } = await client.chat.completions
-        .create({ ...request, messages: [...request.messages] }, { signal: timer.signal, timeout: options.timeoutMs + 60_000, maxRetries: 0 })
+        .create({ ...request, messages: [...request.messages] as ChatCompletionMessageParam[] }, { signal: timer.signal, timeout: options.timeoutMs + 60_000, maxRetries: 0 })
         .withResponse();
       attempts.push({ status: response.status, ms: took() });
       const completion = (data ?? {}) as Partial<typeof data>;

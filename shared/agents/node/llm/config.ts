@@ -1,14 +1,20 @@
 /**
  * How the LLM agent reaches its model: the `--llm-*` options, or the same keys in a YAML file
  * (`--llm-config`). The file's keys are the options' names without `--llm-` (`base-url`, `model`,
- * ...); options given on the command line win over the file's top level, and a seat's own section
- * of the file (`leader:`, `follower:`) wins over both. The API key itself is never part of the
+ * ...; `images` is true or false where `--llm-images` names seats); options given on the command
+ * line win over the file's top level, and a seat's own section of the file (`leader:`,
+ * `follower:`) wins over both. The API key itself is never part of the
  * configuration: only the name of the environment variable that holds it.
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseFrameSize, type FrameSize } from '../../../frames/frame';
 import type { LlmRole } from './templates';
+
+/** The `detail` an image part may ask for (the OpenAI chat format's): how finely the model looks, and what the image costs. */
+export const IMAGE_DETAILS = ['low', 'high', 'auto'] as const;
+export type ImageDetail = (typeof IMAGE_DETAILS)[number];
 
 export interface LlmConfig {
   /** The OpenAI-compatible endpoint, up to and including its `/v1`. */
@@ -46,6 +52,12 @@ export interface LlmConfig {
   readonly rpm?: number;
   /** Tokens a minute, likewise. */
   readonly tpm?: number;
+  /** Send the seat's current frame, drawn from its own view, as an image beside the text (images.ts); absent: off. */
+  readonly images?: boolean;
+  /** The frame's size in pixels, when images are on (absent: DEFAULT_IMAGE_SIZE). */
+  readonly imageSize?: FrameSize;
+  /** The image part's `detail`, when images are on (absent: DEFAULT_IMAGE_DETAIL). */
+  readonly imageDetail?: ImageDetail;
 }
 
 export const LLM_DEFAULTS = {
@@ -82,6 +94,9 @@ export const LLM_CONFIG_KEYS = {
   pricePerMillionOutput: 'price-per-million-output',
   rpm: 'rpm',
   tpm: 'tpm',
+  images: 'images',
+  imageSize: 'image-size',
+  imageDetail: 'image-detail',
 } as const satisfies Record<keyof LlmConfig, string>;
 
 const httpUrl = z
@@ -112,6 +127,16 @@ export const partialLlmConfigSchema = z.strictObject({
   pricePerMillionOutput: z.number().min(0, 'must not be negative').max(1_000_000).optional(),
   rpm: z.number().int().min(1).max(1_000_000).optional(),
   tpm: z.number().int().min(1).max(1_000_000_000).optional(),
+  images: z.boolean().optional(),
+  imageSize: z
+    .string()
+    .transform((text, context) => {
+      const size = parseFrameSize(text);
+      if ('problem' in size) context.addIssue({ code: 'custom', message: size.problem });
+      return size as FrameSize;
+    })
+    .optional(),
+  imageDetail: z.enum(IMAGE_DETAILS, { message: `must be one of ${IMAGE_DETAILS.join(', ')}` }).optional(),
 });
 export type PartialLlmConfig = z.infer<typeof partialLlmConfigSchema>;
 

@@ -5,13 +5,17 @@
  * just before their own observation's message, after the template's messages before it (the
  * system message and the worked examples stay first and unchanged). A new instruction, and a new
  * episode, start a fresh conversation. A call that got no reply (a backend error, a timeout, a
- * spent budget) is not kept: its question had no answer.
+ * spent budget) is not kept: its question had no answer. With images on, the earlier calls are
+ * carried as text: an earlier frame is a view the follower has moved on from (the observation's
+ * memory keeps what it saw), and each would cost its image's tokens again in every call.
  *
  * At most HISTORY_MAX_MESSAGES earlier messages are carried, the oldest calls dropped whole, so
  * that a long instruction costs at most that many messages more a call (about 12 x 400 tokens with
  * the default template): an instruction takes one to three calls mostly, and the observation
  * already says what the follower remembers of the map.
  */
+import type { RequestMessage } from './chat';
+import { textOf } from './images';
 import type { ChatMessage } from './templates';
 import type { RecordHeader } from './records';
 
@@ -54,9 +58,10 @@ export class Conversation<O> {
   }
 
   /** Keeps the call just made: the messages its last request sent (`around`'s, and a re-ask's) and the reply to them. */
-  keep(sent: readonly ChatMessage[] | undefined, reply: string | null): void {
+  keep(sent: readonly RequestMessage[] | undefined, reply: string | null): void {
     if (!this.topicOf || !sent || reply === null) return;
-    this.calls.push([...sent.slice(this.ownFrom), { role: 'assistant', content: reply }]);
+    const own = sent.slice(this.ownFrom).map((message) => ({ role: message.role, content: textOf(message) }));
+    this.calls.push([...own, { role: 'assistant', content: reply }]);
     let messages = this.calls.reduce((sum, call) => sum + call.length, 0);
     while (messages > HISTORY_MAX_MESSAGES) messages -= this.calls.shift()!.length;
   }

@@ -3,8 +3,8 @@
  * the same endpoint for the same model (games played at once each have their own agent): each HTTP
  * attempt waits until the last 60 s hold fewer than `rpm` requests and fewer than `tpm` tokens.
  * Tokens are known only once a reply counts them, so an attempt in flight counts what its request
- * may cost at most (its prompt's characters / 4, plus `max_tokens` or 1,000), and its reply's
- * count replaces that estimate. The server's own `retry-after` is honoured by the chat client
+ * may cost at most (its prompt's characters / 4, an image as IMAGE_TOKENS, plus `max_tokens` or
+ * 1,000), and its reply's count replaces that estimate. The server's own `retry-after` is honoured by the chat client
  * besides.
  */
 
@@ -12,6 +12,12 @@
 const WINDOW_MS = 60_000;
 /** A reply's tokens when the request sets no `max_tokens`: an estimate for the wait only. */
 const UNBOUNDED_REPLY_TOKENS = 1_000;
+/**
+ * An image's tokens, for the wait only: above what providers count for a frame up to 1024 x 1024
+ * at high detail (OpenAI some 765, Anthropic some 1,400 at most). Its data URL's characters, counted
+ * as text, would be tens of thousands.
+ */
+export const IMAGE_TOKENS = 1_500;
 
 export interface RateLimits {
   /** Requests a minute (HTTP attempts, retries included); absent: no limit. */
@@ -25,10 +31,18 @@ interface Spent {
   tokens: number;
 }
 
-/** A request's largest cost in tokens before it is sent: its text's characters / 4 and its reply's limit. */
-export function estimatedTokens(request: { readonly messages: readonly { readonly content: unknown }[]; readonly max_tokens?: number }): number {
-  const characters = request.messages.reduce((sum, message) => sum + JSON.stringify(message.content).length, 0);
-  return Math.ceil(characters / 4) + (request.max_tokens ?? UNBOUNDED_REPLY_TOKENS);
+/** What the estimate reads of a request (a ChatRequest): its messages' text and images, and its reply's limit. */
+interface Estimated {
+  readonly messages: readonly { readonly content: string | readonly ({ readonly type: 'text'; readonly text: string } | { readonly type: 'image_url' })[] }[];
+  readonly max_tokens?: number;
+}
+
+/** A request's largest cost in tokens before it is sent: its text's characters / 4, its images, and its reply's limit. */
+export function estimatedTokens(request: Estimated): number {
+  const parts = request.messages.flatMap(({ content }) => (typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content));
+  const characters = parts.reduce((sum, part) => sum + (part.type === 'text' ? JSON.stringify(part.text).length : 0), 0);
+  const images = parts.filter((part) => part.type === 'image_url').length;
+  return Math.ceil(characters / 4) + images * IMAGE_TOKENS + (request.max_tokens ?? UNBOUNDED_REPLY_TOKENS);
 }
 
 export class RateLimiter {

@@ -2,14 +2,16 @@
  * The call records: one JSON line per chat call, in `<episode>.<role>.llm.ndjson` (the episode being
  * the game's id, the name of its log), after one header line. The suffix is not a game log's
  * `.jsonl`, so that a folder holding both reads as logs alone (`DIR/*.jsonl`); this module is the
- * one owner of the names, the older `.llm.jsonl` included. docs/log-format.md ("LLM call
- * records") describes every field. The API key is never among them: the writer replaces it in any
- * line, as a last guard.
+ * one owner of the names, the older `.llm.jsonl` included. The images a call sent are files in a
+ * folder beside (`<episode>.<role>.llm.images/<sha256>.png`), never data in a line.
+ * docs/log-format.md ("LLM call records") describes every field. The API key is never among them:
+ * the writer replaces it in any line, as a last guard.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { FrameCamera } from '../../../frames/frame';
 import type { ChatRequest, ChatResult } from './chat';
-import type { LlmConfig } from './config';
+import type { ImageDetail, LlmConfig } from './config';
 import type { LlmRole } from './templates';
 import type { ReplyAction, ReplyCheck } from './reply';
 
@@ -53,6 +55,12 @@ export interface RecordHeader {
     /** Requests and tokens a minute, when limited (rateLimit.ts). */
     readonly rpm?: number;
     readonly tpm?: number;
+    /** When images are on (images.ts): each observation's message carries the seat's frame, so drawn (`320x240`, `png`). */
+    readonly images?: true;
+    readonly imageSize?: string;
+    readonly imageDetail?: ImageDetail;
+    readonly imageCamera?: FrameCamera;
+    readonly imageFormat?: 'png';
     /** The variable's name only. */
     readonly apiKeyEnv: string;
   };
@@ -63,6 +71,16 @@ export interface RecordHeader {
 export interface ExampleRef {
   readonly gameId: string;
   readonly instructionId: number;
+}
+
+/** An image a request carried: a file beside the records, its data URL in the request replaced by the file's path. */
+export interface ImageRef {
+  readonly sha256: string;
+  /** Relative to the record file's folder: `<episode>.<role>.llm.images/<sha256>.png`. */
+  readonly file: string;
+  readonly width: number;
+  readonly height: number;
+  readonly camera: FrameCamera;
 }
 
 /**
@@ -97,8 +115,10 @@ export interface CallRecord extends Omit<ChatResult, 'status' | 'error'> {
   readonly history?: number;
   /** 1 for the first ask of an observation, 2 for the re-ask after an unusable reply. */
   readonly ask: 1 | 2;
-  /** The request's body (model, messages, settings); null when it was not sent (`budget`). */
+  /** The request's body (model, messages, settings), each image's data URL replaced by its file; null when it was not sent (`budget`). */
   readonly request: ChatRequest | null;
+  /** With images on, the images the request carried, in order (absent when it carried none). */
+  readonly images?: readonly ImageRef[];
   /** What the parser checked the reply against. */
   readonly check: ReplyCheck;
   readonly status: CallStatus;
@@ -195,9 +215,25 @@ export function findRecordFile(dir: string, episodeId: string, role: LlmRole): s
   return !existsSync(file) && existsSync(older) ? older : file;
 }
 
-/** Writes one episode's lines as they happen (synchronously: a crash keeps every line written before it). */
+/** The suffix of the folder beside a record file that holds its calls' images. */
+export const IMAGES_SUFFIX = '.llm.images';
+
+/** The images folder of a record file: `<episode>.<role>.llm.images` beside `<episode>.<role>.llm.ndjson`. */
+export function imagesFolderOf(recordFile: string): string {
+  return `${recordFile.replace(/\.llm\.(ndjson|jsonl)$/, '')}${IMAGES_SUFFIX}`;
+}
+
+/** Removes what an episode left in `dir`: its record file and its images (a game that did not finish). */
+export function removeRecords(dir: string, episodeId: string, role: LlmRole): void {
+  const file = findRecordFile(dir, episodeId, role);
+  rmSync(file, { force: true });
+  rmSync(imagesFolderOf(file), { recursive: true, force: true });
+}
+
+/** Writes one episode's lines as they happen (synchronously: a crash keeps every line written before it), and its images. */
 export class RecordWriter {
   private fd: number;
+  private readonly imagesFolder: string;
 
   constructor(
     readonly path: string,
@@ -205,6 +241,9 @@ export class RecordWriter {
   ) {
     // Its owner's only, as every file of a data directory (they hold what participants wrote).
     this.fd = openSync(path, 'w', 0o600);
+    // The lines start again: the images of an earlier writing of the episode are none of theirs.
+    this.imagesFolder = imagesFolderOf(path);
+    rmSync(this.imagesFolder, { recursive: true, force: true });
   }
 
   static inDirectory(dir: string, episodeId: string, role: LlmRole, secret: string | null): RecordWriter {
@@ -216,6 +255,20 @@ export class RecordWriter {
     // The last guard: whatever brought the key here (a server echoing it in a reply), it is not
     // written. Inside the line's strings only: the line's names and numbers are never touched.
     writeSync(this.fd, `${JSON.stringify(this.secret ? redactStrings(line, this.secret) : line)}\n`);
+  }
+
+  /**
+   * Keeps an image beside the lines, once: its name is its sha256, so a frame sent again (a re-ask,
+   * a view unchanged) is one file. Written whole or not at all. Its path, relative to the lines' folder.
+   */
+  saveImage(bytes: Buffer, sha256: string, extension: string): string {
+    mkdirSync(this.imagesFolder, { recursive: true, mode: 0o700 });
+    const file = join(this.imagesFolder, `${sha256}.${extension}`);
+    if (!existsSync(file)) {
+      writeFileSync(`${file}.part`, bytes, { mode: 0o600 });
+      renameSync(`${file}.part`, file);
+    }
+    return join(basename(this.imagesFolder), basename(file));
   }
 
   close(): void {

@@ -2,9 +2,10 @@
  * Prompt templates: text files, one default per role in shared/agents/prompts/. A template is a
  * list of messages, each opened by a marker line (`--- system ---`, `--- user ---`,
  * `--- assistant ---`); `--- correction ---` opens the user message sent when a reply could not be
- * used and the model is asked again. Text before the first marker is a note for people and is not
- * sent. `{{name}}` is replaced by the variable `name`; a name the role does not give is an error
- * when the template is loaded, not in the middle of a game.
+ * used and the model is asked again; `--- image ---` opens what the image sent with each observation
+ * shows (images.ts), which `{{image}}` stands for when images are on. Text before the first marker
+ * is a note for people and is not sent. `{{name}}` is replaced by the variable `name`; a name the
+ * role does not give is an error when the template is loaded, not in the middle of a game.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,19 +27,22 @@ export interface PromptTemplate {
   readonly messages: readonly ChatMessage[];
   /** The correction message, with `{{error}}` (the parser's message). */
   readonly correction: string;
+  /** What the image sent with each observation shows, for `{{image}}` when images are on; null when the template says nothing of it. */
+  readonly image: string | null;
 }
 
 /** The variables each role's templates may use. */
 export const TEMPLATE_VARIABLES: Readonly<Record<LlmRole, readonly string[]>> = {
   // `examples`: the worked examples of few-shot-k (fewShot.ts), empty when there are none.
-  follower: ['observation', 'legal', 'instruction', 'steps_left', 'turns_left', 'score', 'examples'],
-  leader: ['observation', 'legal', 'can_instruct', 'max_instruction_length', 'steps_left', 'turns_left', 'score'],
+  // `image`: the template's image section after a blank line when images are on, else empty.
+  follower: ['observation', 'legal', 'instruction', 'steps_left', 'turns_left', 'score', 'examples', 'image'],
+  leader: ['observation', 'legal', 'can_instruct', 'max_instruction_length', 'steps_left', 'turns_left', 'score', 'image'],
 };
 
 /** Sent on a re-ask when the template has no correction section. */
 export const DEFAULT_CORRECTION = 'Your reply could not be used: {{error}}\nAnswer again with only the JSON object.';
 
-const MARKER = /^--- (system|user|assistant|correction) ---[ \t]*$/;
+const MARKER = /^--- (system|user|assistant|correction|image) ---[ \t]*$/;
 const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
 
 export class TemplateError extends Error {
@@ -69,26 +73,39 @@ export function loadTemplate(role: LlmRole, path = defaultTemplatePath(role)): P
   return { path: absolute, sha256: createHash('sha256').update(bytes).digest('hex'), ...parsed };
 }
 
-/** The messages and correction of a template's text (pure; `name` is for messages). */
-export function parseTemplate(text: string, role: LlmRole, name: string): Pick<PromptTemplate, 'messages' | 'correction'> {
-  const sections: { kind: ChatRole | 'correction'; lines: string[] }[] = [];
+/** The sections that are not messages: each at most once. */
+const NOTES = ['correction', 'image'] as const;
+type Note = (typeof NOTES)[number];
+
+/** The messages, correction and image note of a template's text (pure; `name` is for messages). */
+export function parseTemplate(text: string, role: LlmRole, name: string): Pick<PromptTemplate, 'messages' | 'correction' | 'image'> {
+  const sections: { kind: ChatRole | Note; lines: string[] }[] = [];
   for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
     const marker = MARKER.exec(line);
-    if (marker) sections.push({ kind: marker[1] as ChatRole | 'correction', lines: [] });
+    if (marker) sections.push({ kind: marker[1] as ChatRole | Note, lines: [] });
     else sections.at(-1)?.lines.push(line);
   }
   const body = (lines: string[]) => lines.join('\n').trim();
-  const messages = sections.filter((s) => s.kind !== 'correction').map((s) => ({ role: s.kind as ChatRole, content: body(s.lines) }));
-  const corrections = sections.filter((s) => s.kind === 'correction');
+  const isNote = (kind: ChatRole | Note): kind is Note => (NOTES as readonly string[]).includes(kind);
+  const messages = sections.flatMap((s) => (isNote(s.kind) ? [] : [{ role: s.kind, content: body(s.lines) }]));
   if (!messages.some((m) => m.role === 'user')) throw new TemplateError(`${name}: the prompt template has no "--- user ---" message`);
   if (messages.at(-1)!.role !== 'user') throw new TemplateError(`${name}: the prompt template must end with a user message (the model answers the last one)`);
-  if (corrections.length > 1) throw new TemplateError(`${name}: the prompt template has more than one "--- correction ---" section`);
+  const notes: Partial<Record<Note, string>> = {};
+  for (const section of sections) {
+    if (!isNote(section.kind)) continue;
+    if (notes[section.kind] !== undefined) throw new TemplateError(`${name}: the prompt template has more than one "--- ${section.kind} ---" section`);
+    notes[section.kind] = body(section.lines);
+  }
   const empty = messages.findIndex((m) => m.content === '');
   if (empty >= 0) throw new TemplateError(`${name}: message ${empty + 1} (${messages[empty].role}) of the prompt template is empty`);
-  const correction = corrections.length === 1 ? body(corrections[0].lines) : DEFAULT_CORRECTION;
-  checkVariables(messages.map((m) => m.content).join('\n'), TEMPLATE_VARIABLES[role], name);
+  const correction = notes.correction ?? DEFAULT_CORRECTION;
+  const content = messages.map((m) => m.content).join('\n');
+  checkVariables(content, TEMPLATE_VARIABLES[role], name);
   checkVariables(correction, ['error'], `${name} (correction)`);
-  return { messages, correction };
+  checkVariables(notes.image ?? '', [], `${name} (image)`);
+  // Images on, {{image}} would say nothing: the words that say what the image shows are the section's.
+  if (notes.image === undefined && usesVariable({ messages }, 'image')) throw new TemplateError(`${name}: the prompt template uses {{image}} but has no "--- image ---" section saying what the image shows`);
+  return { messages, correction, image: notes.image ?? null };
 }
 
 function checkVariables(text: string, known: readonly string[], name: string): void {
