@@ -12,23 +12,24 @@ import { WorldScene } from '../world/WorldScene';
 const CAMERA_MODES: Readonly<Record<FrameCamera, CameraMode>> = { 'first-person': 'firstPerson', overhead: 'topdown', angled: 'overhead' };
 const JPEG_QUALITY = 0.9;
 
+/** A world's scene, and the map last shown in it with its text: an equal map keeps the ground already built. */
 interface Shown {
-  readonly key: string;
   readonly world: WorldScene;
-  /** The map last shown and its text: an equal map keeps the ground already built. */
   map: KnownMap;
   mapText: string;
 }
 
+/** Scenes kept by world key, the most recently used last: frames of a few games or seats in turn each keep theirs. */
+const SCENES_KEPT = 8;
+const scenes = new Map<string, Shown>();
 let renderer: WorldRenderer | null = null;
-let shown: Shown | null = null;
 
 export async function drawFrame(container: HTMLElement, request: FrameRequest): Promise<Uint8Array> {
   renderer ??= detached(new WorldRenderer(container, { pixelRatio: 1, antialias: false }));
-  const world = worldFor(request);
+  const shown = shownFor(renderer, request);
   const { width, height } = request.size;
   renderer.setMode(CAMERA_MODES[request.camera]);
-  showView(world, renderer, { ...request.view, map: mapFor(request.view.map) });
+  showView(shown.world, renderer, { ...request.view, map: mapFor(shown, request.view.map) });
   renderer.drawFrame(width, height);
   const rgba = readRows(renderer.context, width, height);
   if (request.format === 'rgb') return toRgb(rgba);
@@ -41,20 +42,28 @@ function detached(worldRenderer: WorldRenderer): WorldRenderer {
   return worldRenderer;
 }
 
-/** The scene of the request's world: kept while frames of one world follow each other. */
-function worldFor(request: FrameRequest): WorldScene {
-  if (shown?.key === request.world) return shown.world;
-  shown?.world.dispose();
-  const world = new WorldScene(request.view.map);
-  renderer!.setWorld(world, request.view.view);
-  shown = { key: request.world, world, map: request.view.map, mapText: JSON.stringify(request.view.map) };
-  return world;
+/** The scene of the request's world, made if it is not kept (the least recently used one then goes). */
+function shownFor(worldRenderer: WorldRenderer, request: FrameRequest): Shown {
+  let shown = scenes.get(request.world);
+  if (shown) {
+    scenes.delete(request.world);
+  } else {
+    shown = { world: new WorldScene(request.view.map), map: request.view.map, mapText: JSON.stringify(request.view.map) };
+    if (scenes.size >= SCENES_KEPT) {
+      const [oldest, old] = scenes.entries().next().value!;
+      scenes.delete(oldest);
+      old.world.dispose();
+    }
+  }
+  scenes.set(request.world, shown);
+  worldRenderer.setWorld(shown.world, request.view.view);
+  return shown;
 }
 
-function mapFor(map: KnownMap): KnownMap {
+function mapFor(shown: Shown, map: KnownMap): KnownMap {
   const text = JSON.stringify(map);
-  if (shown!.mapText !== text) Object.assign(shown!, { map, mapText: text });
-  return shown!.map;
+  if (shown.mapText !== text) Object.assign(shown, { map, mapText: text });
+  return shown.map;
 }
 
 /** The drawing buffer's pixels as RGBA rows from the top (WebGL counts rows from the bottom). */
