@@ -9,6 +9,7 @@ their tests skip, and the header of pytest's report says so.
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import shutil
 import subprocess
 import sys
@@ -92,3 +93,45 @@ def fake_node(tmp_path, monkeypatch):
         return str(path)
 
     return make
+
+
+STAND_IN = r'''
+import json, os, struct, sys, time
+mode, marker = sys.argv[1], sys.argv[2]
+if mode == "fail-start" or (mode == "die-then-fail" and os.path.exists(marker)):
+    sys.stderr.write("starting...\ncannot start the frame renderer: /x/client/dist/frames/index.html is missing; run `npm run build:client`\n")
+    sys.exit(1)
+open(marker, "a").close()
+out = sys.stdout.buffer
+for served, line in enumerate(sys.stdin.buffer):
+    request = json.loads(line)
+    assert request["format"] == "rgb" and request["view"]["role"] in ("follower", "leader"), request
+    if mode in ("die-after-1", "die-then-fail") and served == 1:
+        sys.exit(3)
+    if mode == "hang-after-1" and served == 1:
+        time.sleep(120)
+    if mode == "refuse":
+        message = b"not a frame request: camera: Invalid option"
+        out.write(struct.pack("<II", 0xFFFFFFFF, len(message)) + message)
+    else:
+        size = request["size"]
+        data = bytes([os.getpid() % 251]) * (size["width"] * size["height"] * 3)
+        out.write(struct.pack("<I", len(data)) + data)
+    out.flush()
+'''
+
+
+@pytest.fixture
+def stand_in_renderer(tmp_path, monkeypatch):
+    """`stand_in_renderer(mode)`: CEREALBAR_RENDERER runs a stand-in for the frame renderer (no
+    browser) in that mode: it answers each frame request with a frame of one byte value (its pid
+    modulo 251), `die-after-1` exits at its second request, `die-then-fail` too and every later
+    start fails, `fail-start` fails as `cerealbar frames` does without the built client, `refuse`
+    refuses every request, `hang-after-1` never answers its second."""
+    script = tmp_path / "renderer.py"
+    script.write_text(STAND_IN)
+
+    def use(mode: str) -> None:
+        monkeypatch.setenv("CEREALBAR_RENDERER", shlex.join([sys.executable, str(script), mode, str(tmp_path / f"started-{mode}")]))
+
+    return use

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from cerealbar.bench import batched, fast_lines, fast_logs_line, single
+from cerealbar.bench import batched, fast_lines, fast_logs_line, frames_lines, single
 from cerealbar.envs import FollowerEnv
 
 
@@ -38,3 +38,11 @@ def test_the_fast_benchmark_measures_logged_episodes_with_logs(selfplay_logs):
     assert re.fullmatch(r"python vector env N=4, logged episodes \(ndtw\): \d{1,3}(,\d{3})* steps/s", line), line
     line = fast_logs_line(4, 30, seed=1, logs=str(selfplay_logs), processes=2)
     assert re.fullmatch(r"python vector env N=4, logged episodes \(ndtw\), 2 processes: \d{1,3}(,\d{3})* steps/s", line), line
+
+
+def test_the_frames_benchmark_prints_its_two_lines(stand_in_renderer):
+    # A stand-in renderer (no browser): the lines' form, not the real rates (npm run bench:python -- --frames).
+    stand_in_renderer("ok")
+    rendered, pixels = frames_lines(5, (32, 24), seed=1)
+    assert re.fullmatch(r"FollowerEnv rgb_array, first-person 32x24: [\d,]+\.\d frames/s \(\d+\.\d ms a render\(\) after a step; the renderer's start and first frame \d+\.\d s\)", rendered), rendered
+    assert re.fullmatch(r"FollowerEnv observation_mode='pixels', first-person 32x24: [\d,]+\.\d steps/s", pixels), pixels

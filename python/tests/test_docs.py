@@ -44,3 +44,18 @@ def test_the_vector_and_pettingzoo_examples_run(tmp_path):
         script.write_text(python_block_after(heading))
         namespace = runpy.run_path(str(script))
         assert namespace["env" if needs == "pettingzoo" else "envs"] is not None
+
+
+def test_the_rendering_examples_run(tmp_path):
+    if not (REPO / "client" / "dist" / "frames" / "index.html").is_file():
+        pytest.skip("client/dist/frames/index.html is missing: run `npm run build:client` to run the frame examples")
+    section = (REPO / "docs" / "python.md").read_text().split("## Rendering and pixels", 1)[1].split("\n## ", 1)[0]
+    blocks = [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    assert len(blocks) == 2
+    script = tmp_path / "frames.py"
+    script.write_text(blocks[0])
+    namespace = runpy.run_path(str(script))
+    assert namespace["eyes"].shape == namespace["known"].shape == (120, 160, 3)
+    script.write_text(blocks[1])
+    namespace = runpy.run_path(str(script))
+    assert namespace["image"].shape == (84, 84, 3) and namespace["observation"]["image"].dtype == np.uint8

@@ -83,7 +83,8 @@ def test_render_ansi_and_rgb_array():
         env.reset(seed=2)
         text = env.render()
         assert "F follower" in text and "? not seen yet" in text
-    with cerealbar.LeaderEnv(render_mode="rgb_array") as env:
+    # The small top-down picture of the observation is render_camera "map" (the 3D cameras: test_frames.py).
+    with cerealbar.LeaderEnv(render_mode="rgb_array", render_camera="map") as env:
         observation, _ = env.reset(seed=2)
         picture = env.render()
         assert picture.dtype == np.uint8 and picture.shape == (25 * 8, 25 * 8 + 4, 3)

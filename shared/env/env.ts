@@ -17,7 +17,7 @@ import { GameSetupError } from '../engine/errors';
 import type { Cell } from '../engine/hex';
 import type { GameMap, World } from '../engine/map';
 import { createGame, type GameState } from '../engine/state';
-import { followerInstructionId } from '../engine/playerView';
+import { emptyMemory, followerInstructionId, playerView, remember, type Memory, type PlayerView } from '../engine/playerView';
 import { actionOfCode, byActor, type Action } from '../engine/actions';
 import { step, type Outcome, type StepResult } from '../engine/transition';
 import { GeodesicDistance } from '../eval/distance';
@@ -134,6 +134,13 @@ interface Episode {
   readonly potential: Potential;
   readonly tracker: ObservationTracker;
   state: GameState;
+  /**
+   * The follower's memory for `followerView`, kept beside the tracker's: the states the follower
+   * observed (one per observation, as the tracker witnesses them), remembered in order only when
+   * a view is asked for. `unremembered` holds those not remembered yet.
+   */
+  memory: Memory;
+  unremembered: GameState[];
   /** Null when no instruction is queued (only once the episode is over). */
   progress: InstructionProgress | null;
   /** phi(state) for `progress`'s instruction: where the next step's F starts from. */
@@ -159,7 +166,18 @@ export class FollowerEnv {
     const potential = this.potentialFor(setup);
     const progress = progressAt(setup.start);
     const phi = progress ? potential(setup.start, progress) : 0;
-    const episode: Episode = { partner: setup.partner, potential, tracker: new ObservationTracker(), state: setup.start, progress, phi, steps: 0, over: false };
+    const episode: Episode = {
+      partner: setup.partner,
+      potential,
+      tracker: new ObservationTracker(),
+      state: setup.start,
+      memory: emptyMemory('follower'),
+      unremembered: [setup.start],
+      progress,
+      phi,
+      steps: 0,
+      over: false,
+    };
     this.episode = episode;
     const info = { ...this.infoOf(episode, null, 0, 0), episodeId: setup.episodeId };
     return { observation: episode.tracker.observe(episode.state), info };
@@ -181,6 +199,7 @@ export class FollowerEnv {
     const truncated = !terminated && (exhausted || episode.steps >= this.options.maxSteps);
     const shaping = this.advance(episode, state, terminated);
     episode.over = terminated || truncated;
+    if (state !== episode.unremembered.at(-1)) episode.unremembered.push(state);
     const points = state.score - before.score;
     return {
       observation: episode.tracker.observe(state),
@@ -189,6 +208,20 @@ export class FollowerEnv {
       truncated,
       info: this.infoOf(episode, result.outcome, shaping, points),
     };
+  }
+
+  /**
+   * The follower's playerView now: `playerView(state, 'follower', memory)` with its memory of the
+   * states it observed this episode (the reset's and each step's), the view its last observation
+   * was built from; null before the first reset. Frames are drawn from it (shared/frames), so a
+   * frame shows only what the follower knows.
+   */
+  followerView(): PlayerView | null {
+    const episode = this.episode;
+    if (!episode) return null;
+    for (const state of episode.unremembered) episode.memory = remember(episode.memory, state);
+    episode.unremembered = [];
+    return playerView(episode.state, 'follower', episode.memory);
   }
 
   /**

@@ -23,9 +23,17 @@
  * | 10 batchStep | u32 batch, size times u8 action, u32 k, k times u32 seed | u32 k, k times u32 slot (no game) |
  * | 11 batchResetAt | u32 batch, u32 slot, u32 seed | u8 1 started, 0 no game |
  * | 12 batchClose | u32 batch | nothing |
+ * | 13 frameView | u32 env | JSON FrameView (shared/frames/frame.ts) |
  *
  * An action is a u8 index into the layout's `actions`; the leader's INSTRUCTION is followed by
  * u32 length + UTF-8 text. A block is laid out as its env's `Layout` says (observationArrays.ts).
+ *
+ * frameView answers with what a frame of the env's agent now draws: `frameView(playerView(state,
+ * role, memory))`, the follower env's follower view (with its memory of the episode) or the leader
+ * env's leader view, never anything built from the whole state, so that a follower's frame shows
+ * only what the follower knows. The client sends it to a frame renderer (`cerealbar frames`) as a
+ * frame request's `view`. Only follower and leader envs have one; before a reset it is refused
+ * (`episode-over`).
  *
  * A batch (ops 8 to 12, served by servedBatch.ts; requests read and answers written by wire.ts)
  * is a FollowerBatch of `size` environments whose arrays reach the client
@@ -59,6 +67,7 @@ import { followerObservationSchema } from '../agents/protocol';
 import { pureFollowerNames } from '../agents/catalogue';
 import { LEADER_AGENT_CODES, type FollowerObservation, type LeaderAgentAction } from '../agents/types';
 import type { PlayerView } from '../engine/playerView';
+import { frameView, type FrameView } from '../frames/frame';
 import { FollowerEnv, DEFAULT_ENV_OPTIONS } from './env';
 import { DEFAULT_GAME_ENV_OPTIONS, GAME_AGENTS, GameEnv, type GameAction, type GameEnvStep } from './gameEnv';
 import { DEFAULT_LEADER_ENV_OPTIONS, LeaderEnv } from './leaderEnv';
@@ -70,7 +79,7 @@ import { ByteReader, concat, json, lengthPrefixed, parse, RequestError, utf8, ty
 export const PROTOCOL = 'cerealbar-env';
 export const PROTOCOL_VERSION = 1;
 
-export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 } as const;
+export const OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12, frameView: 13 } as const;
 export const STATUS = { ok: 0, error: 1 } as const;
 export const ANSWER_HEADER_BYTES = 8;
 
@@ -126,6 +135,8 @@ interface ServedEnv {
   reset(options: z.output<typeof resetOptionsSchema>): { block: Uint8Array[]; episodeId: string };
   step(request: ByteReader): Uint8Array[];
   render(): string;
+  /** What a frame of the agent's view draws now (follower and leader envs only; null before a reset). */
+  frameView?(): FrameView | null;
   /** Observers only: the block of an observation given as JSON. */
   encode?(input: unknown): Uint8Array[];
 }
@@ -192,6 +203,14 @@ export class EnvServer {
       }
       case OPS.render:
         return [utf8.encode(this.env(request.u32()).render())];
+      case OPS.frameView: {
+        const env = this.env(request.u32());
+        request.end();
+        if (!env.frameView) throw new RequestError('invalid', 'only follower and leader environments have frames');
+        const view = env.frameView();
+        if (!view) throw new RequestError('episode-over', 'nothing to draw yet: call reset() first');
+        return [json(view)];
+      }
       case OPS.encode: {
         const env = this.env(request.u32());
         if (!env.encode) throw new RequestError('invalid', 'only an observer environment encodes observations');
@@ -342,6 +361,11 @@ class ServedFollowerEnv implements ServedEnv {
   render(): string {
     return this.observation ? renderFollower(this.observation) : NO_EPISODE;
   }
+
+  frameView(): FrameView | null {
+    const view = this.env.followerView();
+    return view && frameView(view);
+  }
 }
 
 class ServedLeaderEnv implements ServedEnv {
@@ -376,6 +400,10 @@ class ServedLeaderEnv implements ServedEnv {
 
   render(): string {
     return this.view ? renderLeader(this.view) : NO_EPISODE;
+  }
+
+  frameView(): FrameView | null {
+    return this.view && frameView(this.view);
   }
 }
 

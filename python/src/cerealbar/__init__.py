@@ -28,6 +28,8 @@ from .errors import (
     IllegalActionError,
     InvalidRequestError,
     NodeUnavailableError,
+    RendererError,
+    RendererUnavailableError,
 )
 
 __version__ = "0.1.0"
@@ -47,6 +49,8 @@ __all__ = [
     "IllegalActionError",
     "InvalidRequestError",
     "NodeUnavailableError",
+    "RendererError",
+    "RendererUnavailableError",
     "FOLLOWER_ID",
     "LEADER_ID",
     "FAST_FOLLOWER_ID",

@@ -10,6 +10,10 @@ random actions and self-play games, a finished game's environment reset at once.
 across 1, then 2 Node processes, a line for each; with `--levels K`, more: both on a fixed set of
 K levels (the `levels` option), the fast one's batch keeping their starts; with `--logs DIR`,
 more: `FastFollowerVectorEnv` playing the episodes of the logs in DIR with the "ndtw" reward.
+
+`python -m cerealbar.bench --frames` measures only the frames (it needs the frame renderer,
+docs/python.md): `FollowerEnv(render_mode="rgb_array")`'s render() after each step, first-person at
+320x240 (`--frame-size`), and `observation_mode="pixels"`'s steps per second, one line each.
 """
 
 from __future__ import annotations
@@ -154,6 +158,48 @@ def _in_processes(count: int) -> str:
     return "" if count == 1 else f", {count} processes"
 
 
+def frames_lines(renders: int, size: tuple[int, int], seed: int) -> list[str]:
+    """The frames' rates: FollowerEnv's first-person render() after each of `renders` random steps
+    (only the render timed), and the steps per second of FollowerEnv(observation_mode="pixels")
+    (step and image together) over as many steps; a finished game's environment reset at once.
+    The renderer's start (its first frame) is left out, and said."""
+    width, height = size
+    lines = []
+    env = FollowerEnv(description=False, render_mode="rgb_array", render_size=size)
+    try:
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        start = time.perf_counter()
+        env.render()
+        started = time.perf_counter() - start
+        drawing = 0.0
+        for _ in range(renders):
+            _, _, terminated, truncated, _ = env.step(int(rng.integers(5)))
+            if terminated or truncated:
+                env.reset()
+            start = time.perf_counter()
+            env.render()
+            drawing += time.perf_counter() - start
+        lines.append(
+            f"FollowerEnv rgb_array, first-person {width}x{height}: {renders / drawing:,.1f} frames/s "
+            f"({1000 * drawing / renders:.1f} ms a render() after a step; the renderer's start and first frame {started:.1f} s)"
+        )
+    finally:
+        env.close()
+    env = FollowerEnv(description=False, observation_mode="pixels", render_size=size)
+    try:
+        env.reset(seed=seed)  # the renderer starts here, untimed
+        lines.append(f"FollowerEnv observation_mode='pixels', first-person {width}x{height}: {single(env, renders, 5, seed):,.1f} steps/s")
+    finally:
+        env.close()
+    return lines
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.partition("x")
+    return int(width), int(height)
+
+
 def two_player(steps: int, seed: int) -> float:
     """Steps per second of the PettingZoo AEC environment (both players, actions drawn with the masks)."""
     from . import multiagent
@@ -186,7 +232,14 @@ def main() -> None:
     parser.add_argument("--processes", type=int, nargs="+", default=[1], help="Node processes of FastFollowerVectorEnv for --fast: one line for each number given (default 1)")
     parser.add_argument("--levels", type=int, help="with --fast, also both on this many levels (the levels option), the fast one's starts kept")
     parser.add_argument("--logs", help="with --fast, also FastFollowerVectorEnv on the episodes of these logs (a .jsonl file or a directory), 'ndtw' rewards")
+    parser.add_argument("--frames", action="store_true", help="only the frames: FollowerEnv's rgb_array render() and its pixels observation (needs the frame renderer)")
+    parser.add_argument("--renders", type=int, default=200, help="renders and pixels steps for --frames (default 200)")
+    parser.add_argument("--frame-size", type=_size, default=(320, 240), help="WIDTHxHEIGHT for --frames (default 320x240)")
     args = parser.parse_args()
+    if args.frames:
+        for line in frames_lines(args.renders, args.frame_size, seed=1):
+            print(line, flush=True)
+        return
     if args.fast:
         for line in fast_lines(args.envs, args.fast_steps, seed=1, processes=args.processes):
             print(line, flush=True)

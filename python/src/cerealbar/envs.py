@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from . import render as _render
-from .engine import DEFAULT_TIMEOUT, OP_RENDER, OP_RESET, OP_STEP, start_engine
+from .engine import DEFAULT_TIMEOUT, OP_FRAME_VIEW, OP_RENDER, OP_RESET, OP_STEP, start_engine
+from .frames import CAMERAS, DEFAULT_SIZE, RENDER_CAMERAS, FrameRenderer, checked_camera, checked_size, default_camera
 from .errors import EngineCrashedError, EngineTimeoutError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout, Transition, read_text
 
@@ -72,24 +73,52 @@ SEED_LIMIT = 2**32
 #: Drawn self-play seeds whose game cannot start (rare) are replaced by new draws, this many times at most.
 _SEED_DRAWS = 100
 _ENV_ID = struct.Struct("<I")
+#: What `observation_mode` takes: None, today's observation, or "pixels", with the frame as `image` beside it.
+OBSERVATION_MODES = (None, "pixels")
 
 
 class _EngineEnv(_Env):
-    """What both roles share: the engine process, reset, step, render and close."""
+    """What both roles share: the engine process, reset, step, render, frames and close."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     #: Self-play's seeds are the levels 0 to levels - 1 (None: any seed).
     _levels: int | None = None
 
-    def __init__(self, make_options: dict, render_mode: str | None, timeout: float):
+    def __init__(
+        self,
+        make_options: dict,
+        render_mode: str | None,
+        timeout: float,
+        render_camera: str | None = None,
+        render_size=DEFAULT_SIZE,
+        observation_mode: str | None = None,
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        role = make_options["role"]
+        render_camera = checked_camera(render_camera)
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be None (the arrays and texts) or 'pixels' (with the frame as 'image'), got {observation_mode!r}")
+        if observation_mode == "pixels" and render_camera == "map":
+            raise ValueError(f"observation_mode='pixels' draws the world from a camera ({', '.join(map(repr, CAMERAS))}); render_camera='map' is only for render()")
         self.render_mode = render_mode
+        self._render_camera: str = render_camera or default_camera(role)
+        #: (width, height) of render()'s frames and of the pixels observation's image.
+        self.render_size: tuple[int, int] = checked_size(DEFAULT_SIZE if render_size is None else render_size)
+        #: None: the arrays and texts; "pixels": with the frame of `image_camera` as `image`.
+        self.observation_mode = observation_mode
+        #: The camera of the pixels observation's image: render_camera if given, else the role's own view.
+        self.image_camera: str = render_camera or default_camera(role)
         self._make_options = make_options
         self._timeout = timeout
         self._closed = False
         self._running = False
         self._observation: dict | None = None
+        # The frame renderer's process starts at the first frame.
+        self._renderer = FrameRenderer(timeout)
+        self._episode_number = 0
+        self._frame_view: bytes | None = None
+        self._frames_now: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
         self._start_engine()
 
     @property
@@ -109,7 +138,8 @@ class _EngineEnv(_Env):
         payload = first_game(lambda task: self._request(OP_RESET, json.dumps(task).encode()), *self._task(seed, options), lambda: self._task(None, options), self._levels)
         transition = self._decode(payload)
         transition.info["episode_id"], _ = read_text(payload, transition.end)
-        self._observation = transition.observation
+        self._episode_number += 1
+        self._now(transition.observation)
         self._running = True
         return transition.observation, transition.info
 
@@ -119,25 +149,66 @@ class _EngineEnv(_Env):
             raise EpisodeOverError("no episode is running: call reset() first, and again after terminated or truncated")
         transition = self._decode(self._request(OP_STEP, self._action_bytes(action)))
         self._running = not (transition.terminated or transition.truncated)
-        self._observation = transition.observation
+        self._now(transition.observation)
         return transition.observation, transition.reward, transition.terminated, transition.truncated, transition.info
 
     def render(self):
-        """`ansi`: the engine's text picture of what this role sees; `rgb_array`: a small top-down picture of the observation."""
+        """`ansi`: the engine's text picture of what this role sees. `rgb_array`: the frame of
+        `render_camera` at `render_size`, a (height, width, 3) uint8 array of the agent's own view
+        drawn by the frame renderer; with render_camera="map", the small top-down picture of the
+        observation (8 pixels a cell)."""
         self._check_open()
         if self.render_mode == "ansi":
             return self._request(OP_RENDER, b"").decode("utf-8")
         if self.render_mode == "rgb_array":
             if self._observation is None:
                 raise EpisodeOverError("nothing to draw yet: call reset() first")
-            return _render.draw(self._observation, self.layout.codes)
+            if self.render_camera == "map":
+                return _render.draw(self._observation, self.layout.codes)
+            return self._frame(self.render_camera, self.render_size).copy()
         return None
 
     def close(self) -> None:
-        """Stops the Node process. Closing twice is allowed; any other call afterwards raises EnvClosedError."""
+        """Stops the Node process and the frame renderer's. Closing twice is allowed; any other call afterwards raises EnvClosedError."""
         self._engine.close()
+        self._renderer.close()
         self._closed = True
         self._running = False
+
+    @property
+    def render_camera(self) -> str:
+        """What render() draws with render_mode="rgb_array": "first-person", "overhead", "angled",
+        or "map", the small top-down picture of the observation. It may be changed between renders."""
+        return self._render_camera
+
+    @render_camera.setter
+    def render_camera(self, camera: str) -> None:
+        if camera is None:
+            raise ValueError(f"render_camera must be one of {', '.join(map(repr, RENDER_CAMERAS))}, got None")
+        self._render_camera = checked_camera(camera)
+
+    @property
+    def renderer_pid(self) -> int | None:
+        """The process id of the frame renderer (`cerealbar frames`) while one runs: it starts at the first frame."""
+        return self._renderer.pid
+
+    def _now(self, observation: dict) -> None:
+        """The episode is at a new state: frames drawn before are of another, and the pixels observation gets its image."""
+        self._frame_view = None
+        self._frames_now.clear()
+        self._observation = observation
+        if self.observation_mode == "pixels":
+            observation["image"] = self._frame(self.image_camera, self.render_size).copy()
+
+    def _frame(self, camera: str, size: tuple[int, int]) -> np.ndarray:
+        """The frame of the state now from `camera` at `size` (drawn once a state)."""
+        frame = self._frames_now.get((camera, size))
+        if frame is None:
+            if self._frame_view is None:
+                self._frame_view = bytes(self._request(OP_FRAME_VIEW, b""))
+            frame = self._renderer.frame(f"episode-{self._episode_number}", self._frame_view, camera, size)
+            self._frames_now[(camera, size)] = frame
+        return frame
 
     def _start_engine(self) -> None:
         self._engine, made = start_engine(self._make_options, self._timeout)
@@ -147,6 +218,8 @@ class _EngineEnv(_Env):
         self._episodes: list[str] | None = made["episodes"]
         if gymnasium is not None:
             self.observation_space = _spaces.observation_space(self.layout)
+            if self.observation_mode == "pixels":
+                self.observation_space = _spaces.with_image(self.observation_space, self.render_size)
             self.action_space = self._action_space()
 
     def _request(self, op: int, arguments: bytes) -> bytearray:
@@ -191,6 +264,12 @@ class FollowerEnv(_EngineEnv):
     Actions: 0 MF, 1 MB, 2 RL, 3 RR, 4 DONE (`layout.actions`). While the follower has control the
     engine accepts all five (a move into an obstacle changes nothing); `info["action_mask"]` marks
     the ones that change something.
+
+    Frames (docs/python.md, "Rendering and pixels"): with render_mode="rgb_array", render() draws
+    the follower's view in 3D from `render_camera` ("first-person" by default, "overhead",
+    "angled"; "map" is the small top-down picture) at `render_size` (width, height); with
+    observation_mode="pixels", the observation also has that frame (of the follower's eyes unless
+    `render_camera` says otherwise) as `image`. They show only what the follower knows.
     """
 
     def __init__(
@@ -203,12 +282,15 @@ class FollowerEnv(_EngineEnv):
         render_mode: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         levels: int | None = None,
+        render_camera: str | None = None,
+        render_size: tuple[int, int] = DEFAULT_SIZE,
+        observation_mode: str | None = None,
     ):
         self._levels = checked_levels(levels, logs)
         options: dict[str, Any] = {"role": "follower", "reward": reward, "gamma": gamma, "maxSteps": max_steps, "description": description}
         if logs is not None:
             options["logs"] = log_files(logs)
-        super().__init__(options, render_mode, timeout)
+        super().__init__(options, render_mode, timeout, render_camera, render_size, observation_mode)
         self._episode_index = {episode: i for i, episode in enumerate(self._episodes or [])}
 
     @property
@@ -248,6 +330,8 @@ class LeaderEnv(_EngineEnv):
     does for 0 to 4). An action the engine refuses (End Turn with nothing queued, a move with no
     steps left, an empty instruction) changes nothing and counts as a step: `info["refused"]` says
     why. The reward is the points made during the step.
+
+    Frames as FollowerEnv's, of the leader's view (the whole board), "overhead" by default.
     """
 
     def __init__(
@@ -256,8 +340,11 @@ class LeaderEnv(_EngineEnv):
         follower: str = "heuristic",
         render_mode: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        render_camera: str | None = None,
+        render_size: tuple[int, int] = DEFAULT_SIZE,
+        observation_mode: str | None = None,
     ):
-        super().__init__({"role": "leader", "maxSteps": max_steps, "follower": follower}, render_mode, timeout)
+        super().__init__({"role": "leader", "maxSteps": max_steps, "follower": follower}, render_mode, timeout, render_camera, render_size, observation_mode)
 
     def _task(self, seed: int | None, options: dict) -> tuple[dict, bool]:
         if options:
@@ -274,6 +361,19 @@ class LeaderEnv(_EngineEnv):
         transition = super()._decode(payload)
         leader_mask(transition.info)
         return transition
+
+
+def refuse_frames(name: str, render_mode, render_camera, render_size, observation_mode) -> None:
+    """A vector environment draws no frames: its render arguments and the pixels observation are refused, saying what does draw them."""
+    given = {key: value for key, value in (("render_mode", render_mode), ("render_camera", render_camera), ("render_size", render_size), ("observation_mode", observation_mode)) if value is not None}
+    if given:
+        arguments = ", ".join(f"{key}={value!r}" for key, value in given.items())
+        raise ValueError(
+            f"{name} draws no frames ({arguments}): rendering and observation_mode='pixels' are FollowerEnv's and LeaderEnv's. "
+            "For pixels over several games use FollowerEnvs in Gymnasium's SyncVectorEnv or AsyncVectorEnv, e.g. "
+            "gymnasium.make_vec('CerealBar/Follower-v0', num_envs=N, vectorization_mode='sync', observation_mode='pixels') "
+            "(each environment runs its own frame renderer)"
+        )
 
 
 def first_game(send: Callable[[dict], bytearray], task: dict, drawn: bool, draw: Callable[[], tuple[dict, bool]], levels: int | None = None) -> bytearray:

@@ -9,6 +9,14 @@ class NodeUnavailableError(CerealBarError):
     """`node` is not on PATH (or where CEREALBAR_NODE points), or it is older than the engine needs."""
 
 
+class RendererError(CerealBarError):
+    """The frame renderer (`cerealbar frames`) failed: it refused a frame, drew none in time, or died again after a restart."""
+
+
+class RendererUnavailableError(RendererError):
+    """No frame renderer could be started: none was found, or it did not start. The message says what to install or set."""
+
+
 class EngineCrashedError(CerealBarError):
     """The engine's Node process died. The message quotes the end of its stderr; the next reset() starts a new one."""
 

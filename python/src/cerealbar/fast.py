@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .engine import DEFAULT_TIMEOUT, OP_BATCH_MAKE, OP_BATCH_RESET, OP_BATCH_RESET_AT, OP_BATCH_STEP, EngineProcess
-from .envs import _SEED_DRAWS, check_levels_left, checked_levels, log_files, replacement_seeds, seed_bound, vector_seeds
+from .envs import _SEED_DRAWS, check_levels_left, checked_levels, log_files, refuse_frames, replacement_seeds, seed_bound, vector_seeds
 from .errors import CerealBarError, EngineError, EnvClosedError, EpisodeOverError, IllegalActionError, InvalidRequestError
 from .layout import Layout
 
@@ -82,9 +82,14 @@ class FastFollowerVectorEnv(VectorEnv):
         copy: bool = True,
         processes: int = 1,
         levels: int | None = None,
+        render_mode: None = None,
+        render_camera: None = None,
+        render_size: None = None,
+        observation_mode: None = None,
     ):
         if gymnasium is None:
             raise ImportError("FastFollowerVectorEnv needs Gymnasium: pip install './python[gymnasium]'")
+        refuse_frames("FastFollowerVectorEnv", render_mode, render_camera, render_size, observation_mode)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not isinstance(processes, int) or not 1 <= processes <= num_envs:

@@ -38,6 +38,12 @@ def observation_space(layout: Layout, texts: bool = True) -> spaces.Dict:
     return spaces.Dict(fields)
 
 
+def with_image(observation: spaces.Dict, size: tuple[int, int]) -> spaces.Dict:
+    """`observation`'s fields and `image`, a (height, width, 3) uint8 frame: the pixels observation."""
+    width, height = size
+    return spaces.Dict({**observation.spaces, "image": spaces.Box(low=0, high=255, shape=(height, width, 3), dtype="uint8")})
+
+
 def follower_action_space(layout: Layout) -> spaces.Discrete:
     return spaces.Discrete(len(layout.actions))
 

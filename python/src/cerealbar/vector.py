@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - the error says what to install
     gymnasium = None
     VectorEnv = object
 
-from .envs import checked_levels, first_game, replacement_seeds, seed_bound, vector_seeds
+from .envs import checked_levels, first_game, refuse_frames, replacement_seeds, seed_bound, vector_seeds
 
 _U32 = struct.Struct("<I")
 
@@ -52,9 +52,14 @@ class FollowerVectorEnv(VectorEnv):
         timeout: float = DEFAULT_TIMEOUT,
         copy: bool = True,
         levels: int | None = None,
+        render_mode: None = None,
+        render_camera: None = None,
+        render_size: None = None,
+        observation_mode: None = None,
     ):
         if gymnasium is None:
             raise ImportError("FollowerVectorEnv needs Gymnasium: pip install './python[gymnasium]'")
+        refuse_frames("FollowerVectorEnv", render_mode, render_camera, render_size, observation_mode)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self._levels = checked_levels(levels, None)

@@ -104,9 +104,9 @@ var ODD_ROW_STEP = {
   W: [-1, 0],
   NW: [0, 1]
 };
-function stepFrom(cell2, heading) {
-  const [dx, dy] = (cell2.y & 1 ? ODD_ROW_STEP : EVEN_ROW_STEP)[heading];
-  return { x: cell2.x + dx, y: cell2.y + dy };
+function stepFrom(cell3, heading) {
+  const [dx, dy] = (cell3.y & 1 ? ODD_ROW_STEP : EVEN_ROW_STEP)[heading];
+  return { x: cell3.x + dx, y: cell3.y + dy };
 }
 var neighbourTables = /* @__PURE__ */ new Map();
 function neighbourTable(width, height) {
@@ -155,8 +155,8 @@ function hexDistance(a, b) {
   const dr = a.y - b.y;
   return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
 }
-function cellCentre(cell2) {
-  return { x: cell2.x + (cell2.y & 1) * 0.5, z: cell2.y * Math.sqrt(3) / 2 };
+function cellCentre(cell3) {
+  return { x: cell3.x + (cell3.y & 1) * 0.5, z: cell3.y * Math.sqrt(3) / 2 };
 }
 function headingVector(heading) {
   const radians = HEADING_DEGREES[heading] * Math.PI / 180;
@@ -19956,27 +19956,27 @@ var mapSchema = external_exports.object({
   });
 });
 var CEREALBAR_WORLD_RULES = { walkableHills: false, cardsOnEdge: false };
-function cellIndex(world, cell2) {
-  return cell2.y * world.width + cell2.x;
+function cellIndex(world, cell3) {
+  return cell3.y * world.width + cell3.x;
 }
 function cellAt(world, index) {
   return { x: index % world.width, y: Math.floor(index / world.width) };
 }
-function inBounds(world, cell2) {
-  return cell2.x >= 0 && cell2.y >= 0 && cell2.x < world.width && cell2.y < world.height;
+function inBounds(world, cell3) {
+  return cell3.x >= 0 && cell3.y >= 0 && cell3.x < world.width && cell3.y < world.height;
 }
-function terrainAt(map2, cell2) {
-  return TERRAIN_LETTERS[map2.terrain[cell2.y][cell2.x]];
+function terrainAt(map2, cell3) {
+  return TERRAIN_LETTERS[map2.terrain[cell3.y][cell3.x]];
 }
-function isWalkable(world, cell2) {
-  return inBounds(world, cell2) && world.walkable[cellIndex(world, cell2)] === 1;
+function isWalkable(world, cell3) {
+  return inBounds(world, cell3) && world.walkable[cellIndex(world, cell3)] === 1;
 }
-function stepTargetIndex(world, cell2, heading) {
-  if (!inBounds(world, cell2)) return -1;
-  return world.steps[cellIndex(world, cell2) * 6 + HEADING_INDEX[heading]];
+function stepTargetIndex(world, cell3, heading) {
+  if (!inBounds(world, cell3)) return -1;
+  return world.steps[cellIndex(world, cell3) * 6 + HEADING_INDEX[heading]];
 }
-function stepTarget(world, cell2, heading) {
-  const target = stepTargetIndex(world, cell2, heading);
+function stepTarget(world, cell3, heading) {
+  const target = stepTargetIndex(world, cell3, heading);
   return target < 0 ? null : cellAt(world, target);
 }
 function connectedRegion(steps, cells, start, walkable) {
@@ -20659,10 +20659,10 @@ function move(state, action, options) {
       break;
     case "MF":
     case "MB": {
-      const cell2 = stepTargetIndex(state.world, from, action.move === "MF" ? from.heading : opposite(from.heading));
-      if (cell2 < 0) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
+      const cell3 = stepTargetIndex(state.world, from, action.move === "MF" ? from.heading : opposite(from.heading));
+      if (cell3 < 0) return accept(state, { ...NO_EFFECTS, pose: from, blocked: true });
       const width = state.world.width;
-      to = { x: cell2 % width, y: Math.floor(cell2 / width), heading: from.heading };
+      to = { x: cell3 % width, y: Math.floor(cell3 / width), heading: from.heading };
       break;
     }
   }
@@ -20692,9 +20692,9 @@ function move(state, action, options) {
   }
   return accept(next, { pose: to, blocked: void 0, toggled, set: set2, instruction: void 0, feedback: void 0, cancelled: void 0, turnEnded });
 }
-function cardAt(cards, cell2) {
+function cardAt(cards, cell3) {
   for (let i = 0; i < cards.length; i++) {
-    if (cards[i].x === cell2.x && cards[i].y === cell2.y) return i;
+    if (cards[i].x === cell3.x && cards[i].y === cell3.y) return i;
   }
   return -1;
 }
@@ -21162,8 +21162,8 @@ var LEGEND = [
 var MARGIN = 3;
 function renderMap(map2, overlay = {}) {
   const symbols = baseSymbols(map2);
-  const mark = (cell2, symbol2) => {
-    if (cell2.x >= 0 && cell2.y >= 0 && cell2.x < map2.width && cell2.y < map2.height) symbols[cell2.y][cell2.x] = symbol2;
+  const mark = (cell3, symbol2) => {
+    if (cell3.x >= 0 && cell3.y >= 0 && cell3.x < map2.width && cell3.y < map2.height) symbols[cell3.y][cell3.x] = symbol2;
   };
   for (const card2 of overlay.cards ?? []) mark(card2, card2.selected ? "C" : "c");
   if (overlay.follower) mark(overlay.follower, "F");
@@ -21300,8 +21300,8 @@ function growBlob(canvas, draw, size, terrain) {
 }
 function deepenMiddle(canvas, pond) {
   const isWater = (i) => i >= 0 && (canvas.terrain[i] === WATER || canvas.terrain[i] === DEEP_WATER);
-  for (const cell2 of pond) {
-    if (canvas.neighbours.subarray(cell2 * 6, cell2 * 6 + 6).every(isWater)) canvas.terrain[cell2] = DEEP_WATER;
+  for (const cell3 of pond) {
+    if (canvas.neighbours.subarray(cell3 * 6, cell3 * 6 + 6).every(isWater)) canvas.terrain[cell3] = DEEP_WATER;
   }
 }
 function layPath(canvas, draw) {
@@ -21343,10 +21343,10 @@ function isCorner(canvas, index) {
   const { x, y } = cellAt(canvas, index);
   return (x === 0 || x === canvas.width - 1) && (y === 0 || y === canvas.height - 1);
 }
-function inwardHeading(canvas, draw, cell2) {
+function inwardHeading(canvas, draw, cell3) {
   const inward = [0, 1, 2, 3, 4, 5].filter((h) => {
-    const next = canvas.neighbours[cell2 * 6 + h];
-    return next >= 0 && distanceToEdge(canvas, next) > distanceToEdge(canvas, cell2);
+    const next = canvas.neighbours[cell3 * 6 + h];
+    return next >= 0 && distanceToEdge(canvas, next) > distanceToEdge(canvas, cell3);
   });
   return draw.pick(inward);
 }
@@ -21365,14 +21365,14 @@ function wander(canvas, draw, segment2) {
   }
   return way < 0 ? -1 : canvas.neighbours[segment2.cell * 6 + way];
 }
-function bestWay(canvas, cell2, headings) {
-  const target = (h) => canvas.neighbours[cell2 * 6 + h];
+function bestWay(canvas, cell3, headings) {
+  const target = (h) => canvas.neighbours[cell3 * 6 + h];
   const open2 = headings.filter((h) => target(h) >= 0 && canvas.terrain[target(h)] <= PATH);
   return open2.find((h) => canvas.terrain[target(h)] === GRASS && !isEdge(canvas, target(h))) ?? open2.find((h) => canvas.terrain[target(h)] === GRASS) ?? open2[0] ?? -1;
 }
-function touchesOtherPath(canvas, cell2, segment2) {
+function touchesOtherPath(canvas, cell3, segment2) {
   for (let h = 0; h < 6; h++) {
-    const n = canvas.neighbours[cell2 * 6 + h];
+    const n = canvas.neighbours[cell3 * 6 + h];
     if (n >= 0 && n !== segment2.cell && n !== segment2.previous && canvas.terrain[n] === PATH) return true;
   }
   return false;
@@ -21382,22 +21382,22 @@ function placeProps(canvas, draw) {
   placeStructures(canvas, draw, scaled(canvas, STRUCTURES));
   placePathObjects(canvas, draw, scaled(canvas, PATH_OBJECTS));
 }
-function keepsNeighboursConnected(canvas, cell2) {
+function keepsNeighboursConnected(canvas, cell3) {
   let arcs = 0;
   for (let h = 0; h < 6; h++) {
-    const here = canvas.neighbours[cell2 * 6 + h];
-    const before = canvas.neighbours[cell2 * 6 + (h + 5) % 6];
+    const here = canvas.neighbours[cell3 * 6 + h];
+    const before = canvas.neighbours[cell3 * 6 + (h + 5) % 6];
     if (here >= 0 && isWalkable2(canvas, here) && !(before >= 0 && isWalkable2(canvas, before))) arcs++;
   }
   return arcs <= 1;
 }
-function canPlace(canvas, cell2) {
-  return canvas.terrain[cell2] === GRASS && canvas.props[cell2] === void 0 && keepsNeighboursConnected(canvas, cell2);
+function canPlace(canvas, cell3) {
+  return canvas.terrain[cell3] === GRASS && canvas.props[cell3] === void 0 && keepsNeighboursConnected(canvas, cell3);
 }
-function place(canvas, draw, cell2, type, variant) {
-  const x = cell2 % canvas.width;
-  const prop = { x, y: (cell2 - x) / canvas.width, type, variant, rotation: draw.pick(HEADINGS) };
-  canvas.props[cell2] = prop;
+function place(canvas, draw, cell3, type, variant) {
+  const x = cell3 % canvas.width;
+  const prop = { x, y: (cell3 - x) / canvas.width, type, variant, rotation: draw.pick(HEADINGS) };
+  canvas.props[cell3] = prop;
   canvas.placed.push(prop);
 }
 function plantGroves(canvas, draw, count2) {
@@ -21424,12 +21424,12 @@ function placeStructures(canvas, draw, count2) {
   const near = [];
   const far = [];
   for (let i = 0; i < canvas.area; i++) (isNear[i] ? near : far).push(i);
-  const placed = scatter(canvas, draw, near, count2, (cell2) => placeStructure(canvas, draw, cell2));
-  scatter(canvas, draw, far, count2 - placed, (cell2) => placeStructure(canvas, draw, cell2));
+  const placed = scatter(canvas, draw, near, count2, (cell3) => placeStructure(canvas, draw, cell3));
+  scatter(canvas, draw, far, count2 - placed, (cell3) => placeStructure(canvas, draw, cell3));
 }
-function placeStructure(canvas, draw, cell2) {
+function placeStructure(canvas, draw, cell3) {
   const type = draw.pick(STRUCTURE_TYPES);
-  place(canvas, draw, cell2, type, type === "hut" ? draw.pick(HUT_VARIANTS) : "");
+  place(canvas, draw, cell3, type, type === "hut" ? draw.pick(HUT_VARIANTS) : "");
 }
 function cellsNearPathOrWater(canvas) {
   const near = new Uint8Array(canvas.area);
@@ -21442,9 +21442,9 @@ function cellsNearPathOrWater(canvas) {
   }
   for (let distance = 1; distance <= STRUCTURE_REACH; distance++) {
     const next = [];
-    for (const cell2 of frontier) {
+    for (const cell3 of frontier) {
       for (let h = 0; h < 6; h++) {
-        const n = canvas.neighbours[cell2 * 6 + h];
+        const n = canvas.neighbours[cell3 * 6 + h];
         if (n >= 0 && !near[n]) {
           near[n] = 1;
           next.push(n);
@@ -21467,17 +21467,17 @@ function placePathObjects(canvas, draw, count2) {
       }
     }
   }
-  scatter(canvas, draw, beside, count2, (cell2) => {
-    if (draw.chance(LAMP_CHANCE)) place(canvas, draw, cell2, "lamp", LAMP_VARIANT);
-    else place(canvas, draw, cell2, "plant", draw.pick(PLANT_VARIANTS));
+  scatter(canvas, draw, beside, count2, (cell3) => {
+    if (draw.chance(LAMP_CHANCE)) place(canvas, draw, cell3, "lamp", LAMP_VARIANT);
+    else place(canvas, draw, cell3, "plant", draw.pick(PLANT_VARIANTS));
   });
 }
 function scatter(canvas, draw, cells, count2, put) {
   let placed = 0;
-  for (const cell2 of draw.shuffled(cells)) {
+  for (const cell3 of draw.shuffled(cells)) {
     if (placed >= count2) break;
-    if (!canPlace(canvas, cell2)) continue;
-    put(cell2);
+    if (!canPlace(canvas, cell3)) continue;
+    put(cell3);
     placed++;
   }
   return placed;
@@ -21632,7 +21632,7 @@ function revealCells(known, state, cells) {
   }
   const props = map2.props.filter((prop) => rows[prop.y][prop.x] !== UNSEEN);
   if (!map2.walls?.length) return { width, height: map2.height, terrain: rows, props };
-  const seen = (cell2) => cell2.x >= 0 && cell2.y >= 0 && cell2.x < width && cell2.y < map2.height && rows[cell2.y][cell2.x] !== UNSEEN;
+  const seen = (cell3) => cell3.x >= 0 && cell3.y >= 0 && cell3.x < width && cell3.y < map2.height && rows[cell3.y][cell3.x] !== UNSEEN;
   const walls = map2.walls.filter((wall) => seen(wall) || seen(stepFrom(wall, wall.side)));
   return { width, height: map2.height, terrain: rows, props, walls };
 }
@@ -21745,6 +21745,39 @@ function copyPose(pose) {
   return { x: pose.x, y: pose.y, heading: pose.heading };
 }
 
+// shared/frames/frame.ts
+var FRAME_CAMERAS = ["first-person", "overhead", "angled"];
+var FRAME_FORMATS = ["rgb", "png", "jpeg"];
+var MAX_FRAME_SIDE = 4096;
+var cell = { x: external_exports.int().min(0).max(99), y: external_exports.int().min(0).max(99) };
+var cardSchema2 = external_exports.object({ id: external_exports.int().min(0), ...cell, color: external_exports.enum(COLORS), shape: external_exports.enum(SHAPES), count: external_exports.union(COUNTS.map((count2) => external_exports.literal(count2))), selected: external_exports.boolean() });
+var frameRequestSchema = external_exports.object({
+  world: external_exports.string().max(200),
+  view: external_exports.object({
+    role: external_exports.enum(ROLES),
+    view: external_exports.object({ fovDegrees: external_exports.number().min(1).max(360), range: external_exports.int().min(0).max(50) }),
+    map: external_exports.object({
+      width: external_exports.int().min(1).max(100),
+      height: external_exports.int().min(1).max(100),
+      terrain: external_exports.array(external_exports.string().regex(/^[GPWDH?]*$/, "terrain rows use only the letters G P W D H and ? (unseen)")),
+      props: external_exports.array(external_exports.object({ ...cell, type: external_exports.enum(PROP_TYPES), variant: external_exports.string().max(40), rotation: external_exports.enum(HEADINGS) })),
+      walls: external_exports.array(external_exports.object({ ...cell, side: external_exports.enum(HEADINGS) })).optional()
+    }).refine((map2) => map2.terrain.length === map2.height && map2.terrain.every((row) => row.length === map2.width), "the terrain has one row of `width` letters for each of `height` rows"),
+    cards: external_exports.array(cardSchema2),
+    rememberedCards: external_exports.array(cardSchema2.extend({ seenAgo: external_exports.int().min(0) })),
+    invalidCards: external_exports.array(external_exports.int().min(0)),
+    leader: poseSchema.nullable(),
+    follower: poseSchema
+  }),
+  camera: external_exports.enum(FRAME_CAMERAS),
+  size: external_exports.object({ width: external_exports.int().min(1).max(MAX_FRAME_SIDE), height: external_exports.int().min(1).max(MAX_FRAME_SIDE) }),
+  format: external_exports.enum(FRAME_FORMATS)
+});
+function frameView(view) {
+  const { role, map: map2, cards, rememberedCards, invalidCards, leader, follower } = view;
+  return { role, view: view.config.view, map: map2, cards, rememberedCards, invalidCards, leader, follower };
+}
+
 // shared/agents/feedback.ts
 function feedbackOfOutcome(outcome, config2) {
   return outcome.feedback ? { signal: outcome.feedback.signal, afterStep: config2.followerSteps - outcome.turn.stepsLeft } : null;
@@ -21777,6 +21810,8 @@ var ObservationTracker = class {
   unbuilt = [];
   witnessed = 0;
   last = null;
+  /** The moment of the last observation. */
+  observed = null;
   /** The instructions marked DONE, as the memory will have them: every observation names its instructions at once. */
   done = [];
   feedback = new FeedbackHeard();
@@ -21793,8 +21828,9 @@ var ObservationTracker = class {
   /** The follower's observation of `state`, after it witnessed it. */
   observe(state, options = {}) {
     this.see(state);
-    const moment = { witnessed: this.witnessed, state, view: null };
+    const moment = { witnessed: this.witnessed, state, seen: null, view: null };
     this.unbuilt.push(moment);
+    this.observed = moment;
     const feedback = state.config.liveFeedback ? this.feedback.inTurn : null;
     const oracle = options.oracle ? oracleData(state) : void 0;
     if (options.view === false) return withExtras(new ViewOnRead(state, followerInstructions(state, this.done), () => moment.view ?? this.catchUp(moment)), feedback, oracle);
@@ -21810,6 +21846,18 @@ var ObservationTracker = class {
     };
     return withExtras(observation, feedback, oracle);
   }
+  /**
+   * The follower's playerView at its last observation (its memory then), built when called as a
+   * lazy observation's view is: what a picture of that view is drawn from (`ActContext.frame`).
+   */
+  lastView() {
+    const moment = this.observed;
+    if (!moment) throw new Error("the follower has made no observation yet");
+    return () => {
+      if (!moment.seen) this.catchUp(moment);
+      return moment.seen;
+    };
+  }
   see(state) {
     this.done = rememberDone(this.done, state.previousInstruction);
     if (state === this.last) return;
@@ -21824,7 +21872,8 @@ var ObservationTracker = class {
     for (; ; ) {
       while (this.unbuilt.length > 0 && this.unbuilt[0].witnessed === remembered) {
         const made = this.unbuilt.shift();
-        made.view = viewFields(playerView(made.state, "follower", this.memory));
+        made.seen = playerView(made.state, "follower", this.memory);
+        made.view = viewFields(made.seen);
       }
       if (remembered >= moment.witnessed) break;
       this.memory = remember(this.memory, this.unremembered[next++]);
@@ -21994,9 +22043,9 @@ var GeodesicDistance = class {
     if (toRow) return this.stepsTo(toRow, from);
     return this.stepsTo(this.rowFrom(from), to);
   }
-  indexOf(cell2) {
-    if (!inBounds(this.world, cell2)) throw new RangeError(`cell (${cell2.x}, ${cell2.y}) is off the map`);
-    return cellIndex(this.world, cell2);
+  indexOf(cell3) {
+    if (!inBounds(this.world, cell3)) throw new RangeError(`cell (${cell3.x}, ${cell3.y}) is off the map`);
+    return cellIndex(this.world, cell3);
   }
   rowFrom(source) {
     let row = this.rows.get(source);
@@ -22020,13 +22069,13 @@ var GeodesicDistance = class {
     const neighbours = this.neighbours;
     let { head, tail } = row;
     while (head < tail && (until < 0 || steps[until] === UNREACHED)) {
-      const cell2 = queue[head++];
-      const first = cell2 * DIRECTIONS;
+      const cell3 = queue[head++];
+      const first = cell3 * DIRECTIONS;
       for (let d = first; d < first + DIRECTIONS; d++) {
         const next = neighbours[d];
         if (next < 0 || steps[next] !== UNREACHED) continue;
         if (walkable[next] && moves[d] < 0) continue;
-        steps[next] = steps[cell2] + 1;
+        steps[next] = steps[cell3] + 1;
         if (walkable[next]) queue[tail++] = next;
       }
     }
@@ -22199,9 +22248,9 @@ function replayLeaderTurn(state, turn, recording) {
 }
 
 // shared/agents/protocol.ts
-var cell = external_exports.object({ x: external_exports.number().int(), y: external_exports.number().int() });
+var cell2 = external_exports.object({ x: external_exports.number().int(), y: external_exports.number().int() });
 var instruction = external_exports.object({ id: external_exports.number().int().min(0), text: external_exports.string() }).nullable();
-var card = cell.extend({
+var card = cell2.extend({
   id: external_exports.number().int().min(0),
   color: external_exports.enum(COLORS),
   shape: external_exports.enum(SHAPES),
@@ -22216,7 +22265,7 @@ var followerObservationSchema = external_exports.object({
   stepsLeft: external_exports.number().int().min(0),
   turnsLeft: external_exports.number().int().min(0),
   score: external_exports.number().int().min(0),
-  visibleCells: external_exports.array(cell),
+  visibleCells: external_exports.array(cell2),
   visibleCards: external_exports.array(card),
   rememberedCards: external_exports.array(card.extend({ seenAgo: external_exports.number().int().min(1) })),
   leader: poseSchema.nullable(),
@@ -22224,7 +22273,7 @@ var followerObservationSchema = external_exports.object({
     width: external_exports.number().int().min(1).max(100),
     height: external_exports.number().int().min(1).max(100),
     terrain: external_exports.array(external_exports.string().regex(/^[GPWDH?]*$/, "terrain rows use only the letters G P W D H and ?")),
-    props: external_exports.array(cell.extend({ type: external_exports.enum(PROP_TYPES), variant: external_exports.string(), rotation: poseSchema.shape.heading }))
+    props: external_exports.array(cell2.extend({ type: external_exports.enum(PROP_TYPES), variant: external_exports.string(), rotation: poseSchema.shape.heading }))
   }),
   legal: external_exports.array(external_exports.enum(FOLLOWER_CODES)),
   feedback: external_exports.array(external_exports.object({ signal: external_exports.enum(FEEDBACK_SIGNALS), afterStep: external_exports.number().int().min(0) })).optional()
@@ -22345,15 +22394,15 @@ var PathPlanner = class _PathPlanner {
   /** Steps of the walk `nextMove` would make from `pose` onto `target`, or -1 when there is none (a target no one may stand on included). */
   pathLength(cards, pose, target) {
     const goal = cellIndex(this.world, target);
-    let cell2 = cellIndex(this.world, pose);
-    const field = this.fieldFor(cards, target, cell2).distance;
+    let cell3 = cellIndex(this.world, pose);
+    const field = this.fieldFor(cards, target, cell3).distance;
     let h = headingIndex(pose.heading);
     for (let steps = 1; steps <= 2 * field.length; steps++) {
-      const move3 = this.chooseMove(field, cell2, h);
+      const move3 = this.chooseMove(field, cell3, h);
       if (move3 === NONE2) return NONE2;
-      if (move3 === MF || move3 === MB) cell2 = this.neighbour[cell2 * DIRECTIONS2 + (move3 === MF ? h : OPPOSITE[h])];
+      if (move3 === MF || move3 === MB) cell3 = this.neighbour[cell3 * DIRECTIONS2 + (move3 === MF ? h : OPPOSITE[h])];
       else h = move3 === RL ? LEFT_OF2[h] : RIGHT_OF2[h];
-      if (cell2 === goal && (move3 === MF || move3 === MB)) return steps;
+      if (cell3 === goal && (move3 === MF || move3 === MB)) return steps;
     }
     throw new Error(`walk to (${target.x}, ${target.y}) does not end`);
   }
@@ -22389,10 +22438,10 @@ var PathPlanner = class _PathPlanner {
     return field;
   }
   /** Resumes the search until `cell`'s distance d is known and every cell at distance d - 1 is found. */
-  searchFor(field, cell2) {
+  searchFor(field, cell3) {
     const { distance, queue } = field;
     while (field.head < field.tail) {
-      const known = this.distanceAt(distance, cell2);
+      const known = this.distanceAt(distance, cell3);
       const frontier = distance[queue[field.head]];
       if (known !== NONE2 && frontier >= known - 1) return;
       this.searchLevel(field, frontier);
@@ -22404,8 +22453,8 @@ var PathPlanner = class _PathPlanner {
     const { neighbour } = this;
     let { head, tail } = field;
     while (head < tail && distance[queue[head]] === level) {
-      const cell2 = queue[head++];
-      for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
+      const cell3 = queue[head++];
+      for (let h = cell3 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
         const next = neighbour[h];
         if (next === NONE2 || distance[next] !== NONE2) continue;
         distance[next] = level + 1;
@@ -22416,10 +22465,10 @@ var PathPlanner = class _PathPlanner {
     field.tail = tail;
   }
   /** How far `cell` is from the goal; a player standing on a card (or on the goal) must first step off. */
-  distanceAt(field, cell2) {
-    if (field[cell2] > 0) return field[cell2];
+  distanceAt(field, cell3) {
+    if (field[cell3] > 0) return field[cell3];
     let nearest = NONE2;
-    for (let h = cell2 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
+    for (let h = cell3 * DIRECTIONS2, end = h + DIRECTIONS2; h < end; h++) {
       const next = this.neighbour[h];
       if (next !== NONE2 && field[next] >= 0 && (nearest === NONE2 || field[next] < nearest)) nearest = field[next];
     }
@@ -22430,18 +22479,18 @@ var PathPlanner = class _PathPlanner {
     return next !== NONE2 && field[next] === distance - 1;
   }
   /** 0 when `cell` has a closer neighbour along `axis`, so that a walk there can go on straight; else 1. */
-  turnsNeeded(field, cell2, axis) {
-    const distance = field[cell2];
+  turnsNeeded(field, cell3, axis) {
+    const distance = field[cell3];
     if (distance === 0) return 0;
-    const base = cell2 * DIRECTIONS2;
+    const base = cell3 * DIRECTIONS2;
     const straightOn = this.isCloser(field, this.neighbour[base + axis], distance) || this.isCloser(field, this.neighbour[base + OPPOSITE[axis]], distance);
     return straightOn ? 0 : 1;
   }
   /** MF or MB to a closer cell when the heading allows it, else the turn toward the best axis. */
-  chooseMove(field, cell2, h) {
-    const distance = this.distanceAt(field, cell2);
+  chooseMove(field, cell3, h) {
+    const distance = this.distanceAt(field, cell3);
     if (distance === NONE2) return NONE2;
-    const base = cell2 * DIRECTIONS2;
+    const base = cell3 * DIRECTIONS2;
     const ahead = this.neighbour[base + h];
     const behind = this.neighbour[base + OPPOSITE[h]];
     const forwardTurns = this.isCloser(field, ahead, distance) ? this.turnsNeeded(field, ahead, AXIS[h]) : 2;
@@ -22492,9 +22541,9 @@ var COMPASS_WORDS = {
   NW: "north-west"
 };
 var MAX_LANDMARK_GROUPS = 6;
-function relativeBearing(pose, cell2) {
+function relativeBearing(pose, cell3) {
   const eye = cellCentre(pose);
-  const centre = cellCentre(cell2);
+  const centre = cellCentre(cell3);
   const bearing = Math.atan2(centre.x - eye.x, centre.z - eye.z) * 180 / Math.PI;
   let relative = bearing - HEADING_DEGREES[pose.heading];
   while (relative <= -180) relative += 360;
@@ -22515,10 +22564,10 @@ function directionWords(degrees, who = "you") {
   const sector = SECTORS.find(({ upTo }) => Math.abs(degrees) < upTo) ?? SECTORS[SECTORS.length - 1];
   return sector.words(side, who);
 }
-function describeRelativePosition(pose, cell2, who = "you") {
-  const distance = hexDistance(pose, cell2);
+function describeRelativePosition(pose, cell3, who = "you") {
+  const distance = hexDistance(pose, cell3);
   if (distance === 0) return who === "you" ? "where you stand" : `where ${who} stands`;
-  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell2), who)}`;
+  return `${hexes(distance)} ${directionWords(relativeBearing(pose, cell3), who)}`;
 }
 function describeObservation(obs) {
   const map2 = mapFromKnown(obs.map);
@@ -22585,18 +22634,18 @@ function landmarkLines(obs, map2) {
 function landmarkGroups(obs, map2) {
   const props = new Map(map2.props.map((prop) => [prop.y * map2.width + prop.x, prop]));
   const groups = /* @__PURE__ */ new Map();
-  for (const cell2 of nearestFirst(obs.pose, obs.visibleCells)) {
-    const landmark = landmarkAt(map2, props.get(cell2.y * map2.width + cell2.x), cell2);
+  for (const cell3 of nearestFirst(obs.pose, obs.visibleCells)) {
+    const landmark = landmarkAt(map2, props.get(cell3.y * map2.width + cell3.x), cell3);
     if (!landmark) continue;
     const group = groups.get(landmark.label) ?? { ...landmark, cells: [] };
-    group.cells.push(cell2);
+    group.cells.push(cell3);
     groups.set(landmark.label, group);
   }
   return [...groups.values()];
 }
-function landmarkAt(map2, prop, cell2) {
+function landmarkAt(map2, prop, cell3) {
   if (prop) return { label: propLabel(prop), mass: false };
-  switch (terrainAt(map2, cell2)) {
+  switch (terrainAt(map2, cell3)) {
     case "water":
     case "deep_water":
       return { label: "water", mass: true };
@@ -22632,11 +22681,11 @@ function wayAheadLine(pose, map2) {
   return `The way ahead is blocked by ${blocker.mass ? blocker.label : `${article(blocker.label)} ${blocker.label}`}.`;
 }
 function nearestFirst(pose, cells) {
-  const keyed = cells.map((cell2) => ({ cell: cell2, distance: hexDistance(pose, cell2), bearing: relativeBearing(pose, cell2) }));
+  const keyed = cells.map((cell3) => ({ cell: cell3, distance: hexDistance(pose, cell3), bearing: relativeBearing(pose, cell3) }));
   keyed.sort(
     (a, b) => a.distance - b.distance || Math.abs(a.bearing) - Math.abs(b.bearing) || a.bearing - b.bearing || a.cell.y - b.cell.y || a.cell.x - b.cell.x
   );
-  return keyed.map(({ cell: cell2 }) => cell2);
+  return keyed.map(({ cell: cell3 }) => cell3);
 }
 function hexes(n) {
   return count(n, "hex", "hexes");
@@ -22730,10 +22779,10 @@ function hintedCell(pose, hint, map2) {
   let best = null;
   for (let y = Math.max(0, pose.y - hint.distance); y <= Math.min(map2.height - 1, pose.y + hint.distance); y++) {
     for (let x = Math.max(0, pose.x - hint.distance - 1); x <= Math.min(map2.width - 1, pose.x + hint.distance + 1); x++) {
-      const cell2 = { x, y };
-      if (hexDistance(pose, cell2) !== hint.distance) continue;
-      const off = angleBetween(relativeBearing(pose, cell2), hint.bearing);
-      if (!best || off < best.off) best = { cell: cell2, off };
+      const cell3 = { x, y };
+      if (hexDistance(pose, cell3) !== hint.distance) continue;
+      const off = angleBetween(relativeBearing(pose, cell3), hint.bearing);
+      if (!best || off < best.off) best = { cell: cell3, off };
     }
   }
   return best?.cell ?? null;
@@ -22873,8 +22922,8 @@ function hintWalk(text, obs) {
   const hint = readPlaceHint(text);
   if (!hint) return null;
   const distance = hint.distance ?? HINT_DEFAULT_DISTANCE;
-  const cell2 = hintedCell(obs.pose, { distance, bearing: hint.bearing }, obs.map);
-  return cell2 && { cell: cell2, stepsLeft: 2 * distance + 4 };
+  const cell3 = hintedCell(obs.pose, { distance, bearing: hint.bearing }, obs.map);
+  return cell3 && { cell: cell3, stepsLeft: 2 * distance + 4 };
 }
 var TURN_AROUND = ["RR", "RR", "RR"];
 var TURN_MOVES = { left: ["RL"], right: ["RR"], around: TURN_AROUND };
@@ -23428,7 +23477,18 @@ var FollowerEnv = class {
     const potential = this.potentialFor(setup);
     const progress = progressAt(setup.start);
     const phi = progress ? potential(setup.start, progress) : 0;
-    const episode = { partner: setup.partner, potential, tracker: new ObservationTracker(), state: setup.start, progress, phi, steps: 0, over: false };
+    const episode = {
+      partner: setup.partner,
+      potential,
+      tracker: new ObservationTracker(),
+      state: setup.start,
+      memory: emptyMemory("follower"),
+      unremembered: [setup.start],
+      progress,
+      phi,
+      steps: 0,
+      over: false
+    };
     this.episode = episode;
     const info = { ...this.infoOf(episode, null, 0, 0), episodeId: setup.episodeId };
     return { observation: episode.tracker.observe(episode.state), info };
@@ -23448,6 +23508,7 @@ var FollowerEnv = class {
     const truncated = !terminated && (exhausted || episode.steps >= this.options.maxSteps);
     const shaping = this.advance(episode, state, terminated);
     episode.over = terminated || truncated;
+    if (state !== episode.unremembered.at(-1)) episode.unremembered.push(state);
     const points = state.score - before.score;
     return {
       observation: episode.tracker.observe(state),
@@ -23456,6 +23517,19 @@ var FollowerEnv = class {
       truncated,
       info: this.infoOf(episode, result.outcome, shaping, points)
     };
+  }
+  /**
+   * The follower's playerView now: `playerView(state, 'follower', memory)` with its memory of the
+   * states it observed this episode (the reset's and each step's), the view its last observation
+   * was built from; null before the first reset. Frames are drawn from it (shared/frames), so a
+   * frame shows only what the follower knows.
+   */
+  followerView() {
+    const episode = this.episode;
+    if (!episode) return null;
+    for (const state of episode.unremembered) episode.memory = remember(episode.memory, state);
+    episode.unremembered = [];
+    return playerView(episode.state, "follower", episode.memory);
   }
   /**
    * Moves the episode to `next` and returns F = gamma * phi(s') - phi(s). The current instruction
@@ -23942,8 +24016,8 @@ var MapGrids = class {
     this.written = map2;
   }
 };
-function writeCard(cards, cell2, card2) {
-  const at = cell2 * CARD_CHANNELS;
+function writeCard(cards, cell3, card2) {
+  const at = cell3 * CARD_CHANNELS;
   cards[at] = COLOR_CODE[card2.color];
   cards[at + 1] = SHAPE_CODE[card2.shape];
   cards[at + 2] = card2.count;
@@ -23997,7 +24071,7 @@ var FollowerArrays = class {
     this.maps.write(block, observation.map);
     const visible = block.array("visible");
     visible.fill(0);
-    for (const cell2 of observation.visibleCells) visible[cell2.y * width + cell2.x] = 1;
+    for (const cell3 of observation.visibleCells) visible[cell3.y * width + cell3.x] = 1;
     const cards = block.array("cards");
     const seenAgo = block.array("card_seen_ago");
     cards.fill(0);
@@ -24198,12 +24272,12 @@ var RecordedProgress = class {
     const column = this.column[slot];
     const between = distance.between;
     const { width } = recording.header.map;
-    const cell2 = { x: at % width, y: Math.floor(at / width) };
+    const cell3 = { x: at % width, y: Math.floor(at / width) };
     let diagonal = column[0];
     column[0] = Infinity;
     for (let i = 1; i <= reference.length; i++) {
       const left = column[i];
-      column[i] = between(reference[i - 1], cell2) + Math.min(left, column[i - 1], diagonal);
+      column[i] = between(reference[i - 1], cell3) + Math.min(left, column[i - 1], diagonal);
       diagonal = left;
     }
     this.lastCell[slot] = at;
@@ -24268,7 +24342,7 @@ var FollowerSight = class {
     this.lastCell[slot] = -1;
   }
   /** The follower of environment `slot`, on `tables`' map at map cell `cell` facing `heading` (an index of HEADINGS), observes. */
-  observe(slot, tables, cell2, heading) {
+  observe(slot, tables, cell3, heading) {
     const out = this.grids;
     const { gridIndex } = tables.size;
     const { start, cells: viewCells } = tables.size.view;
@@ -24283,8 +24357,8 @@ var FollowerSight = class {
     } else {
       for (let v = start[shown]; v < start[shown + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 0;
     }
-    const moved = this.remember(slot, tables, cell2, heading);
-    const pose = cell2 * 6 + heading;
+    const moved = this.remember(slot, tables, cell3, heading);
+    const pose = cell3 * 6 + heading;
     for (let v = start[pose]; v < start[pose + 1]; v++) out.visible[grid + gridIndex[viewCells[v]]] = 1;
     if (moved) {
       const moves = this.moves[slot];
@@ -24292,18 +24366,18 @@ var FollowerSight = class {
     }
   }
   /** Remembers what the follower sees now, as ObservationTracker does at each observation. */
-  remember(slot, tables, cell2, heading) {
+  remember(slot, tables, cell3, heading) {
     const out = this.grids;
     const grid = slot * this.gridCells;
     const { gridIndex } = tables.size;
     const first = this.lastCell[slot] < 0;
-    const moved = !first && (this.lastCell[slot] !== cell2 || this.lastHeading[slot] !== heading);
+    const moved = !first && (this.lastCell[slot] !== cell3 || this.lastHeading[slot] !== heading);
     if (moved) this.moves[slot]++;
-    this.lastCell[slot] = cell2;
+    this.lastCell[slot] = cell3;
     this.lastHeading[slot] = heading;
     const cells = slot * this.gridCells;
     const { start, cells: viewCells } = tables.size.view;
-    const pose = cell2 * 6 + heading;
+    const pose = cell3 * 6 + heading;
     const { cardAt: cardAt2, cardFace, cardSelected } = this.cards;
     const cardFirst = slot * this.cards.stride;
     for (let v = start[pose]; v < start[pose + 1]; v++) {
@@ -24349,14 +24423,14 @@ var FollowerSight = class {
     for (let c = 0; c < gridIndex.length; c++) out.terrain[grid + gridIndex[c]] = UNSEEN_CODE;
   }
   /** Map cell `cell`, seen for the first time: its terrain and prop, and the walls on either side of which it lies. */
-  reveal(slot, tables, cell2) {
+  reveal(slot, tables, cell3) {
     const out = this.grids;
     const { gridIndex } = tables.size;
     const grid = slot * this.gridCells;
-    out.terrain[grid + gridIndex[cell2]] = tables.terrain[cell2];
-    out.props[grid + gridIndex[cell2]] = tables.props[cell2];
+    out.terrain[grid + gridIndex[cell3]] = tables.terrain[cell3];
+    out.props[grid + gridIndex[cell3]] = tables.props[cell3];
     const { walls, wallsAt } = tables;
-    for (let i = wallsAt.start[cell2]; i < wallsAt.start[cell2 + 1]; i++) {
+    for (let i = wallsAt.start[cell3]; i < wallsAt.start[cell3 + 1]; i++) {
       const w = wallsAt.walls[i];
       out.walls[grid + gridIndex[walls[w]]] |= walls[w + 1];
       const there = walls[w + 2];
@@ -24364,16 +24438,16 @@ var FollowerSight = class {
     }
   }
   /** The card remembered on map cell `cell` is gone: out of the memory and of the card grids. */
-  forget(slot, cell2) {
+  forget(slot, cell3) {
     const cells = slot * this.gridCells;
-    const place2 = this.memoryPlace[cells + cell2];
+    const place2 = this.memoryPlace[cells + cell3];
     const at = this.memoryAt[cells + place2];
     const last = cells + --this.memoryCount[slot];
     this.memoryList[cells + place2] = this.memoryList[last];
     this.memoryAt[cells + place2] = this.memoryAt[last];
     this.memorySince[cells + place2] = this.memorySince[last];
     this.memoryPlace[cells + this.memoryList[last]] = place2;
-    this.memoryPlace[cells + cell2] = -1;
+    this.memoryPlace[cells + cell3] = -1;
     this.grids.cards.fill(0, at * CARD_CHANNELS2, (at + 1) * CARD_CHANNELS2);
     this.grids.cardSeenAgo[at] = -1;
   }
@@ -24416,11 +24490,11 @@ var MapTables = class {
 function wallsByCell(walls, cells) {
   const start = new Int32Array(cells + 1);
   const touching = (w) => walls[w + 2] >= 0 ? [walls[w], walls[w + 2]] : [walls[w]];
-  for (let w = 0; w < walls.length; w += 4) for (const cell2 of touching(w)) start[cell2 + 1]++;
+  for (let w = 0; w < walls.length; w += 4) for (const cell3 of touching(w)) start[cell3 + 1]++;
   for (let c = 0; c < cells; c++) start[c + 1] += start[c];
   const filled = start.slice(0, cells);
   const byCell = new Int32Array(start[cells]);
-  for (let w = 0; w < walls.length; w += 4) for (const cell2 of touching(w)) byCell[filled[cell2]++] = w;
+  for (let w = 0; w < walls.length; w += 4) for (const cell3 of touching(w)) byCell[filled[cell3]++] = w;
   return { start, walls: byCell };
 }
 var sizeTablesByKey = /* @__PURE__ */ new Map();
@@ -24446,8 +24520,8 @@ function viewTable(dims, config2) {
   const start = new Int32Array(poses + 1);
   const lists = [];
   for (let p = 0; p < poses; p++) {
-    const cell2 = Math.floor(p / HEADINGS.length);
-    const pose = { x: cell2 % dims.width, y: Math.floor(cell2 / dims.width), heading: HEADINGS[p % HEADINGS.length] };
+    const cell3 = Math.floor(p / HEADINGS.length);
+    const pose = { x: cell3 % dims.width, y: Math.floor(cell3 / dims.width), heading: HEADINGS[p % HEADINGS.length] };
     const indices = viewFrom(dims, pose, config2.view).indices;
     lists.push(indices);
     start[p + 1] = start[p] + indices.length;
@@ -24894,10 +24968,10 @@ var FollowerBatch = class {
     let selected = 0;
     state.cards.forEach((card2, i) => {
       const k = first + i;
-      const cell2 = card2.y * width + card2.x;
+      const cell3 = card2.y * width + card2.x;
       this.cardId[k] = card2.id;
-      this.cardCell[k] = cell2;
-      this.cardAt[cells + cell2] = i;
+      this.cardCell[k] = cell3;
+      this.cardAt[cells + cell3] = i;
       this.cardFace[k * 3] = COLOR_CODE[card2.color];
       this.cardFace[k * 3 + 1] = SHAPE_CODE[card2.shape];
       this.cardFace[k * 3 + 2] = card2.count;
@@ -25222,7 +25296,7 @@ var ServedFollowerBatch = class {
 // shared/env/server.ts
 var PROTOCOL = "cerealbar-env";
 var PROTOCOL_VERSION = 1;
-var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12 };
+var OPS = { hello: 0, make: 1, reset: 2, step: 3, stepMany: 4, render: 5, close: 6, encode: 7, batchMake: 8, batchReset: 9, batchStep: 10, batchResetAt: 11, batchClose: 12, frameView: 13 };
 var STATUS = { ok: 0, error: 1 };
 var ANSWER_HEADER_BYTES = 8;
 var makeOptionsSchema = external_exports.discriminatedUnion("role", [
@@ -25324,6 +25398,14 @@ var EnvServer = class {
       }
       case OPS.render:
         return [utf82.encode(this.env(request.u32()).render())];
+      case OPS.frameView: {
+        const env = this.env(request.u32());
+        request.end();
+        if (!env.frameView) throw new RequestError("invalid", "only follower and leader environments have frames");
+        const view = env.frameView();
+        if (!view) throw new RequestError("episode-over", "nothing to draw yet: call reset() first");
+        return [json2(view)];
+      }
       case OPS.encode: {
         const env = this.env(request.u32());
         if (!env.encode) throw new RequestError("invalid", "only an observer environment encodes observations");
@@ -25460,6 +25542,10 @@ var ServedFollowerEnv = class {
   render() {
     return this.observation ? renderFollower(this.observation) : NO_EPISODE;
   }
+  frameView() {
+    const view = this.env.followerView();
+    return view && frameView(view);
+  }
 };
 var ServedLeaderEnv = class {
   made;
@@ -25489,6 +25575,9 @@ var ServedLeaderEnv = class {
   }
   render() {
     return this.view ? renderLeader(this.view) : NO_EPISODE;
+  }
+  frameView() {
+    return this.view && frameView(this.view);
   }
 };
 var ServedGameEnv = class {
