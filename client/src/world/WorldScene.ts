@@ -69,7 +69,8 @@ export class WorldScene {
     if (map === this.map) return;
     this.map = map;
     this.heights = cellHeights(map);
-    disposeTree(this.ground);
+    // Its materials are shared (terrain.ts, props.ts) and stay: only the old ground's geometry goes.
+    disposeTree(this.ground, { materials: false });
     this.ground.clear();
     this.buildGround();
   }
@@ -239,11 +240,11 @@ function cardMark(card: Card, invalid: ReadonlySet<number> | undefined): CardMar
   return invalid?.has(card.id) ? 'invalid' : 'selected';
 }
 
-/** Frees the GPU copies of the geometries and materials under `root`. */
-function disposeTree(root: Object3D): void {
+/** Frees the GPU copies of the geometries under `root`, and of their materials unless told not to. */
+function disposeTree(root: Object3D, { materials = true } = {}): void {
   root.traverse((object) => {
     const mesh = object as { geometry?: { dispose(): void }; material?: { dispose(): void } | { dispose(): void }[] };
     mesh.geometry?.dispose();
-    for (const material of [mesh.material ?? []].flat()) material.dispose();
+    if (materials) for (const material of [mesh.material ?? []].flat()) material.dispose();
   });
 }

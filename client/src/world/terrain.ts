@@ -27,6 +27,19 @@ const TERRAIN_COLOURS: Readonly<Record<Terrain, string>> = {
   hill: '#9c8a5a',
 };
 
+/**
+ * The materials are made once and shared by every ground built: the ground is built again each time
+ * the follower sees more, and a material made anew each time had its shader program released and
+ * compiled again (about a quarter of a second a time in software WebGL).
+ */
+const terrainMaterials = new Map<Terrain, MeshStandardMaterial>();
+function terrainMaterial(terrain: Terrain): MeshStandardMaterial {
+  let material = terrainMaterials.get(terrain);
+  if (!material) terrainMaterials.set(terrain, (material = new MeshStandardMaterial({ flatShading: true, roughness: terrain.includes('water') ? 0.35 : 0.95 })));
+  return material;
+}
+const OUTLINE_MATERIAL = new LineBasicMaterial({ color: '#2d4a1e', transparent: true, opacity: 0.18 });
+
 /** Prisms reach down to here, so that cells of different heights show their sides. */
 const BASE = -0.8;
 
@@ -66,8 +79,7 @@ export function buildTerrain(map: KnownMap, heights: Float32Array): Group {
   const matrix = new Matrix4();
   const colour = new Color();
   for (const [terrain, cells] of byTerrain) {
-    const material = new MeshStandardMaterial({ flatShading: true, roughness: terrain.includes('water') ? 0.35 : 0.95 });
-    const mesh = new InstancedMesh(prism, material, cells.length);
+    const mesh = new InstancedMesh(prism, terrainMaterial(terrain), cells.length);
     mesh.name = terrain;
     cells.forEach((cell, i) => {
       const top = heights[cell.y * map.width + cell.x];
@@ -102,7 +114,7 @@ function walkableOutlines(map: KnownMap, heights: Float32Array): LineSegments {
   }
   const geometry = new BufferGeometry();
   geometry.setAttribute('position', new Float32BufferAttribute(points, 3));
-  const lines = new LineSegments(geometry, new LineBasicMaterial({ color: '#2d4a1e', transparent: true, opacity: 0.18 }));
+  const lines = new LineSegments(geometry, OUTLINE_MATERIAL);
   lines.name = 'outlines';
   return lines;
 }
