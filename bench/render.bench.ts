@@ -16,7 +16,10 @@ import type { Role } from '../shared/engine/state';
 import { selfPlayStates } from '../test/fixtures';
 
 /** The figures last recorded in docs/benchmarks.md, which a run is compared with (null: none yet). */
-const RECORDED: { readonly date: string; readonly fps: Readonly<Record<string, number>> } | null = null;
+const RECORDED: { readonly date: string; readonly fps: Readonly<Record<string, number>> } | null = {
+  date: '2026-11-28',
+  fps: { 'follower first-person 320x240': 15.0, 'leader overhead 640x640': 4.2, 'follower first-person 320x240, 2 renderers': 16.6, 'leader overhead 640x640, 2 renderers': 5.3 },
+};
 
 const at = process.argv.indexOf('--frames');
 const FRAMES = at >= 0 ? Number(process.argv[at + 1]) : 2000;
