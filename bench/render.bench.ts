@@ -18,7 +18,7 @@ import { selfPlayStates } from '../test/fixtures';
 /** The figures last recorded in docs/benchmarks.md, which a run is compared with (null: none yet). */
 const RECORDED: { readonly date: string; readonly fps: Readonly<Record<string, number>> } | null = {
   date: '2026-11-28',
-  fps: { 'follower first-person 320x240': 15.0, 'leader overhead 640x640': 4.2, 'follower first-person 320x240, 2 renderers': 16.6, 'leader overhead 640x640, 2 renderers': 5.3 },
+  fps: { 'follower first-person 320x240': 16.4, 'leader overhead 640x640': 5.1, 'follower first-person 320x240, 2 renderers': 17.9, 'leader overhead 640x640, 2 renderers': 5.7 },
 };
 
 const at = process.argv.indexOf('--frames');
