@@ -56,7 +56,7 @@ export class FrameRenderer {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
-  /** Times the browser was started again after it died. */
+  /** Frames tried again because the browser or its page died under them (each in a browser started anew). */
   restarts = 0;
 
   private constructor(
