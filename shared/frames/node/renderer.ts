@@ -159,7 +159,8 @@ export class FrameRenderer {
       const { port } = this.server.address() as AddressInfo;
       await page.goto(`http://127.0.0.1:${port}/frames/index.html?socket=/${this.token}`);
       const socket = await connected;
-      const webgl = await page.evaluate(() => !!document.createElement('canvas').getContext('webgl2'));
+      // Run in the page: its document is not this program's (the build compiles without the DOM's types).
+      const webgl = await page.evaluate(() => !!(globalThis as unknown as { document: { createElement(tag: 'canvas'): { getContext(kind: string): unknown } } }).document.createElement('canvas').getContext('webgl2'));
       if (!webgl) throw new FrameRendererError(`cannot start the frame renderer: this Chromium has no WebGL 2 (software WebGL is needed); ${CHROMIUM_HELP}`);
       const session: Session = { browser, pid: launched.process.pid, closeBrowser: launched.close, page, socket };
       socket.on('message', (data: Buffer, binary: boolean) => this.answer(data, binary));
