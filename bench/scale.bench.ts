@@ -1,19 +1,20 @@
 /**
  * Scale-out benchmark (`npm run bench:scale`): the server load benchmark (real games, real
- * clients) against one process and then against two processes on Redis, in one run, under the
- * same load; then one process keeping its games in PostgreSQL (the store for several machines);
- * then matchmaking latency without and with Redis. Redis and PostgreSQL are started here from
- * Debian's packages on free ports. Prints each run's figures and ends with the line
- * `scale-out: 2 processes / 1 process = R.RRx` (actions served per second).
+ * clients) against 1, 2, ... processes sharing Redis (`--servers 1,2,4,8`), each count offered
+ * `--games-per-process` games per process (sized to saturate a process: each then admits what it
+ * can serve and refuses the rest as busy, P-153); then one process keeping its games in
+ * PostgreSQL (the store for several machines); then matchmaking latency without and with Redis.
+ * Redis and PostgreSQL are started here from Debian's packages on free ports. Prints a table of
+ * actions/s, the ratio to one process, server CPU per action, p99 and joins, and ends with the
+ * line `scale-out: N processes / 1 process = R.RRx` for the largest count.
  *
- * The load generator runs on the same machine: on two cores it takes CPU the second server
- * process would need, so the ratio measured here is bounded by the machine, not by the server.
- * The CPU each action costs the servers, on one process and on two, is printed beside it: the
- * ratio of the two is what a second core of its own would give.
+ * The load generator runs on the same machine: on a machine with few cores it takes CPU the
+ * server processes would need, so the ratios measured there are bounded by the machine, not by
+ * the server; the CPU each action costs the servers is printed beside them.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOM_NAME } from '../shared/protocol/messages';
@@ -21,18 +22,23 @@ import { numberFlag, parseFlags, percentile, sortedCopy } from './server-common'
 import { freePort, startPostgres, startRedis } from './services';
 
 const HELP = `npm run bench:scale -- [flags]
-  --games N          concurrent games in each run                   default 1000
+  --servers LIST     the process counts swept, on Redis             default 1,2
+  --games-per-process N
+                     games offered per process in each run          default 1000
   --think-ms T       mean time between a game's actions, ms         default 250
   --duration-s D     measurement window of each run, seconds        default 30
-  --matchmaking N    matchmaking calls timed in each setting        default 200
+  --matchmaking N    matchmaking calls timed in each setting (0: none) default 200
+  --no-postgres      leave out the run on the PostgreSQL store
   --profile          profile the servers of the one- and two-process runs (bench:server --profile)
                      and print where their time went; profiling costs CPU, so compare the
                      figures of profiled runs only with each other`;
 
-const FLAGS = ['help', 'games', 'think-ms', 'duration-s', 'matchmaking', 'profile'];
+const FLAGS = ['help', 'servers', 'games-per-process', 'think-ms', 'duration-s', 'matchmaking', 'no-postgres', 'profile'];
 
 interface ServerBenchResult {
+  readonly config: { readonly games: number };
   readonly rates: { readonly actionsPerSecond: number };
+  readonly joins: { readonly accepted: number; readonly refusedBusy: number; readonly failed: number };
   readonly latencyMs: { readonly actionToOwnView: { readonly p50: number; readonly p99: number } };
   readonly server: { readonly cpuPercentOfCore: number; readonly cpuPercentOfCorePerProcess: number[]; readonly cpuUsPerAction: number };
   readonly loadGenerator: { readonly cpuPercentOfCore: number };
@@ -104,51 +110,54 @@ async function timeMatchmaking(urls: readonly string[], calls: number): Promise<
   return { mean: round(times.reduce((a, b) => a + b, 0) / times.length), p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)) };
 }
 
+/** The process counts of --servers: distinct, from 1 to 16, in the order given. */
+function serverCounts(text: string): number[] {
+  const counts = text.split(',').map((part) => Number(part.trim()));
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--servers takes counts from 1 to 16, as in 1,2,4,8, not ${JSON.stringify(text)}`);
+  return [...new Set(counts)];
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   if (flags.has('help')) return void process.stdout.write(`${HELP}\n`);
   for (const name of flags.keys()) if (!FLAGS.includes(name)) throw new Error(`unknown flag --${name}\n${HELP}`);
-  const games = numberFlag(flags, 'games', 1000, 1, 100_000);
+  const counts = serverCounts(flags.get('servers') ?? '1,2');
+  const gamesPerProcess = numberFlag(flags, 'games-per-process', 1000, 1, 100_000);
   const thinkMs = numberFlag(flags, 'think-ms', 250, 0, 600_000);
   const durationS = numberFlag(flags, 'duration-s', 30, 1, 3600);
-  const matchmakingCalls = numberFlag(flags, 'matchmaking', 200, 2, 100_000);
-  const load = ['--games', String(games), '--think-ms', String(thinkMs), '--duration-s', String(durationS)];
+  const matchmakingCalls = numberFlag(flags, 'matchmaking', 200, 0, 100_000);
+  const load = (games: number) => ['--games', String(games), '--think-ms', String(thinkMs), '--duration-s', String(durationS)];
   const profile = flags.has('profile') ? ['--profile'] : [];
+  const cores = availableParallelism();
+  if (Math.max(...counts) >= cores) log(`bench:scale: this machine has ${cores} cores: runs of ${cores} processes or more share them with each other and with the load generator`);
 
   const redis = await startRedis();
-  const postgres = await startPostgres();
+  const postgres = flags.has('no-postgres') ? null : await startPostgres();
   try {
-    log(`bench:scale: ${games} games, think ${thinkMs} ms: one process`);
-    const one = await runServerBench([...load, ...profile]);
-    log(`bench:scale: the same load on two processes with Redis (${redis.url})`);
-    const two = await runServerBench([...load, ...profile, '--servers', '2', '--redis', redis.url]);
-    log(`bench:scale: the same load on one process keeping its games in PostgreSQL (${postgres.url})`);
-    const onPostgres = await runServerBench([...load, '--store', postgres.url]);
-
-    log('bench:scale: matchmaking calls');
-    const alone = await startServer(undefined);
-    const withoutRedis = await timeMatchmaking([alone.url], matchmakingCalls);
-    alone.stop();
-    const first = await startServer(redis.url);
-    const second = await startServer(redis.url);
-    const oneOnRedis = await timeMatchmaking([first.url], matchmakingCalls);
-    const acrossTwo = await timeMatchmaking([first.url, second.url], matchmakingCalls);
-    first.stop();
-    second.stop();
-
-    const row = (name: string, r: ServerBenchResult) =>
-      `| ${name} | ${r.rates.actionsPerSecond} | ${r.latencyMs.actionToOwnView.p50} / ${r.latencyMs.actionToOwnView.p99} ms | ${r.server.cpuPercentOfCorePerProcess.join('% / ')}% | ${r.server.cpuUsPerAction} µs | ${r.loadGenerator.cpuPercentOfCore}% | ${r.errors.total} |`;
-    const mm = (name: string, m: { mean: number; p50: number; p95: number }) => `| ${name} | ${m.mean} ms | ${m.p50} ms | ${m.p95} ms |`;
-    process.stdout.write(
-      [
-        '',
-        `Scale-out (${games} games, think ${thinkMs} ms, ${durationS} s each)`,
-        '| servers | actions/s | action -> own view p50 / p99 | CPU per process (% of a core) | server CPU per action | load generator CPU | errors |',
-        '|---|---|---|---|---|---|---|',
-        row('1 process', one),
-        row('2 processes, Redis', two),
-        row('1 process, PostgreSQL store', onPostgres),
-        '',
+    const sweep: { servers: number; result: ServerBenchResult }[] = [];
+    for (const servers of counts) {
+      log(`bench:scale: ${servers} process(es) on Redis (${redis.url}), ${gamesPerProcess * servers} games offered, think ${thinkMs} ms`);
+      sweep.push({ servers, result: await runServerBench([...load(gamesPerProcess * servers), ...profile, '--servers', String(servers), '--redis', redis.url]) });
+    }
+    let onPostgres: ServerBenchResult | null = null;
+    if (postgres) {
+      log(`bench:scale: one process keeping its games in PostgreSQL (${postgres.url}), ${gamesPerProcess} games offered`);
+      onPostgres = await runServerBench([...load(gamesPerProcess), '--store', postgres.url]);
+    }
+    const matchmaking: string[] = [];
+    if (matchmakingCalls > 0) {
+      log('bench:scale: matchmaking calls');
+      const alone = await startServer(undefined);
+      const withoutRedis = await timeMatchmaking([alone.url], matchmakingCalls);
+      alone.stop();
+      const first = await startServer(redis.url);
+      const second = await startServer(redis.url);
+      const oneOnRedis = await timeMatchmaking([first.url], matchmakingCalls);
+      const acrossTwo = await timeMatchmaking([first.url, second.url], matchmakingCalls);
+      first.stop();
+      second.stop();
+      const mm = (name: string, m: { mean: number; p50: number; p95: number }) => `| ${name} | ${m.mean} ms | ${m.p50} ms | ${m.p95} ms |`;
+      matchmaking.push(
         `Matchmaking (${matchmakingCalls} quick-play seat reservations each)`,
         '| setting | mean | p50 | p95 |',
         '|---|---|---|---|',
@@ -156,18 +165,34 @@ async function main(): Promise<void> {
         mm('1 process, Redis', oneOnRedis),
         mm('2 processes, Redis, alternately', acrossTwo),
         '',
-        `server CPU per action, 1 process / 2 processes = ${(one.server.cpuUsPerAction / two.server.cpuUsPerAction).toFixed(2)} (1.00: a second process costs nothing per action)`,
-        `server CPU per action, PostgreSQL store / SQLite only = ${(onPostgres.server.cpuUsPerAction / one.server.cpuUsPerAction).toFixed(2)}`,
-        `scale-out: 2 processes / 1 process = ${(two.rates.actionsPerSecond / one.rates.actionsPerSecond).toFixed(2)}x`,
+      );
+    }
+
+    const base = sweep.find((run) => run.servers === 1)?.result ?? null;
+    const ratio = (r: ServerBenchResult) => (base ? `${(r.rates.actionsPerSecond / base.rates.actionsPerSecond).toFixed(2)}` : '-');
+    const row = (name: string, r: ServerBenchResult) =>
+      `| ${name} | ${r.config.games} | ${r.rates.actionsPerSecond} | ${ratio(r)} | ${r.server.cpuUsPerAction} µs | ${r.latencyMs.actionToOwnView.p50} / ${r.latencyMs.actionToOwnView.p99} ms | ${r.server.cpuPercentOfCorePerProcess.join('% / ')}% | ${r.loadGenerator.cpuPercentOfCore}% | ${r.joins.accepted} / ${r.joins.refusedBusy} / ${r.joins.failed} |`;
+    const largest = sweep[sweep.length - 1]!;
+    process.stdout.write(
+      [
+        '',
+        `Scale-out (${gamesPerProcess} games offered per process, think ${thinkMs} ms, ${durationS} s each, ${cores} cores)`,
+        '| servers | games offered | actions/s | ratio to 1 process | server CPU per action | action -> own view p50 / p99 | CPU per process (% of a core) | load generator CPU | joins accepted / refused as busy / failed |',
+        '|---|---|---|---|---|---|---|---|---|',
+        ...sweep.map(({ servers, result }) => row(`${servers} process${servers > 1 ? 'es' : ''}, Redis`, result)),
+        ...(onPostgres ? [row('1 process, PostgreSQL store', onPostgres)] : []),
+        '',
+        ...matchmaking,
+        ...(onPostgres && base ? [`server CPU per action, PostgreSQL store / Redis and SQLite = ${(onPostgres.server.cpuUsPerAction / base.server.cpuUsPerAction).toFixed(2)}`] : []),
+        ...(base && largest.servers > 1 ? [`scale-out: ${largest.servers} processes / 1 process = ${ratio(largest.result)}x`] : []),
         '',
       ].join('\n'),
     );
   } finally {
     await redis.stop();
-    await postgres.stop();
+    await postgres?.stop();
   }
 }
-
 
 main().catch((error) => {
   process.stderr.write(`bench:scale: ${(error as Error).message}\n`);

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, type Room } from '@colyseus/sdk';
 import WebSocket from 'ws';
 import type { PlayerAction } from '../shared/engine/actions';
-import { ACTION_MESSAGE, ROOM_NAME, type SeatMessage, type ViewMessage } from '../shared/protocol/messages';
+import { ACTION_MESSAGE, BUSY_RETRY_AFTER_SECONDS, BUSY_STATUS, ROOM_NAME, type SeatMessage, type ViewMessage } from '../shared/protocol/messages';
 import { buildScript, UsageMonitor, type BenchToWorker, type Script, type WorkerConfig, type WorkerToBench } from './server-common';
 
 // Node 20 has no global WebSocket, and the SDK's reconnection looks for one.
@@ -36,6 +36,7 @@ function fresh() {
     selfLatency: [] as number[],
     partnerLatency: [] as number[],
     joinLatency: [] as number[],
+    joins: { accepted: 0, refusedBusy: 0, failed: 0 },
     errors: {} as Record<string, number>,
     errorSamples: [] as string[],
   };
@@ -203,11 +204,19 @@ async function playGame(config: WorkerConfig, script: Script, clients: { leader:
     while (game.code === '') await sleep(5);
     game.attach('follower', await join(clients.follower, { role: 'follower', code: game.code }));
   } catch (caught) {
-    error('join failed', (caught as Error).message);
     await game.leave();
+    // A server without room says so at once (P-153): the slot asks again when told, as the lobby does.
+    if ((caught as { code?: number }).code === BUSY_STATUS) {
+      counters.joins.refusedBusy += 1;
+      await sleep(BUSY_RETRY_AFTER_SECONDS * 1000 * (0.5 + Math.random()));
+      return;
+    }
+    counters.joins.failed += 1;
+    error('join failed', (caught as Error).message);
     await sleep(1000);
     return;
   }
+  counters.joins.accepted += 1;
   counters.joinLatency.push(round2(performance.now() - joinStart));
   const think = () => config.thinkMs * (1 - config.jitter + 2 * config.jitter * Math.random());
   let active = false;

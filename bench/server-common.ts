@@ -200,9 +200,17 @@ export interface WorkerReport {
   readonly partnerLatency: number[];
   /** Both players of a game joined: from the leader's join request to the follower's room, ms. */
   readonly joinLatency: number[];
+  /** New games asked for: both players seated, refused as busy (503, P-153), or failed otherwise. */
+  readonly joins: JoinCounts;
   readonly errors: Record<string, number>;
   /** A few error messages, for the reader. */
   readonly errorSamples: string[];
+}
+
+export interface JoinCounts {
+  readonly accepted: number;
+  readonly refusedBusy: number;
+  readonly failed: number;
 }
 
 export type WorkerToBench = { type: 'ready'; worker: number } | WorkerReport | { type: 'stopped'; worker: number };

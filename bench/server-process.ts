@@ -66,6 +66,10 @@ async function main(): Promise<void> {
       },
     },
     roomSettings,
+    admission: {
+      ...(flags.has('max-games') && { maxGames: numberFlag(flags, 'max-games', 0, 1, 1_000_000) }),
+      ...(flags.has('max-event-loop-delay-ms') && { maxEventLoopDelayMs: numberFlag(flags, 'max-event-loop-delay-ms', 100, 0, 60_000) }),
+    },
   });
 
   const monitor = new UsageMonitor();

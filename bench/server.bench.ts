@@ -32,6 +32,7 @@ import {
   sortedCopy,
   type BenchToServer,
   type BenchToWorker,
+  type JoinCounts,
   type ServerToBench,
   type StoreTimings,
   type Usage,
@@ -69,6 +70,10 @@ const HELP = `npm run bench:server -- [flags]
                      as \`npm start\` runs it                             default node
   --data-parent DIR  where the server's temporary data directory goes     default: os.tmpdir()
                      (e.g. /dev/shm to take the disk out of the measurement)
+  --max-games N      each server process holds at most N games (serve --max-games)  default: no limit
+  --max-event-loop-delay-ms M
+                     a server process is busy while its event loop's p99 delay is over M ms
+                     (serve --max-event-loop-delay-ms; 0: never)      default 100
   --profile          run the server with --cpu-prof and summarise the profile
   --top N            functions listed from the profile               default 25
   --timeout-s X      kill everything after X seconds                 default ramp+settle+duration+120
@@ -76,7 +81,7 @@ const HELP = `npm run bench:server -- [flags]
 
 const FLAGS = [
   ...['help', 'games', 'think-ms', 'jitter', 'duration-s', 'ramp-s', 'settle-s', 'workers', 'servers', 'redis', 'store', 'live-feedback', 'sync-each-action', 'no-stagger', 'seed', 'patch-rate-ms'],
-  ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet'],
+  ...['server-runtime', 'data-parent', 'profile', 'top', 'timeout-s', 'quiet', 'max-games', 'max-event-loop-delay-ms'],
 ];
 
 /** Reads the flags; a bad one ends the process with the help text. */
@@ -326,6 +331,7 @@ async function main(): Promise<void> {
     ...(STORE ? ['--store', STORE] : []),
     ...(SYNC_EACH_ACTION ? ['--sync-each-action'] : []),
     ...(LIVE_FEEDBACK ? ['--live-feedback'] : []),
+    ...(['max-games', 'max-event-loop-delay-ms'] as const).flatMap((flag) => (flags.has(flag) ? [`--${flag}`, flags.get(flag)!] : [])),
   ];
   const profileArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const servers: ChildProcess[] = [];
@@ -439,6 +445,8 @@ async function main(): Promise<void> {
 
   const result = summarize(baseline!, window, { actionsPerGame, seed: script.seed, truncated: script.truncated, stored, errorsBefore, firstErrors });
   process.stdout.write(`${table(result)}\n`);
+  // Also with --quiet: whoever runs a sweep reads this line.
+  process.stdout.write(`${joinsLine(result.joins)}\n`);
   if (profileDir) {
     const files = readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile'));
     if (files.length === 0) log(`no CPU profile in ${profileDir}`);
@@ -627,6 +635,12 @@ function summarize(
       actionToOwnViewQuietSeconds: latencyFigures(cleanReports.flatMap((r) => r.selfLatency)),
       joinBothPlayers: latencyFigures(reports.flatMap((r) => r.joinLatency)),
     },
+    /** New games asked for in the window: both players seated, refused as busy (503, P-153), failed otherwise. */
+    joins: {
+      accepted: sum(reports, (r) => r.joins.accepted),
+      refusedBusy: sum(reports, (r) => r.joins.refusedBusy),
+      failed: sum(reports, (r) => r.joins.failed),
+    },
     errors: { total: sum(Object.values(errors), (n) => n), byKind: errors, beforeWindow: extra.errorsBefore, samples: extra.firstErrors },
     server: {
       processes: SERVERS,
@@ -673,6 +687,10 @@ function summarize(
           }
         : null,
   };
+}
+
+function joinsLine(joins: JoinCounts): string {
+  return `joins: ${joins.accepted} accepted, ${joins.refusedBusy} refused as busy, ${joins.failed} failed`;
 }
 
 function table(r: Result): string {

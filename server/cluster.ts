@@ -2,8 +2,10 @@
  * Several `serve` processes as one server, on Colyseus's own scale-out: RedisPresence and
  * RedisDriver share the room listings and the matchmaking locks, and each process has a public
  * address the players' WebSockets reach it at. On top of them, each process keeps an entry in a
- * registry of processes (`ready` or `draining`, renewed every HEARTBEAT_MS), so that:
- * - a new game is made only on a ready process, and a draining one may still answer matchmaking;
+ * registry of processes (`ready` or `draining`, and whether it is busy: admission.ts; renewed every
+ * HEARTBEAT_MS), so that:
+ * - a new game is made only on a ready process with room, and a draining or busy one may still
+ *   answer matchmaking;
  * - a crashed process's rooms are hidden from matchmaking at once, and removed from the listings
  *   once Colyseus's health check confirms it is gone (else a joining player would wait seconds
  *   for a seat reservation there to time out, and fail). A process is alive while its Colyseus
@@ -16,14 +18,22 @@ import { matchMaker, ServerError, type IRoomCache, type MatchMakerDriver, type S
 import { RedisDriver } from '@colyseus/redis-driver';
 import { RedisPresence } from '@colyseus/redis-presence';
 import { Redis } from 'ioredis';
+import { busyError } from './admission';
 import { waitAtMost } from './waitAtMost';
 
 /** How often a process renews its entry; an entry not renewed for PROCESS_TTL_MS is a process gone. */
 export const HEARTBEAT_MS = 500;
 export const PROCESS_TTL_MS = 2500;
 const REGISTRY_KEY = 'cerealbar:processes';
-/** How long a room placed on another process is counted here: longer than Colyseus takes to share its count. */
+/** How long rooms placed on another process are counted here after the last: longer than Colyseus takes to share its count. */
 const PLACEMENT_MEMORY_MS = 2000;
+
+/** The rooms this process placed on another lately, and that process's shared count when the first of them was placed. */
+interface Placements {
+  readonly countBefore: number;
+  readonly placed: number;
+  readonly lastAt: number;
+}
 /** Private games' codes to their room ids, so that a join by code reads one listing, not all. */
 const CODES_KEY = 'cerealbar:codes';
 /** Deletes a code's entry only while it names the room given: a later room may have taken the code. */
@@ -40,6 +50,8 @@ type ProcessState = 'ready' | 'draining';
 
 interface ProcessEntry {
   readonly state: ProcessState;
+  /** It has no room for a new game now (admission.ts). */
+  readonly busy: boolean;
   /** Epoch ms until which the entry holds without a renewal. */
   readonly until: number;
 }
@@ -122,7 +134,9 @@ export class Cluster {
   /** Processes whose entry ran out and whose health check is under way. */
   private readonly checking = new Set<string>();
   /** When this process had rooms made on each other process, lately (see selectProcessIdToCreateRoom). */
-  private readonly placed = new Map<string, number[]>();
+  private readonly placed = new Map<string, Placements>();
+  /** Whether this process has no room for a new game now (set by start). */
+  private busy: () => boolean = () => false;
 
   private constructor(
     private readonly redis: Redis,
@@ -153,10 +167,12 @@ export class Cluster {
   }
 
   /**
-   * Colyseus asks where to make a new room: the ready process with the fewest rooms (a tie drawn
-   * at random), never a draining or gone one. Another process's count, as Colyseus shares it, is
-   * renewed at most once a second, so the rooms this process has placed there since are added: a
-   * burst of new games is spread instead of all going to the process that looked emptiest.
+   * Colyseus asks where to make a new room: the ready process with room (not busy) with the fewest
+   * rooms (a tie drawn at random), never a draining or gone one; when every ready process is busy,
+   * the join is refused as busy (503). Another process's count, as Colyseus shares it, is
+   * renewed at most once a second, so the rooms this process has placed there lately are added to
+   * the count it had before them (not to a count that may already hold them): a burst of new games
+   * is spread instead of all going to the process that looked emptiest.
    */
   readonly selectProcessIdToCreateRoom = async (): Promise<string> => {
     // Who runs and who is ready are asked now, not taken from the last heartbeat: a process that
@@ -170,17 +186,33 @@ export class Cluster {
       return live.has(processId) && entry?.state === 'ready' && entry.until >= now;
     });
     if (ready.length === 0) throw new ServerError(503, NO_READY_PROCESS_MESSAGE);
-    const rooms = (processId: string, counted: number) =>
-      counted + (processId === matchMaker.processId ? 0 : (this.placed.get(processId) ?? []).filter((at) => at > now - PLACEMENT_MEMORY_MS).length);
-    const candidates = ready.map(({ processId, roomCount }) => ({ processId, rooms: rooms(processId, roomCount), draw: Math.random() }));
+    const withRoom = ready.filter(({ processId }) => (processId === matchMaker.processId ? !this.busy() : !entries.get(processId)!.busy));
+    if (withRoom.length === 0) throw busyError();
+    const recent = (processId: string) => {
+      const placements = this.placed.get(processId);
+      return placements && placements.lastAt > now - PLACEMENT_MEMORY_MS ? placements : undefined;
+    };
+    // This process's own count is its live one; another's is at least what it had plus what was placed there since.
+    const rooms = (processId: string, counted: number) => {
+      const placements = processId === matchMaker.processId ? undefined : recent(processId);
+      return placements ? Math.max(counted, placements.countBefore + placements.placed) : counted;
+    };
+    const candidates = withRoom.map(({ processId, roomCount }) => ({ processId, rooms: rooms(processId, roomCount), draw: Math.random() }));
     candidates.sort((a, b) => a.rooms - b.rooms || a.draw - b.draw);
     const chosen = candidates[0]!.processId;
-    if (chosen !== matchMaker.processId) this.placed.set(chosen, [...(this.placed.get(chosen) ?? []).filter((at) => at > now - PLACEMENT_MEMORY_MS), now]);
+    if (chosen !== matchMaker.processId) {
+      const before = recent(chosen) ?? { countBefore: withRoom.find((stat) => stat.processId === chosen)!.roomCount, placed: 0 };
+      this.placed.set(chosen, { countBefore: before.countBefore, placed: before.placed + 1, lastAt: now });
+    }
     return chosen;
   };
 
-  /** Starts renewing this process's entry (call once the server listens, when matchMaker.processId is set). */
-  async start(): Promise<void> {
+  /**
+   * Starts renewing this process's entry (call once the server listens, when matchMaker.processId
+   * is set); `busy` says whether it has room for a new game, read at each heartbeat.
+   */
+  async start(busy: () => boolean = () => false): Promise<void> {
+    this.busy = busy;
     await this.beat();
     this.timer = setInterval(() => void this.beat().catch(() => undefined), HEARTBEAT_MS);
     this.timer.unref();
@@ -216,7 +248,7 @@ export class Cluster {
    * processes listed (in the registry or Colyseus's room counts) that seem gone.
    */
   private async beat(): Promise<void> {
-    const own: ProcessEntry = { state: this.state, until: Date.now() + PROCESS_TTL_MS };
+    const own: ProcessEntry = { state: this.state, busy: this.busy(), until: Date.now() + PROCESS_TTL_MS };
     await this.redis.hset(REGISTRY_KEY, matchMaker.processId, JSON.stringify(own));
     const [entries, subscribed, stats] = await Promise.all([this.readEntries(), this.liveProcesses(), matchMaker.stats.fetchAll()]);
     this.entries = entries;
@@ -256,7 +288,9 @@ export class Cluster {
 function parseEntry(value: string): ProcessEntry | null {
   try {
     const entry = JSON.parse(value) as ProcessEntry;
-    return (entry.state === 'ready' || entry.state === 'draining') && typeof entry.until === 'number' ? entry : null;
+    if ((entry.state !== 'ready' && entry.state !== 'draining') || typeof entry.until !== 'number') return null;
+    // An entry written before processes said whether they were busy has room.
+    return { ...entry, busy: entry.busy === true };
   } catch {
     return null;
   }

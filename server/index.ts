@@ -10,11 +10,12 @@ import { matchMaker, RegisteredHandler, Server } from '@colyseus/core';
 import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
 import express from 'express';
 import { WebSocket } from 'ws';
-import { agentSeatAsked, MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
+import { agentSeatAsked, BUSY_RETRY_AFTER_SECONDS, MAX_MESSAGES_PER_SECOND, ROOM_NAME } from '../shared/protocol/messages';
+import { Admission, busyError, type AdmissionLimits } from './admission';
 import type { Cluster } from './cluster';
 import { DEFAULT_TRUST_PROXY } from './http/clientAddress';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
-import { mountStudyRoutes } from './http/studies';
+import { mountStudyRoutes, sendNoNewGames } from './http/studies';
 import type { GameRecord, WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import type { SeatListing } from './rooms/queue';
@@ -59,11 +60,12 @@ class GameRoomHandler extends RegisteredHandler<GameRoom> {
  * Where Colyseus is about to make a room (its selectProcessIdToCreateRoom step): a quick-play game
  * is made under its pool's lock (released by the room once listed, see rooms/creationLock.ts),
  * and a request that finds, once it holds the lock, a game with its seat open listed meanwhile is
- * sent back to the matchmaker, which retries a SeatReservationError and seats it there.
+ * sent back to the matchmaker, which retries a SeatReservationError and seats it there. Answers
+ * the lock's key (null when none was taken), for a creation that fails after it to release.
  */
-async function beforeCreatingRoom(options: Record<string, unknown>): Promise<void> {
+async function beforeCreatingRoom(options: Record<string, unknown>): Promise<string | null> {
   const asked = parseJoinOptions(options);
-  if (asked.code !== undefined || asked.private || agentSeatAsked(asked)) return;
+  if (asked.code !== undefined || asked.private || agentSeatAsked(asked)) return null;
   const key = creationLockKey(asked.pool, studyOf(options));
   await takeCreationLock(key);
   const filter = { locked: false, private: false, name: ROOM_NAME, ...matchMaker.getHandler(ROOM_NAME).getFilterOptions(options) };
@@ -74,6 +76,7 @@ async function beforeCreatingRoom(options: Record<string, unknown>): Promise<voi
     await releaseCreationLock(key);
     throw new SeatReservationError('a game with this seat open was listed meanwhile');
   }
+  return key;
 }
 
 export interface GameServerOptions {
@@ -94,6 +97,8 @@ export interface GameServerOptions {
   readonly workers?: WorkerStore;
   /** One of several processes (Redis); without it, the only one. */
   readonly cluster?: Cluster;
+  /** When this process has no room for a new game (admission.ts): by default, when its event loop runs late. */
+  readonly admission?: AdmissionLimits;
   /** Where the researcher is told what a study needs (workers waiting for a partner who cannot come); stderr by default. */
   readonly warn?: (line: string) => void;
   /** Where the call records of the studies' LLM arms go, one file per game; the current directory by default. */
@@ -121,6 +126,8 @@ export interface RunningGameServer {
   drain(): Promise<number>;
   /** Games being played now, in this process. */
   gamesInPlay(): Promise<number>;
+  /** Whether this process has room for a new game. */
+  readonly admission: Admission;
   /** Games recovery closed (their process was gone): a study's workers learn of their end as of any game's. */
   gamesRecovered(games: readonly GameRecord[]): Promise<void>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
@@ -151,6 +158,8 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   let draining = false;
   // A draining process of several still seats players, on the others, while one takes new games.
   const refusesNewGames = () => draining && !(cluster?.anotherReady() ?? false);
+  const admission = new Admission(options.admission ?? {}, () => GameRoom.inThisProcess.size);
+  options.services.metrics?.watchAdmission(admission);
   const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
   const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers, options.warn ?? warnOnStderr, options.armRecords) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
@@ -158,13 +167,16 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   app.disable('x-powered-by');
   // Whom a reverse proxy forwards: the address a study's admission limits and pairing see (clientAddress.ts).
   app.set('trust proxy', options.trustProxy ?? DEFAULT_TRUST_PROXY);
-  // A load balancer sends new players only to a process that is ready: not to one that drains.
+  // A load balancer sends new players only to a process that is ready: not to one that drains, nor to one without room.
   app.get('/readyz', (_req, res) => {
-    res.status(draining ? 503 : 200).json({ ready: !draining, draining });
+    const busy = admission.busy();
+    const ready = !draining && busy === null;
+    if (!ready) res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+    res.status(ready ? 200 : 503).json({ ready, draining, busy });
   });
   app.post('/api/studies/:id/play', (_req, res, next) => {
     if (!refusesNewGames()) return next();
-    res.status(503).json({ error: { code: 'NO_SEAT', message: 'the server is restarting and takes no new games; try again in a minute' } });
+    sendNoNewGames(res);
   });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
   mountStudyRoutes(app, studies, { workers: options.workers, games: studyGames, quickPlay: options.roomSettings?.config, addressKey: options.addressKey ?? randomUUID() });
@@ -177,8 +189,22 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     gracefullyShutdown: false,
     ...(cluster && { presence: cluster.presence, driver: cluster.driver, publicAddress: cluster.publicAddress }),
     selectProcessIdToCreateRoom: async (_roomName: string, options: Record<string, unknown>) => {
-      await beforeCreatingRoom(options);
-      return cluster ? cluster.selectProcessIdToCreateRoom() : matchMaker.processId;
+      // Refused at once, before the pool's creation lock: a busy process keeps nobody waiting.
+      const busy = admission.busy();
+      if (busy !== null && !cluster) {
+        admission.count(busy);
+        throw busyError();
+      }
+      const lock = await beforeCreatingRoom(options);
+      if (!cluster) return matchMaker.processId;
+      try {
+        return await cluster.selectProcessIdToCreateRoom();
+      } catch (error) {
+        // No process takes the game (all busy or draining): the next maker in the pool need not wait out the lock.
+        if (lock !== null) await releaseCreationLock(lock);
+        if (busy !== null) admission.count(busy);
+        throw error;
+      }
     },
   });
   matchMaker.addRoomType(new GameRoomHandler({ services, settings: options.roomSettings }));
@@ -186,12 +212,13 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);
   guard(http);
-  await cluster?.start();
+  await cluster?.start(() => admission.busy() !== null);
   const port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
   const shutDown = async () => {
     // Every game here ends, and its log with it, before anything that may wait for Redis.
     for (const room of GameRoom.inThisProcess) room.onBeforeShutdown();
+    admission.stop();
     await cluster?.stop();
     if (!(await waitAtMost(colyseus.gracefullyShutdown(false), SHUTDOWN_WAIT_MS))) {
       (options.warn ?? warnOnStderr)(`the server's shutdown did not finish within ${SHUTDOWN_WAIT_MS / 1000} s (is Redis away?); every game had ended`);
@@ -208,6 +235,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
       return [...GameRoom.inThisProcess].filter((room) => room.drain()).length;
     },
     gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
+    admission,
     gamesInPlay: async () => [...GameRoom.inThisProcess].filter((room) => room.playing).length,
     // Once: a second call waits for the first (Colyseus's own shutdown, called twice, leaves a handle open).
     close: () => (closing ??= shutDown()),

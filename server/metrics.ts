@@ -6,6 +6,7 @@
  * (the tests) keep apart.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Admission } from './admission';
 
 /** What a live game room tells the gauges when they are read. */
 export interface LiveRoom {
@@ -55,6 +56,34 @@ export class GameMetrics {
       registers,
     });
     this.logWriteSeconds = new Histogram({ name: 'cerealbar_log_write_seconds', help: 'Writing one event line of a game log.', buckets: FAST_BUCKETS, registers });
+  }
+
+  /** The admission state of the process (admission.ts): whether it takes new games, its event loop's delay, the new games it refused. */
+  watchAdmission(admission: Admission): void {
+    const registers = [this.registry];
+    const refused = new Counter({
+      name: 'cerealbar_new_games_refused_total',
+      help: 'New games refused as busy at matchmaking, by why this process was busy (games: --max-games; event-loop: --max-event-loop-delay-ms).',
+      labelNames: ['reason'],
+      registers,
+    });
+    new Gauge({
+      name: 'cerealbar_admission_open',
+      help: 'Whether this process takes new games now (1), or is busy (0): too many games, or its event loop runs late.',
+      registers,
+      collect() {
+        this.set(admission.busy() === null ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'cerealbar_event_loop_delay_p99_seconds',
+      help: "The p99 of the event loop's delay over the last window, as admission reads it.",
+      registers,
+      collect() {
+        this.set(admission.eventLoopDelayP99Ms() / 1000);
+      },
+    });
+    admission.onRefused((reason) => refused.inc({ reason }));
   }
 
   track(room: LiveRoom): void {

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { Cluster, redactUrl } from '../../server/cluster';
 import { mountApi } from '../../server/http/api';
 import { adminTokenFingerprint, resolveAdminToken, type AdminToken } from '../../server/adminToken';
+import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../../server/admission';
 import { GameMetrics } from '../../server/metrics';
 import { mountClient } from '../../server/http/client';
 import { checkCorsOrigins, checkFrameAncestors } from '../../server/http/guard';
@@ -43,6 +44,8 @@ interface ServeOptions extends LlmCliOptions {
   followerSeconds?: number;
   reconnectSeconds: number;
   drainSeconds: number;
+  maxGames?: number;
+  maxEventLoopDelayMs: number;
   corsOrigin: string[];
   frameAncestors: string[];
   study: string[];
@@ -156,6 +159,8 @@ export function registerServeCommand(program: Command): void {
     .option('--leader-seconds <s>', "seconds in a leader's turn (default: the rules', 45 in cerealbar)", secondsOption('--leader-seconds'))
     .option('--follower-seconds <s>', "seconds in a follower's turn (default: the rules', 15 in cerealbar)", secondsOption('--follower-seconds'))
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
+    .option('--max-games <n>', 'games (waiting or in play) this process holds at most; a new game beyond them is refused as busy (HTTP 503, Retry-After), or made on another process with room (docs/deploy.md)', integerOption('--max-games', 1, 1_000_000))
+    .option('--max-event-loop-delay-ms <ms>', "the process is busy, and refuses new games, while the p99 of its event loop's delay over the last second is above this (0: never)", integerOption('--max-event-loop-delay-ms', 0, 60_000), DEFAULT_MAX_EVENT_LOOP_DELAY_MS)
     .option('--drain-seconds <s>', 'on SIGTERM, how long games in play may go on to their end before the rest are ended (no new games meanwhile)', integerOption('--drain-seconds', 0, 24 * 3600), DEFAULT_DRAIN_SECONDS)
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
@@ -257,6 +262,7 @@ export function registerServeCommand(program: Command): void {
         },
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
         trustProxy: options.trustProxy,
+        admission: { maxGames: options.maxGames, maxEventLoopDelayMs: options.maxEventLoopDelayMs },
         // Every process sharing the data directory (or the database) has this token: their address tags agree.
         addressKey: admin.token,
         studies,

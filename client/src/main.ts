@@ -6,6 +6,7 @@
 import './styles.css';
 import type { GameScreen } from './game/GameScreen';
 import type { GameSession } from './game/session';
+import { BUSY_RETRY_AFTER_SECONDS, BUSY_STATUS } from '../../shared/protocol/messages';
 import { connectionClosed } from './game/messages';
 import { loadSeat } from './game/savedSeat';
 import { readLink } from './lobby/joinRequest';
@@ -29,16 +30,25 @@ function showLobby(joinProblem: string | null = null): void {
 /** Waits for a partner, then plays: in a new seat, or in the seat this browser held before a refresh. */
 async function play(connect: (sessions: typeof import('./game/session')) => Promise<GameSession | null>, resuming = false): Promise<void> {
   let session: GameSession | null = null;
+  let cancelled = false;
   const waiting = new WaitingScreen(() => {
+    cancelled = true;
     void session?.leave();
     showLobby();
   });
   app.replaceChildren(waiting.element);
   const gameModule = import('./game/GameScreen');
-  try {
-    session = await connect(await sessionModule());
-  } catch (error) {
-    return showLobby(joinFailure(error));
+  for (;;) {
+    try {
+      session = await connect(await sessionModule());
+      break;
+    } catch (error) {
+      if (cancelled) return;
+      // No process has room for a new game now: the page says so and asks again by itself.
+      if ((error as { code?: number }).code !== BUSY_STATUS) return showLobby(joinFailure(error));
+      await waiting.busy(BUSY_RETRY_AFTER_SECONDS);
+      if (cancelled) return;
+    }
   }
   if (!session) return showLobby(resuming ? 'Your last game is over, or its seat was not kept: join a new one.' : null);
   const joined = session;

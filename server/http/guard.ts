@@ -9,6 +9,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import { posix } from 'node:path';
 import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { BUSY_RETRY_AFTER_SECONDS } from '../../shared/protocol/messages';
 import { refuseClientJoinFields } from '../rooms/listing';
 import { sendApiError } from './apiError';
 import { refuseBadPath } from './badPath';
@@ -141,6 +142,7 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
   // A path that does not decode is refused here, ahead of matchmaking and of every route (P-130).
   gate.use(refuseBadPath);
   gate.use('/matchmake', (req, res, next) => {
+    retryAfterOn503(res);
     if (draining() && !req.path.startsWith('/reconnect/')) return sendMatchmakeError(res, 503, 'the server is restarting and takes no new games; try again in a minute');
     next();
   });
@@ -190,6 +192,19 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
       });
     });
   };
+}
+
+/**
+ * Every 503 of matchmaking (a busy or restarting server: Colyseus answers the matchmaker's refusals
+ * itself, without headers) says when to ask again, so that a page or a client library waits instead
+ * of asking at once.
+ */
+function retryAfterOn503(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (status === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+    return writeHead(status, ...rest);
+  }) as ServerResponse['writeHead'];
 }
 
 /** Matchmaking errors in Colyseus's own shape, which its SDK reads. */

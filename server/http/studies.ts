@@ -27,7 +27,8 @@ import {
 import type { Awaitable, WorkerStore } from '../store/types';
 import { WorkerError, type WorkerErrorCode } from '../store/workerChanges';
 import { NoSeatError, type StudyGames } from '../study/studyGames';
-import { sendApiError } from './apiError';
+import { BUSY_RETRY_AFTER_SECONDS } from '../../shared/protocol/messages';
+import { sendApiError, sendRetryLater } from './apiError';
 import { addressTag } from './clientAddress';
 import { BODY_LIMIT_BYTES } from './guard';
 
@@ -58,8 +59,8 @@ export const QUIZ_MARKS_AFTER_SECONDS = 60;
 export function sendWorkerError(res: Response, error: unknown): boolean {
   if (!(error instanceof WorkerError)) return false;
   const { retryAfterSeconds } = error;
-  if (retryAfterSeconds !== undefined && error.code === 'TOO_MANY_NEW_WORKERS') res.setHeader('Retry-After', String(retryAfterSeconds));
-  sendApiError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  if (retryAfterSeconds !== undefined && error.code === 'TOO_MANY_NEW_WORKERS') sendRetryLater(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds);
+  else sendApiError(res, WORKER_ERROR_STATUS[error.code], error.code, error.message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   return true;
 }
 
@@ -179,6 +180,8 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
     } catch (error) {
       if (sendWorkerError(res, error)) return;
       if (!(error instanceof NoSeatError)) throw error;
+      // No process takes a new game now (all busy, or restarting): the page waits and asks again.
+      if (error.noProcessTakesGames) return sendNoNewGames(res);
       process.stderr.write(`study api: ${error.message}\n`);
       sendApiError(res, 503, 'NO_SEAT', `${error.message}; please try again in a moment`);
     }
@@ -194,6 +197,13 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
 
   router.use(handleStudyError);
   app.use('/api/studies', router);
+}
+
+/** What a worker's page is told when no process takes a new game now: it keeps the worker's place and asks again (P-153). */
+export const NO_NEW_GAMES_MESSAGE = 'many people are playing right now: your page will look for a game again in a few seconds, so keep it open';
+
+export function sendNoNewGames(res: Response): void {
+  sendRetryLater(res, 503, 'BUSY', NO_NEW_GAMES_MESSAGE, BUSY_RETRY_AFTER_SECONDS);
 }
 
 /** The body parsed by `schema`, or null once a 400 naming the field is sent. */

@@ -27,9 +27,13 @@ type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
 
 /** The matchmaker found or made no room for the worker (a room that could not be made, a server shutting down). */
 export class NoSeatError extends Error {
+  /** The matchmaker answered 503: no process takes a new game now (all busy or restarting), and a later request may find one. */
+  readonly noProcessTakesGames: boolean;
+
   constructor(cause: unknown) {
     super(`no seat could be found: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = 'NoSeatError';
+    this.noProcessTakesGames = cause instanceof ServerError && cause.code === 503;
   }
 }
 

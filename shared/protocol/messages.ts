@@ -91,6 +91,13 @@ export function playerSeatAsked(options: Pick<JoinOptions, 'role' | 'botLeader' 
 /** What the server answers a join naming a code that no game waiting for a player has. */
 export const NO_GAME_WITH_CODE = 'no game with this code';
 
+/**
+ * A join refused because no process has room for a new game now (HTTP 503 at matchmaking, with a
+ * Retry-After of this many seconds): the page says so and asks again by itself.
+ */
+export const BUSY_STATUS = 503;
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
 /** `seat`: the player's seat, sent once it has joined; `code` is the private game's code to share. */
 export interface SeatMessage {
   readonly role: Role;

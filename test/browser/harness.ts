@@ -39,7 +39,7 @@ export interface BrowserTestServer {
  */
 export async function startBrowserTestServer(
   roomSettings: RoomSettings = {},
-  limits: Pick<GameServerOptions, 'maxMessagesPerSecond'> = {},
+  limits: Pick<GameServerOptions, 'maxMessagesPerSecond' | 'admission'> = {},
   studies: readonly LoadedStudy[] = [],
 ): Promise<BrowserTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cerealbar-browser-'));

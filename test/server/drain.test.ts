@@ -34,13 +34,13 @@ test('P-108: a draining server takes no new games, sends a waiting player away, 
 
   expect(await server.drain()).toBe(1);
   const ready = await fetch(`${base}/readyz`);
-  expect([ready.status, await ready.json()]).toEqual([503, { ready: false, draining: true }]);
+  expect([ready.status, await ready.json()]).toEqual([503, { ready: false, draining: true, busy: null }]);
   expect((await fetch(`${base}/healthz`)).status).toBe(200);
   expect((await sentAway).reason).toBe(SERVER_DRAINING_MESSAGE);
   // No new game: quick play, a private game and a study's play are refused at once.
   await expect(join(base, { role: 'follower' })).rejects.toThrow(/restarting and takes no new games/);
   const play = await fetch(`${base}/api/studies/any/play`, { method: 'POST' });
-  expect([play.status, (await play.json()).error.code]).toEqual([503, 'NO_SEAT']);
+  expect([play.status, play.headers.get('retry-after'), (await play.json()).error.code]).toEqual([503, '5', 'BUSY']);
 
   // The game in play goes on.
   leader.act({ type: 'instruction', text: 'go' });

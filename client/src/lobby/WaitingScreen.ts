@@ -30,6 +30,17 @@ export class WaitingScreen {
     );
   }
 
+  /** The server has no room for a new game now: says so, counting down the `seconds` until the page asks again. */
+  async busy(seconds: number): Promise<void> {
+    this.title.textContent = 'Many people are playing right now';
+    for (let left = seconds; left > 0; left--) {
+      this.position.textContent = `The server is busy. This page will look for a game again in ${left}\u00a0s.`;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    this.title.textContent = 'Joining…';
+    this.position.textContent = '';
+  }
+
   queue(position: number, waiting: number): void {
     this.position.textContent =
       position <= 1 ? `You are next in line${waiting > 1 ? ` (${waiting} players waiting)` : ''}.` : `You are number ${position} in line (${waiting} players waiting).`;

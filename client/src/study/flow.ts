@@ -5,7 +5,9 @@
  * lab's form); an expired one is started again from the same ids. A refusal that means the page is
  * behind (another tab went on) shows the step the server has instead.
  */
+import type { SeatReservation } from '@colyseus/sdk';
 import type { Role } from '../../../shared/engine/state';
+import { BUSY_RETRY_AFTER_SECONDS } from '../../../shared/protocol/messages';
 import type { PublicStudy } from '../../../shared/study/studyFile';
 import type { PublicWorker } from '../../../shared/study/worker';
 import type { GameSession } from '../game/session';
@@ -205,16 +207,31 @@ export class StudyFlow {
       return;
     }
     const findPartner = async () => {
-      const reservation = await this.act(() => this.api.play()).catch((error: unknown) => {
-        if (error instanceof StudyApiError && error.code === 'ALREADY_SEATED') {
-          throw new Error('you already have a seat in a game, open in another tab or window: go back to it there, or close it and try again in a minute');
-        }
-        throw error;
-      });
+      const reservation = await this.seat((words) => frame.say(words));
       this.keep({ ...this.kept!, waitStartedAt: Date.now() });
       await this.game((sessions) => sessions.GameSession.consume(reservation));
     };
-    this.show(playPage(this.study, worker, findPartner), problem);
+    const frame = playPage(this.study, worker, findPartner);
+    this.show(frame, problem);
+  }
+
+  /**
+   * A seat in a game. While no process has room for a new game (the server is busy or restarting)
+   * the page says so, waits as the server asks and asks again: the worker keeps its place (P-153).
+   */
+  private async seat(say: (words: string) => void): Promise<SeatReservation> {
+    for (;;) {
+      try {
+        return await this.act(() => this.api.play());
+      } catch (error) {
+        if (error instanceof StudyApiError && error.code === 'ALREADY_SEATED') {
+          throw new Error('you already have a seat in a game, open in another tab or window: go back to it there, or close it and try again in a minute');
+        }
+        if (!(error instanceof StudyApiError && error.code === 'BUSY')) throw error;
+        say(problemText(error));
+        await new Promise((resolve) => setTimeout(resolve, (error.retryAfterSeconds ?? BUSY_RETRY_AFTER_SECONDS) * 1000));
+      }
+    }
   }
 
   private async game(connect: (sessions: Sessions) => Promise<GameSession | null>): Promise<void> {
