@@ -23,7 +23,8 @@ import { isoTime, listParams } from './checks';
 import { closingOf, joinNotes, RECOVERY_NOTE } from './closing';
 import { inTransaction } from './pgTransaction';
 import { processRuns } from './processes';
-import { LEASE_MS, LEASE_RENEW_MS, SqliteGameStore } from './SqliteGameStore';
+import { LEASE_MS, LEASE_RENEW_MS } from './leases';
+import { SqliteGameStore } from './SqliteGameStore';
 import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
 import type { LogHeader, LogLine } from '../../shared/log/format';
 

@@ -8,10 +8,9 @@
  * closes only the games of stores that are gone: closed, their process no longer running, or
  * their lease run out.
  */
-import Database from 'better-sqlite3';
-import { openSharedDatabase, schemaTransaction } from './sqliteFile';
+import { GameIndex, type GameRow } from './gameIndex';
+import { LEASE_MS, LEASE_RENEW_MS, leaseGone } from './leases';
 import { OWNER_DIR_MODE, OWNER_FILE_MODE } from './ownerOnly';
-import { processRuns, processStart } from './processes';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { hostname } from 'node:os';
@@ -21,8 +20,8 @@ import { ROLES } from '../../shared/engine/state';
 import { headerSchema, type EndReason, type LogEnd, type LogHeader, type LogLine } from '../../shared/log/format';
 import { serializeLine } from '../../shared/log/recorder';
 import { closingOf, joinNotes, type GameClosing } from './closing';
-import { checkNewGame, isoTime, isSafeGameId, listParams, normalizeTime, type ListParams } from './checks';
-import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
+import { checkNewGame, isoTime, isSafeGameId, listParams, normalizeTime } from './checks';
+import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, StartInfo } from './types';
 
 /** A game as this store lists it: with the absolute path of its JSON Lines log. */
 export interface LocalGameRecord extends GameRecord {
@@ -67,250 +66,6 @@ function dataDirectoryId(dataDir: string): string {
     }
   }
   return nodeFs.readFileSync(path, 'utf8').trim();
-}
-
-// ---------------------------------------------------------------------------------------------
-// The index
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS games (
-    game_id    TEXT PRIMARY KEY,
-    pool       TEXT NOT NULL,
-    score      INTEGER NOT NULL DEFAULT 0,
-    started_at TEXT NOT NULL,  -- ISO 8601 UTC with milliseconds, so text order is time order
-    ended_at   TEXT,
-    end_reason TEXT,
-    log_path   TEXT NOT NULL,  -- relative to the data directory, so the directory can move
-    note       TEXT            -- what went wrong with the log (a failed write, a crash), if anything
-  );
-  CREATE TABLE IF NOT EXISTS seats (
-    game_id       TEXT NOT NULL REFERENCES games (game_id),
-    role          TEXT NOT NULL,
-    player_id     TEXT NOT NULL,
-    kind          TEXT NOT NULL,
-    worker_id     TEXT,
-    assignment_id TEXT,
-    hit_id        TEXT,
-    PRIMARY KEY (game_id, role)
-  );
-  CREATE INDEX IF NOT EXISTS games_by_started_at ON games (started_at);
-  CREATE INDEX IF NOT EXISTS games_by_pool ON games (pool);
-  CREATE TABLE IF NOT EXISTS stores (
-    store_id     TEXT PRIMARY KEY,  -- one per open GameStore
-    host         TEXT NOT NULL,
-    pid          INTEGER NOT NULL,
-    renewed_at   INTEGER NOT NULL   -- epoch ms of the lease's last renewal
-  );
-`;
-
-/** How long a store's lease holds without renewal, and how often keepAlive() renews it. */
-export const LEASE_MS = 10_000;
-export const LEASE_RENEW_MS = 2_000;
-
-/**
- * Added after the first release, so older indexes get it by ALTER TABLE: 1 while a game has ended
- * but its log still lacks the end line (a write failed); recover() adds the line.
- */
-const LOG_UNCLOSED_COLUMN = 'log_unclosed INTEGER NOT NULL DEFAULT 0';
-/** Also added later: the store that started the game (null in older indexes: recover() takes those). */
-const OWNER_COLUMN = 'owner TEXT';
-/**
- * And whether a store that copies games elsewhere (PgGameStore) has copied the ended game in full:
- * what is still to copy survives a restart. Unused by a store on its own.
- */
-const COPIED_COLUMN = 'copied INTEGER NOT NULL DEFAULT 0';
-/** And the start of the lease's process (processStart), so that a pid used again is not taken for it. */
-const PID_START_COLUMN = 'pid_start TEXT';
-
-const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, log_path, note, log_unclosed';
-
-interface GameRow {
-  readonly game_id: string;
-  readonly pool: string;
-  readonly score: number;
-  readonly started_at: string;
-  readonly ended_at: string | null;
-  readonly end_reason: string | null;
-  readonly log_path: string;
-  readonly note: string | null;
-  readonly log_unclosed: 0 | 1;
-}
-
-interface SeatRow {
-  readonly role: SeatRecord['role'];
-  readonly player_id: string;
-  readonly kind: SeatRecord['kind'];
-  readonly worker_id: string | null;
-  readonly assignment_id: string | null;
-  readonly hit_id: string | null;
-}
-
-/** A store's hold on the data directory. */
-export interface StoreLease {
-  readonly storeId: string;
-  readonly host: string;
-  readonly pid: number;
-  /** processStart(pid) when the lease was taken, where the machine tells it. */
-  readonly pidStart: string | null;
-  readonly renewedAt: number;
-}
-
-interface NewGame {
-  /** The store that writes it (null for a log recover() indexes: it takes it at once). */
-  readonly owner: string | null;
-  readonly gameId: string;
-  readonly pool: string;
-  readonly startedAt: string;
-  readonly logPath: string;
-  readonly note: string | null;
-}
-
-/** The SQL side of the store: prepared once, used by the store and by its log writers. */
-class GameIndex {
-  private readonly insertGameRow;
-  private readonly insertSeatRow;
-  private readonly selectGame;
-  private readonly selectSeats;
-  private readonly selectOpenGames;
-  private readonly selectUncopied;
-  private readonly updateCopied;
-  private readonly selectGames;
-  private readonly updateScore;
-  private readonly updateClosing;
-  private readonly insertGameWithSeats;
-  private readonly upsertLease;
-  private readonly deleteLease;
-  private readonly selectLeases;
-  private readonly adopt;
-
-  constructor(private readonly db: Database.Database) {
-    schemaTransaction(db, () => {
-      db.exec(SCHEMA);
-      const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('games')").pluck().all();
-      if (!columns.includes('log_unclosed')) db.exec(`ALTER TABLE games ADD COLUMN ${LOG_UNCLOSED_COLUMN}`);
-      if (!columns.includes('owner')) db.exec(`ALTER TABLE games ADD COLUMN ${OWNER_COLUMN}`);
-      if (!columns.includes('copied')) db.exec(`ALTER TABLE games ADD COLUMN ${COPIED_COLUMN}`);
-      const leaseColumns = db.prepare<[], string>("SELECT name FROM pragma_table_info('stores')").pluck().all();
-      if (!leaseColumns.includes('pid_start')) db.exec(`ALTER TABLE stores ADD COLUMN ${PID_START_COLUMN}`);
-    });
-    this.insertGameRow = db.prepare<[string, string, string, string, string | null, string | null]>(
-      'INSERT INTO games (game_id, pool, started_at, log_path, note, owner) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.insertSeatRow = db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
-      'INSERT INTO seats (game_id, role, player_id, kind, worker_id, assignment_id, hit_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.selectGame = db.prepare<[string], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE game_id = ?`);
-    this.selectSeats = db.prepare<[string], SeatRow>(
-      'SELECT role, player_id, kind, worker_id, assignment_id, hit_id FROM seats WHERE game_id = ? ORDER BY rowid',
-    );
-    this.selectOpenGames = db.prepare<[string], GameRow>(`SELECT ${GAME_COLUMNS} FROM games WHERE (ended_at IS NULL OR log_unclosed = 1) AND owner = ? ORDER BY started_at`);
-    // One statement for every filter combination: a missing filter is bound as NULL.
-    this.selectGames = db.prepare<ListParams, GameRow>(`
-      SELECT ${GAME_COLUMNS} FROM games
-      WHERE (@from IS NULL OR started_at >= @from)
-        AND (@to IS NULL OR started_at <= @to)
-        AND (@pool IS NULL OR pool = @pool)
-        AND (@minScore IS NULL OR score >= @minScore)
-      ORDER BY started_at DESC, game_id DESC
-      LIMIT @limit OFFSET @offset`);
-    this.updateScore = db.prepare<[number, string]>('UPDATE games SET score = ? WHERE game_id = ?');
-    this.selectUncopied = db.prepare<[], string>('SELECT game_id FROM games WHERE copied = 0 AND ended_at IS NOT NULL ORDER BY game_id').pluck();
-    this.updateCopied = db.prepare<[string]>('UPDATE games SET copied = 1 WHERE game_id = ?');
-    this.updateClosing = db.prepare<[number, string, string, string | null, number, string]>(
-      'UPDATE games SET score = ?, ended_at = ?, end_reason = ?, note = ?, log_unclosed = ? WHERE game_id = ?',
-    );
-    this.upsertLease = db.prepare<[string, string, number, string | null, number]>(
-      'INSERT INTO stores (store_id, host, pid, pid_start, renewed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store_id) DO UPDATE SET renewed_at = excluded.renewed_at',
-    );
-    this.deleteLease = db.prepare<[string]>('DELETE FROM stores WHERE store_id = ?');
-    this.selectLeases = db.prepare<[], StoreLease>('SELECT store_id AS storeId, host, pid, pid_start AS pidStart, renewed_at AS renewedAt FROM stores');
-    const adoptGames = db.prepare<[string]>(
-      'UPDATE games SET owner = ? WHERE (ended_at IS NULL OR log_unclosed = 1) AND (owner IS NULL OR owner NOT IN (SELECT store_id FROM stores))',
-    );
-    this.adopt = db.transaction((storeId: string, gone: readonly string[]) => {
-      for (const id of gone) this.deleteLease.run(id);
-      adoptGames.run(storeId);
-    });
-    this.insertGameWithSeats = db.transaction((game: NewGame, seats: readonly SeatRecord[]) => {
-      this.insertGameRow.run(game.gameId, game.pool, game.startedAt, game.logPath, game.note, game.owner);
-      for (const seat of seats) {
-        this.insertSeatRow.run(game.gameId, seat.role, seat.playerId, seat.kind, seat.workerId ?? null, seat.assignmentId ?? null, seat.hitId ?? null);
-      }
-    });
-  }
-
-  insertGame(game: NewGame, seats: readonly SeatRecord[]): void {
-    this.insertGameWithSeats(game, seats);
-  }
-
-  get(gameId: string): GameRow | undefined {
-    return this.selectGame.get(gameId);
-  }
-
-  seats(gameId: string): SeatRecord[] {
-    return this.selectSeats.all(gameId).map(seatRecord);
-  }
-
-  /** The open games (still played, or ended without their end line) `storeId` owns. */
-  openGames(storeId: string): GameRow[] {
-    return this.selectOpenGames.all(storeId);
-  }
-
-  uncopied(): string[] {
-    return this.selectUncopied.all();
-  }
-
-  markCopied(gameId: string): void {
-    this.updateCopied.run(gameId);
-  }
-
-  /** Takes out (or renews) the lease of store `storeId`. */
-  renewLease(storeId: string, now: number): void {
-    this.upsertLease.run(storeId, hostname(), process.pid, OWN_PROCESS_START, now);
-  }
-
-  releaseLease(storeId: string): void {
-    this.deleteLease.run(storeId);
-  }
-
-  leases(): StoreLease[] {
-    return this.selectLeases.all();
-  }
-
-  /**
-   * In one transaction, so that two stores never close the same game: drops the leases of the
-   * stores `gone`, and gives store `storeId` the open games no store with a lease owns.
-   */
-  adoptOrphanedGames(storeId: string, gone: readonly string[]): void {
-    this.adopt.immediate(storeId, gone);
-  }
-
-  list(params: ListParams): GameRow[] {
-    return this.selectGames.all(params);
-  }
-
-  setScore(gameId: string, score: number): void {
-    this.updateScore.run(score, gameId);
-  }
-
-  close(gameId: string, closing: GameClosing): void {
-    this.updateClosing.run(closing.score, closing.endedAt, closing.endReason, closing.note, closing.logUnclosed ? 1 : 0, gameId);
-  }
-
-  shutdown(): void {
-    this.db.close();
-  }
-}
-
-function seatRecord(row: SeatRow): SeatRecord {
-  return {
-    role: row.role,
-    playerId: row.player_id,
-    kind: row.kind,
-    ...(row.worker_id !== null && { workerId: row.worker_id }),
-    ...(row.assignment_id !== null && { assignmentId: row.assignment_id }),
-    ...(row.hit_id !== null && { hitId: row.hit_id }),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -624,22 +379,6 @@ function readHeader(fs: StoreFs, path: string, gameId: string): LogHeader | null
 // ---------------------------------------------------------------------------------------------
 // The store
 
-const OWN_PROCESS_START = processStart(process.pid);
-
-/**
- * Whether the store that holds `lease` is gone. On this machine its process decides, never the
- * lease's age: a process stalled past its lease (a long GC, swap, SIGSTOP, a paused machine) or a
- * clock stepped forward must not have its games closed under it. Another machine's store (a data
- * directory shared over the network) is judged by its lease.
- */
-function leaseGone(lease: StoreLease, now: number): boolean {
-  if (lease.host !== hostname()) return lease.renewedAt < now - LEASE_MS;
-  if (!processRuns(lease.pid)) return true;
-  // A process runs with that pid: another one, if it tells a start other than the lease's.
-  const start = lease.pidStart === null ? null : processStart(lease.pid);
-  return start !== null && start !== lease.pidStart;
-}
-
 export class SqliteGameStore implements GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
   private readonly failed: string[] = [];
@@ -662,13 +401,13 @@ export class SqliteGameStore implements GameStore {
     const fs = options.fs ?? nodeFs;
     const root = resolve(dataDir);
     fs.mkdirSync(join(root, LOGS_DIR), { recursive: true, mode: OWNER_DIR_MODE });
-    const db = openSharedDatabase(join(root, INDEX_FILE));
+    const index = GameIndex.open(join(root, INDEX_FILE));
     try {
-      const store = new SqliteGameStore(root, new GameIndex(db), fs, options.storeId ?? randomUUID(), options.syncEachAction ?? false);
-      store.index.renewLease(store.storeId, Date.now());
+      const store = new SqliteGameStore(root, index, fs, options.storeId ?? randomUUID(), options.syncEachAction ?? false);
+      index.renewLease(store.storeId, Date.now());
       return store;
     } catch (error) {
-      db.close();
+      index.shutdown();
       throw error;
     }
   }
@@ -718,7 +457,7 @@ export class SqliteGameStore implements GameStore {
     const recovery: Recovery = { recovered: [], removed: [], unreadable: [] };
     const now = Date.now();
     const leases = this.index.leases();
-    const gone = leases.filter((lease) => lease.storeId !== this.storeId && leaseGone(lease, now));
+    const gone = leases.filter((lease) => lease.storeId !== this.storeId && leaseGone(lease, lease.host === hostname(), now));
     // An unindexed log is left by a store stopped between creating it and indexing it: the
     // directory is read at the first recovery, when a store is found gone, and while a log was
     // left for later, not every time (it holds every game ever played).

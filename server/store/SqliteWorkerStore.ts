@@ -10,7 +10,8 @@
  */
 import type { ArmTotals } from '../../shared/study/overview';
 import Database from 'better-sqlite3';
-import { openSharedDatabase, schemaTransaction } from './sqliteFile';
+import { migrate, schemaVersion, type Migration } from './migrations';
+import { openSharedDatabase } from './sqliteFile';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../../shared/engine/state';
@@ -69,8 +70,8 @@ export interface WorkerStoreOptions {
   readonly readonly?: boolean;
 }
 
-/** The schema's version, in SQLite's user_version: each entry of MIGRATIONS brings a file one version up. */
-const MIGRATIONS: readonly string[] = [
+/** The schema (migrations.ts): each entry brings a file one version up. */
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE workers (
     study_id             TEXT NOT NULL,
@@ -238,7 +239,7 @@ export class SqliteWorkerStore implements WorkerStore {
       if (!existsSync(path)) throw new Error(`${path} does not exist: no worker has started a session with this data directory`);
       const db = new Database(path, { readonly: true, fileMustExist: true });
       try {
-        const version = db.pragma('user_version', { simple: true }) as number;
+        const version = schemaVersion(db);
         if (version !== SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}; this version of cerealbar reads ${SCHEMA_VERSION}`);
         return new SqliteWorkerStore(db, options.now ?? Date.now);
       } catch (error) {
@@ -251,7 +252,7 @@ export class SqliteWorkerStore implements WorkerStore {
     try {
       // Other processes may hold the write lock for a moment.
       db.pragma('busy_timeout = 5000');
-      migrate(db, path);
+      migrate(db, MIGRATIONS);
       return new SqliteWorkerStore(db, options.now ?? Date.now);
     } catch (error) {
       db.close();
@@ -443,13 +444,3 @@ export class SqliteWorkerStore implements WorkerStore {
     statement.run({ ...changes, study_id: studyId, participant_id: participantId });
   }
 }
-
-function migrate(db: Database.Database, path: string): void {
-  schemaTransaction(db, () => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new Error(`${path} has schema version ${version}, newer than this version of cerealbar (${SCHEMA_VERSION})`);
-    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
-    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  });
-}
-

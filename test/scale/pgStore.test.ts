@@ -11,7 +11,7 @@ import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
 import { COPY_NOTE, PgGameStore } from '../../server/store/PgGameStore';
 import { RECOVERY_NOTE } from '../../server/store/closing';
-import { LEASE_MS } from '../../server/store/SqliteGameStore';
+import { LEASE_MS } from '../../server/store/leases';
 import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
