@@ -23,8 +23,10 @@ export interface LlmCliOptions {
   llmConfig?: string;
   llmPricePerMillionInput?: number;
   llmPricePerMillionOutput?: number;
-  /** Dollars the run's LLM calls may cost (selfplay and eval only, addLlmRunOptions). */
+  /** Dollars the run's LLM calls may cost (selfplay and eval, addLlmRunOptions; serve's agents together, addLlmServerOptions). */
   llmMaxCost?: number;
+  /** Chat calls a server's LLM agents may send together (serve only, addLlmServerOptions). */
+  llmMaxCallsTotal?: number;
   llmBaseUrl?: string;
   llmModel?: string;
   llmApiKeyEnv?: string;
@@ -114,6 +116,25 @@ export function addLlmRunOptions(command: Command): Command {
       numberOption('--llm-max-cost', 0, 1_000_000, false),
     ),
   );
+}
+
+/**
+ * The options that bound what a server's LLM agent partners spend together, over all its games
+ * (serve): each game's own --llm-max-calls bounds nothing once anyone may start games.
+ */
+export function addLlmServerOptions(command: Command): Command {
+  const then = 'then a new game with the llm agent is refused, and one in play goes on without its calls';
+  return command
+    .addOption(
+      new Option('--llm-max-calls-total <n>', `chat calls the llm agent partners of all games may send together while the server runs; ${then} (default: no limit)`).argParser(
+        integerOption('--llm-max-calls-total', 1, 1_000_000_000),
+      ),
+    )
+    .addOption(
+      new Option('--llm-max-cost <dollars>', `what those calls may cost together, by the --llm-price-per-million-* prices (which it needs); ${then} (default: no limit)`).argParser(
+        numberOption('--llm-max-cost', 0, 1_000_000, false),
+      ),
+    );
 }
 
 /** Whether any --llm-* option was given (they mean nothing without an llm agent). */
@@ -218,7 +239,7 @@ export interface LlmRun {
  * options, so that every LLM agent the run starts (one per slot with --concurrency) spends from it.
  */
 export function runSpend(options: LlmCliOptions): RunSpend | null {
-  if (!spends.has(options)) spends.set(options, options.llmMaxCost === undefined ? null : new RunSpend(options.llmMaxCost));
+  if (!spends.has(options)) spends.set(options, options.llmMaxCost === undefined ? null : new RunSpend({ maxCost: options.llmMaxCost }));
   return spends.get(options)!;
 }
 const spends = new WeakMap<LlmCliOptions, RunSpend | null>();

@@ -14,10 +14,12 @@ import { agentSeatAsked, BUSY_RETRY_AFTER_SECONDS, MAX_MESSAGES_PER_SECOND, ROOM
 import { Admission, busyError, type AdmissionLimits } from './admission';
 import type { Cluster } from './cluster';
 import { DEFAULT_TRUST_PROXY } from './http/clientAddress';
+import { tagMatchmakingClients } from './http/matchmakingClient';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes, sendNoNewGames } from './http/studies';
 import type { GameRecord, WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
+import { AgentGames, type AgentGameLimits } from './rooms/agentGames';
 import type { SeatListing } from './rooms/queue';
 import { addressOptionOf } from './rooms/studySeats';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
@@ -99,6 +101,8 @@ export interface GameServerOptions {
   readonly cluster?: Cluster;
   /** When this process has no room for a new game (admission.ts): by default, when its event loop runs late. */
   readonly admission?: AdmissionLimits;
+  /** The limits on games with the server's agent partner (rooms/agentGames.ts); the defaults when left out. */
+  readonly agentGames?: AgentGameLimits;
   /** Where the researcher is told what a study needs (workers waiting for a partner who cannot come); stderr by default. */
   readonly warn?: (line: string) => void;
   /** Where the call records of the studies' LLM arms go, one file per game; the current directory by default. */
@@ -161,6 +165,10 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const admission = new Admission(options.admission ?? {}, () => GameRoom.inThisProcess.size);
   options.services.metrics?.watchAdmission(admission);
   const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
+  GameRoom.agentGames = new AgentGames(options.agentGames);
+  options.services.metrics?.watchAgentGames(GameRoom.agentGames);
+  // The key of the address tags: the study API's limits and the agent games' per client.
+  const addressKey = options.addressKey ?? randomUUID();
   const studyGames = options.workers && studies.size > 0 ? new StudyGames(studies, options.workers, options.warn ?? warnOnStderr, options.armRecords) : null;
   const services: RoomServices = studyGames ? { ...options.services, studies: studyGames } : options.services;
   const app = express();
@@ -179,7 +187,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
     sendNoNewGames(res);
   });
   // Ahead of the routes given, whose /api asks for the admin token: a participant's page has none.
-  mountStudyRoutes(app, studies, { workers: options.workers, games: studyGames, quickPlay: options.roomSettings?.config, addressKey: options.addressKey ?? randomUUID() });
+  mountStudyRoutes(app, studies, { workers: options.workers, games: studyGames, quickPlay: options.roomSettings?.config, addressKey });
   options.routes?.(app);
   const http = createServer(app);
   const colyseus = new Server({
@@ -212,6 +220,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);
   guard(http);
+  tagMatchmakingClients(http, app, addressKey);
   await cluster?.start(() => admission.busy() !== null);
   const port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;

@@ -7,6 +7,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Admission } from './admission';
+import type { AgentGames } from './rooms/agentGames';
 
 /** What a live game room tells the gauges when they are read. */
 export interface LiveRoom {
@@ -84,6 +85,17 @@ export class GameMetrics {
       },
     });
     admission.onRefused((reason) => refused.inc({ reason }));
+  }
+
+  /** The joins asking for the server's agent partner that its limits refused (rooms/agentGames.ts), by which limit. */
+  watchAgentGames(agentGames: AgentGames): void {
+    const refused = new Counter({
+      name: 'cerealbar_agent_games_refused_total',
+      help: "Joins asking for the server's agent partner refused at matchmaking, by the limit they met (per-client: --agent-games-per-address; server: --max-agent-games; llm-budget: --llm-max-calls-total or --llm-max-cost).",
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    agentGames.onRefused((reason) => refused.inc({ reason }));
   }
 
   track(room: LiveRoom): void {

@@ -17,9 +17,12 @@ import type { GameStore, Recovery, WorkerStore } from '../../server/store/types'
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { tightenDataDir, type Tightened } from '../../server/store/ownerOnly';
 import { checkSeatAgent, DEFAULT_SEAT_AGENTS, seatAgentsFrom, startSeatAgent, type SeatAgentSpecs, type StartSeatAgent } from '../../server/rooms/seatAgents';
+import { DEFAULT_AGENT_GAMES_PER_CLIENT, defaultMaxAgentGames } from '../../server/rooms/agentGames';
+import { serverLlmBudget } from '../../server/llmBudget';
+import type { RunSpend } from '../../shared/agents/node/llm/agent';
 import { profileConfig, RULES_PROFILES, type GameConfig, type RulesProfile } from '../../shared/engine/config';
-import type { Role } from '../../shared/engine/state';
-import { addLlmOptions, checkLlmOptionsUsed, llmStarter, type LlmCliOptions } from '../llmOptions';
+import { ROLES, type Role } from '../../shared/engine/state';
+import { addLlmOptions, addLlmServerOptions, checkLlmOptionsUsed, llmStarter, type LlmCliOptions } from '../llmOptions';
 import { LLM_AGENT } from '../../shared/agents/catalogue';
 import { closeSharedFrameRenderer } from '../../shared/agents/node/llm/images';
 import { startArmAgent } from '../../server/study/armAgents';
@@ -55,6 +58,8 @@ interface ServeOptions extends LlmCliOptions {
   syncEachAction?: boolean;
   botLeader: string;
   botFollower: string;
+  agentGamesPerAddress: number;
+  maxAgentGames: number;
   trustProxy: string | number | boolean;
 }
 
@@ -115,9 +120,12 @@ async function checkSeatAgents(specs: SeatAgentSpecs, start: StartSeatAgent): Pr
   }
 }
 
-/** The agents serve starts for a seat: the LLM agent as the --llm-* options say (its call records in `recordDir`), any other as the registry does. */
-function servedAgents(llm: LlmCliOptions, recordDir: string): StartSeatAgent {
-  return (role: Role, spec: string) => startSeatAgent(role, spec, llmStarter(llm, recordDir));
+/**
+ * The agents serve starts for a seat: the LLM agent as the --llm-* options say (its call records in
+ * `recordDir`, its calls spent from the server's `budget`), any other as the registry does.
+ */
+function servedAgents(llm: LlmCliOptions, recordDir: string, budget: RunSpend | null): StartSeatAgent {
+  return (role: Role, spec: string) => startSeatAgent(role, spec, llmStarter(llm, recordDir, { spend: budget }));
 }
 
 /** Each study's arms' agents, started once and closed before the server takes games: one that cannot play stops `serve` (exit 2) with the reason. */
@@ -170,6 +178,8 @@ export function registerServeCommand(program: Command): void {
     .option('--sync-each-action', "flush each action to disk before anyone sees it, so that a crash of the machine (not only of the process) loses none; costs a disk flush per action (docs/deploy.md)")
     .option('--bot-leader <agent>', 'the agent leader a follower may ask for (the lobby\'s "Play as follower with an agent leader"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.leader)
     .option('--bot-follower <agent>', 'the agent follower a leader may ask for (the lobby\'s "Play as leader with a scripted follower"): a built-in agent, llm (with the --llm-* options) or a command that speaks the agent protocol, started for each game', DEFAULT_SEAT_AGENTS.follower)
+    .option('--agent-games-per-address <n>', 'games with an agent partner one player (an address, or a worker id) may have at once; more are refused (429) until one ends', integerOption('--agent-games-per-address', 1, 1000), DEFAULT_AGENT_GAMES_PER_CLIENT)
+    .option('--max-agent-games <n>', 'games with an agent partner the whole server may have at once (with --redis, all its processes together); more are refused (503); default: 8 per core', integerOption('--max-agent-games', 1, 1_000_000), defaultMaxAgentGames())
     .option('--trust-proxy <proxies>', "the reverse proxies whose X-Forwarded-For says who a request is from (a study's limits per address, and who may be partners): none, a number of proxies, or addresses and subnets", trustProxyOption, DEFAULT_TRUST_PROXY)
     .option('--store <url>', "keep the games in PostgreSQL (postgres://user:password@host:port/database), shared by processes on several machines; each game's log is still written to --data first; also STORE_URL", process.env.STORE_URL || undefined)
     .action(async (options: ServeOptions) => {
@@ -180,8 +190,10 @@ export function registerServeCommand(program: Command): void {
       // --llm-records also says where the studies' LLM arms (configured in their study files) write their call records.
       const llmArms = studies.some((study) => study.arms?.some((arm) => arm.agent === LLM_AGENT));
       checkLlmOptionsUsed(llmArms ? { ...options, llmRecords: undefined } : options, { leader: [options.botLeader], follower: [options.botFollower] }, '--bot-leader or --bot-follower');
+      // What the LLM agent partners of all games may spend together (P-150); serve warns once at 80% of it.
+      const llmBudget = serverLlmBudget({ maxCalls: options.llmMaxCallsTotal, maxCost: options.llmMaxCost }, (line) => process.stderr.write(`cerealbar: warning: ${line}\n`));
       // An LLM agent's call records go beside the data directory's logs, in a folder of their own (logs/ holds only game logs).
-      const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'));
+      const startAgent = servedAgents(options, options.llmRecords ?? resolve(options.data, 'llm'), llmBudget);
       await checkSeatAgents(seatAgents, startAgent);
       const armRecords = options.llmRecords ?? resolve(options.data, 'llm');
       await checkArmAgents(studies, armRecords);
@@ -261,6 +273,11 @@ export function registerServeCommand(program: Command): void {
           reconnectSeconds: options.reconnectSeconds,
         },
         http: { corsOrigins: options.corsOrigin, frameAncestors: options.frameAncestors },
+        agentGames: {
+          perClient: options.agentGamesPerAddress,
+          total: options.maxAgentGames,
+          ...(llmBudget && { llm: { roles: ROLES.filter((role) => seatAgents[role] === LLM_AGENT), budget: llmBudget } }),
+        },
         trustProxy: options.trustProxy,
         admission: { maxGames: options.maxGames, maxEventLoopDelayMs: options.maxEventLoopDelayMs },
         // Every process sharing the data directory (or the database) has this token: their address tags agree.
@@ -292,6 +309,7 @@ export function registerServeCommand(program: Command): void {
       const seconds = { leader: options.leaderSeconds, follower: options.followerSeconds };
       say(`Rules of quick play: ${rulesLine(options.rules, config, seconds)}`);
       say(`Agent partners, for players who ask for one: leader ${JSON.stringify(seatAgents.leader)}, follower ${JSON.stringify(seatAgents.follower)}`);
+      say(`  at most ${options.agentGamesPerAddress} games with them at once per player, ${options.maxAgentGames} in all${llmBudget ? `; the LLM agent's budget: ${llmBudgetWords(llmBudget)}` : ''}`);
       if (cluster) say(`One of several processes: matchmaking through Redis at ${redactUrl(options.redis!)}, players reach this one at ${cluster.publicAddress}`);
       // A study's workers whose games recovery closed learn of their end, as of any game's.
       const tellWorkers = (gameIds: readonly string[]) =>
@@ -384,4 +402,10 @@ export function registerServeCommand(program: Command): void {
       process.on('SIGTERM', () => void drain());
     });
   addLlmOptions(command);
+  addLlmServerOptions(command);
+}
+
+/** The server's LLM budget in words, for its start. */
+function llmBudgetWords({ limits }: RunSpend): string {
+  return [...(limits.maxCalls === undefined ? [] : [`${limits.maxCalls} calls`]), ...(limits.maxCost === undefined ? [] : [`$${limits.maxCost}`])].join(', ');
 }

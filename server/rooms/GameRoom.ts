@@ -6,12 +6,14 @@
  * Colyseus's lifecycle: the seats and their claims (seats.ts), the listing and the checks before a
  * join (listing.ts), a study's seats (studySeats.ts) and the queue messages (queueWatch.ts).
  */
-import { CloseCode, logger, matchMaker, Room, ServerError, type Client, type RoomException, type RoomMethodName } from '@colyseus/core';
+import { CloseCode, logger, matchMaker, Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from '@colyseus/core';
 import type { z } from 'zod';
 import type { PlayerAction } from '../../shared/engine/actions';
 import { ROLES } from '../../shared/engine/state';
 import { ACTION_MESSAGE, agentSeatAsked, clientMessageSchemas, NO_GAME_WITH_CODE, type ClientMessageType, type ErrorCode, type SeatMessage } from '../../shared/protocol/messages';
+import { clientTagOf } from '../http/matchmakingClient';
 import { timed, type LiveRoom } from '../metrics';
+import { AgentGames, agentJoinOf, type AgentAdmission } from './agentGames';
 import { expulsionOf } from '../transport';
 import { creationLockKey } from './creationLock';
 import { GameSession } from './gameSession';
@@ -50,8 +52,21 @@ export class GameRoom extends Room implements LiveRoom {
     action: (seat, action) => this.act(seat, action),
   };
 
-  /** Runs when the matchmaker is asked, before it picks a room: refuses a join with its reason. */
-  static readonly onAuth = checkJoin;
+  /**
+   * The limits on games with the server's agent partner (agentGames.ts), which the server sets as
+   * it starts: Colyseus's matchmaker, which calls onAuth, is one per process too.
+   */
+  static agentGames = new AgentGames();
+
+  /**
+   * Runs when the matchmaker is asked, before it picks a room: refuses a join with its reason, and
+   * admits one asking for an agent partner within the limits (its admission goes to the seat
+   * reservation as the auth data).
+   */
+  static async onAuth(token: string | undefined, options: unknown, context?: AuthContext): Promise<true | AgentAdmission> {
+    await checkJoin(token, options, context);
+    return (await GameRoom.agentGames.admit(parseJoinOptions(options), clientTagOf(context))) ?? true;
+  }
 
   /**
    * Has every game waiting with a study's worker check the worker's seat again (recheckWorker),
@@ -113,7 +128,7 @@ export class GameRoom extends Room implements LiveRoom {
     const creationLock = code === '' && !asked.private && !agentSeatAsked(asked) ? creationLockKey(asked.pool, study) : null;
     this.listing = new RoomListing({ pool: asked.pool, code, study }, this.seats, () => this.session.phase, (listing) => this.setMetadata(listing), creationLock);
     claimSeatsOnReservation(this, {
-      claim: (sessionId, joinOptions) => this.claim(sessionId, joinOptions),
+      claim: (sessionId, joinOptions, authData) => this.claim(sessionId, joinOptions, authData),
       release: (sessionId) => this.seats.release(sessionId),
       reserved: () => this.listing.releaseCreationLock(),
     });
@@ -125,10 +140,10 @@ export class GameRoom extends Room implements LiveRoom {
   }
 
   /** Claims a seat for the options if this game has one for them: the seat, the code and the worker id are checked here, on every way of joining. */
-  private claim(sessionId: string, options: unknown): boolean {
+  private claim(sessionId: string, options: unknown, authData: unknown): boolean {
     if (this.session.phase !== 'waiting') return false;
     const asked = this.listing.admits(options);
-    if (!asked || !this.seats.claim(sessionId, asked, this.seatReservationTimeout, addressOptionOf(options))) return false;
+    if (!asked || !this.seats.claim(sessionId, asked, this.seatReservationTimeout, addressOptionOf(options), agentJoinOf(authData))) return false;
     this.listing.publish();
     return true;
   }
@@ -138,7 +153,7 @@ export class GameRoom extends Room implements LiveRoom {
     const claim = this.seats.claimOf(client.sessionId);
     // Only a player who connects just as its reservation runs out can be without one.
     if (!claim) throw new ServerError(409, 'the seat reservation expired: join again');
-    const { role, options, address } = claim;
+    const { role, options } = claim;
     // A study's workers (the joining one, and those waiting here) play only while at the play
     // step, in their seat's role; the study's store is asked first, and the claim holds the seat meanwhile.
     const verdicts = await this.study.verdictsOnJoin(options.workerId, role);
@@ -147,7 +162,7 @@ export class GameRoom extends Room implements LiveRoom {
     this.seats.release(client.sessionId);
     if (verdicts?.joining === 'ended') throw new ServerError(403, STUDY_ENDED_MESSAGE);
     if (verdicts?.joining === 'roleChanged') throw new ServerError(409, ROLE_CHANGED_MESSAGE);
-    const { record } = this.seats.take(role, client, options, address);
+    const { record } = this.seats.take(client, claim);
     const { code } = this.listing.fixed;
     const seat: SeatMessage = { role, playerId: record.playerId, ...(code && { code }) };
     client.send('seat', seat);

@@ -16,7 +16,7 @@
  */
 import type { Clock, Delayed } from '@colyseus/core';
 import { currentInstruction, seatAdapterFor, type SeatAdapter, type SeatMove } from '../../shared/agents/seatAdapter';
-import type { AgentIdentity } from '../../shared/agents/types';
+import { AgentRunStopped, type AgentIdentity } from '../../shared/agents/types';
 import type { StartedAgent } from '../../shared/agents/node/registry';
 import type { PlayerAction } from '../../shared/engine/actions';
 import type { ActionError } from '../../shared/engine/errors';
@@ -39,8 +39,8 @@ export interface SeatHost {
   events(): number;
   /** Plays an action through a person's checks: the refusal, or null when it was applied. */
   play(action: PlayerAction): ActionError | null;
-  /** Tells the partner why the agent did what it did (the heuristic follower giving up). */
-  tellPartner(message: string): void;
+  /** Tells the partner why the agent did what it did (the heuristic follower giving up, an agent that stopped). */
+  tellPartner(notice: Notice): void;
   /** A line in the server's log. */
   log(line: string): void;
   /** A line in the game's log: what the seat did about its agent, for the researcher (P-147). */
@@ -56,6 +56,15 @@ export const MAX_FAILURES_ON_AN_INSTRUCTION = 2;
 /** What the leader is told when the follower's seat marks an instruction done for its failing agent. */
 export function failedInstructionNote(text: string): string {
   return `I could not carry out "${text}": something went wrong on my side, so I marked it done.`;
+}
+
+/**
+ * What the partner is told when the seat's agent stops for the rest of the game (it threw
+ * AgentRunStopped: the server's LLM budget is spent, its endpoint stopped answering, P-150).
+ */
+export function agentStoppedNote(role: Role): string {
+  const without = role === 'follower' ? 'each of your instructions is marked done for it' : 'its turns pass';
+  return `The agent ${role} has stopped playing for the rest of this game: the server cannot run it any more. The game goes on without it (${without}); you may leave the game.`;
 }
 
 /** What the agent wants the partner told about its last answer: why the heuristic follower gave up on an instruction. */
@@ -94,6 +103,8 @@ export class AgentSeat {
   /** The agent's failures in a row on the follower's instruction `instruction` (none yet: null). */
   private failures: { readonly instruction: number; readonly count: number } | null = null;
   private stopped = false;
+  /** The partner was told that the agent stopped for the rest of the game. */
+  private toldStopped = false;
 
   constructor(
     private readonly seated: SeatedAgent,
@@ -216,6 +227,11 @@ export class AgentSeat {
   }
 
   private failed(turn: number, error: Error): void {
+    // An agent that stopped its run fails at every ask from now on: the partner learns it once.
+    if (error instanceof AgentRunStopped && !this.toldStopped) {
+      this.toldStopped = true;
+      this.host.tellPartner({ kind: 'agentStopped', message: agentStoppedNote(this.role) });
+    }
     // A failure after its turn was recorded as late when its next turn began.
     if (this.settle(turn)) return void (this.stopped || this.host.log(`${this.name} failed after its turn ${turn} had ended: ${error.message}`));
     this.failure('error', `failed: ${error.message}`);
@@ -278,7 +294,7 @@ export class AgentSeat {
           this.host.log(`${this.name} ${why}; after ${count} failures in a row on the instruction ${JSON.stringify(current.text)} its seat ${marked}`);
           if (refusal) return void (this.passing = true);
           this.host.record({ role: this.role, type: 'markedDone', instruction });
-          this.host.tellPartner(failedInstructionNote(current.text));
+          this.host.tellPartner({ kind: 'followerGaveUp', message: failedInstructionNote(current.text) });
           if (turn === this.turn) this.schedule(this.host.stepMs);
         }, this.host.stepMs);
   }
@@ -295,7 +311,7 @@ export class AgentSeat {
     if (refusal) return this.refused(refusal.code === 'MOVE_BLOCKED' ? null : `was refused ${shown(action)}: ${refusal.code}: ${refusal.message}`);
     this.refusals = 0;
     this.failures = null;
-    if (action.type === 'done' && this.note !== null) this.host.tellPartner(this.note);
+    if (action.type === 'done' && this.note !== null) this.host.tellPartner({ kind: 'followerGaveUp', message: this.note });
     this.schedule(this.host.stepMs);
   }
 

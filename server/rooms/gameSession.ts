@@ -109,8 +109,8 @@ export class GameSession {
       events: () => this.recorder!.events,
       play: (action) => this.tryAction(seated.role, action),
       // In an arm's game an agent's own explanations would tell the participant which agent it has.
-      tellPartner: (message) => {
-        if (!this.parts.study.armGame) seats.notifyPartner(seated.role, { kind: 'followerGaveUp', message });
+      tellPartner: (notice) => {
+        if (!this.parts.study.armGame) seats.notifyPartner(seated.role, notice);
       },
       log: (line) => logger.warn(`game room ${room.roomId}: ${line}`),
       record: (fact) => this.recordAgentSeat(fact),

@@ -9,7 +9,7 @@ import { matchMaker, ServerError, type AuthContext } from '@colyseus/core';
 import { agentSeatAsked, joinOptionsSchema, NO_GAME_WITH_CODE, ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import type { Role } from '../../shared/engine/state';
 import { releaseCreationLock } from './creationLock';
-import type { SeatListing } from './queue';
+import type { AgentJoin, SeatListing } from './queue';
 import { ownFields, ownOption } from './roomOptions';
 import type { Seats } from './seats';
 import { ADDRESS_OPTION, ARM_OPTION } from './studySeats';
@@ -123,6 +123,11 @@ export async function checkJoin(_token: string | undefined, options: unknown, co
   return true;
 }
 
+/** The games whose agent partner a client's join asked for (agentGames.ts), ended or not, on whichever process. */
+export async function agentGameListings(): Promise<(Pick<SeatListing, 'phase' | 'workers'> & { agentJoin: AgentJoin })[]> {
+  return (await listings()).flatMap(({ phase, workers, agentJoin }) => (agentJoin ? [{ phase, workers, agentJoin }] : []));
+}
+
 /** The ids of the games waiting with a study's worker, on whichever process. */
 export async function roomsWaitingWith(studyId: string, workerId: string): Promise<string[]> {
   const waiting = (await listings()).filter((listing) => listing.study === studyId && listing.phase === 'waiting' && listing.workers.includes(workerId));
@@ -163,8 +168,8 @@ export class RoomListing {
   ) {}
 
   now(): SeatListing {
-    const { leaderOpen, followerOpen, workers, addresses } = this.seats.listed();
-    return { ...this.fixed, leaderOpen, followerOpen, phase: this.phase(), workers, addresses };
+    const { leaderOpen, followerOpen, workers, addresses, agentJoin } = this.seats.listed();
+    return { ...this.fixed, leaderOpen, followerOpen, phase: this.phase(), workers, addresses, agentJoin };
   }
 
   /** The join options, if this game admits them: its code, and its study (studyOf). */

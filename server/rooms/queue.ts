@@ -21,6 +21,14 @@ export interface SeatListing {
   readonly workers: readonly string[];
   /** The address tags of those workers, where their study keeps workers at one address apart (studySeats.ts). */
   readonly addresses: readonly string[];
+  /** In a game whose agent partner a client's join asked for, that join as it was admitted (agentGames.ts); else null. */
+  readonly agentJoin: AgentJoin | null;
+}
+
+/** A join admitted to a game with the server's agent partner: its ticket, and the keyed hash of its client's address (never the address). */
+export interface AgentJoin {
+  readonly ticket: string;
+  readonly client: string;
 }
 
 /** A room as the matchmaker lists it (matchMaker.query). */

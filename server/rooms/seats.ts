@@ -9,7 +9,7 @@ import type { Client, Clock, Deferred, Delayed, Room } from '@colyseus/core';
 import { ROLES, type Role } from '../../shared/engine/state';
 import { agentSeatAsked, playerSeatAsked, type JoinOptions, type Notice } from '../../shared/protocol/messages';
 import type { SeatRecord } from '../store/types';
-import type { SeatListing } from './queue';
+import type { AgentJoin, SeatListing } from './queue';
 import { ViewFeed } from './viewFeed';
 
 /**
@@ -25,6 +25,8 @@ export interface Claim {
   readonly options: JoinOptions;
   /** The study's tag of the worker's address, when its study keeps workers at one address apart (studySeats.ts). */
   readonly address?: string;
+  /** The join's admission, when it asked for the server's agent partner (agentGames.ts). */
+  readonly agentJoin?: AgentJoin;
   /** When it was made (epoch ms). */
   readonly reservedAt: number;
   readonly expiry: Delayed;
@@ -35,6 +37,8 @@ export interface Seat {
   readonly record: SeatRecord;
   /** As its claim's: never logged. */
   readonly address?: string;
+  /** As its claim's. */
+  readonly agentJoin?: AgentJoin;
   client: Client | null;
   connected: boolean;
   /** A dropped player's window to come back in (allowReconnection), while it is open. */
@@ -49,8 +53,8 @@ type ReserveSeat = (sessionId: string, joinOptions: unknown, authData: unknown, 
 
 /** What a room does when Colyseus reserves one of its seats. */
 export interface Reservations {
-  /** Claims a seat for the join options, or answers false when the room has none for them. */
-  claim(sessionId: string, joinOptions: unknown): boolean;
+  /** Claims a seat for the join options (and what the room's onAuth said of the join), or answers false when the room has none for them. */
+  claim(sessionId: string, joinOptions: unknown, authData: unknown): boolean;
   /** Gives up a claim whose reservation was not made. */
   release(sessionId: string): void;
   /** Runs after every new reservation, made or refused. */
@@ -70,7 +74,7 @@ export function claimSeatsOnReservation(room: Room, reservations: Reservations):
     // allowReconnection keeps a dropped player's seat through the same method.
     if (reconnecting) return reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
     try {
-      if (!reservations.claim(sessionId, joinOptions)) return false;
+      if (!reservations.claim(sessionId, joinOptions, authData)) return false;
       const made = await reserve(sessionId, joinOptions, authData, seconds, reconnecting, ...rest);
       if (!made) reservations.release(sessionId);
       return made;
@@ -124,8 +128,9 @@ export class Seats {
   /**
    * Claims a seat for `asked` if one is free, the worker (if any) holds none here yet, and no one
    * here came from the same `address` (when one is given), for `seconds` unless its player connects.
+   * `agentJoin`: the join's admission, when it asks for the server's agent partner.
    */
-  claim(sessionId: string, asked: JoinOptions, seconds: number, address?: string): boolean {
+  claim(sessionId: string, asked: JoinOptions, seconds: number, address?: string, agentJoin?: AgentJoin): boolean {
     if (asked.workerId !== undefined && this.holdsWorker(asked.workerId)) return false;
     if (address !== undefined && this.holdsAddress(address)) return false;
     const role = this.freeRole(playerSeatAsked(asked));
@@ -135,7 +140,7 @@ export class Seats {
       this.release(sessionId);
       if (claim) this.lapsed(claim);
     }, seconds * 1000);
-    this.claims.set(sessionId, { role, options: asked, ...(address !== undefined && { address }), reservedAt: Date.now(), expiry });
+    this.claims.set(sessionId, { role, options: asked, ...(address !== undefined && { address }), ...(agentJoin && { agentJoin }), reservedAt: Date.now(), expiry });
     return true;
   }
 
@@ -155,8 +160,8 @@ export class Seats {
     this.released();
   }
 
-  /** The player takes the seat `role` for `options` (and the address its claim had). */
-  take(role: Role, client: Client, options: JoinOptions, address?: string): Seat {
+  /** The player takes the seat `role` its claim had, with the claim's options, address and admission. */
+  take(client: Client, { role, options, address, agentJoin }: Claim): Seat {
     const record: SeatRecord = {
       role,
       playerId: randomUUID(),
@@ -165,7 +170,7 @@ export class Seats {
       ...(options.assignmentId && { assignmentId: options.assignmentId }),
       ...(options.hitId && { hitId: options.hitId }),
     };
-    return this.seat({ role, client, record, ...(address !== undefined && { address }), connected: true, reconnection: null, feed: new ViewFeed(role) });
+    return this.seat({ role, client, record, ...(address !== undefined && { address }), ...(agentJoin && { agentJoin }), connected: true, reconnection: null, feed: new ViewFeed(role) });
   }
 
   seat(seat: Seat): Seat {
@@ -193,17 +198,21 @@ export class Seats {
     this.taken.delete(seat.role);
   }
 
-  /** What the listing says of the seats: which are open, and the study workers seated or about to be, with their address tags. */
-  listed(): Pick<SeatListing, 'leaderOpen' | 'followerOpen' | 'workers' | 'addresses'> {
+  /**
+   * What the listing says of the seats: which are open, the study workers seated or about to be
+   * with their address tags, and the admission of the join that asked for the agent partner.
+   */
+  listed(): Pick<SeatListing, 'leaderOpen' | 'followerOpen' | 'workers' | 'addresses' | 'agentJoin'> {
     const open = this.openRoles();
-    const held = [...this.taken.values()].map((seat) => ({ workerId: seat.record.workerId, address: seat.address }));
-    const claimed = [...this.claims.values()].map((claim) => ({ workerId: claim.options.workerId, address: claim.address }));
+    const held = [...this.taken.values()].map((seat) => ({ workerId: seat.record.workerId, address: seat.address, agentJoin: seat.agentJoin }));
+    const claimed = [...this.claims.values()].map((claim) => ({ workerId: claim.options.workerId, address: claim.address, agentJoin: claim.agentJoin }));
     const present = held.concat(claimed);
     return {
       leaderOpen: open.includes('leader'),
       followerOpen: open.includes('follower'),
       workers: present.flatMap(({ workerId }) => (workerId === undefined ? [] : [workerId])),
       addresses: present.flatMap(({ address }) => (address === undefined ? [] : [address])),
+      agentJoin: present.find((seat) => seat.agentJoin)?.agentJoin ?? null,
     };
   }
 

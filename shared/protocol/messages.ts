@@ -118,7 +118,7 @@ export interface ErrorMessage {
 
 /**
  * `notice`: something happened that the player's view does not say, by its `kind` (docs/protocol.md,
- * P-24 to P-30, P-116, P-120, P-122). Every notice the server sends is one of these.
+ * P-24 to P-30, P-116, P-120, P-122, P-150). Every notice the server sends is one of these.
  */
 export const noticeSchema = z.discriminatedUnion('kind', [
   /** To the follower only: the leader's turn ended with an empty queue, so the follower's is skipped. */
@@ -132,6 +132,8 @@ export const noticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('partnerLeft'), reason: z.enum(EXPULSION_CODES).optional(), message: z.string().optional() }),
   /** To the leader, from an agent follower: why it marked an instruction done without doing it (P-116, P-140). */
   z.object({ kind: z.literal('followerGaveUp'), message: z.string() }),
+  /** To the partner of an agent seat: its agent stopped for the rest of the game, and the seat goes on without it (P-150). */
+  z.object({ kind: z.literal('agentStopped'), message: z.string() }),
   /** To both, as the leader's live feedback is accepted; `afterStep`: the steps the follower had taken in its turn. */
   z.object({ kind: z.literal('feedback'), signal: z.enum(FEEDBACK_SIGNALS), afterStep: z.number().int().min(0) }),
   /** To both, as the leader cancels the follower's instructions: the follower's turn is over. */

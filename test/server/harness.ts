@@ -7,6 +7,7 @@ import { ACTION_MESSAGE, applyViewMessage, type ClientView, type ViewMessage } f
 import { serializeLine } from '../../shared/log/recorder';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import type { RoomSettings } from '../../server/rooms/GameRoom';
+import type { SeatAgentStarter } from '../../server/rooms/seatAgents';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,21 +28,21 @@ export interface TestServer {
 }
 
 /** A function that starts test servers, each closed after the test that started it. */
-export function serversForEachTest(): (roomSettings?: RoomSettings, now?: () => number) => Promise<TestServer> {
+export function serversForEachTest(): (roomSettings?: RoomSettings, now?: () => number, seatAgents?: SeatAgentStarter) => Promise<TestServer> {
   let started: TestServer[] = [];
   afterEach(async () => {
     await Promise.all(started.map((s) => s.server.close()));
     started = [];
   });
-  return async (roomSettings = {}, now) => {
-    const server = await startTestServer(roomSettings, now);
+  return async (roomSettings = {}, now, seatAgents) => {
+    const server = await startTestServer(roomSettings, now, seatAgents);
     started.push(server);
     return server;
   };
 }
 
-/** A game server on a free port; `now` fixes the rooms' clock (deadlines, log times) for byte-level comparisons. */
-export async function startTestServer(roomSettings: RoomSettings = {}, now?: () => number): Promise<TestServer> {
+/** A game server on a free port; `now` fixes the rooms' clock (deadlines, log times) for byte-level comparisons; `seatAgents` are its agent partners. */
+export async function startTestServer(roomSettings: RoomSettings = {}, now?: () => number, seatAgents?: SeatAgentStarter): Promise<TestServer> {
   const logs: LogLine[][] = [];
   const server = await startGameServer({
     port: 0,
@@ -49,6 +50,7 @@ export async function startTestServer(roomSettings: RoomSettings = {}, now?: () 
     roomSettings: { patchRateMs: 10, ...roomSettings },
     services: {
       ...(now && { now }),
+      ...(seatAgents && { seatAgents }),
       startLog: (header) => {
         const lines: LogLine[] = [header];
         logs.push(lines);

@@ -6,6 +6,8 @@
 import { Client } from '@colyseus/sdk';
 import { makeConfig } from '../../shared/engine/config';
 import { MAX_MESSAGES_PER_SECOND, noticeSchema } from '../../shared/protocol/messages';
+import { AgentRunStopped, type FollowerAgent } from '../../shared/agents/types';
+import type { SeatAgentStarter } from '../../server/rooms/seatAgents';
 import { join, serversForEachTest, startGame, track, waitFor, type Player } from './harness';
 
 jest.setTimeout(30_000);
@@ -73,6 +75,28 @@ test('the scripted follower giving up on an instruction', async () => {
   leader.act({ type: 'instruction', text: 'dance a little' });
   leader.act({ type: 'endTurn' });
   await waitFor(() => told(leader, 'followerGaveUp'), 'the follower to give up', 10_000);
+  keep(leader);
+});
+
+test('P-150: an agent that stops for the rest of the game', async () => {
+  // A follower whose run has stopped (as the LLM agent's once the server's budget is spent).
+  const stopped: SeatAgentStarter = async () => ({
+    role: 'follower',
+    identity: { name: 'stopped', spec: 'test' },
+    agent: {
+      name: 'stopped',
+      reset() {},
+      act(): never {
+        throw new AgentRunStopped('the budget is spent');
+      },
+    } as FollowerAgent,
+  });
+  const ts = await serve({ seed: 2, botStepMs: 5 }, undefined, stopped);
+  const leader = await join(ts.url, { role: 'leader', botFollower: true });
+  await waitFor(() => leader.phase === 'playing', 'the game to start');
+  leader.act({ type: 'instruction', text: 'go' });
+  leader.act({ type: 'endTurn' });
+  await waitFor(() => told(leader, 'agentStopped'), 'the leader to hear that its agent stopped', 10_000);
   keep(leader);
 });
 

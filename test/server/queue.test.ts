@@ -1,7 +1,7 @@
 /** A waiting game's place in the matchmaking queue, from the matchmaker's listing. */
 import { queuePlace, type ListedRoom, type SeatListing } from '../../server/rooms/queue';
 
-const needsFollower: SeatListing = { pool: 'default', code: '', study: '', leaderOpen: false, followerOpen: true, phase: 'waiting', workers: [], addresses: [] };
+const needsFollower: SeatListing = { pool: 'default', code: '', study: '', leaderOpen: false, followerOpen: true, phase: 'waiting', workers: [], addresses: [], agentJoin: null };
 const room = (roomId: string, metadata: Partial<SeatListing> = {}, flags: Partial<ListedRoom> = {}): ListedRoom => ({
   roomId,
   locked: false,

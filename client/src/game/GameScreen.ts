@@ -230,6 +230,8 @@ export class GameScreen {
       }
       case 'followerGaveUp':
         return this.banners.show(`Scripted follower: ${notice.message}`, 'warning', 12);
+      case 'agentStopped':
+        return this.banners.show(notice.message, 'warning', 20);
       case 'gameOver':
         return this.gameOver(notice.score, notice.reason);
     }

@@ -52,7 +52,7 @@ export interface LlmAgentOptions {
   readonly retryBaseMs?: number;
   /** Where the preflight says what it could not check, in one line (default: standard error). */
   readonly notice?: (line: string) => void;
-  /** What the run's LLM calls have cost, shared by all its agents, and the most they may (absent: no limit). */
+  /** What the run's LLM calls have cost and how many were sent, shared by all its agents, and the most they may (absent: no limit). */
   readonly spend?: RunSpend | null;
   /** How the worked examples of few-shot-k are read from logs; without it, few-shot-k above 0 is refused. */
   readonly fewShot?: FewShotSource;
@@ -84,7 +84,7 @@ export class LlmFailingError extends AgentRunStopped {
   override name = 'LlmFailingError';
 }
 
-/** The agent stopped its run: the run's calls cost its max cost. Every later act throws it again, without a call. */
+/** The agent stopped its run: the run's calls reached a limit of its spend (its max cost). Every later act throws it again, without a call. */
 export class LlmCostLimitError extends AgentRunStopped {
   override name = 'LlmCostLimitError';
 }
@@ -97,28 +97,77 @@ export class LlmImageError extends AgentRunStopped {
   override name = 'LlmImageError';
 }
 
+/** What a spend's limits are, each left out when there is none. */
+export interface SpendLimits {
+  /** Dollars the calls may cost. */
+  readonly maxCost?: number;
+  /** Chat calls that may be sent. */
+  readonly maxCalls?: number;
+}
+
 /**
- * What a run's LLM calls have cost in dollars, over every agent it started (both seats, every pair,
- * games played at once), and the most they may cost (`--llm-max-cost`). Once it is reached no agent
- * sends another call: the run stops, as it does when the endpoint stops answering, rather than
- * score games its model did not play. A call's cost is known only when it returns, so the last
- * calls (those on their way at once) may go past it.
+ * What a run's LLM calls have cost in dollars and how many were sent, over every agent it started
+ * (both seats, every pair, games played at once), and the most they may (`--llm-max-cost`; a
+ * server's `--llm-max-calls-total` too). Once a limit is reached no agent sends another call: the
+ * run stops, as it does when the endpoint stops answering, rather than score games its model did
+ * not play. A call's cost is known only when it returns, so the last calls (those on their way at
+ * once) may go past the max cost; a call is counted as it is sent, so the calls never go past theirs.
  */
 export class RunSpend {
   private dollars = 0;
+  private sent = 0;
+  private readonly watchers: (() => void)[] = [];
 
-  constructor(readonly maxCost: number) {}
+  /** `whose`: whose calls they are, in the words that say a limit was reached. */
+  constructor(
+    readonly limits: SpendLimits,
+    private readonly whose = "the run's",
+  ) {}
 
   get spent(): number {
     return this.dollars;
   }
 
+  get calls(): number {
+    return this.sent;
+  }
+
+  /** The limit reached, in words, or null while calls may be sent. */
+  get limitReached(): string | null {
+    const { maxCost, maxCalls } = this.limits;
+    if (maxCost !== undefined && this.dollars >= maxCost) return `${this.whose} LLM calls have cost $${this.dollars.toFixed(4)}, which reaches its max cost of $${maxCost}`;
+    if (maxCalls !== undefined && this.sent >= maxCalls) return `${this.whose} LLM calls number ${this.sent}, which reaches its max of ${maxCalls} calls`;
+    return null;
+  }
+
   get reached(): boolean {
-    return this.dollars >= this.maxCost;
+    return this.limitReached !== null;
+  }
+
+  /** The largest share of a limit used so far (1: reached). */
+  get used(): number {
+    const { maxCost, maxCalls } = this.limits;
+    return Math.max(maxCost === undefined ? 0 : this.dollars / maxCost, maxCalls === undefined ? 0 : this.sent / maxCalls);
+  }
+
+  /** A call is being sent. */
+  sending(): void {
+    this.sent += 1;
+    this.changed();
   }
 
   add(cost: number | null): void {
     this.dollars += cost ?? 0;
+    this.changed();
+  }
+
+  /** Calls `watcher` after each call sent and each cost added. */
+  watch(watcher: () => void): void {
+    this.watchers.push(watcher);
+  }
+
+  private changed(): void {
+    for (const watcher of this.watchers) watcher();
   }
 }
 
@@ -338,7 +387,8 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
   /** The exchange that sends nothing, when the run's max cost is reached or the episode's budget spent; else null. */
   private unsendable(): Exchange | null {
     const { config, spend } = this.options;
-    if (spend?.reached) return unsent('cost_limit', `the run's LLM calls have cost $${spend.spent.toFixed(4)}, which reaches its max cost of $${spend.maxCost}`);
+    const spent = spend?.limitReached;
+    if (spent) return unsent('cost_limit', spent);
     if (this.calls >= config.maxCalls) return unsent('budget', `the budget of ${config.maxCalls} calls for ${this.episode} is spent`);
     return null;
   }
@@ -349,6 +399,7 @@ export class LlmAgent<O extends SeatObservation, A extends ReplyAction, R extend
     if (unsent) return unsent;
     const { config } = this.options;
     this.calls++;
+    this.options.spend?.sending();
     const request = this.request(messages);
     const { status, ...answer } = await chat(this.client, request, {
       timeoutMs: config.timeoutS * 1000,
