@@ -14,7 +14,6 @@
  * that was only stalled (a pause longer than the lease) takes its games back when it ships
  * again: the log file is the record, so the copy's end line gives way to the file's lines.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
@@ -24,7 +23,8 @@ import { closingOf, joinNotes, RECOVERY_NOTE } from './closing';
 import { inTransaction } from './pgTransaction';
 import { processRuns } from './processes';
 import { LEASE_MS, LEASE_RENEW_MS } from './leases';
-import { SqliteGameStore } from './SqliteGameStore';
+import { wholeLinesFrom } from './logFiles';
+import { SqliteGameStore, type StoreOptions } from './SqliteGameStore';
 import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
 import type { LogHeader, LogLine } from '../../shared/log/format';
 
@@ -122,11 +122,10 @@ interface Shipped {
   readonly offset: number;
 }
 
-export interface PgStoreOptions {
+/** With the local store's options of those names (SqliteGameStore): its file operations are those the shipping reads with. */
+export interface PgStoreOptions extends Pick<StoreOptions, 'fs' | 'syncEachAction'> {
   /** Told when shipping to the database fails (it is tried again until it works). */
   readonly onShipError?: (error: Error) => void;
-  /** The local store's option of that name (SqliteGameStore). */
-  readonly syncEachAction?: boolean;
 }
 
 /** A game's log writer that has each line shipped after it is on disk. */
@@ -236,7 +235,7 @@ export class PgGameStore implements GameStore {
         await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         await client.query(SCHEMA);
       });
-      local = SqliteGameStore.open(dataDir, { storeId: randomUUID(), syncEachAction: options.syncEachAction ?? false });
+      local = SqliteGameStore.open(dataDir, { fs: options.fs, storeId: randomUUID(), syncEachAction: options.syncEachAction ?? false });
       const store = new PgGameStore(pool, local, options);
       await store.renewLease();
       // Games that ended while the database was away, before a restart: their copy is finished now.
@@ -462,17 +461,14 @@ export class PgGameStore implements GameStore {
   private linesAfter(gameId: string, path: string, skip: number): { lines: string[]; offset: number } {
     const known = this.shipped.get(gameId);
     const start = known?.lines === skip ? known.offset : 0;
-    let bytes: Buffer;
+    let read: { lines: string[]; offset: number };
     try {
-      bytes = readFrom(path, start);
+      read = wholeLinesFrom(this.local.fs, path, start);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], offset: start }; // the index's note says so
       throw error;
     }
-    const whole = bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1).toString('utf8');
-    const lines = whole === '' ? [] : whole.slice(0, -1).split('\n');
-    const offset = start + Buffer.byteLength(whole);
-    return { lines: start === 0 ? lines.slice(skip) : lines, offset };
+    return start === 0 ? { ...read, lines: read.lines.slice(skip) } : read;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -564,22 +560,4 @@ function record(row: GameRow): GameRecord {
     endReason: row.end_reason as GameRecord['endReason'],
     ...(row.note !== null && { note: row.note }),
   };
-}
-
-/** The bytes of a file from `offset` to its end. */
-function readFrom(path: string, offset: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const length = Math.max(0, fstatSync(fd).size - offset);
-    const bytes = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, bytes, read, length - read, offset + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
 }

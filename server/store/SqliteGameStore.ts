@@ -10,6 +10,7 @@
  */
 import { GameIndex, type GameRow } from './gameIndex';
 import { LEASE_MS, LEASE_RENEW_MS, leaseGone } from './leases';
+import { appendDurably, createLog, LogFileWriter, LOGS_DIR, logPathOf, writeAll, type StoreFs } from './logFiles';
 import { OWNER_DIR_MODE, OWNER_FILE_MODE } from './ownerOnly';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
@@ -17,8 +18,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ROLES } from '../../shared/engine/state';
-import { headerSchema, type EndReason, type LogEnd, type LogHeader, type LogLine } from '../../shared/log/format';
-import { serializeLine } from '../../shared/log/recorder';
+import { headerSchema, type EndReason, type LogHeader } from '../../shared/log/format';
 import { closingOf, joinNotes, type GameClosing } from './closing';
 import { checkNewGame, isoTime, isSafeGameId, listParams, normalizeTime } from './checks';
 import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, StartInfo } from './types';
@@ -27,12 +27,6 @@ import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, StartI
 export interface LocalGameRecord extends GameRecord {
   readonly logPath: string;
 }
-
-/** The file operations the store uses: node:fs, or a stand-in that injects faults (tests). */
-export type StoreFs = Pick<
-  typeof nodeFs,
-  'closeSync' | 'fstatSync' | 'fsyncSync' | 'ftruncateSync' | 'mkdirSync' | 'openSync' | 'readFileSync' | 'readdirSync' | 'statSync' | 'truncateSync' | 'unlinkSync' | 'writeSync'
->;
 
 export interface StoreOptions {
   readonly fs?: StoreFs;
@@ -46,7 +40,6 @@ export interface StoreOptions {
   readonly syncEachAction?: boolean;
 }
 
-const LOGS_DIR = 'logs';
 const INDEX_FILE = 'games.sqlite';
 const ID_FILE = 'data-directory-id';
 
@@ -66,226 +59,6 @@ function dataDirectoryId(dataDir: string): string {
     }
   }
   return nodeFs.readFileSync(path, 'utf8').trim();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Log files
-
-/** Writes all of `bytes` at the end of the file (write(2) may write less than asked). */
-function writeAll(fs: StoreFs, fd: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-}
-
-function lineBytes(line: LogLine): Buffer {
-  return Buffer.from(`${serializeLine(line)}\n`, 'utf8');
-}
-
-/** Opens a new log for appending; an existing file is never reused, so no log is ever mixed with another. */
-/** Flushes a directory's entries (a new file's name) to disk. */
-function syncDirectory(fs: StoreFs, path: string): void {
-  const fd = fs.openSync(path, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function createLogFile(fs: StoreFs, path: string, gameId: string): number {
-  try {
-    return fs.openSync(path, 'ax', OWNER_FILE_MODE);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`game ${gameId}: the log file ${path} already exists`);
-    throw error;
-  }
-}
-
-/** Appends one line and flushes it to disk. */
-function appendDurably(fs: StoreFs, path: string, line: LogLine): void {
-  const fd = fs.openSync(path, 'a');
-  try {
-    writeAll(fs, fd, lineBytes(line));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-const LOG_REMOVED = 'the log file was removed during the game';
-
-type WriterState = 'open' | 'failed' | 'ended' | 'detached' | 'taken';
-
-const TAKEN_OVER = 'the log was ended by another process, which judged this one gone';
-
-/** A step of writing that failed, as the index's note says it. */
-interface WriteFailure {
-  readonly what: string;
-  readonly error: Error;
-}
-
-/**
- * Appends to one game's log. Each line goes to the kernel with one synchronous write before
- * append() returns, so a process killed right after loses none of it; end() also flushes to disk.
- * A failed write or index update fails the append; end() then closes the game as far as storage lets it.
- */
-class LogFileWriter implements GameLogWriter {
-  private state: WriterState = 'open';
-  private failure: WriteFailure | null = null;
-  private score = 0;
-
-  constructor(
-    private readonly fs: StoreFs,
-    private readonly gameId: string,
-    private fd: number,
-    /** Bytes of whole lines the game accepted: a failed write is cut back to here. */
-    private size: number,
-    private readonly startedAtMs: number,
-    private readonly index: GameIndex,
-    private readonly syncEachAction: boolean,
-    private readonly onFinished: (writer: LogFileWriter, failed: boolean) => void,
-  ) {}
-
-  /** Appends an event (or an agent seat's line); an end line is handed to end(), as GameRecorder writes it like any other line. */
-  append(line: LogLine): void {
-    if (line.kind === 'header') throw new Error(`game ${this.gameId}: the header is written by startGame, not append`);
-    if (line.kind === 'end') return this.end(line);
-    this.checkOpen();
-    const bytes = this.write(line);
-    if (this.syncEachAction) this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
-    // The index keeps the score current for lists of live games, but only touches the row when it changes.
-    if (line.kind === 'event' && line.outcome.score !== this.score) {
-      this.attempt('the index could not be updated', () => this.index.setScore(this.gameId, line.outcome.score));
-      this.score = line.outcome.score;
-    }
-    this.size += bytes;
-  }
-
-  /**
-   * Writes the end line, flushes the log and closes the game in the index. After a failed write
-   * (or if this one fails) it closes the game as far as storage allows instead, never throwing.
-   */
-  end(line: LogEnd): void {
-    if (this.state === 'open') {
-      try {
-        this.write(line);
-        this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
-        this.attempt('the index could not be updated', () => this.closeInIndex(line, null, false));
-        this.finish('ended');
-        return;
-      } catch {
-        // Noted in this.failure (closed below as far as storage allows), or the log was taken over.
-      }
-    }
-    if (this.state === 'taken') return;
-    if (this.state !== 'failed') this.checkOpen();
-    this.closeAfterFailure(line);
-  }
-
-  /** Closes the file without ending the game (the store is closing); recover() ends it at the next start. */
-  detach(): void {
-    if (this.state !== 'open') return;
-    try {
-      this.attempt('the log could not be flushed', () => this.fs.fsyncSync(this.fd));
-      this.finish('detached');
-    } catch {
-      this.finish('detached', true);
-    }
-  }
-
-  /** Writes one line; the log's bytes past `size` are not yet part of the game. */
-  private write(line: LogLine): number {
-    this.checkOpen();
-    const file = this.attempt('the log could not be written', () => this.fs.fstatSync(this.fd));
-    // Writing to a removed file succeeds, and its lines are lost when it is closed.
-    if (file.nlink === 0) this.fail(LOG_REMOVED, new Error(LOG_REMOVED));
-    // Only this writer appends to the log, unless another store judged this one gone and ended it.
-    if (file.size !== this.size) this.takenOver();
-    const bytes = lineBytes(line);
-    this.attempt('the log could not be written', () => writeAll(this.fs, this.fd, bytes));
-    return bytes.length;
-  }
-
-  /** The log was ended by another store's recovery, which also closed the game in the index: nothing more is ours to write. */
-  private takenOver(): never {
-    this.finish('taken');
-    throw this.notOpen();
-  }
-
-  private attempt<T>(what: string, work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      return this.fail(what, error as Error);
-    }
-  }
-
-  private fail(what: string, error: Error): never {
-    this.failure = { what, error };
-    this.state = 'failed';
-    throw error;
-  }
-
-  /**
-   * A write failed: the log is cut back to its last accepted line (a cut-off line mid-file could
-   * never be repaired), gets `line` if the disk allows, and the index notes what failed. A log
-   * left without its end line is marked so that recover() adds it.
-   */
-  private closeAfterFailure(line: LogEnd): void {
-    const failure = this.failure!;
-    let closed = false;
-    if (failure.what !== LOG_REMOVED) {
-      try {
-        this.fs.ftruncateSync(this.fd, this.size);
-        writeAll(this.fs, this.fd, lineBytes(line));
-        this.fs.fsyncSync(this.fd);
-        closed = true;
-      } catch {
-        // The disk still fails: the end line waits for the next start.
-      }
-    }
-    // The error's code (ENOSPC, EIO, SQLITE_FULL), not its message, which may hold a path.
-    const code = (failure.error as NodeJS.ErrnoException).code;
-    const unclosed = !closed && failure.what !== LOG_REMOVED;
-    const note = `${failure.what}${code ? ` (${code})` : ''}${unclosed ? '; the log ends at the last saved action' : ''}`;
-    try {
-      this.closeInIndex(line, note, unclosed);
-    } catch {
-      // The game stays open in the index, and recover() closes it at the next start.
-    }
-    this.finish('ended', true);
-  }
-
-  private closeInIndex(line: LogEnd, note: string | null, logUnclosed: boolean): void {
-    this.index.close(this.gameId, { score: line.score, endedAt: isoTime(this.startedAtMs + line.t), endReason: line.reason, note, logUnclosed });
-  }
-
-  private checkOpen(): void {
-    if (this.state !== 'open') throw this.notOpen();
-  }
-
-  private notOpen(): Error {
-    const why: Record<Exclude<WriterState, 'open'>, string> = {
-      ended: 'the game has ended',
-      detached: 'the store was closed',
-      taken: TAKEN_OVER,
-      failed: `an earlier write failed (${this.failure?.error.message})`,
-    };
-    return new Error(`game ${this.gameId}: cannot write to the log: ${why[this.state as Exclude<WriterState, 'open'>]}`);
-  }
-
-
-  private finish(state: 'ended' | 'detached' | 'taken', failed = false): void {
-    this.state = state;
-    try {
-      this.fs.closeSync(this.fd);
-    } catch {
-      // What could be flushed was flushed; a failing close loses nothing more.
-    } finally {
-      this.fd = -1;
-      this.onFinished(this, failed);
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +163,8 @@ export class SqliteGameStore implements GameStore {
     /** Absolute. */
     readonly dataDir: string,
     private readonly index: GameIndex,
-    private readonly fs: StoreFs,
+    /** The file operations on its logs (PgGameStore reads them through it too). */
+    readonly fs: StoreFs,
     /** This store's id in the index's leases and as its games' owner. */
     readonly storeId: string,
     private readonly syncEachAction: boolean,
@@ -418,27 +192,11 @@ export class SqliteGameStore implements GameStore {
     const startedAt = checkNewGame(header, info);
     if (this.index.get(gameId)) throw new Error(`game ${gameId} already exists in the index`);
 
-    const logPath = `${LOGS_DIR}/${gameId}.jsonl`;
-    const absolutePath = join(this.dataDir, logPath);
-    const fd = createLogFile(this.fs, absolutePath, gameId);
-    const headerBytes = lineBytes(header);
-    try {
-      writeAll(this.fs, fd, headerBytes);
-      // The header and the file's name in its directory on disk: a game that has begun keeps its log after any crash.
-      this.fs.fsyncSync(fd);
-      syncDirectory(this.fs, join(this.dataDir, LOGS_DIR));
-      this.index.insertGame({ owner: this.storeId, gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats);
-    } catch (error) {
-      // The file is ours and holds nothing but the header: remove it so the id can be used again.
-      try {
-        this.fs.closeSync(fd);
-        this.fs.unlinkSync(absolutePath);
-      } catch {
-        // Left behind, it is an unindexed log, which recover() indexes at the next start.
-      }
-      throw error;
-    }
-    const writer = new LogFileWriter(this.fs, gameId, fd, headerBytes.length, Date.parse(startedAt), this.index, this.syncEachAction, (_, failed) => {
+    const logPath = logPathOf(gameId);
+    const log = createLog(this.fs, join(this.dataDir, logPath), header, () =>
+      this.index.insertGame({ owner: this.storeId, gameId, pool: info.pool, startedAt, logPath, note: null }, info.seats),
+    );
+    const writer = new LogFileWriter(this.fs, gameId, log.fd, log.size, Date.parse(startedAt), this.index, this.syncEachAction, (_, failed) => {
       this.writers.delete(gameId);
       if (failed) this.failed.push(gameId);
     });

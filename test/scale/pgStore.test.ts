@@ -4,6 +4,7 @@
  * sharing one database (each machine here is a data directory of its own).
  */
 import { spawn } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -275,6 +276,23 @@ describe('P-113: two machines on one database', () => {
     } finally {
       await client.end();
     }
+  });
+
+  test('the log files are read for shipping through the file operations the store was given: a failing read is told, and tried again', async () => {
+    const failures: Error[] = [];
+    let failing = true;
+    const readSync = ((...args: Parameters<typeof nodeFs.readSync>) => {
+      if (failing) throw Object.assign(new Error('EIO: injected fault, read'), { code: 'EIO' });
+      return nodeFs.readSync(...args);
+    }) as typeof nodeFs.readSync;
+    const a = await PgGameStore.open(url, machine(), { fs: { ...nodeFs, readSync }, onShipError: (error) => failures.push(error) });
+    stores.push(a);
+    const { written } = recordGame(a, { gameId: 'unread', crashAfter: 30 });
+    await waitFor(() => failures.length > 0, 'the failure to be told');
+    expect(failures[0].message).toMatch(/EIO/);
+    failing = false;
+    await a.synced();
+    expect(await a.readLog('unread')).toBe(toText(written));
   });
 
   test('a game that ended while the database was away is copied once it is back, even if its process restarted in between', async () => {

@@ -12,7 +12,8 @@ import { matchMaker } from '@colyseus/core';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { NOT_SAVED_MESSAGE, NOT_STARTED_MESSAGE, type RoomSettings } from '../../server/rooms/GameRoom';
 import { RECOVERY_NOTE } from '../../server/store/closing';
-import { SqliteGameStore, type StoreFs } from '../../server/store/SqliteGameStore';
+import type { StoreFs } from '../../server/store/logFiles';
+import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { replay } from '../../shared/log/replay';
 import { join, startGame, waitFor, type Player } from './harness';
 
