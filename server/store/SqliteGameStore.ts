@@ -9,18 +9,16 @@
  * their lease run out.
  */
 import { GameIndex, type GameRow } from './gameIndex';
-import { LEASE_MS, LEASE_RENEW_MS, leaseGone } from './leases';
-import { appendDurably, createLog, LogFileWriter, LOGS_DIR, logPathOf, writeAll, type StoreFs } from './logFiles';
+import { LEASE_RENEW_MS, leaseGone } from './leases';
+import { createLog, LogFileWriter, LOGS_DIR, logPathOf, type StoreFs } from './logFiles';
+import { closeGame, indexOrphanLogs } from './recovery';
 import { OWNER_DIR_MODE, OWNER_FILE_MODE } from './ownerOnly';
 import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
-import { ROLES } from '../../shared/engine/state';
-import { headerSchema, type EndReason, type LogHeader } from '../../shared/log/format';
-import { closingOf, joinNotes, type GameClosing } from './closing';
-import { checkNewGame, isoTime, isSafeGameId, listParams, normalizeTime } from './checks';
+import type { LogHeader } from '../../shared/log/format';
+import { checkNewGame, listParams } from './checks';
 import type { GameFilter, GameLogWriter, GameRecord, GameStore, Recovery, StartInfo } from './types';
 
 /** A game as this store lists it: with the absolute path of its JSON Lines log. */
@@ -60,97 +58,6 @@ function dataDirectoryId(dataDir: string): string {
   }
   return nodeFs.readFileSync(path, 'utf8').trim();
 }
-
-// ---------------------------------------------------------------------------------------------
-// Recovery
-
-/** What had to be done to the end of a log before it could be read. */
-interface TailRepair {
-  /** The log's complete lines. */
-  readonly text: string;
-  /** Null when the log ended cleanly. */
-  readonly note: string | null;
-}
-
-/**
- * Makes the log end with a complete line: a cut-off last line is truncated away, and a last line
- * that is complete JSON but lost its newline gets the newline back. Earlier lines are untouched.
- */
-function repairTail(fs: StoreFs, path: string): TailRepair {
-  const bytes = fs.readFileSync(path);
-  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return { text: bytes.toString('utf8'), note: null };
-  const keep = bytes.lastIndexOf(0x0a) + 1;
-  const tail = bytes.subarray(keep);
-  if (isJsonObject(tail.toString('utf8'))) {
-    appendNewline(fs, path);
-    return { text: `${bytes.toString('utf8')}\n`, note: 'added the missing newline after the last line' };
-  }
-  fs.truncateSync(path, keep);
-  return { text: bytes.subarray(0, keep).toString('utf8'), note: `removed a cut-off last line (${tail.length} bytes)` };
-}
-
-function isJsonObject(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
-function appendNewline(fs: StoreFs, path: string): void {
-  const fd = fs.openSync(path, 'a');
-  try {
-    writeAll(fs, fd, Buffer.from('\n'));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * Closes the log of a game the process never ended, or whose end line could not be written:
- * repairs its last line, replays it for the score, and appends the end line with `reason`. A log
- * that cannot be replayed is left as it is, and the index keeps the last score it saw.
- */
-function recoverLog(fs: StoreFs, path: string, startedAtMs: number, lastIndexedScore: number, reason: EndReason): GameClosing {
-  let modified: Date;
-  try {
-    modified = fs.statSync(path).mtime;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { score: lastIndexedScore, endedAt: isoTime(startedAtMs), endReason: reason, note: `the log file is missing: ${path}` };
-  }
-  const repair = repairTail(fs, path);
-  const { closing, end } = closingOf(repair.text, startedAtMs, lastIndexedScore, reason, modified.toISOString());
-  if (end) appendDurably(fs, path, end);
-  return { ...closing, note: joinNotes(repair.note, closing.note) };
-}
-
-const seatsSchema = z.array(
-  z.object({
-    role: z.enum(ROLES),
-    playerId: z.string(),
-    kind: z.enum(['human', 'bot']),
-    workerId: z.string().optional(),
-    assignmentId: z.string().optional(),
-    hitId: z.string().optional(),
-  }),
-);
-
-/** A log's header line, if its first line is a valid header of game `gameId`. */
-function readHeader(fs: StoreFs, path: string, gameId: string): LogHeader | null {
-  const text = fs.readFileSync(path, 'utf8');
-  const newline = text.indexOf('\n');
-  try {
-    const header = headerSchema.parse(JSON.parse(newline < 0 ? text : text.slice(0, newline)));
-    return header.gameId === gameId ? header : null;
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The store
 
 export class SqliteGameStore implements GameStore {
   private readonly writers = new Map<string, LogFileWriter>();
@@ -219,13 +126,11 @@ export class SqliteGameStore implements GameStore {
     // An unindexed log is left by a store stopped between creating it and indexing it: the
     // directory is read at the first recovery, when a store is found gone, and while a log was
     // left for later, not every time (it holds every game ever played).
-    if (this.logsToScan || gone.length > 0) this.logsToScan = this.indexOrphans(recovery, now, leases.length - gone.length > 1);
+    if (this.logsToScan || gone.length > 0) this.logsToScan = indexOrphanLogs(this.fs, this.index, this.dataDir, recovery, now, leases.length - gone.length > 1);
     this.index.adoptOrphanedGames(this.storeId, gone.map((lease) => lease.storeId));
     for (const row of this.index.openGames(this.storeId)) {
       if (this.writers.has(row.game_id)) continue;
-      const reason = (row.end_reason as EndReason | null) ?? 'interrupted';
-      const closing = recoverLog(this.fs, this.absolute(row.log_path), Date.parse(row.started_at), row.score, reason);
-      this.index.close(row.game_id, { ...closing, note: joinNotes(row.note, closing.note) });
+      closeGame(this.fs, this.index, row, this.absolute(row.log_path));
       recovery.recovered.push(row.game_id);
     }
     return recovery;
@@ -317,43 +222,6 @@ export class SqliteGameStore implements GameStore {
     } finally {
       this.index.shutdown();
     }
-  }
-
-  /** Indexes the logs the index lacks (see recover()); whether one was left for a later recovery. */
-  private indexOrphans(recovery: Recovery, now: number, othersLive: boolean): boolean {
-    let leftForLater = false;
-    const logsDir = join(this.dataDir, LOGS_DIR);
-    for (const file of this.fs.readdirSync(logsDir).sort()) {
-      const gameId = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : '';
-      if (!isSafeGameId(gameId) || this.index.get(gameId)) continue;
-      // Another live store may have just created the log and be about to index it.
-      if (othersLive && this.fs.statSync(join(logsDir, file)).mtimeMs > now - LEASE_MS) {
-        leftForLater = true;
-        continue;
-      }
-      this.indexOrphan(join(logsDir, file), gameId, recovery);
-    }
-    return leftForLater;
-  }
-
-  /** Lists a log the index lacks as a game still running, for recover() to close; an empty one is removed. */
-  private indexOrphan(path: string, gameId: string, recovery: Recovery): void {
-    if (this.fs.statSync(path).size === 0) {
-      this.fs.unlinkSync(path);
-      recovery.removed.push(gameId);
-      return;
-    }
-    const header = readHeader(this.fs, path, gameId);
-    if (!header) {
-      recovery.unreadable.push(`${LOGS_DIR}/${gameId}.jsonl`);
-      return;
-    }
-    const pool = typeof header.meta.pool === 'string' && header.meta.pool !== '' ? header.meta.pool : 'default';
-    const seats = seatsSchema.safeParse(header.meta.players);
-    this.index.insertGame(
-      { owner: null, gameId, pool, startedAt: normalizeTime(header.startedAt, `${path}: startedAt`), logPath: `${LOGS_DIR}/${gameId}.jsonl`, note: 'the log was not in the index' },
-      seats.success ? seats.data : [],
-    );
   }
 
   private record(row: GameRow): LocalGameRecord {
