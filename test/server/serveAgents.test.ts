@@ -61,6 +61,9 @@ test('P-118: a program leader is started once to check it, then once per game, a
   await waitFor(() => !alive(pids()[1]), "the game's program to be stopped when the game ends", 10_000);
 });
 
+/** A loaded test machine's late event loop must not turn joins away as busy (P-153): only the limits tested do. */
+const ON_TIME = ['--max-event-loop-delay-ms', '0'];
+
 describe('serve --bot-follower llm', () => {
   const KEY = 'sk-test-SERVE-never-written-7781';
   let stub: StubLlm | null = null;
@@ -101,7 +104,7 @@ describe('serve --bot-follower llm', () => {
   test("P-150: --llm-max-calls-total bounds the LLM agent's calls over every game: the operator is warned once at 80%, the game in play goes on without its calls (the leader told), and new games with it are refused 403", async () => {
     stub = await startStubLlm({ respond: () => JSON.stringify({ actions: ['RR', 'DONE'] }) });
     const dataDir = joinPath(dir, 'data');
-    serve = await startServeProcess(dataDir, ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', '--llm-max-calls-total', '5']);
+    serve = await startServeProcess(dataDir, ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', '--llm-max-calls-total', '5', ...ON_TIME]);
     expect(serve.output()).toContain("  at most 2 games with them at once per player, 16 in all; the LLM agent's budget: 5 calls".replace('16', String(8 * availableParallelism())));
     const leader = await join(serve.url, { role: 'leader', botFollower: true });
     await waitFor(() => leader.phase === 'playing', 'the game to start');
@@ -138,7 +141,7 @@ describe('serve --bot-follower llm', () => {
     // 1,000 prompt tokens at $1 a million: $0.001 a call; the third reaches $0.003.
     stub = await startStubLlm({ respond: () => ({ content: JSON.stringify({ actions: ['RR', 'DONE'] }), promptTokens: 1000, completionTokens: 0 }) });
     const prices = ['--llm-price-per-million-input', '1', '--llm-price-per-million-output', '1'];
-    serve = await startServeProcess(joinPath(dir, 'data'), ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', ...prices, '--llm-max-cost', '0.003']);
+    serve = await startServeProcess(joinPath(dir, 'data'), ['--bot-follower', 'llm', '--llm-base-url', stub.url, '--llm-model', STUB_MODEL, '--llm-max-retries', '0', ...prices, '--llm-max-cost', '0.003', ...ON_TIME]);
     const leader = await join(serve.url, { role: 'leader', botFollower: true });
     await waitFor(() => leader.phase === 'playing', 'the game to start');
     for (let i = 1; i <= 4; i++) leader.act({ type: 'instruction', text: `turn around ${i}` });
