@@ -19,6 +19,7 @@ import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
 import { startArmAgent } from './armAgents';
+import { admitArmWorker } from './armWorkers';
 import { armOfDraw } from './arms';
 import type { LoadedStudy } from './loadStudy';
 import { StudyRecords } from './studyRecords';
@@ -116,7 +117,7 @@ export class StudyGames implements StudyGameHooks {
   /** `address`: the tag of the address the worker asked from, which keeps it apart from workers at the same (unless the study allows them). */
   private async reserve(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
-    if (study.arms) return this.reserveArmGame(study, study.arms, worker);
+    if (study.arms) return this.reserveArmGame(study, study.arms, worker, address);
     await this.workers.startWaiting(study.id, worker.participantId);
     await this.warnIfNoPartnerCanCome(study, worker);
     const apart = !study.admission.sameAddressPartners && address !== undefined ? address : undefined;
@@ -135,10 +136,12 @@ export class StudyGames implements StudyGameHooks {
    * A game of its own for the worker, with the agent of its draw's arm in the other seat. It starts
    * as the worker takes its seat, so nobody waits for a partner (no wait starts, and no noPartner
    * code can be earned); a reservation never taken leaves the draw the worker's for its next request.
+   * Only so many workers from one `address` start playing with the arms an hour (armWorkers.ts).
    */
-  private async reserveArmGame(study: Study, arms: readonly Arm[], worker: WorkerRecord): Promise<SeatReservation> {
+  private async reserveArmGame(study: Study, arms: readonly Arm[], worker: WorkerRecord, address: string | undefined): Promise<SeatReservation> {
     const seat = armSeat(study);
     if (worker.role === seat) throw new WorkerError('ROLE_MISMATCH', `this study's participants play the ${worker.role === 'leader' ? 'follower' : 'leader'}; its agents play the ${worker.role}`);
+    await admitArmWorker(study, worker.participantId, address);
     const { draw, armId } = await this.workers.drawArm(study.id, worker.participantId, (n) => armOfDraw(study.id, arms, n).id);
     const asked = seat === 'follower' ? { botFollower: true } : { botLeader: true };
     try {

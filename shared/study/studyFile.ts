@@ -217,10 +217,19 @@ export const admissionSchema = z.strictObject({
   newWorkersPerMinute: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100_000, 'must be at most 100000').default(60),
   /** Whether two workers who asked to play from one address may be partners: no by default (one person in both seats), yes in a lab. */
   sameAddressPartners: z.boolean().optional(),
+  /**
+   * In a study with arms, the workers from one address who may start playing with the arms' agents
+   * in an hour (each game starts an agent, which may call a paid LLM); null: no limit.
+   * 5 by default, 20 in a lab (whose participants share its address).
+   */
+  armWorkersPerAddressPerHour: z.number().int('must be a whole number').min(1, 'must be at least 1 (or null: no limit)').max(100_000, 'must be at most 100000').nullable().optional(),
 });
 
 /** A crowd study's default for admission.newWorkersPerAddressPerHour (a household, a shared network). */
 export const DEFAULT_NEW_WORKERS_PER_ADDRESS_PER_HOUR = 5;
+
+/** The defaults for admission.armWorkersPerAddressPerHour: a crowd's (as a household's new workers) and a lab's (a room of participants an hour). */
+export const DEFAULT_ARM_WORKERS_PER_ADDRESS_PER_HOUR = { crowd: 5, lab: 20 } as const;
 
 /** Prolific's completion URL, with `{code}` where the completion code goes. */
 export const PROLIFIC_COMPLETION_URL = 'https://app.prolific.com/submissions/complete?cc={code}';
@@ -361,7 +370,7 @@ export const studyFileSchema = studyObjectSchema
   })
   .transform((study) => {
     const lab = study.platform.kind === 'lab';
-    const { newWorkersPerAddressPerHour, sameAddressPartners, newWorkersPerMinute } = study.admission;
+    const { newWorkersPerAddressPerHour, sameAddressPartners, newWorkersPerMinute, armWorkersPerAddressPerHour } = study.admission;
     return {
       ...study,
       pool: study.pool ?? study.id,
@@ -369,6 +378,7 @@ export const studyFileSchema = studyObjectSchema
         newWorkersPerAddressPerHour: newWorkersPerAddressPerHour === undefined ? (lab ? null : DEFAULT_NEW_WORKERS_PER_ADDRESS_PER_HOUR) : newWorkersPerAddressPerHour,
         newWorkersPerMinute,
         sameAddressPartners: sameAddressPartners ?? lab,
+        armWorkersPerAddressPerHour: armWorkersPerAddressPerHour === undefined ? DEFAULT_ARM_WORKERS_PER_ADDRESS_PER_HOUR[lab ? 'lab' : 'crowd'] : armWorkersPerAddressPerHour,
       },
     };
   });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@colyseus/sdk';
 import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
+import { SEAT_RESERVATION_SECONDS } from '../../server/rooms/GameRoom';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
 import { armOfDraw } from '../../server/study/arms';
@@ -24,7 +25,7 @@ import { replay } from '../../shared/log/replay';
 import { startStubLlm, STUB_MODEL, type StubLlm } from '../helpers/stubLlm';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
 import { cerealbar } from '../cli/run';
-import { callJson, track, waitFor, type Player } from './harness';
+import { callJson, sleep, track, waitFor, type Player } from './harness';
 
 jest.setTimeout(120_000);
 
@@ -42,6 +43,9 @@ let studyFile: string;
 /** A second study: followers as participants, the scripted leader as its one arm. */
 let followers: LoadedStudy;
 const FOLLOWERS = 'pilot-2';
+/** A third: two workers from one address an hour may start playing with its arm. */
+let limited: LoadedStudy;
+const LIMITED = 'pilot-3';
 let store: SqliteGameStore;
 let workers: SqliteWorkerStore;
 let server: RunningGameServer | undefined;
@@ -56,13 +60,15 @@ async function serve(): Promise<void> {
     warn: () => undefined,
     port: 0,
     host: '127.0.0.1',
+    // A loaded test machine's late event loop must not turn the workers away as busy (P-153).
+    admission: { maxEventLoopDelayMs: 0 },
     // Short games (two turns each) with CB2's feedback and cancel, and an agent quick enough for the test.
     roomSettings: { leaderTurnSeconds: 3, followerTurnSeconds: 1, botStepMs: 60, config: makeConfig({ turnsPerPlayer: 2, extraTurns: [], liveFeedback: true, cancelInstructions: true }) },
     services: { startLog: (header, info) => store.startGame(header, info) },
-    studies: [study, followers],
+    studies: [study, followers, limited],
     workers,
     armRecords: join(dir, 'data', 'llm'),
-    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies: [study, followers], workers }),
+    routes: (app) => mountApi(app, { store, adminToken: ADMIN, studies: [study, followers, limited], workers }),
   });
   base = `http://127.0.0.1:${server.port}`;
 }
@@ -90,6 +96,11 @@ beforeAll(async () => {
   second.id = FOLLOWERS;
   second.arms = [{ id: 'scripted-leader', agent: 'scripted' }];
   followers = loadStudyFile(writeStudy(studyFolder(join(dir, 'followers')), second));
+  const third = setPath(validStudy(), 'roles', { newWorkersStartAs: 'leader', promotion: 'manual' });
+  third.id = LIMITED;
+  third.arms = [{ id: 'limited-heuristic', agent: 'heuristic' }];
+  third.admission = { armWorkersPerAddressPerHour: 2 };
+  limited = loadStudyFile(writeStudy(studyFolder(join(dir, 'limited')), third));
   await serve();
 });
 
@@ -369,4 +380,28 @@ describe("a study's arms", () => {
     expect(workers.armTotals(FOLLOWERS)).toMatchObject([{ arm: 'scripted-leader', drawn: 2, games: 2 }]);
   });
 
+
+  test("P-151: only admission.armWorkersPerAddressPerHour workers from one address start playing with the arms in an hour: the next is refused 429 in words on the play path, with no draw; those let in play on", async () => {
+    const [first, second, third] = [await readyLeader('A1', LIMITED), await readyLeader('A2', LIMITED), await readyLeader('A3', LIMITED)];
+    // Two ask to play and never take their seats.
+    expect((await call('POST', `/api/studies/${LIMITED}/play`, {}, first)).status).toBe(200);
+    expect((await call('POST', `/api/studies/${LIMITED}/play`, {}, second)).status).toBe(200);
+    const refused = await callJson(base, 'POST', `/api/studies/${LIMITED}/play`, {}, third);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({
+      code: 'TOO_MANY_NEW_WORKERS',
+      message: 'too many new participants from this network started playing in this study in the past hour: try again in 60 min',
+      retryAfterSeconds: expect.any(Number),
+    });
+    expect(refused.body.error.retryAfterSeconds).toBeGreaterThan(3590);
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.error.retryAfterSeconds));
+    expect(workers.armTotals(LIMITED)).toMatchObject([{ arm: 'limited-heuristic', drawn: 2 }]);
+    // A worker let in asks again once its unused reservation has lapsed, and plays.
+    await sleep((SEAT_RESERVATION_SECONDS + 1) * 1000);
+    const player = await play(first, LIMITED);
+    await player.room.leave(true);
+    // Another address has its own count.
+    expect((await callJson(base, 'POST', `/api/studies/${LIMITED}/play`, {}, third, undefined, { 'x-forwarded-for': '203.0.113.50' })).status).toBe(200);
+    expect(workers.armTotals(LIMITED)).toMatchObject([{ arm: 'limited-heuristic', drawn: 3 }]);
+  });
 });

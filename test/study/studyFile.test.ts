@@ -43,8 +43,8 @@ describe('a valid study', () => {
     expect(study.pool).toBe('pilot-1');
     expect(study.time).toEqual({ waitForPartnerSeconds: 300, sessionMinutes: 30 });
     // P-134, P-135: a crowd study's admission defaults; a lab's below.
-    expect(study.admission).toEqual({ newWorkersPerAddressPerHour: 5, newWorkersPerMinute: 60, sameAddressPartners: false });
-    expect(studyFileSchema.parse({ ...validStudy(), platform: { kind: 'lab' } }).admission).toEqual({ newWorkersPerAddressPerHour: null, newWorkersPerMinute: 60, sameAddressPartners: true });
+    expect(study.admission).toEqual({ newWorkersPerAddressPerHour: 5, newWorkersPerMinute: 60, sameAddressPartners: false, armWorkersPerAddressPerHour: 5 });
+    expect(studyFileSchema.parse({ ...validStudy(), platform: { kind: 'lab' } }).admission).toEqual({ newWorkersPerAddressPerHour: null, newWorkersPerMinute: 60, sameAddressPartners: true, armWorkersPerAddressPerHour: 20 });
     expect(study.roles).toEqual({ newWorkersStartAs: 'either', promotion: 'manual' });
     expect(study.quiz.passMark).toBe(3);
     expect(study.quiz.attempts).toBe(2);
@@ -140,6 +140,7 @@ describe('a bad field is named with its path, and nothing is loaded', () => {
     ['a very short wait', 'time.waitForPartnerSeconds', 5, 'time.waitForPartnerSeconds: must be at least 10'],
     ['no new worker a minute', 'admission', { newWorkersPerMinute: 0 }, 'admission.newWorkersPerMinute: must be at least 1'],
     ['a fractional per-address limit', 'admission', { newWorkersPerAddressPerHour: 2.5 }, 'admission.newWorkersPerAddressPerHour: must be a whole number'],
+    ['no worker an hour to play with the arms', 'admission', { armWorkersPerAddressPerHour: 0 }, 'admission.armWorkersPerAddressPerHour: must be at least 1 (or null: no limit)'],
     ['a wait longer than the session', 'time.waitForPartnerSeconds', 2400, 'time.waitForPartnerSeconds: 2400 s is longer than the whole session (sessionMinutes: 30)'],
     ['a fractional turn', 'time.leaderTurnSeconds', 1.5, 'time.leaderTurnSeconds: must be a whole number of seconds'],
     ['no questions', 'quiz.questions', [], 'quiz.questions: must have at least one question'],
