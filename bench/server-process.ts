@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../server/admission';
 import { Cluster } from '../server/cluster';
 import { startGameServer } from '../server/index';
 import { makeConfig } from '../shared/engine/config';
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
     roomSettings,
     admission: {
       ...(flags.has('max-games') && { maxGames: numberFlag(flags, 'max-games', 0, 1, 1_000_000) }),
-      ...(flags.has('max-event-loop-delay-ms') && { maxEventLoopDelayMs: numberFlag(flags, 'max-event-loop-delay-ms', 100, 0, 60_000) }),
+      // As serve: the event loop watched unless the flag says 0.
+      maxEventLoopDelayMs: numberFlag(flags, 'max-event-loop-delay-ms', DEFAULT_MAX_EVENT_LOOP_DELAY_MS, 0, 60_000),
     },
   });
 

@@ -99,7 +99,7 @@ export interface GameServerOptions {
   readonly workers?: WorkerStore;
   /** One of several processes (Redis); without it, the only one. */
   readonly cluster?: Cluster;
-  /** When this process has no room for a new game (admission.ts): by default, when its event loop runs late. */
+  /** When this process has no room for a new game (admission.ts); by default it always has (`serve` watches its event loop). */
   readonly admission?: AdmissionLimits;
   /** The limits on games with the server's agent partner (rooms/agentGames.ts); the defaults when left out. */
   readonly agentGames?: AgentGameLimits;

@@ -168,7 +168,7 @@ export function registerServeCommand(program: Command): void {
     .option('--follower-seconds <s>', "seconds in a follower's turn (default: the rules', 15 in cerealbar)", secondsOption('--follower-seconds'))
     .option('--reconnect-seconds <s>', 'seconds a dropped player may take to come back', integerOption('--reconnect-seconds', 0, 3600), 30)
     .option('--max-games <n>', 'games (waiting or in play) this process holds at most; a new game beyond them is refused as busy (HTTP 503, Retry-After), or made on another process with room (docs/deploy.md)', integerOption('--max-games', 1, 1_000_000))
-    .option('--max-event-loop-delay-ms <ms>', "the process is busy, and refuses new games, while the p99 of its event loop's delay over the last second is above this (0: never)", integerOption('--max-event-loop-delay-ms', 0, 60_000), DEFAULT_MAX_EVENT_LOOP_DELAY_MS)
+    .option('--max-event-loop-delay-ms <ms>', "the process is busy, and refuses new games, while the p99 of its event loop's delay is above this two seconds in a row (0: never)", integerOption('--max-event-loop-delay-ms', 0, 60_000), DEFAULT_MAX_EVENT_LOOP_DELAY_MS)
     .option('--drain-seconds <s>', 'on SIGTERM, how long games in play may go on to their end before the rest are ended (no new games meanwhile)', integerOption('--drain-seconds', 0, 24 * 3600), DEFAULT_DRAIN_SECONDS)
     .option('--cors-origin <origins>', 'origins (https://host[:port]) whose pages may call the server; by default only its own', listOption('--cors-origin', checkCorsOrigins), [])
     .option('--frame-ancestors <sources>', "sites that may show the pages in a frame (a crowdsourcing site's, e.g. https://app.prolific.com); by default only the server's own", listOption('--frame-ancestors', checkFrameAncestors), [])
