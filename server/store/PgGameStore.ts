@@ -21,8 +21,7 @@ import { serializeLine } from '../../shared/log/recorder';
 import { isoTime, listParams } from './checks';
 import { closingOf, joinNotes, RECOVERY_NOTE } from './closing';
 import { inTransaction } from './pgTransaction';
-import { processRuns } from './processes';
-import { LEASE_MS, LEASE_RENEW_MS } from './leases';
+import { LEASE_MS, LEASE_RENEW_MS, leaseGone, OWN_PROCESS_START, type StoreLease } from './leases';
 import { wholeLinesFrom } from './logFiles';
 import { SqliteGameStore, type StoreOptions } from './SqliteGameStore';
 import type { GameFilter, GameLogWriter, GameReader, GameRecord, GameStore, Recovery, SeatRecord, StartInfo } from './types';
@@ -70,6 +69,9 @@ const SCHEMA = `
   -- of a game's log file; null in rows written before, which are known by host and data_dir.
   ALTER TABLE stores ADD COLUMN IF NOT EXISTS machine TEXT;
   ALTER TABLE games ADD COLUMN IF NOT EXISTS machine TEXT;
+  -- Added later: the start of a lease's process (processStart), so that a pid used again by another
+  -- process is not taken for it (leases.ts); null in leases taken before, judged by their pid alone.
+  ALTER TABLE stores ADD COLUMN IF NOT EXISTS pid_start TEXT;
 `;
 
 const GAME_COLUMNS = 'game_id, pool, score, started_at, ended_at, end_reason, note, seats';
@@ -477,9 +479,9 @@ export class PgGameStore implements GameStore {
   private async renewLease(): Promise<void> {
     try {
       await this.pool.query(
-        `INSERT INTO stores (store_id, host, data_dir, machine, pid, renewed_at) VALUES ($1, $2, $3, $4, $5, ${DATABASE_NOW})
+        `INSERT INTO stores (store_id, host, data_dir, machine, pid, pid_start, renewed_at) VALUES ($1, $2, $3, $4, $5, $6, ${DATABASE_NOW})
          ON CONFLICT (store_id) DO UPDATE SET renewed_at = EXCLUDED.renewed_at`,
-        [this.storeId, hostname(), this.local.dataDir, this.machine, process.pid],
+        [this.storeId, hostname(), this.local.dataDir, this.machine, process.pid, OWN_PROCESS_START],
       );
     } catch (error) {
       this.unreachable = true;
@@ -503,18 +505,21 @@ export class PgGameStore implements GameStore {
    */
   private async recoverInDatabase(): Promise<string[]> {
     await this.renewLease();
-    type Lease = Placed & { store_id: string; pid: number; renewed_at: string; now: string };
-    const leases = (await this.pool.query<Lease>(`SELECT store_id, machine, host, data_dir, pid, renewed_at, ${DATABASE_NOW} AS now FROM stores`)).rows;
-    // A store of this machine is gone when its process is; another machine's when its lease ran
-    // out, as long as this store has reached the database for a full lease (after an outage no
-    // machine could renew its lease). BIGINT comes back as text.
+    // The leases as leases.ts judges them: epoch ms as numbers (BIGINT comes back as text).
+    type Lease = Placed & StoreLease & { now: number };
+    const leases = (await this.pool.query<Lease>(
+      `SELECT store_id AS "storeId", pid, pid_start AS "pidStart", renewed_at::float8 AS "renewedAt", ${DATABASE_NOW}::float8 AS now, machine, host, data_dir FROM stores`,
+    )).rows;
+    // Another machine's lease is judged only once this store has reached the database for a full
+    // lease: after an outage no machine could renew its lease.
     const judgeLeases = performance.now() - this.reachedAt >= LEASE_MS;
-    const isGone = (lease: Lease) =>
-      lease.store_id !== this.storeId &&
-      (this.onThisMachine(lease) ? !processRuns(lease.pid) : judgeLeases && Number(lease.renewed_at) < Number(lease.now) - LEASE_MS);
-    const gone = leases.filter(isGone).map((lease) => lease.store_id);
-    if (gone.length > 0) await this.pool.query('DELETE FROM stores WHERE store_id = ANY($1)', [gone]);
-    const liveMachines = new Set(leases.filter((lease) => !isGone(lease)).map(machineOf));
+    const isGone = (lease: Lease) => {
+      const here = this.onThisMachine(lease);
+      return lease.storeId !== this.storeId && (here || judgeLeases) && leaseGone(lease, here, lease.now);
+    };
+    const gone = new Set(leases.filter(isGone).map((lease) => lease.storeId));
+    if (gone.size > 0) await this.pool.query('DELETE FROM stores WHERE store_id = ANY($1)', [[...gone]]);
+    const liveMachines = new Set(leases.filter((lease) => !gone.has(lease.storeId)).map(machineOf));
     const orphans = (await this.pool.query<Placed & { game_id: string }>(
       'SELECT game_id, machine, host, data_dir FROM games WHERE ended_at IS NULL AND owner NOT IN (SELECT store_id FROM stores)',
     )).rows;

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../bench/services';
 import { COPY_NOTE, PgGameStore } from '../../server/store/PgGameStore';
 import { RECOVERY_NOTE } from '../../server/store/closing';
-import { LEASE_MS } from '../../server/store/leases';
+import { LEASE_MS, OWN_PROCESS_START } from '../../server/store/leases';
 import { inTransaction } from '../../server/store/pgTransaction';
 import { replay } from '../../shared/log/replay';
 import { join as joinGame, SERVE_ADMIN_TOKEN, startServeProcess, track, waitFor, type Player, type ServeProcess } from '../server/harness';
@@ -188,6 +188,53 @@ describe('P-113: two machines on one database', () => {
     await client.end();
     expect((await a.recover()).recovered).toEqual([]);
     expect(await a.getGame('elsewhere')).toMatchObject({ endedAt: null });
+  });
+
+  test("a lease of this machine whose pid now belongs to another process is gone: its process's start tells them apart", async () => {
+    const onA = machine();
+    const [a, b] = [await open(onA), await open(onA)];
+    recordGame(a, { gameId: 'reused', crashAfter: 20 });
+    await a.synced();
+    // The pid runs (it is this process's), but started at another time than the leases' process.
+    const local = new Database(join(onA, 'games.sqlite'));
+    local.prepare('UPDATE stores SET pid_start = ? WHERE store_id = ?').run('another start', a.storeId);
+    local.close();
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      await client.query('UPDATE stores SET pid_start = $1 WHERE store_id = $2', ['another start', a.storeId]);
+      expect((await b.recover()).recovered).toEqual(['reused']);
+      expect((await client.query('SELECT store_id FROM stores')).rows).toEqual([{ store_id: b.storeId }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a database of the release before leases named their process start is upgraded in place, its games and leases kept', async () => {
+    const onA = machine();
+    const first = await open(onA);
+    const { written } = recordGame(first, { gameId: 'before' });
+    await first.close();
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      // That release's stores table, holding the lease of a store of that release still running here (its pid is this process's).
+      await client.query('ALTER TABLE stores DROP COLUMN pid_start');
+      await client.query(
+        `INSERT INTO stores (store_id, host, data_dir, machine, pid, renewed_at) SELECT 'of-that-release', host, data_dir, machine, $1, 0 FROM games WHERE game_id = 'before'`,
+        [process.pid],
+      );
+      const again = await open(onA);
+      expect(await again.readLog('before')).toBe(toText(written));
+      await again.recover();
+      const { rows } = await client.query('SELECT store_id, pid_start FROM stores ORDER BY store_id = $1', [again.storeId]);
+      expect(rows).toEqual([
+        { store_id: 'of-that-release', pid_start: null },
+        { store_id: again.storeId, pid_start: OWN_PROCESS_START },
+      ]);
+    } finally {
+      await client.end();
+    }
   });
 
   test("after an outage a store judges other machines by their leases only a full lease after it reached the database again", async () => {
