@@ -23,6 +23,7 @@ import type { ParsedRoomSettings, RoomServices } from './roomOptions';
 import { agentSeatRecord } from './seatAgents';
 import type { Seat, Seats } from './seats';
 import type { StudySeats } from './studySeats';
+import { processStalls } from '../processStalls';
 import { TurnClock } from './turnClock';
 import { ViewFeed } from './viewFeed';
 
@@ -84,9 +85,16 @@ export class GameSession {
   private startedAt = 0;
   private readonly turnClock: TurnClock;
   private agentSeat: AgentSeat | null = null;
+  /** Stops telling the players of the process's stalls (from the game's start to its end). */
+  private stopHearingStalls: (() => void) | null = null;
 
   constructor(private readonly parts: SessionParts) {
-    this.turnClock = new TurnClock(parts.room.clock, parts.now, (role) => this.apply({ type: 'timeout', actor: 'server', role }));
+    this.turnClock = new TurnClock(
+      parts.room.clock,
+      parts.now,
+      (role) => this.apply({ type: 'timeout', actor: 'server', role }),
+      () => this.sendViews(),
+    );
   }
 
   get phase(): Phase {
@@ -157,6 +165,8 @@ export class GameSession {
     this.current = 'playing';
     this.parts.phaseChanged();
     for (const seat of seats.values()) seat.feed.witness(this.recorder.state);
+    // Nobody could be told while the process was stopped: they are told once it runs again.
+    this.stopHearingStalls = processStalls.onStall((stall) => this.tell('both', { kind: 'serverStalled', seconds: Math.round((stall.to - stall.from) / 1000) }));
     this.beginTurn();
     this.sendViews();
   }
@@ -180,6 +190,7 @@ export class GameSession {
     void this.agentSeat?.stop(); // also for a game that never started (its program is stopped)
     if (this.current === 'ended') return;
     this.turnClock.stop();
+    this.stopHearingStalls?.();
     const wasPlaying = this.current === 'playing';
     this.current = 'ended';
     this.parts.phaseChanged();

@@ -118,7 +118,7 @@ export interface ErrorMessage {
 
 /**
  * `notice`: something happened that the player's view does not say, by its `kind` (docs/protocol.md,
- * P-24 to P-30, P-116, P-120, P-122, P-150). Every notice the server sends is one of these.
+ * P-24 to P-30, P-116, P-120, P-122, P-150, P-154). Every notice the server sends is one of these.
  */
 export const noticeSchema = z.discriminatedUnion('kind', [
   /** To the follower only: the leader's turn ended with an empty queue, so the follower's is skipped. */
@@ -134,6 +134,8 @@ export const noticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('followerGaveUp'), message: z.string() }),
   /** To the partner of an agent seat: its agent stopped for the rest of the game, and the seat goes on without it (P-150). */
   z.object({ kind: z.literal('agentStopped'), message: z.string() }),
+  /** To both players, once the server runs again after it stopped for `seconds` (a stall): the turn kept the time it had left (P-154). */
+  z.object({ kind: z.literal('serverStalled'), seconds: z.number().int().min(0) }),
   /** To both, as the leader's live feedback is accepted; `afterStep`: the steps the follower had taken in its turn. */
   z.object({ kind: z.literal('feedback'), signal: z.enum(FEEDBACK_SIGNALS), afterStep: z.number().int().min(0) }),
   /** To both, as the leader cancels the follower's instructions: the follower's turn is over. */

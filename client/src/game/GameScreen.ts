@@ -30,6 +30,9 @@ import {
   endReasonText,
   NO_STEPS_TEXT,
   partnerDisconnectedText,
+  SERVER_SILENT_SECONDS,
+  SERVER_SILENT_TEXT,
+  serverStalledText,
   partnerLeftBanner,
   partnerLeftReason,
   timeoutText,
@@ -57,6 +60,8 @@ export class GameScreen {
   private readonly feedbackCue = new FeedbackCue();
   /** The view shown before this one, to tell what changed. */
   private lastView: GameView | null = null;
+  /** Checks each second whether the server has stopped answering (checkServerSilence). */
+  private readonly silenceTimer: number;
   private lastWaitHint = 0;
   private readonly partner: Role;
   /** The partner's connection dropped and it has not come back (yet). */
@@ -112,11 +117,13 @@ export class GameScreen {
     session.on('refused', (refusal) => this.banners.show(`Refused: ${refusal.message}`, 'error'));
     session.on('connection', (status, closed) => this.connection(status, closed));
     window.addEventListener('keydown', this.onKey);
+    this.silenceTimer = window.setInterval(() => this.checkServerSilence(), 1000);
     if (session.view) this.update(session.view);
   }
 
   dispose(): void {
     window.removeEventListener('keydown', this.onKey);
+    clearInterval(this.silenceTimer);
     this.status.dispose();
     this.renderer.dispose();
     this.world.dispose();
@@ -125,7 +132,19 @@ export class GameScreen {
     if (this.panel instanceof LeaderPanel) this.panel.interjections.dispose();
   }
 
+  /**
+   * A turn's deadline long past with no new view: the server has stopped answering (a stall). The
+   * page says the game is paused until the next view, then the server says what happened (P-154).
+   */
+  private checkServerSilence(): void {
+    const view = this.lastView;
+    if (view?.phase === 'playing' && view.turnDeadline > 0 && Date.now() > view.turnDeadline + SERVER_SILENT_SECONDS * 1000) {
+      this.banners.hold('server', SERVER_SILENT_TEXT, 'warning');
+    }
+  }
+
   private update(view: GameView): void {
+    this.banners.clear('server');
     const setMade = this.lastView !== null && view.score > this.lastView.score;
     for (const cue of cuesBetween(this.lastView, view, this.role)) {
       this.banners.show(cue.text, cue.tone, 4, cue.kind);
@@ -207,6 +226,9 @@ export class GameScreen {
         const queued = this.session.view?.instructions.some((instruction) => instruction.status !== 'done') ?? false;
         return this.banners.show(timeoutText(notice.role, this.role, queued), 'warning');
       }
+      case 'serverStalled':
+        this.banners.clear('server');
+        return this.banners.show(serverStalledText(notice.seconds), 'warning', 12);
       case 'partnerDisconnected':
         // The turn clock runs on: a turn of the disconnected player ends by its timeout as usual.
         this.partnerAway = true;

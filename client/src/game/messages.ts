@@ -199,3 +199,12 @@ export function cancelConfirmText(pending: number, key: string, seconds: number)
   const what = pending === 1 ? 'the current instruction' : pending === 2 ? 'both instructions' : `all ${pending} instructions`;
   return `Press Cancel or ${key} again within ${seconds} s to cancel ${what} and end the follower's turn.`;
 }
+
+/** Seconds past the turn's deadline with no word from the server before the page says the game is paused. */
+export const SERVER_SILENT_SECONDS = 5;
+
+export const SERVER_SILENT_TEXT = 'The game is paused: the server is not answering. Your game is kept, and goes on where it was when the server is back.';
+
+export function serverStalledText(seconds: number): string {
+  return `The server stopped for ${seconds} s and is back. The game goes on where it was: the turn kept the time it had left.`;
+}
