@@ -1,57 +1,16 @@
 /**
  * A study's workers in PostgreSQL, for server processes on several machines (`serve --store
- * postgres://... --study FILE`): the rows of SqliteWorkerStore, in the same database as the games.
- * Every change is one transaction that locks the worker's row (SELECT ... FOR UPDATE), reads it
- * with the sums of its games, and writes what workerChanges.ts decides; so two processes (or two
- * requests) cannot both use a worker's last quiz attempt.
+ * postgres://... --study FILE`): the rows of SqliteWorkerStore, in the same database as the games,
+ * and RowWorkerStore on them. A transaction locks the worker's row it decides on (SELECT ... FOR
+ * UPDATE), so two processes (or two requests) cannot both use a worker's last quiz attempt.
  */
-import type { ArmTotals } from '../../shared/study/overview';
 import pg from 'pg';
 import type { Role } from '../../shared/engine/state';
-import type { StudyFile } from '../../shared/study/studyFile';
-import type { QuizMarking, SessionStart, WorkerGame, WorkerRecord } from '../../shared/study/worker';
+import type { ArmTotals } from '../../shared/study/overview';
 import { inTransaction } from './pgTransaction';
-import type { SessionProof, WorkerSession, WorkerStore } from './types';
-import {
-  blockChanges,
-  CHANGEABLE,
-  consentChanges,
-  emptyRow,
-  gameEndChanges,
-  hashToken,
-  HOUR_MS,
-  MAX_SESSIONS_KEPT,
-  MINUTE_MS,
-  refuseNewWorker,
-  idColumns,
-  newToken,
-  noPartnerChanges,
-  promoteChanges,
-  quizChanges,
-  rulesChanges,
-  SESSION_TTL_MS,
-  sessionKey,
-  startingRole,
-  refuseUnlessAtPlay,
-  startWaitingChanges,
-  stopWaitingChanges,
-  tutorialChanges,
-  visitChanges,
-  VOUCH_TTL_MS,
-  WITH_GAMES,
-  WorkerError,
-  workerGame,
-  workerRecord,
-  type ArmDraw,
-  type Changes,
-  type GameEnd,
-  type QuizResult,
-  type RecentWorkers,
-  type StudyGameTotals,
-  type WorkerGameRow,
-  type WorkerRowWithGames,
-  ENDING_STANDS_OPEN,
-} from './workerChanges';
+import { RowWorkerStore } from './RowWorkerStore';
+import { ENDING_STANDS_OPEN, WITH_GAMES, type ArmDraw, type Changes, type GameEnd, type RecentWorkers, type WorkerGameRow, type WorkerRow, type WorkerRowWithGames } from './workerChanges';
+import { stepsLater, type GameTotalsRow, type SessionRow, type Steps, type WorkerDatabase, type WorkerRows } from './workerRows';
 
 /** Taken around the schema's creation, so that processes starting together do not race. */
 const SCHEMA_LOCK = 7_244_019;
@@ -172,244 +131,168 @@ export interface PgWorkerStoreOptions {
 
 type Query = Pick<pg.PoolClient, 'query'>;
 
-export class PgWorkerStore implements WorkerStore {
-  private constructor(
-    private readonly pool: pg.Pool,
-    readonly now: () => number,
-  ) {}
-
+export class PgWorkerStore extends RowWorkerStore<true> {
   /** The store on the database at `url`, its tables made if missing (unless `readonly`). */
   static async open(url: string, options: PgWorkerStoreOptions = {}): Promise<PgWorkerStore> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     // An idle client's error (the database restarting) would otherwise be thrown as an uncaught error.
     pool.on('error', (error) => process.stderr.write(`cerealbar: warning: the worker store's database connection failed: ${error.message}\n`));
     try {
-      const store = new PgWorkerStore(pool, options.now ?? Date.now);
       if (options.readonly) {
         const { rows } = await pool.query<{ workers: string | null }>("SELECT to_regclass('workers') AS workers");
         if (rows[0]!.workers === null) throw new Error('the database has no workers table: is it the one serve --store --study uses?');
-        return store;
+      } else {
+        await inTransaction(pool, async (client) => {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+          await client.query(SCHEMA);
+        });
       }
-      await store.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-        await tx.query(SCHEMA);
-      });
-      return store;
+      return new PgWorkerStore(new PgWorkerDatabase(pool), options.now ?? Date.now);
     } catch (error) {
       await pool.end();
       throw error;
     }
   }
+}
 
-  async close(): Promise<void> {
-    await this.pool.end();
+class PgWorkerDatabase implements WorkerDatabase<true> {
+  constructor(private readonly pool: pg.Pool) {}
+
+  transaction<T>(steps: (rows: WorkerRows) => Steps<T>): Promise<T> {
+    return inTransaction(this.pool, (client) => stepsLater(steps(new PgWorkerRows(client))));
   }
 
-  async get(studyId: string, participantId: string): Promise<WorkerRecord | null> {
-    const row = await this.row(this.pool, studyId, participantId);
-    return row ? workerRecord(row) : null;
+  read<T>(steps: (rows: WorkerRows) => Steps<T>): Promise<T> {
+    return stepsLater(steps(new PgWorkerRows(this.pool)));
   }
 
-  async list(studyId: string): Promise<WorkerRecord[]> {
-    const { rows } = await this.pool.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 ORDER BY w.created_at, w.participant_id COLLATE "C"`, [studyId]);
-    return rows.map(workerRecord);
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** The rows through one client (a transaction's) or the pool (reads). Text is ordered by its bytes, as SQLite orders it. */
+class PgWorkerRows implements WorkerRows {
+  constructor(private readonly db: Query) {}
+
+  async lockWorker(studyId: string, participantId: string): Promise<void> {
+    await this.db.query('SELECT 1 FROM workers WHERE study_id = $1 AND participant_id = $2 FOR UPDATE', [studyId, participantId]);
   }
 
-  async startSession(study: StudyFile, start: SessionStart, proof: SessionProof = {}): Promise<WorkerSession & { token: string }> {
-    const token = newToken();
-    const at = this.time();
-    const ids = idColumns(start.ids);
-    const expires = new Date(this.now() + SESSION_TTL_MS).toISOString();
-    const vouching =
-      proof.token === undefined
-        ? undefined
-        : (
-            await this.pool.query<{ participant_id: string }>('SELECT participant_id FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND limited = 0 AND created_at > $3', [
-              hashToken(proof.token),
-              study.id,
-              this.time(-VOUCH_TTL_MS),
-            ])
-          ).rows[0]?.participant_id;
-    const session = await this.transaction(async (tx) => {
-      // New workers of a study are admitted one at a time, so that its limits count every one.
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NEW_WORKER_LOCK, study.id]);
-      const found = await tx.query('SELECT 1 FROM workers WHERE study_id = $1 AND participant_id = $2 FOR UPDATE', [study.id, start.participantId]);
-      const existing = found.rowCount === 0 ? null : await this.row(tx, study.id, start.participantId);
-      let limited = false;
-      if (existing) {
-        const visit = visitChanges(existing, ids, { heldToken: vouching === start.participantId }, at);
-        await this.update(tx, study.id, start.participantId, visit.changes);
-        limited = visit.limited;
-      } else {
-        const address = proof.addressTag ?? null;
-        const { rows } = await tx.query<RecentWorkers>(RECENT_WORKERS, [study.id, address, this.time(-HOUR_MS), this.time(-MINUTE_MS)]);
-        refuseNewWorker(study, rows[0]!, this.now());
-        const fresh = { ...emptyRow(study.id, start.participantId, study.platform.kind, startingRole(study), at), ...ids, created_address: address };
-        await tx.query(INSERT_WORKER, [
-          ...[fresh.study_id, fresh.participant_id, fresh.platform, fresh.prolific_study_id, fresh.prolific_session_id],
-          ...[fresh.assignment_id, fresh.hit_id, fresh.turk_submit_to, fresh.created_at, fresh.last_seen_at, fresh.role, fresh.created_address],
-        ]);
-      }
-      // Sessions go as new ones come once they no longer vouch; a worker keeps its latest few of each kind, so that strangers' limited ones never push out its own.
-      await tx.query('DELETE FROM worker_sessions WHERE created_at <= $1', [this.time(-VOUCH_TTL_MS)]);
-      await tx.query(
-        'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-        [hashToken(token), study.id, start.participantId, at, expires, ids.prolific_session_id, ids.assignment_id, ids.hit_id, limited ? 1 : 0],
-      );
-      await tx.query(
-        `DELETE FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 AND token_hash NOT IN
-          (SELECT token_hash FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 ORDER BY created_at DESC, token_hash = $3 DESC LIMIT $4)`,
-        [study.id, start.participantId, hashToken(token), MAX_SESSIONS_KEPT, limited ? 1 : 0],
-      );
-      return { worker: workerRecord((await this.row(tx, study.id, start.participantId))!), limited };
-    });
-    return { token, ...session };
+  async lockStudy(studyId: string, work: 'new workers' | 'arm draws'): Promise<void> {
+    await this.db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [work === 'new workers' ? NEW_WORKER_LOCK : ARM_DRAW_LOCK, studyId]);
   }
 
-  async sessionForToken(studyId: string, token: string): Promise<WorkerSession | null> {
-    const { rows } = await this.pool.query<{ participant_id: string; limited: number }>(
+  async worker(studyId: string, participantId: string): Promise<WorkerRowWithGames | null> {
+    return (await this.db.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 AND w.participant_id = $2`, [studyId, participantId])).rows[0] ?? null;
+  }
+
+  async workers(studyId: string): Promise<WorkerRowWithGames[]> {
+    return (await this.db.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 ORDER BY w.created_at, w.participant_id COLLATE "C"`, [studyId])).rows;
+  }
+
+  async insertWorker(row: WorkerRow): Promise<void> {
+    await this.db.query(INSERT_WORKER, [
+      ...[row.study_id, row.participant_id, row.platform, row.prolific_study_id, row.prolific_session_id],
+      ...[row.assignment_id, row.hit_id, row.turk_submit_to, row.created_at, row.last_seen_at, row.role, row.created_address],
+    ]);
+  }
+
+  async updateWorker(studyId: string, participantId: string, changes: Changes): Promise<void> {
+    const columns = Object.keys(changes);
+    const set = columns.map((column, i) => `${column} = $${i + 3}`).join(', ');
+    await this.db.query(`UPDATE workers SET ${set} WHERE study_id = $1 AND participant_id = $2`, [studyId, participantId, ...columns.map((column) => changes[column as keyof Changes])]);
+  }
+
+  async recentWorkers(studyId: string, address: string | null, hourAgo: string, minuteAgo: string): Promise<RecentWorkers> {
+    return (await this.db.query<RecentWorkers>(RECENT_WORKERS, [studyId, address, hourAgo, minuteAgo])).rows[0]!;
+  }
+
+  async session(tokenHash: string, studyId: string, at: string): Promise<Pick<SessionRow, 'participant_id' | 'limited'> | null> {
+    const { rows } = await this.db.query<Pick<SessionRow, 'participant_id' | 'limited'>>(
       'SELECT participant_id, limited FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND expires_at > $3',
-      [hashToken(token), studyId, this.time()],
+      [tokenHash, studyId, at],
     );
-    const worker = rows.length > 0 ? await this.get(studyId, rows[0].participant_id) : null;
-    return worker ? { worker, limited: rows[0].limited === 1 } : null;
-  }
-
-  answerConsent(studyId: string, participantId: string, agree: boolean, limited = false): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => consentChanges(worker, agree, this.time(), limited));
-  }
-
-  readRules(studyId: string, participantId: string): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => rulesChanges(worker, this.time()));
-  }
-
-  passTutorial(studyId: string, participantId: string, role: Role): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => tutorialChanges(worker, role, this.time()));
-  }
-
-  async submitQuiz(study: StudyFile, participantId: string, answers: readonly number[], limited = false): Promise<QuizResult> {
-    let marking: QuizMarking | null = null;
-    const worker = await this.change(study.id, participantId, (row) => {
-      const decided = quizChanges(study, row, answers, this.time(), limited);
-      marking = decided.marking;
-      return decided.changes;
-    });
-    return { ...(marking as unknown as QuizMarking), worker };
-  }
-
-  block(studyId: string, participantId: string, reason: string | null): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => blockChanges(worker, reason, this.time()));
-  }
-
-  promote(studyId: string, participantId: string): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (worker) => promoteChanges(worker, this.time()));
-  }
-
-  startWaiting(studyId: string, participantId: string): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (row) => startWaitingChanges(row, this.time()));
-  }
-
-  stopWaiting(studyId: string, participantId: string, startedBy?: number): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, (row) => stopWaitingChanges(row, startedBy));
-  }
-
-  recordGameStart(studyId: string, participantId: string, gameId: string, role: Role, armDraw?: number): Promise<WorkerRecord> {
-    return this.change(studyId, participantId, async (row, tx) => {
-      await tx.query(
-        'INSERT INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-        [studyId, participantId, gameId, role, sessionKey(row), this.time()],
-      );
-      if (armDraw !== undefined) await tx.query('UPDATE arm_draws SET game_id = $1 WHERE study_id = $2 AND draw = $3 AND participant_id = $4', [gameId, studyId, armDraw, participantId]);
-      return { waiting_since: null };
-    });
-  }
-
-  recordGameEnd(study: StudyFile, participantId: string, gameId: string, end: GameEnd): Promise<WorkerRecord> {
-    return this.change(study.id, participantId, async (_, tx) => {
-      const at = this.time();
-      await tx.query(
-        `UPDATE worker_games SET ended_at = $4::text, end_reason = $5, score = $6, left_game = $7,
-           seconds = EXTRACT(EPOCH FROM (CAST($4::text AS timestamptz) - CAST(started_at AS timestamptz)))
-         WHERE study_id = $1 AND participant_id = $2 AND game_id = $3 AND ${ENDING_STANDS_OPEN}`,
-        [study.id, participantId, gameId, at, end.reason, end.score, end.left ? 1 : 0],
-      );
-      return gameEndChanges(study, (await this.row(tx, study.id, participantId))!, end, at);
-    });
-  }
-
-  claimNoPartner(study: StudyFile, participantId: string): Promise<WorkerRecord> {
-    return this.change(study.id, participantId, (row) => noPartnerChanges(study, row, this.now(), this.time()));
-  }
-
-  async gameTotals(studyId: string): Promise<StudyGameTotals> {
-    const row = (await this.pool.query<{ games: number; live: number; mean_score: number | null; mean_seconds: number | null }>(GAME_TOTALS, [studyId])).rows[0];
-    return { games: row.games, live: row.live, meanScore: row.mean_score, meanSeconds: row.mean_seconds === null ? null : Math.round(row.mean_seconds * 10) / 10 };
-  }
-
-  drawArm(studyId: string, participantId: string, armOf: (draw: number) => string): Promise<ArmDraw> {
-    return this.transaction(async (tx) => {
-      refuseUnlessAtPlay(await this.lockedRow(tx, studyId, participantId));
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ARM_DRAW_LOCK, studyId]);
-      const unused = await tx.query<ArmDraw>(
-        'SELECT draw, arm_id AS "armId" FROM arm_draws WHERE study_id = $1 AND participant_id = $2 AND game_id IS NULL ORDER BY draw DESC LIMIT 1',
-        [studyId, participantId],
-      );
-      if (unused.rows.length > 0) return unused.rows[0];
-      const { rows } = await tx.query<{ draw: number }>('SELECT CAST(COALESCE(MAX(draw) + 1, 0) AS INTEGER) AS draw FROM arm_draws WHERE study_id = $1', [studyId]);
-      const draw = rows[0].draw;
-      const armId = armOf(draw);
-      await tx.query('INSERT INTO arm_draws (study_id, draw, arm_id, participant_id, drawn_at) VALUES ($1, $2, $3, $4, $5)', [studyId, draw, armId, participantId, this.time()]);
-      return { draw, armId };
-    });
-  }
-
-  async armTotals(studyId: string): Promise<ArmTotals[]> {
-    return (await this.pool.query<ArmTotals>(ARM_TOTALS, [studyId])).rows;
-  }
-
-  async games(studyId: string, participantId: string): Promise<WorkerGame[]> {
-    const { rows } = await this.pool.query<WorkerGameRow>(
-      'SELECT * FROM worker_games WHERE study_id = $1 AND participant_id = $2 ORDER BY started_at, game_id COLLATE "C"',
-      [studyId, participantId],
-    );
-    return rows.map(workerGame);
-  }
-
-  /** The store's clock as ISO 8601, `offsetMs` from now. */
-  private time(offsetMs = 0): string {
-    return new Date(this.now() + offsetMs).toISOString();
-  }
-
-  private async row(query: Query, studyId: string, participantId: string): Promise<WorkerRowWithGames | null> {
-    const { rows } = await query.query<WorkerRowWithGames>(`${WITH_GAMES} WHERE w.study_id = $1 AND w.participant_id = $2`, [studyId, participantId]);
     return rows[0] ?? null;
   }
 
-  /** The worker's row, locked until the transaction ends. */
-  private async lockedRow(tx: Query, studyId: string, participantId: string): Promise<WorkerRowWithGames> {
-    const locked = await tx.query('SELECT 1 FROM workers WHERE study_id = $1 AND participant_id = $2 FOR UPDATE', [studyId, participantId]);
-    if (locked.rowCount === 0) throw new WorkerError('NOT_FOUND', `no worker ${JSON.stringify(participantId)} in study ${studyId}`);
-    return (await this.row(tx, studyId, participantId))!;
+  async vouchedParticipant(tokenHash: string, studyId: string, since: string): Promise<string | null> {
+    const { rows } = await this.db.query<{ participant_id: string }>(
+      'SELECT participant_id FROM worker_sessions WHERE token_hash = $1 AND study_id = $2 AND limited = 0 AND created_at > $3',
+      [tokenHash, studyId, since],
+    );
+    return rows[0]?.participant_id ?? null;
   }
 
-  /** Locks and reads the row, and writes what `decide` returns, in one transaction. */
-  private change(studyId: string, participantId: string, decide: (worker: WorkerRowWithGames, tx: Query) => Changes | Promise<Changes>): Promise<WorkerRecord> {
-    return this.transaction(async (tx) => {
-      const changes = await decide(await this.lockedRow(tx, studyId, participantId), tx);
-      await this.update(tx, studyId, participantId, changes);
-      return workerRecord((await this.row(tx, studyId, participantId))!);
-    });
+  async insertSession(session: SessionRow): Promise<void> {
+    await this.db.query(
+      'INSERT INTO worker_sessions (token_hash, study_id, participant_id, created_at, expires_at, prolific_session_id, assignment_id, hit_id, limited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      [session.token_hash, session.study_id, session.participant_id, session.created_at, session.expires_at, session.prolific_session_id, session.assignment_id, session.hit_id, session.limited],
+    );
   }
 
-  private async update(tx: Query, studyId: string, participantId: string, changes: Changes): Promise<void> {
-    const columns = Object.keys(changes);
-    if (columns.length === 0) return;
-    for (const column of columns) if (!CHANGEABLE.has(column)) throw new Error(`not a worker column: ${column}`);
-    const set = columns.map((column, i) => `${column} = $${i + 3}`).join(', ');
-    await tx.query(`UPDATE workers SET ${set} WHERE study_id = $1 AND participant_id = $2`, [studyId, participantId, ...columns.map((column) => changes[column as keyof Changes])]);
+  async dropSessions(before: string): Promise<void> {
+    await this.db.query('DELETE FROM worker_sessions WHERE created_at <= $1', [before]);
   }
 
-  private transaction<T>(work: (tx: Query) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, work);
+  /** The newest by creation time, `newest` first among those made in its millisecond. */
+  async trimSessions(newest: SessionRow, keep: number): Promise<void> {
+    await this.db.query(
+      `DELETE FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 AND token_hash NOT IN
+        (SELECT token_hash FROM worker_sessions WHERE study_id = $1 AND participant_id = $2 AND limited = $5 ORDER BY created_at DESC, token_hash = $3 DESC LIMIT $4)`,
+      [newest.study_id, newest.participant_id, newest.token_hash, keep, newest.limited],
+    );
+  }
+
+  async games(studyId: string, participantId: string): Promise<WorkerGameRow[]> {
+    const { rows } = await this.db.query<WorkerGameRow>(
+      'SELECT * FROM worker_games WHERE study_id = $1 AND participant_id = $2 ORDER BY started_at, game_id COLLATE "C"',
+      [studyId, participantId],
+    );
+    return rows;
+  }
+
+  async insertGame(studyId: string, participantId: string, gameId: string, role: Role, sessionKey: string, at: string): Promise<void> {
+    await this.db.query(
+      'INSERT INTO worker_games (study_id, participant_id, game_id, role, session_key, started_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+      [studyId, participantId, gameId, role, sessionKey, at],
+    );
+  }
+
+  async endGame(studyId: string, participantId: string, gameId: string, end: GameEnd, at: string): Promise<void> {
+    await this.db.query(
+      `UPDATE worker_games SET ended_at = $4::text, end_reason = $5, score = $6, left_game = $7,
+         seconds = EXTRACT(EPOCH FROM (CAST($4::text AS timestamptz) - CAST(started_at AS timestamptz)))
+       WHERE study_id = $1 AND participant_id = $2 AND game_id = $3 AND ${ENDING_STANDS_OPEN}`,
+      [studyId, participantId, gameId, at, end.reason, end.score, end.left ? 1 : 0],
+    );
+  }
+
+  async gameTotals(studyId: string): Promise<GameTotalsRow> {
+    return (await this.db.query<GameTotalsRow>(GAME_TOTALS, [studyId])).rows[0]!;
+  }
+
+  async unusedDraw(studyId: string, participantId: string): Promise<ArmDraw | null> {
+    const { rows } = await this.db.query<ArmDraw>(
+      'SELECT draw, arm_id AS "armId" FROM arm_draws WHERE study_id = $1 AND participant_id = $2 AND game_id IS NULL ORDER BY draw DESC LIMIT 1',
+      [studyId, participantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async nextDraw(studyId: string): Promise<number> {
+    return (await this.db.query<{ draw: number }>('SELECT CAST(COALESCE(MAX(draw) + 1, 0) AS INTEGER) AS draw FROM arm_draws WHERE study_id = $1', [studyId])).rows[0]!.draw;
+  }
+
+  async insertDraw(studyId: string, participantId: string, draw: ArmDraw, at: string): Promise<void> {
+    await this.db.query('INSERT INTO arm_draws (study_id, draw, arm_id, participant_id, drawn_at) VALUES ($1, $2, $3, $4, $5)', [studyId, draw.draw, draw.armId, participantId, at]);
+  }
+
+  async drawStarted(studyId: string, participantId: string, draw: number, gameId: string): Promise<void> {
+    await this.db.query('UPDATE arm_draws SET game_id = $1 WHERE study_id = $2 AND draw = $3 AND participant_id = $4', [gameId, studyId, draw, participantId]);
+  }
+
+  async armTotals(studyId: string): Promise<ArmTotals[]> {
+    return (await this.db.query<ArmTotals>(ARM_TOTALS, [studyId])).rows;
   }
 }

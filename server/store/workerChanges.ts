@@ -1,7 +1,7 @@
 /**
  * A study worker's record as every worker store keeps it, whatever its database: the row, the
- * sums over its games, and what each change decides from the row as it is. The stores
- * (SqliteWorkerStore, PgWorkerStore) only read and write rows, in one transaction per change.
+ * sums over its games, and what each change decides from the row as it is. The store
+ * (RowWorkerStore, on SQLite or PostgreSQL) only reads and writes rows, in one transaction per change.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Role } from '../../shared/engine/state';
