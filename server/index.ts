@@ -14,16 +14,17 @@ import { agentSeatAsked, BUSY_RETRY_AFTER_SECONDS, MAX_MESSAGES_PER_SECOND, ROOM
 import { Admission, busyError, type AdmissionLimits } from './admission';
 import type { Cluster } from './cluster';
 import { DEFAULT_TRUST_PROXY } from './http/clientAddress';
-import { tagMatchmakingClients } from './http/matchmakingClient';
+import { tagMatchmakingRequests } from './http/matchmakingClient';
 import { httpGuard, withMturk, type HttpPolicy } from './http/guard';
 import { mountStudyRoutes, sendNoNewGames } from './http/studies';
-import type { GameRecord, WorkerStore } from './store/types';
+import type { GameReader, GameRecord, WorkerStore } from './store/types';
 import { GameRoom, parseJoinOptions, studyOf, type GameRoomOptions, type RoomServices, type RoomSettings } from './rooms/GameRoom';
 import { AgentGames, type AgentGameLimits } from './rooms/agentGames';
 import type { SeatListing } from './rooms/queue';
 import { addressOptionOf } from './rooms/studySeats';
 import { creationLockKey, releaseCreationLock, takeCreationLock } from './rooms/creationLock';
 import type { LoadedStudy } from './study/loadStudy';
+import { reconcileStudyRecords } from './study/reconcile';
 import { StudyGames } from './study/studyGames';
 import { clientLimitedLogger, GuardedTransport } from './transport';
 import { waitAtMost } from './waitAtMost';
@@ -134,6 +135,11 @@ export interface RunningGameServer {
   readonly admission: Admission;
   /** Games recovery closed (their process was gone): a study's workers learn of their end as of any game's. */
   gamesRecovered(games: readonly GameRecord[]): Promise<void>;
+  /**
+   * Brings the study workers' records up to the games `games` lists (at start: records a killed
+   * process still held for an unreachable database are lost); answers how many it wrote.
+   */
+  reconcileStudyRecords(games: GameReader): Promise<number>;
   /** Ends every game (logged as 'server-shutdown') and stops listening. */
   close(): Promise<void>;
   /** After close(): a study's records of games (a start, an end) its worker store never took, each in words. */
@@ -220,7 +226,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const listenError = new Promise<never>((_, reject) => http.once('error', reject));
   await Promise.race([colyseus.listen(options.port, options.host), listenError]);
   guard(http);
-  tagMatchmakingClients(http, app, addressKey);
+  tagMatchmakingRequests(http, app, addressKey, (request) => GameRoom.agentGames.answered(request));
   await cluster?.start(() => admission.busy() !== null);
   const port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
@@ -244,6 +250,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
       return [...GameRoom.inThisProcess].filter((room) => room.drain()).length;
     },
     gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
+    reconcileStudyRecords: async (games) => (studyGames ? reconcileStudyRecords(studyGames, studies, games) : 0),
     admission,
     gamesInPlay: async () => [...GameRoom.inThisProcess].filter((room) => room.playing).length,
     // Once: a second call waits for the first (Colyseus's own shutdown, called twice, leaves a handle open).

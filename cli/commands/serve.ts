@@ -317,6 +317,13 @@ export function registerServeCommand(program: Command): void {
           .then((games) => server.gamesRecovered(games.filter((game) => game !== null)))
           .catch((error: Error) => process.stderr.write(`cerealbar: warning: the workers of games closed by recovery could not be told: ${error.message}\n`));
       await tellWorkers(recovered);
+      // Records a killed process held for an unreachable database are written from the games now (P-155).
+      try {
+        const reconciled = await server.reconcileStudyRecords(store);
+        if (reconciled > 0) say(`Wrote ${reconciled} study worker record(s) of games' starts and ends that the worker store had not taken (a process stopped before it could)`);
+      } catch (error) {
+        process.stderr.write(`cerealbar: warning: the study workers' records could not be checked against the games: ${(error as Error).message}\n`);
+      }
       // Other processes may share the data directory: the games of one that stops are closed here.
       store.keepAlive(
         ({ recovered: closed }) => {

@@ -7,11 +7,12 @@
 import { logger, matchMaker, ServerError } from '@colyseus/core';
 import { SeatReservationError } from '@colyseus/core/errors/SeatReservationError';
 import type { Role } from '../../shared/engine/state';
+import type { LogHeader } from '../../shared/log/format';
 import { ROOM_NAME, type JoinOptions } from '../../shared/protocol/messages';
 import { partnerShortages } from '../../shared/study/roles';
 import { studyGameConfig, type Study } from '../../shared/study/studyFile';
 import { seatVerdict, workerStep, type SeatVerdict, type WorkerRecord } from '../../shared/study/worker';
-import { armMeta, armSeat, type Arm } from '../../shared/study/arms';
+import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arms';
 import type { SeatedAgent } from '../rooms/botSeat';
 import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks, type StudyHeaderMeta } from '../rooms/GameRoom';
 import type { GameRules } from '../rooms/roomOptions';
@@ -210,14 +211,35 @@ export class StudyGames implements StudyGameHooks {
    * would be in a game for ever: never given the noPartner code, counted as playing).
    */
   async gamesRecovered(games: readonly GameRecord[]): Promise<void> {
+    await this.reconcile(games, async () => null);
+  }
+
+  /**
+   * Brings the workers' records up to the games (P-155): a start or an end that the worker store
+   * never took (a process killed while the database was away loses the records it still held) is
+   * written from the game's own record, its seats, and the arm's draw in its log's header
+   * (`header`). Who left an abandoned game is not in its log: neither worker is then given the
+   * partner-left ending. Answers how many records were written.
+   */
+  async reconcile(games: readonly GameRecord[], header: (gameId: string) => Promise<LogHeader | null>): Promise<number> {
+    let written = 0;
     for (const game of games) {
       const study = [...this.studies.values()].find((candidate) => candidate.pool === game.pool);
-      if (!study || game.endReason === null) continue;
+      if (!study) continue;
       for (const seat of workerSeats(game.seats)) {
+        if ((await this.workers.get(study.id, seat.workerId)) === null) continue;
         const played = (await this.workers.games(study.id, seat.workerId)).find((candidate) => candidate.gameId === game.gameId);
-        if (played?.endedAt === null) await this.workers.recordGameEnd(study, seat.workerId, game.gameId, { reason: game.endReason, score: game.score, left: false });
+        if (!played) {
+          const meta = (await header(game.gameId))?.meta as { arm?: ArmMeta } | undefined;
+          await this.workers.recordGameStart(study.id, seat.workerId, game.gameId, seat.role, meta?.arm?.draw);
+          written++;
+        }
+        if (played?.endedAt || game.endReason === null) continue;
+        await this.workers.recordGameEnd(study, seat.workerId, game.gameId, { reason: game.endReason, score: game.score, left: game.endReason === 'abandoned' });
+        written++;
       }
     }
+    return written;
   }
 }
 

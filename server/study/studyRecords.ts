@@ -55,7 +55,8 @@ export class StudyRecords {
           if (!(error instanceof WorkerError)) {
             if (!failing) this.warn(`${next.what} could not be written (tried again every ${this.retryMs / 1000} s until it is): ${(error as Error)?.message ?? String(error)}`);
             failing = true;
-            await new Promise((resolve) => setTimeout(resolve, this.retryMs));
+            // Waiting to try again keeps no process alive: a stopping server says what is left (settled).
+            await new Promise((resolve) => setTimeout(resolve, this.retryMs).unref());
             continue;
           }
           this.warn(`${next.what} was refused: ${error.message}`);
