@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { PlayerAction } from '../../shared/engine/actions';
 import { ROLES } from '../../shared/engine/state';
 import { ACTION_MESSAGE, agentSeatAsked, clientMessageSchemas, NO_GAME_WITH_CODE, type ClientMessageType, type ErrorCode, type SeatMessage } from '../../shared/protocol/messages';
-import { clientTagOf } from '../http/matchmakingClient';
+import { matchmakingRequestOf } from '../http/matchmakingClient';
 import { timed, type LiveRoom } from '../metrics';
 import { AgentGames, agentJoinOf, type AgentAdmission } from './agentGames';
 import { expulsionOf } from '../transport';
@@ -65,7 +65,7 @@ export class GameRoom extends Room implements LiveRoom {
    */
   static async onAuth(token: string | undefined, options: unknown, context?: AuthContext): Promise<true | AgentAdmission> {
     await checkJoin(token, options, context);
-    return (await GameRoom.agentGames.admit(parseJoinOptions(options), clientTagOf(context))) ?? true;
+    return (await GameRoom.agentGames.admit(parseJoinOptions(options), matchmakingRequestOf(context))) ?? true;
   }
 
   /**
@@ -130,7 +130,11 @@ export class GameRoom extends Room implements LiveRoom {
     claimSeatsOnReservation(this, {
       claim: (sessionId, joinOptions, authData) => this.claim(sessionId, joinOptions, authData),
       release: (sessionId) => this.seats.release(sessionId),
-      reserved: () => this.listing.releaseCreationLock(),
+      // The reservation is answered once its listing is stored: every check after the answer sees it (agentGames.ts).
+      reserved: async () => {
+        await this.listing.stored();
+        await this.listing.releaseCreationLock();
+      },
     });
     this.listing.publish();
     for (const type of Object.keys(clientMessageSchemas) as ClientMessageType[]) {

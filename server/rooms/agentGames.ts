@@ -8,15 +8,17 @@
  * - the agent games of the whole server (503);
  * - for an agent that calls an LLM, the server's LLM budget (403; server/llmBudget.ts).
  * The games are counted from the rooms' listings, which every process shares (Redis), so the limits
- * hold across processes. A join admitted but not listed yet counts as pending in the process that
- * admitted it, until a listing names its ticket: joins arriving at once are counted too.
+ * hold across processes. A join admitted counts as pending in the process that admitted it until
+ * its matchmaking request is answered, by when its game's listing is stored (a seat reservation
+ * waits for it), or a listing names it: joins arriving at once are counted too.
  */
-import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { ServerError } from '@colyseus/core';
 import type { RunSpend } from '../../shared/agents/node/llm/agent';
 import type { Role } from '../../shared/engine/state';
 import { agentSeatAsked, type JoinOptions } from '../../shared/protocol/messages';
+import type { MatchmakingRequest } from '../http/matchmakingClient';
 import { agentGameListings } from './listing';
 import type { AgentJoin } from './queue';
 
@@ -30,14 +32,6 @@ const AGENT_GAMES_PER_CORE = 8;
 export function defaultMaxAgentGames(): number {
   return AGENT_GAMES_PER_CORE * availableParallelism();
 }
-
-/**
- * How long an admitted join counts as pending at most: its room is listed with it at once (the
- * matchmaker gives up on another process's room after 2 s), unless the join failed after its
- * admission; and a page turned away for another reason asks again after 5 s (a busy server's
- * Retry-After), by when its failed join no longer holds its player's place.
- */
-const PENDING_MS = 5_000;
 
 /** The seats whose agent calls an LLM, and the budget they spend from. */
 export interface LlmSeats {
@@ -76,8 +70,8 @@ interface Counted {
 export class AgentGames {
   readonly perClient: number;
   readonly total: number;
-  /** Joins this process admitted, by ticket, until a listing names them or they lapse. */
-  private readonly pending = new Map<string, Counted & { readonly until: number }>();
+  /** Joins this process admitted, by the id of their matchmaking request (their ticket), until it is answered. */
+  private readonly pending = new Map<string, Counted>();
   private readonly refusedListeners: ((reason: AgentGameRefusal) => void)[] = [];
 
   constructor(private readonly limits: AgentGameLimits = {}) {
@@ -86,11 +80,11 @@ export class AgentGames {
   }
 
   /**
-   * Admits a join from `client` (the keyed hash of its address, clientAddress.ts) if it asks for an
-   * agent partner: what its seat reservation carries, or null for a join without one. Rejects with
-   * the refusal in words.
+   * Admits a join of `request` (from the keyed hash of its address, clientAddress.ts) if it asks for
+   * an agent partner: what its seat reservation carries, or null for a join without one. Rejects
+   * with the refusal in words.
    */
-  async admit(asked: JoinOptions, client: string): Promise<AgentAdmission | null> {
+  async admit(asked: JoinOptions, { client, id }: MatchmakingRequest): Promise<AgentAdmission | null> {
     const role = agentSeatAsked(asked);
     if (role === null) return null;
     const llm = this.limits.llm;
@@ -110,9 +104,15 @@ export class AgentGames {
     if (games.length >= this.total) {
       throw this.refuse('server', 503, `the server is running as many games with its agents as it can (${this.total}): play with a person, or try again in a few minutes`);
     }
-    const ticket = randomUUID();
-    this.pending.set(ticket, { client, workers: worker === undefined ? [] : [worker], until: Date.now() + PENDING_MS });
-    return { agentJoin: { ticket, client } };
+    // A join the server's HTTP did not tag (none comes so) is counted once listed.
+    if (id === null) return { agentJoin: { ticket: randomUUID(), client } };
+    this.pending.set(id, { client, workers: worker === undefined ? [] : [worker] });
+    return { agentJoin: { ticket: id, client } };
+  }
+
+  /** The matchmaking request `id` was answered: its game, if one was made, is listed by now. */
+  answered(id: string): void {
+    this.pending.delete(id);
   }
 
   onRefused(listener: (reason: AgentGameRefusal) => void): void {
@@ -121,11 +121,9 @@ export class AgentGames {
 
   /** The agent games to count: those listed and not ended, and the joins admitted here that no listing names yet. */
   private counted(listed: Awaited<ReturnType<typeof agentGameListings>>): Counted[] {
-    const now = Date.now();
     const named = new Set(listed.map((listing) => listing.agentJoin.ticket));
-    for (const [ticket, pending] of this.pending) if (named.has(ticket) || pending.until < now) this.pending.delete(ticket);
     const live = listed.filter((listing) => listing.phase !== 'ended').map((listing) => ({ client: listing.agentJoin.client, workers: listing.workers }));
-    return [...live, ...this.pending.values()];
+    return [...live, ...[...this.pending].flatMap(([ticket, join]) => (named.has(ticket) ? [] : [join]))];
   }
 
   private refuse(reason: AgentGameRefusal, status: number, message: string): ServerError {

@@ -181,6 +181,16 @@ test('P-109: a dropped player reconnects to its seat through the other process; 
   }
 });
 
+test("P-149: one player's games with the agent partner are counted across processes: joins through either, one after another, seat 2 and are refused 429 beyond", async () => {
+  const [a, b] = processes;
+  const outcomes: (Player | number)[] = [];
+  for (let i = 0; i < 6; i++) {
+    outcomes.push(await joinTracked([a, b][i % 2].url, { role: 'leader', botFollower: true }).catch((error: { code: number }) => error.code));
+  }
+  expect(outcomes.filter((outcome) => typeof outcome !== 'number')).toHaveLength(2);
+  expect(outcomes.filter((outcome) => typeof outcome === 'number')).toEqual([429, 429, 429, 429]);
+});
+
 test("P-109: a study across processes: each worker's steps go to either process, both ask to play at once through different ones, and the game's end reaches them through either", async () => {
   const [a, b] = processes;
   const urls = [a.url, b.url];
