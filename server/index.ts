@@ -133,8 +133,11 @@ export interface RunningGameServer {
   gamesInPlay(): Promise<number>;
   /** Whether this process has room for a new game. */
   readonly admission: Admission;
-  /** Games recovery closed (their process was gone): a study's workers learn of their end as of any game's. */
-  gamesRecovered(games: readonly GameRecord[]): Promise<void>;
+  /**
+   * Games recovery closed (their process was gone): a study's workers learn of their end as of any
+   * game's; of one another machine took over, as `reread` finds it a while later (P-156).
+   */
+  gamesRecovered(games: readonly GameRecord[], reread: (gameId: string) => Promise<GameRecord | null>): Promise<void>;
   /**
    * Brings the study workers' records up to the games `games` lists (at start: records a killed
    * process still held for an unreachable database are lost); answers how many it wrote.
@@ -249,7 +252,7 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
       await cluster?.drain();
       return [...GameRoom.inThisProcess].filter((room) => room.drain()).length;
     },
-    gamesRecovered: async (games) => studyGames?.gamesRecovered(games),
+    gamesRecovered: async (games, reread) => studyGames?.gamesRecovered(games, reread),
     reconcileStudyRecords: async (games) => (studyGames ? reconcileStudyRecords(studyGames, studies, games) : 0),
     admission,
     gamesInPlay: async () => [...GameRoom.inThisProcess].filter((room) => room.playing).length,

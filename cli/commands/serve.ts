@@ -314,7 +314,7 @@ export function registerServeCommand(program: Command): void {
       // A study's workers whose games recovery closed learn of their end, as of any game's.
       const tellWorkers = (gameIds: readonly string[]) =>
         Promise.all(gameIds.map((gameId) => store.getGame(gameId)))
-          .then((games) => server.gamesRecovered(games.filter((game) => game !== null)))
+          .then((games) => server.gamesRecovered(games.filter((game) => game !== null), async (gameId) => store.getGame(gameId)))
           .catch((error: Error) => process.stderr.write(`cerealbar: warning: the workers of games closed by recovery could not be told: ${error.message}\n`));
       await tellWorkers(recovered);
       // Records a killed process held for an unreachable database are written from the games now (P-155).

@@ -26,7 +26,7 @@ import {
 } from '../../shared/study/worker';
 import type { Awaitable, WorkerStore } from '../store/types';
 import { WorkerError, type WorkerErrorCode } from '../store/workerChanges';
-import { NoSeatError, type StudyGames } from '../study/studyGames';
+import { GamePausedError, NoSeatError, type StudyGames } from '../study/studyGames';
 import { BUSY_RETRY_AFTER_SECONDS } from '../../shared/protocol/messages';
 import { sendApiError, sendRetryLater } from './apiError';
 import { addressTag } from './clientAddress';
@@ -179,6 +179,8 @@ export function mountStudyRoutes(app: express.Application, studies: ReadonlyMap<
       res.json({ reservation: await games!.seat(req.study!, req.worker!, addressOf(req)) });
     } catch (error) {
       if (sendWorkerError(res, error)) return;
+      // The worker's last game may still go on (its server stalled): the page waits and asks again (P-156).
+      if (error instanceof GamePausedError) return sendRetryLater(res, 409, 'GAME_PAUSED', error.message, BUSY_RETRY_AFTER_SECONDS);
       if (!(error instanceof NoSeatError)) throw error;
       // No process takes a new game now (all busy, or restarting): the page waits and asks again.
       if (error.noProcessTakesGames) return sendNoNewGames(res);

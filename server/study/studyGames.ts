@@ -16,6 +16,7 @@ import { armMeta, armSeat, type Arm, type ArmMeta } from '../../shared/study/arm
 import type { SeatedAgent } from '../rooms/botSeat';
 import { ADDRESS_OPTION, ARM_OPTION, GameRoom, STUDY_OPTION, type DrawnArm, type StudyGameHooks, type StudyHeaderMeta } from '../rooms/GameRoom';
 import type { GameRules } from '../rooms/roomOptions';
+import { COPY_NOTE } from '../store/PgGameStore';
 import type { GameRecord, SeatRecord } from '../store/types';
 import type { WorkerStore } from '../store/types';
 import { WorkerError } from '../store/workerChanges';
@@ -28,6 +29,21 @@ import { StudyRecords } from './studyRecords';
 type SeatReservation = Awaited<ReturnType<typeof matchMaker.joinOrCreate>>;
 
 /** The matchmaker found or made no room for the worker (a room that could not be made, a server shutting down). */
+/**
+ * How long a game another machine closed from the database's copy (its machine looked gone) stays
+ * open in its workers' records: a machine that had only stalled takes its games back, and their
+ * workers must not be given another game meanwhile (P-156).
+ */
+export const TAKEOVER_GRACE_MS = 120_000;
+
+/** A worker whose last game is still open in its record, though no process lists it: its server may be stalled (P-156). */
+export class GamePausedError extends Error {
+  constructor() {
+    super("your last game is not over: its server is not answering for the moment; your page will look for a game again in a few seconds");
+    this.name = 'GamePausedError';
+  }
+}
+
 export class NoSeatError extends Error {
   /** The matchmaker answered 503: no process takes a new game now (all busy or restarting), and a later request may find one. */
   readonly noProcessTakesGames: boolean;
@@ -54,6 +70,7 @@ export class StudyGames implements StudyGameHooks {
     /** Where the LLM arms' call records go, one file per game (docs/llm.md). */
     private readonly armRecordDir = '.',
     retryMs?: number,
+    private readonly takeoverGraceMs = TAKEOVER_GRACE_MS,
   ) {
     this.records = new StudyRecords((line) => logger.error(line), retryMs);
   }
@@ -118,6 +135,8 @@ export class StudyGames implements StudyGameHooks {
   /** `address`: the tag of the address the worker asked from, which keeps it apart from workers at the same (unless the study allows them). */
   private async reserve(study: Study, worker: WorkerRecord, address?: string): Promise<SeatReservation> {
     if (await GameRoom.seatsWorker(study.id, worker.participantId)) throw alreadySeated();
+    // No process lists its game, yet its record says it goes on: a stalled machine's, taken over.
+    if (worker.games.inProgress > 0) throw new GamePausedError();
     if (study.arms) return this.reserveArmGame(study, study.arms, worker, address);
     await this.workers.startWaiting(study.id, worker.participantId);
     await this.warnIfNoPartnerCanCome(study, worker);
@@ -210,8 +229,22 @@ export class StudyGames implements StudyGameHooks {
    * study whose pool it was played in ends for that worker as any game does (otherwise the worker
    * would be in a game for ever: never given the noPartner code, counted as playing).
    */
-  async gamesRecovered(games: readonly GameRecord[]): Promise<void> {
-    await this.reconcile(games, async () => null);
+  /**
+   * Games recovery closed. One closed from the database's copy by another machine (its own looked
+   * gone) is ended in its workers' records only after TAKEOVER_GRACE_MS, as `reread` then finds it:
+   * a machine that only stalled takes it back and ends it for real meanwhile (P-156).
+   */
+  async gamesRecovered(games: readonly GameRecord[], reread: (gameId: string) => Promise<GameRecord | null> = async () => null): Promise<void> {
+    const noHeader = async () => null;
+    const takenOver = (game: GameRecord) => game.note?.includes(COPY_NOTE) ?? false;
+    for (const game of games.filter(takenOver)) {
+      setTimeout(() => {
+        void reread(game.gameId)
+          .then((now) => now && this.reconcile([now], noHeader))
+          .catch((error: Error) => this.warn(`the workers of game ${game.gameId} could not be told of its end: ${error.message}`));
+      }, this.takeoverGraceMs).unref();
+    }
+    await this.reconcile(games.filter((game) => !takenOver(game)), noHeader);
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * A study's game whose records never reached the worker store (its process stopped while the
- * database was away) is written to the workers' records from the game at the next start (P-155).
+ * database was away) is written to the workers' records from the game at the next start (P-155);
+ * a game another machine took over stays open in them for a while, as its machine may come back (P-156).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +11,13 @@ import { mountApi } from '../../server/http/api';
 import { startGameServer, type RunningGameServer } from '../../server/index';
 import { SqliteGameStore } from '../../server/store/SqliteGameStore';
 import { SqliteWorkerStore } from '../../server/store/SqliteWorkerStore';
-import type { WorkerStore } from '../../server/store/types';
+import { COPY_NOTE } from '../../server/store/PgGameStore';
+import type { GameRecord, WorkerStore } from '../../server/store/types';
+import { StudyGames } from '../../server/study/studyGames';
 import { loadStudyFile, type LoadedStudy } from '../../server/study/loadStudy';
 import { api, preparedWorker } from '../browser/studyWorkers';
 import { setPath, studyFolder, validStudy, writeStudy } from '../study/fixtures';
-import { track, waitFor } from './harness';
+import { sleep, track, waitFor, type Player } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -67,7 +70,7 @@ test("P-155: a game's start and end that the worker store never took are written
   const ids = (pid: string) => ({ PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` });
   const both = { tutorials: ['leader', 'follower'] as const };
   const tokens = [await preparedWorker(url, study.id, ids('W1'), both), await preparedWorker(url, study.id, ids('W2'), both)];
-  const players = [];
+  const players: Player[] = [];
   for (const token of tokens) {
     const { reservation } = await api(url, `studies/${study.id}/play`, {}, token);
     players.push(track(await new Client(url).consumeSeatReservation(reservation)));
@@ -89,4 +92,47 @@ test("P-155: a game's start and end that the worker store never took are written
     expect(workers.get(study.id, pid)!.completion).toBeNull();
   }
   expect(await next.reconcileStudyRecords(store)).toBe(0);
+});
+
+test('P-156: a worker whose record still has a game open that no process lists is told to wait, and plays once the game has ended', async () => {
+  const { url } = await serve(workers);
+  const token = await preparedWorker(url, study.id, { PROLIFIC_PID: 'W3', STUDY_ID: 'ST', SESSION_ID: 'S-W3' }, { tutorials: ['leader', 'follower'] });
+  workers.recordGameStart(study.id, 'W3', 'g-stalled', 'follower');
+  const refused = await fetch(`${url}/api/studies/${study.id}/play`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+  expect([refused.status, refused.headers.get('retry-after'), (await refused.json()).error.code]).toEqual([409, '5', 'GAME_PAUSED']);
+  expect(workers.get(study.id, 'W3')!.waitingSince).toBeNull();
+  workers.recordGameEnd(study, 'W3', 'g-stalled', { reason: 'interrupted', score: 0, left: false });
+  expect((await api(url, `studies/${study.id}/play`, {}, token)).reservation).toBeDefined();
+});
+
+test("P-156: a game another machine closed from the database's copy ends in its workers' records only after the grace, as the store then has it", async () => {
+  const { url } = await serve(workers);
+  for (const pid of ['W4', 'W5']) {
+    await preparedWorker(url, study.id, { PROLIFIC_PID: pid, STUDY_ID: 'ST', SESSION_ID: `S-${pid}` }, { tutorials: ['leader', 'follower'] });
+  }
+  const seat = (role: 'leader' | 'follower', workerId: string) => ({ role, playerId: `p-${workerId}`, kind: 'human' as const, workerId });
+  const game = (gameId: string, workerId: string, ended: boolean): GameRecord => ({
+    gameId,
+    pool: study.pool,
+    seats: [seat('follower', workerId)],
+    score: 2,
+    startedAt: new Date().toISOString(),
+    endedAt: ended ? new Date().toISOString() : null,
+    endReason: ended ? 'interrupted' : null,
+    note: COPY_NOTE,
+  });
+  workers.recordGameStart(study.id, 'W4', 'g-gone', 'follower');
+  workers.recordGameStart(study.id, 'W5', 'g-back', 'follower');
+  const games = new StudyGames(new Map([[study.id, study]]), workers, () => undefined, dir, 5, 300);
+  // g-gone's machine never comes back; g-back's takes its game back meanwhile (open again in the store).
+  const store = new Map([
+    ['g-gone', game('g-gone', 'W4', true)],
+    ['g-back', game('g-back', 'W5', false)],
+  ]);
+  await games.gamesRecovered([game('g-gone', 'W4', true), game('g-back', 'W5', true)], async (gameId) => store.get(gameId) ?? null);
+  expect(workers.games(study.id, 'W4')[0]!.endedAt).toBeNull();
+  expect(workers.games(study.id, 'W5')[0]!.endedAt).toBeNull();
+  await sleep(600);
+  expect(workers.games(study.id, 'W4')[0]).toMatchObject({ endReason: 'interrupted', score: 2 });
+  expect(workers.games(study.id, 'W5')[0]!.endedAt).toBeNull();
 });

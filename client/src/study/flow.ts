@@ -216,8 +216,9 @@ export class StudyFlow {
   }
 
   /**
-   * A seat in a game. While no process has room for a new game (the server is busy or restarting)
-   * the page says so, waits as the server asks and asks again: the worker keeps its place (P-153).
+   * A seat in a game. While no process has room for a new game (the server is busy or restarting),
+   * or the worker's last game may still go on (its server stalled), the page says so, waits as the
+   * server asks and asks again: the worker keeps its place (P-153, P-156).
    */
   private async seat(say: (words: string) => void): Promise<SeatReservation> {
     for (;;) {
@@ -227,7 +228,7 @@ export class StudyFlow {
         if (error instanceof StudyApiError && error.code === 'ALREADY_SEATED') {
           throw new Error('you already have a seat in a game, open in another tab or window: go back to it there, or close it and try again in a minute');
         }
-        if (!(error instanceof StudyApiError && error.code === 'BUSY')) throw error;
+        if (!(error instanceof StudyApiError && (error.code === 'BUSY' || error.code === 'GAME_PAUSED'))) throw error;
         say(problemText(error));
         await new Promise((resolve) => setTimeout(resolve, (error.retryAfterSeconds ?? BUSY_RETRY_AFTER_SECONDS) * 1000));
       }

@@ -61,7 +61,7 @@ export class PageLeft extends Error {
 
 /** A problem in words for a paid stranger; the server's own words follow, for whoever helps them. */
 /** Refusals whose message is written for the participant (what to do), shown as it is. */
-const SAID_TO_PARTICIPANTS = new Set(['SESSION_ELSEWHERE', 'TOO_MANY_NEW_WORKERS', 'LIMITED_SESSION', 'BUSY']);
+const SAID_TO_PARTICIPANTS = new Set(['SESSION_ELSEWHERE', 'TOO_MANY_NEW_WORKERS', 'LIMITED_SESSION', 'BUSY', 'GAME_PAUSED']);
 
 export function problemText(error: unknown): string {
   if (error instanceof StudyApiError && error.code === 'NETWORK') return "Cannot reach the study's server. Check your internet connection, then try again.";
