@@ -14,14 +14,12 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PgGameReader } from '../server/store/PgGameStore';
 import { PgWorkerStore } from '../server/store/PgWorkerStore';
-import { MAX_LIST_LIMIT } from '../server/store/checks';
-import type { GameRecord } from '../server/store/types';
 import { setPath, studyFolder, validStudy, writeStudy } from '../test/study/fixtures';
 import { numberFlag, parseFlags } from './server-common';
 import { freePort, startPostgres, startRedis, type PostgresService, type RunningService } from './services';
-import { checkSoak, type SoakInput } from './soak-checks';
+import { checkSoak } from './soak-checks';
+import { databaseGames } from './soak-database';
 import { SoakLoad, type StudyWorker } from './soak-load';
 
 const HELP = `npm run soak -- [flags]
@@ -184,20 +182,6 @@ function faults(
   ];
 }
 
-async function databaseGames(url: string): Promise<SoakInput['database']> {
-  const reader = await PgGameReader.open(url);
-  const games = new Map<string, { record: GameRecord; log: string }>();
-  try {
-    for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-      const page = await reader.listGames({ limit: MAX_LIST_LIMIT, offset, from: '1970-01-01T00:00:00.000Z' });
-      for (const record of page) games.set(record.gameId, { record, log: (await reader.readLog(record.gameId)) ?? '' });
-      if (page.length < MAX_LIST_LIMIT) break;
-    }
-  } finally {
-    await reader.close();
-  }
-  return games;
-}
 
 function diskLogs(dataDirs: readonly string[]): Map<string, string> {
   const logs = new Map<string, string>();

@@ -23,11 +23,9 @@ import { createHash } from 'node:crypto';
 import { cpSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../bench/services';
-import { checkSoak, type SoakInput } from '../bench/soak-checks';
+import { checkSoak } from '../bench/soak-checks';
+import { databaseGames } from '../bench/soak-database';
 import { SoakLoad } from '../bench/soak-load';
-import { MAX_LIST_LIMIT } from '../server/store/checks';
-import { PgGameReader } from '../server/store/PgGameStore';
-import type { GameRecord } from '../server/store/types';
 
 const ROOT = join(__dirname, '..');
 const COMPOSE_FILE = join(ROOT, 'deploy', 'compose.yaml');
@@ -380,21 +378,6 @@ function diskLogs(volumes: readonly string[]): Map<string, string> {
   return logs;
 }
 
-/** Every game in the database with its log (as the soak reads it). */
-async function databaseGames(url: string): Promise<SoakInput['database']> {
-  const reader = await PgGameReader.open(url);
-  const games = new Map<string, { record: GameRecord; log: string }>();
-  try {
-    for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-      const page = await reader.listGames({ limit: MAX_LIST_LIMIT, offset, from: '1970-01-01T00:00:00.000Z' });
-      for (const record of page) games.set(record.gameId, { record, log: (await reader.readLog(record.gameId)) ?? '' });
-      if (page.length < MAX_LIST_LIMIT) break;
-    }
-  } finally {
-    await reader.close();
-  }
-  return games;
-}
 
 // ---------------------------------------------------------------------------------------------
 
