@@ -216,7 +216,9 @@ export async function stopServeProcess(serve: ServeProcess | null): Promise<void
 /** Runs `cerealbar serve` as a process on 127.0.0.1 (a free port unless `options` name one) and waits until it listens and has said all it says at start. */
 export async function startServeProcess(dataDir: string, options: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
   const port = options.includes('--port') ? [] : ['--port', '0'];
-  const child = spawn(process.execPath, [BIN, 'serve', ...port, '--host', '127.0.0.1', '--data', dataDir, ...options], {
+  // A loaded test machine must not have the process turn joins away as busy (P-153), unless a test asks for it.
+  const admission = options.includes('--max-event-loop-delay-ms') ? [] : ['--max-event-loop-delay-ms', '0'];
+  const child = spawn(process.execPath, [BIN, 'serve', ...port, '--host', '127.0.0.1', '--data', dataDir, ...admission, ...options], {
     env: { ...process.env, ADMIN_TOKEN: SERVE_ADMIN_TOKEN, ...env },
   });
   let output = '';
