@@ -229,6 +229,11 @@ export class Cluster {
     return [...this.entries].some(([processId, entry]) => processId !== matchMaker.processId && entry.state === 'ready' && !this.isGone(processId));
   }
 
+  /** Whether some process other than this one takes new games and has room for one (as of the last heartbeat). */
+  anotherWithRoom(): boolean {
+    return [...this.entries].some(([processId, entry]) => processId !== matchMaker.processId && entry.state === 'ready' && !entry.busy && !this.isGone(processId));
+  }
+
   /** Leaves the registry (Colyseus's shutdown closes the presence and the driver). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);

@@ -173,7 +173,13 @@ export async function startGameServer(options: GameServerOptions): Promise<Runni
   const refusesNewGames = () => draining && !(cluster?.anotherReady() ?? false);
   const admission = new Admission(options.admission ?? {}, () => GameRoom.inThisProcess.size);
   options.services.metrics?.watchAdmission(admission);
-  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames);
+  const refusesNewGame = () => {
+    const busy = admission.busy();
+    if (busy === null || (cluster?.anotherWithRoom() ?? false)) return false;
+    admission.count(busy);
+    return true;
+  };
+  const guard = httpGuard(onMturk ? withMturk(options.http ?? {}) : (options.http ?? {}), refusesNewGames, refusesNewGame);
   GameRoom.agentGames = new AgentGames(options.agentGames);
   options.services.metrics?.watchAgentGames(GameRoom.agentGames);
   // The key of the address tags: the study API's limits and the agent games' per client.

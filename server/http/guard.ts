@@ -9,7 +9,8 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import { posix } from 'node:path';
 import { matchMaker, type ServerError } from '@colyseus/core';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { BUSY_RETRY_AFTER_SECONDS } from '../../shared/protocol/messages';
+import { agentSeatAsked, BUSY_RETRY_AFTER_SECONDS, BUSY_STATUS, joinOptionsSchema } from '../../shared/protocol/messages';
+import { BUSY_MESSAGE } from '../admission';
 import { refuseClientJoinFields } from '../rooms/listing';
 import { sendApiError } from './apiError';
 import { refuseBadPath } from './badPath';
@@ -124,9 +125,10 @@ export function contentSecurityPolicy(frameAncestors: readonly string[], formAct
  */
 /**
  * `draining()`: the server takes no new games (it is about to stop): matchmaking answers 503,
- * but a player may still reconnect to its game in play.
+ * but a player may still reconnect to its game in play. `refusesNewGame()`: no process has room
+ * for a new game now (admission.ts; it counts the refusal).
  */
-export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => false): (http: HttpServer) => void {
+export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => false, refusesNewGame: () => boolean = () => false): (http: HttpServer) => void {
   const problem = checkCorsOrigins(policy.corsOrigins ?? []) ?? checkFrameAncestors(policy.frameAncestors ?? []) ?? checkFrameAncestors(policy.formActions ?? []);
   if (problem) throw new Error(problem);
   const csp = contentSecurityPolicy(policy.frameAncestors ?? [], policy.formActions ?? []);
@@ -159,8 +161,11 @@ export function httpGuard(policy: HttpPolicy, draining: () => boolean = () => fa
     if (found) return sendMatchmakeError(res, 400, prototypeKeyMessage(found));
     // Colyseus reads the method from the URL it normalises: one not in its plain form (/./, //) could name another method than this check reads.
     if (posix.normalize(req.path) !== req.path) return sendMatchmakeError(res, 400, 'the matchmaking path must be plain: no ".", ".." or empty segments');
-    const refused = refuseMatchmakeFields(/^\/([^/]+)\//.exec(req.path)?.[1] ?? '', req.body);
+    const method = /^\/([^/]+)\//.exec(req.path)?.[1] ?? '';
+    const refused = refuseMatchmakeFields(method, req.body);
     if (refused) return sendMatchmakeError(res, refused.code, refused.message);
+    // A join that always makes a new game is refused here when no process has room: cheaply, as a busy server needs (P-153).
+    if (JOIN_METHODS.includes(method) && alwaysNewGame(req.body) && refusesNewGame()) return sendMatchmakeError(res, BUSY_STATUS, BUSY_MESSAGE);
     next();
   });
   // The API's bodies (the study API's, the admin's) are read here too, so that no route sees one
@@ -205,6 +210,12 @@ function retryAfterOn503(res: ServerResponse): void {
     if (status === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
     return writeHead(status, ...rest);
   }) as ServerResponse['writeHead'];
+}
+
+/** Whether a join's options ask for a game of its own (a new private game, or the server's agent as partner), which no waiting game takes. */
+function alwaysNewGame(body: unknown): boolean {
+  const asked = joinOptionsSchema.safeParse(body);
+  return asked.success && (asked.data.private === true || agentSeatAsked(asked.data) !== null);
 }
 
 /** Matchmaking errors in Colyseus's own shape, which its SDK reads. */
