@@ -7,6 +7,7 @@ import { Client } from '@colyseus/sdk';
 import { makeConfig } from '../../shared/engine/config';
 import { MAX_MESSAGES_PER_SECOND, noticeSchema } from '../../shared/protocol/messages';
 import { AgentRunStopped, type FollowerAgent } from '../../shared/agents/types';
+import { STALL_MS } from '../../server/processStalls';
 import type { SeatAgentStarter } from '../../server/rooms/seatAgents';
 import { join, serversForEachTest, startGame, track, waitFor, type Player } from './harness';
 
@@ -98,6 +99,19 @@ test('P-150: an agent that stops for the rest of the game', async () => {
   leader.act({ type: 'endTurn' });
   await waitFor(() => told(leader, 'agentStopped'), 'the leader to hear that its agent stopped', 10_000);
   keep(leader);
+});
+
+test('P-154: a stall of the server process: both players are told once it runs again', async () => {
+  const ts = await serve({ seed: 3 });
+  const { leader, follower } = await startGame(ts.url);
+  // The server runs in this process: nothing runs while it is blocked, as in a stop.
+  const until = Date.now() + STALL_MS + 1000;
+  while (Date.now() < until); // eslint-disable-line no-empty
+  await waitFor(() => told(leader, 'serverStalled') && told(follower, 'serverStalled'), 'both players to hear of the stall');
+  const { seconds } = noticesOf(leader).find((notice) => notice.kind === 'serverStalled') as { seconds: number };
+  expect(seconds).toBeGreaterThanOrEqual(6);
+  expect(seconds).toBeLessThanOrEqual(8);
+  keep(leader, follower);
 });
 
 test('the tests above received every kind of notice', () => {
