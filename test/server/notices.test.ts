@@ -108,7 +108,8 @@ test('P-154: a stall of the server process: both players are told once it runs a
   const until = Date.now() + STALL_MS + 1000;
   while (Date.now() < until); // eslint-disable-line no-empty
   await waitFor(() => told(leader, 'serverStalled') && told(follower, 'serverStalled'), 'both players to hear of the stall');
-  const { seconds } = noticesOf(leader).find((notice) => notice.kind === 'serverStalled') as { seconds: number };
+  const stall = leader.messages.find((m) => m.type === 'notice' && m.payload.kind === 'serverStalled')!.payload as { seconds: number };
+  const { seconds } = stall;
   expect(seconds).toBeGreaterThanOrEqual(6);
   expect(seconds).toBeLessThanOrEqual(8);
   keep(leader, follower);
