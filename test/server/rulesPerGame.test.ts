@@ -63,7 +63,8 @@ async function feedbackAndCancel(leader: Player, follower: Player): Promise<void
   await waitFor(() => follower.view?.turn.stepsLeft === follower.view!.config.followerSteps - 1, "the follower's step");
   leader.act({ type: 'feedback', signal: 'negative' });
   leader.act({ type: 'cancel' });
-  await waitFor(() => leader.view?.turn.role === 'leader', "the leader's turn after the cancel");
+  // Each player's view comes in its own message: the follower's may arrive after the leader's.
+  await waitFor(() => leader.view?.turn.role === 'leader' && follower.view?.turn.role === 'leader', "the leader's turn after the cancel, in both views");
   expect(leader.view!.instructions.map((instruction) => instruction.status)).toEqual(['cancelled', 'cancelled']);
   expect(follower.view!.instructions.map((instruction) => instruction.status)).toEqual(['cancelled']);
   expect([...leader.errors(), ...follower.errors()]).toEqual([]);
