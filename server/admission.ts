@@ -3,9 +3,11 @@
  * all of them; one that says "busy" at matchmaking keeps the games it has fast, and its players'
  * pages try again (or, with several processes, matchmaking places the game on one with room).
  * Two limits: the games it holds (`serve --max-games`), and how late its event loop runs (the
- * p99 of its delay in each of the last BUSY_WINDOWS windows, `--max-event-loop-delay-ms`): the
- * second needs no sizing. Only a sustained delay counts: a saturated process's loop is late
- * window after window, while a moment's pause (a GC, another program on the machine) passes.
+ * p99 of its delay in each of the last BUSY_WINDOWS windows, `--max-event-loop-delay-ms`). Only a
+ * sustained delay counts: a saturated process's loop is late window after window, while a
+ * moment's pause (a GC, another program on the machine) passes. So the delay is seen a couple of
+ * seconds late, and a burst of new games can outrun it: `--max-games` is the guard to size, the
+ * delay a safety net for what it does not foresee (docs/deploy.md, "When a process is full").
  * Only new games are refused: a join into a game already made (a partner, a code, a reconnection)
  * is never, since that game was admitted when it was made.
  */
