@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { Admission, BUSY_MESSAGE, BUSY_WINDOWS, DELAY_WINDOW_MS } from '../../server/admission';
 import { BUSY_RETRY_AFTER_SECONDS } from '../../shared/protocol/messages';
-import { join, SERVE_ADMIN_TOKEN, sleep, startServeProcess, stopServeProcess, waitFor, type Player, type ServeProcess } from './harness';
+import { join, SERVE_ADMIN_TOKEN, serveToExit, sleep, startServeProcess, stopServeProcess, waitFor, type Player, type ServeProcess } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -117,4 +117,20 @@ describe('serve --max-games', () => {
     players.push(next);
     expect(next.room.roomId).toBeTruthy();
   });
+});
+
+test('bad admission limits stop serve with one line, before it listens', async () => {
+  const dir = mkdtempSync(joinPath(tmpdir(), 'cerealbar-admission-bad-'));
+  try {
+    for (const [option, value, said] of [
+      ['--max-games', '0', '--max-games must be between 1 and 1000000, got 0'],
+      ['--max-event-loop-delay-ms', 'soon', '--max-event-loop-delay-ms must be an integer, got "soon"'],
+    ]) {
+      const { code, stderr, stdout } = await serveToExit(joinPath(dir, 'data'), [option!, value!]);
+      expect([code, stdout]).toEqual([2, '']);
+      expect(stderr).toContain(said);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
